@@ -1,0 +1,122 @@
+"""Split long messages into chunks at paragraph boundaries.
+
+A message longer than ``max_chars`` becomes several fragments. Each chunk knows
+its neighbours through ``prev_id``/``next_id`` in its metadata so that a reader
+can walk back to the whole message.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from memex_core.domain.fragment import Fragment, Provenance, fragment_id
+
+DEFAULT_MAX_CHARS = 2000
+
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_LINE_BREAK = re.compile(r"\n")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def split_text(text: str, max_chars: int = DEFAULT_MAX_CHARS) -> list[str]:
+    """Split ``text`` into pieces of at most ``max_chars`` characters.
+
+    Prefers paragraph breaks, then line breaks, then sentence ends, then spaces;
+    only a single unbroken run longer than ``max_chars`` is cut mid-word.
+    Joining the pieces with the separators they were cut at gives the text back
+    (modulo whitespace at the cut).
+    """
+    if max_chars <= 0:
+        raise ValueError("max_chars must be positive")
+    text = text.strip()
+    if len(text) <= max_chars:
+        return [text] if text else []
+    return [piece for piece in _split(text, max_chars, 0) if piece]
+
+
+_SPLITTERS = (_PARAGRAPH_BREAK, _LINE_BREAK, _SENTENCE_END, re.compile(r" +"))
+_JOINERS = ("\n\n", "\n", " ", " ")
+
+
+def _split(text: str, max_chars: int, level: int) -> list[str]:
+    if len(text) <= max_chars:
+        return [text.strip()]
+    if level >= len(_SPLITTERS):
+        return [text[i : i + max_chars] for i in range(0, len(text), max_chars)]
+    parts = [p.strip() for p in _SPLITTERS[level].split(text) if p.strip()]
+    if len(parts) <= 1:
+        return _split(text, max_chars, level + 1)
+    joiner = _JOINERS[level]
+    chunks: list[str] = []
+    current = ""
+    for part in parts:
+        if len(part) > max_chars:
+            if current:
+                chunks.append(current)
+                current = ""
+            chunks.extend(_split(part, max_chars, level + 1))
+            continue
+        candidate = f"{current}{joiner}{part}" if current else part
+        if len(candidate) <= max_chars:
+            current = candidate
+        else:
+            chunks.append(current)
+            current = part
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def message_fragments(
+    *,
+    source_kind: str,
+    source_path: str,
+    conversation_id: str,
+    message_id: str,
+    role: str,
+    text: str,
+    timestamp: float | None,
+    title: str | None,
+    metadata: dict[str, object] | None = None,
+    max_chars: int = DEFAULT_MAX_CHARS,
+) -> Iterator[Fragment]:
+    """Turn one message into one fragment, or several linked chunks if it is long.
+
+    This is the one place sources build fragments, so ids, locators and chunk
+    links are the same for every source.
+    """
+    pieces = split_text(text, max_chars)
+    base_locator = f"{conversation_id}/{message_id}"
+    ids: list[str] = []
+    locators: list[str] = []
+    for index, piece in enumerate(pieces):
+        locator = base_locator if len(pieces) == 1 else f"{base_locator}#chunk-{index}"
+        locators.append(locator)
+        ids.append(fragment_id(source_kind, conversation_id, locator, piece))
+    for index, piece in enumerate(pieces):
+        extra: dict[str, object] = dict(metadata or {})
+        extra["message_id"] = message_id
+        if len(pieces) > 1:
+            extra.update(
+                chunk_index=index,
+                chunk_count=len(pieces),
+                prev_id=ids[index - 1] if index > 0 else None,
+                next_id=ids[index + 1] if index + 1 < len(pieces) else None,
+            )
+        yield Fragment(
+            id=ids[index],
+            conversation_id=conversation_id,
+            role=role,
+            content=piece,
+            provenance=Provenance(
+                source_kind=source_kind,
+                source_path=source_path,
+                source_id=message_id,
+                locator=locators[index],
+                timestamp=timestamp,
+            ),
+            timestamp=timestamp,
+            title=title,
+            metadata=extra,
+        )

@@ -1,0 +1,166 @@
+"""The contracts plugins implement, as structural protocols.
+
+A plugin never subclasses anything from memex: it provides an object with these
+methods. Services depend on these protocols only, never on an implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from memex_core.domain.filters import SearchFilters
+from memex_core.domain.fragment import Fragment
+from memex_core.domain.results import FusedHit, SignalHit
+
+
+@dataclass(frozen=True)
+class PluginContext:
+    """What a component factory receives when memex builds it.
+
+    ``home`` is the ``MEMEX_HOME`` folder; a component keeps its files under
+    ``home / "index" / <its name>`` or similar. ``settings`` is the component's
+    own table from ``$MEMEX_HOME/config.toml`` (for example ``[keyword.bm25]``).
+    """
+
+    home: Path
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+class SourceError(Exception):
+    """A source could not read a file. The message names the file, the place and the fix."""
+
+    def __init__(self, path: str | Path, reason: str, location: str | None = None) -> None:
+        self.path = str(path)
+        self.reason = reason
+        self.location = location
+        where = f"{self.path}" + (f" ({location})" if location else "")
+        super().__init__(f"{where}: {reason}")
+
+
+@runtime_checkable
+class Source(Protocol):
+    """Reads one kind of file (an export, a transcript folder...) into fragments."""
+
+    source_kind: str
+
+    def can_handle(self, path: Path) -> bool:
+        """Cheaply decide whether ``path`` is this source's format (peek, don't parse it all)."""
+        ...
+
+    def ingest(self, path: Path) -> Iterator[Fragment]:
+        """Yield every fragment in ``path``. Raise :class:`SourceError` for unreadable input."""
+        ...
+
+
+@runtime_checkable
+class KeywordStore(Protocol):
+    """A lexical index over fragment content."""
+
+    def add(self, fragments: Sequence[Fragment]) -> int:
+        """Index fragments; ids already present are skipped. Returns how many were new."""
+        ...
+
+    def delete(self, ids: Iterable[str]) -> int:
+        """Remove fragments by id. Returns how many were present."""
+        ...
+
+    def search(self, query: str, limit: int, filters: SearchFilters) -> list[SignalHit]:
+        """Best ``limit`` hits that pass ``filters``, best first; no zero-score hits."""
+        ...
+
+    def count(self) -> int: ...
+
+    def ids(self) -> set[str]: ...
+
+    def flush(self) -> None:
+        """Persist pending changes (atomically: readers see the old or the new state)."""
+        ...
+
+    def clear(self) -> None: ...
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """Nearest-neighbour search over fragment embeddings supplied by memex."""
+
+    def upsert(self, fragments: Sequence[Fragment], vectors: Sequence[Sequence[float]]) -> None: ...
+
+    def delete(self, ids: Iterable[str]) -> None: ...
+
+    def search(
+        self, vector: Sequence[float], limit: int, filters: SearchFilters
+    ) -> list[SignalHit]:
+        """Best ``limit`` hits by cosine similarity (score in [-1, 1]), best first."""
+        ...
+
+    def count(self) -> int: ...
+
+    def clear(self) -> None: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns text into fixed-size vectors. ``name`` and ``dimension`` are recorded in the catalog."""
+
+    name: str
+    dimension: int
+
+    def embed_documents(self, texts: Sequence[str]) -> Sequence[Sequence[float]]:
+        """Embed many texts (batched internally), L2-normalised."""
+        ...
+
+    def embed_query(self, text: str) -> Sequence[float]:
+        """Embed one query, L2-normalised. Must be cheap to start: it is on the CLI's path."""
+        ...
+
+
+@runtime_checkable
+class Ranker(Protocol):
+    """Fuses ranked lists from several signals into one."""
+
+    def fuse(
+        self,
+        signals: Mapping[str, Sequence[SignalHit]],
+        weights: Mapping[str, float],
+        limit: int,
+    ) -> list[FusedHit]: ...
+
+
+@dataclass(frozen=True)
+class MemoryFact:
+    """A fact extracted from a conversation, before consolidation decides its fate."""
+
+    text: str
+    kind: str = "fact"
+    source_fragment_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConsolidationDecision:
+    """What to do with a new fact given similar existing memories."""
+
+    action: str  # "ADD" | "UPDATE" | "DELETE" | "NONE"
+    fact: MemoryFact
+    target_id: str | None = None
+    reason: str = ""
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """Turns a conversation (its fragments, in order) into facts worth remembering."""
+
+    def extract(self, fragments: Sequence[Fragment]) -> list[MemoryFact]: ...
+
+
+@runtime_checkable
+class Consolidator(Protocol):
+    """Decides ADD, UPDATE, DELETE or NONE for a new fact against similar memories."""
+
+    def decide(
+        self, fact: MemoryFact, similar: Sequence[tuple[str, str, float]]
+    ) -> ConsolidationDecision:
+        """``similar`` holds ``(memory_id, text, cosine)`` for the closest existing memories."""
+        ...

@@ -1,0 +1,72 @@
+"""Search filters, applied inside every store before top-k is taken."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memex_core.domain.fragment import Fragment
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Restrict a search to some fragments.
+
+    Empty tuples and ``None`` mean "no restriction". ``since`` and ``until`` are
+    epoch seconds, inclusive; a fragment without a timestamp never passes a time
+    filter, because nothing is known about when it was written.
+    """
+
+    source_kinds: tuple[str, ...] = ()
+    conversation_ids: tuple[str, ...] = ()
+    roles: tuple[str, ...] = ()
+    since: float | None = None
+    until: float | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return not (
+            self.source_kinds
+            or self.conversation_ids
+            or self.roles
+            or self.since is not None
+            or self.until is not None
+        )
+
+    def matches(self, fragment: Fragment) -> bool:
+        """The reference semantics every store must reproduce."""
+        if self.source_kinds and fragment.source_kind not in self.source_kinds:
+            return False
+        if self.conversation_ids and fragment.conversation_id not in self.conversation_ids:
+            return False
+        if self.roles and fragment.role not in self.roles:
+            return False
+        if self.since is not None or self.until is not None:
+            if fragment.timestamp is None:
+                return False
+            if self.since is not None and fragment.timestamp < self.since:
+                return False
+            if self.until is not None and fragment.timestamp > self.until:
+                return False
+        return True
+
+    def describe(self) -> list[str]:
+        """Human-readable list of the active restrictions, for 'no results' guidance."""
+        parts = []
+        if self.source_kinds:
+            parts.append(f"source in {', '.join(self.source_kinds)}")
+        if self.conversation_ids:
+            parts.append(f"conversation in {', '.join(self.conversation_ids)}")
+        if self.roles:
+            parts.append(f"role in {', '.join(self.roles)}")
+        if self.since is not None:
+            parts.append("since")
+        if self.until is not None:
+            parts.append("until")
+        return parts
+
+    def without(self, name: str) -> SearchFilters:
+        """A copy with one restriction lifted (``source_kinds``, ``since``...)."""
+        from dataclasses import replace
+
+        empty: object = None if name in ("since", "until") else ()
+        return replace(self, **{name: empty})

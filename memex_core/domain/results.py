@@ -1,0 +1,97 @@
+"""Values that services hand back: signal hits, fused hits, search results, reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memex_core.domain.fragment import Fragment
+
+#: Names of the retrieval signals that hybrid search fuses.
+KEYWORD = "keyword"
+SEMANTIC = "semantic"
+
+
+@dataclass(frozen=True)
+class SignalHit:
+    """One candidate from one signal: a fragment id and that signal's raw score.
+
+    Lists of hits are ordered best first; rank is position + 1.
+    """
+
+    id: str
+    score: float
+
+
+@dataclass(frozen=True)
+class FusedHit:
+    """One fused candidate: its fused score and, per signal, its rank and raw score.
+
+    A signal that did not return the fragment has ``None`` for both.
+    """
+
+    id: str
+    score: float
+    ranks: dict[str, int | None]
+    scores: dict[str, float | None]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """A fragment found by a search, with the evidence for why it was found."""
+
+    fragment: Fragment
+    score: float
+    ranks: dict[str, int | None]
+    scores: dict[str, float | None]
+
+    @property
+    def id(self) -> str:
+        return self.fragment.id
+
+
+@dataclass
+class FileOutcome:
+    """What happened to one input file during ingest."""
+
+    path: str
+    status: str  # "new" | "unchanged" | "failed"
+    source_kind: str | None = None
+    fragments_added: int = 0
+    fragments_seen: int = 0
+    error: str | None = None
+
+
+@dataclass
+class IngestReport:
+    """The outcome of one ``ingest`` call across all the files it was given."""
+
+    files: list[FileOutcome] = field(default_factory=list)
+    embedded: int = 0
+    embedding_skipped_reason: str | None = None
+
+    def count(self, status: str) -> int:
+        return sum(1 for f in self.files if f.status == status)
+
+    @property
+    def fragments_added(self) -> int:
+        return sum(f.fragments_added for f in self.files)
+
+    @property
+    def failed(self) -> list[FileOutcome]:
+        return [f for f in self.files if f.status == "failed"]
+
+
+@dataclass(frozen=True)
+class CorpusStats:
+    """Counts that describe what memex holds."""
+
+    fragments: int
+    conversations: int
+    embedded: int
+    keyword_indexed: int
+    by_source: dict[str, int]
+    by_role: dict[str, int]
+    embedder: str | None
+    dimension: int | None
+    first_timestamp: float | None
+    last_timestamp: float | None

@@ -1,0 +1,93 @@
+"""memex's plugin hooks. One hook per kind of plugin, each a ``register_*`` callback.
+
+A plugin is a module (or object) with functions marked ``@hookimpl`` named after
+these hooks, advertised in the ``memex`` entry-point group::
+
+    [project.entry-points.memex]
+    myformat = "memex_myformat"
+
+Every ``register_*`` hook receives a ``register`` callable with the signature::
+
+    register(name, factory, *, requires=(), extra=None, description="")
+
+``factory`` is called lazily with a :class:`memex_core.domain.PluginContext`
+and returns the component. ``requires`` lists importable module names the
+component needs; when one is missing the component is listed as unavailable
+with ``pip install 'memex[<extra>]'`` as the hint, and nothing is imported.
+Keep heavy imports inside the factory so ``memex --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("memex")
+hookimpl = pluggy.HookimplMarker("memex")
+
+
+@hookspec
+def register_sources(register: Any) -> None:
+    """Register source adapters that turn files into fragments.
+
+    The factory returns an object with ``source_kind``, ``can_handle(path)`` and
+    ``ingest(path) -> Iterator[Fragment]`` (see ``memex_core.domain.Source``).
+    ``memex ingest`` offers each file to every available source in turn and uses
+    the first whose ``can_handle`` says yes.
+    """
+
+
+@hookspec
+def register_keyword_stores(register: Any) -> None:
+    """Register lexical indexes (``memex_core.domain.KeywordStore``).
+
+    The store chosen by the ``keyword_store`` setting (default ``bm25``) serves
+    ``memex keyword`` and the keyword signal of ``memex dig``.
+    """
+
+
+@hookspec
+def register_vector_stores(register: Any) -> None:
+    """Register vector indexes (``memex_core.domain.VectorStore``).
+
+    memex computes embeddings itself and passes them in; a store never embeds.
+    The ``vector_store`` setting (default ``chroma``) picks one.
+    """
+
+
+@hookspec
+def register_embedders(register: Any) -> None:
+    """Register text embedders (``memex_core.domain.Embedder``).
+
+    The catalog records the embedder name and dimension that built the stored
+    vectors; switching embedders requires ``memex rebuild --vectors``.
+    """
+
+
+@hookspec
+def register_rankers(register: Any) -> None:
+    """Register rankers that fuse signal rankings (``memex_core.domain.Ranker``).
+
+    The ``ranker`` setting (default ``rrf``) picks the one hybrid search uses.
+    """
+
+
+@hookspec
+def register_extractors(register: Any) -> None:
+    """Register extractors that turn conversations into memory facts
+    (``memex_core.domain.Extractor``)."""
+
+
+@hookspec
+def register_consolidators(register: Any) -> None:
+    """Register consolidators that decide ADD, UPDATE, DELETE or NONE for a new
+    fact against similar memories (``memex_core.domain.Consolidator``)."""
+
+
+@hookspec
+def register_commands(cli: Any) -> None:
+    """Add commands to the ``memex`` command line.
+
+    ``cli`` is the root ``click.Group``; decorate functions with ``@cli.command()``.
+    """

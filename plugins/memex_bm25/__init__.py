@@ -1,0 +1,1 @@
+"""memex plugin bm25 (under construction)."""

@@ -1,0 +1,1 @@
+"""memex plugin chatgpt (under construction)."""

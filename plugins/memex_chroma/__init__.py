@@ -1,0 +1,1 @@
+"""memex plugin chroma (under construction)."""

@@ -1,0 +1,1 @@
+"""memex plugin claude_ai (under construction)."""

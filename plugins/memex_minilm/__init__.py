@@ -1,0 +1,1 @@
+"""memex plugin minilm (under construction)."""

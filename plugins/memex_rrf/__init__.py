@@ -1,0 +1,1 @@
+"""memex plugin rrf (under construction)."""
