@@ -1,0 +1,365 @@
+"""The Python API: one object that wires the catalog, plugins and services together.
+
+>>> from memex_core import Memex
+>>> mx = Memex(home="/tmp/memex-demo")                       # doctest: +SKIP
+>>> report = mx.ingest("examples/exports")                   # doctest: +SKIP
+>>> for hit in mx.search("sqlite database is locked", limit=3):  # doctest: +SKIP
+...     print(hit.score, hit.ranks, hit.fragment.content[:60])
+
+The CLI is a thin layer over this class. Components are built lazily, so a
+keyword search never imports the embedder or the vector store.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from memex_core.catalog import Catalog, WriteLock
+from memex_core.config import Config, load_config
+from memex_core.domain import (
+    CorpusStats,
+    Embedder,
+    Fragment,
+    IngestReport,
+    KeywordStore,
+    PluginContext,
+    Ranker,
+    SearchFilters,
+    Source,
+    VectorStore,
+)
+from memex_core.domain.timeparse import parse_time_bound
+from memex_core.errors import MemexError
+from memex_core.plugins import PluginRegistry, PluginUnavailable, load_registry
+from memex_core.services.indexing import (
+    EMBEDDER_SETTING,
+    VectorIndexer,
+    sync_keyword_index,
+)
+from memex_core.services.ingest import IngestService
+from memex_core.services.ports import NoProgress, Progress
+from memex_core.services.search import (
+    DEFAULT_CANDIDATE_DEPTH,
+    DEFAULT_SEMANTIC_WEIGHT,
+    SearchResults,
+    SearchService,
+)
+
+TimeBound = str | float | int | datetime | date | None
+MODES = ("hybrid", "keyword", "semantic")
+
+
+def _as_tuple(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value)
+
+
+def make_filters(
+    *,
+    source: str | Iterable[str] | None = None,
+    conversation: str | Iterable[str] | None = None,
+    role: str | Iterable[str] | None = None,
+    since: TimeBound = None,
+    until: TimeBound = None,
+) -> SearchFilters:
+    """Build :class:`SearchFilters` from user-friendly values (strings or lists, loose times)."""
+    return SearchFilters(
+        source_kinds=_as_tuple(source),
+        conversation_ids=_as_tuple(conversation),
+        roles=_as_tuple(role),
+        since=parse_time_bound(since),
+        until=parse_time_bound(until, end_of_day=True),
+    )
+
+
+class Memex:
+    """A memex home: ingest sources, search them, read fragments back.
+
+    ``home`` defaults to ``MEMEX_HOME`` or ``~/.memex``. ``registry`` lets an
+    application pass plugins registered from code.
+    """
+
+    def __init__(
+        self,
+        home: str | Path | None = None,
+        *,
+        registry: PluginRegistry | None = None,
+        config: Config | None = None,
+    ) -> None:
+        self.config = config or load_config(home)
+        self.home = self.config.home
+        self.registry = registry or load_registry()
+        self.lock = WriteLock(self.home)
+        self._catalog: Catalog | None = None
+        self._keyword: KeywordStore | None = None
+        self._keyword_synced = False
+        self._vectors: VectorStore | None = None
+        self._embedder: Embedder | None = None
+        self._ranker: Ranker | None = None
+
+    # -- components -------------------------------------------------------------
+
+    @property
+    def catalog(self) -> Catalog:
+        if self._catalog is None:
+            catalog = Catalog(self.config.catalog_path)
+            if catalog.needs_migration():
+                with self.lock:
+                    if catalog.needs_migration():
+                        catalog.migrate()
+            self._catalog = catalog
+        return self._catalog
+
+    def _context(self, role: str) -> PluginContext:
+        return PluginContext(home=self.home, settings=self.config.component_settings(role))
+
+    def _build(self, role: str) -> Any:
+        return self.registry.build(role, self.config.component(role), self._context(role))
+
+    @property
+    def keyword_store(self) -> KeywordStore:
+        if self._keyword is None:
+            self._keyword = self._build("keyword_store")
+        if not self._keyword_synced:
+            # Close any gap left by an interrupted writer (in memory for readers;
+            # writers flush it with their own changes).
+            sync_keyword_index(self.catalog, self._keyword)
+            self._keyword_synced = True
+        return self._keyword
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = self._build("embedder")
+        return self._embedder
+
+    @property
+    def vector_store(self) -> VectorStore:
+        if self._vectors is None:
+            self._vectors = self._build("vector_store")
+        return self._vectors
+
+    @property
+    def ranker(self) -> Ranker:
+        if self._ranker is None:
+            self._ranker = self._build("ranker")
+        return self._ranker
+
+    def sources(self) -> list[Source]:
+        return self.registry.build_available("source", self._context("keyword_store"))
+
+    def semantic_unavailable_reason(self) -> str | None:
+        """Why semantic search cannot run here, or None if it can."""
+        for role in ("embedder", "vector_store"):
+            try:
+                reg = self.registry.get(role, self.config.component(role))
+            except PluginUnavailable as exc:
+                return str(exc)
+            if not reg.available:
+                return (
+                    f"semantic search needs the {reg.name} {role.replace('_', ' ')}: "
+                    f"{reg.install_hint}"
+                )
+        return None
+
+    def _indexer(self) -> VectorIndexer:
+        return VectorIndexer(self.catalog, self.vector_store, self.embedder)
+
+    # -- writing ----------------------------------------------------------------
+
+    def ingest(
+        self,
+        *paths: str | Path,
+        embed: bool = True,
+        progress: Progress | None = None,
+        embed_progress: Progress | None = None,
+    ) -> IngestReport:
+        """Ingest files, folders or export zips. Returns per-file outcomes.
+
+        With ``embed`` (default), fragments without vectors are embedded afterwards
+        when an embedder and vector store are installed; otherwise the report says
+        why not and ``backfill()`` can do it later.
+        """
+        with self.lock:
+            service = IngestService(
+                self.catalog, self.sources(), self.keyword_store, progress or NoProgress()
+            )
+            command = " ".join(sys.argv[1:3]) or "ingest"
+            report = service.ingest([Path(p).expanduser() for p in paths], command=command)
+            if not embed:
+                report.embedding_skipped_reason = "skipped on request (run `memex backfill`)"
+            elif (reason := self.semantic_unavailable_reason()) is not None:
+                report.embedding_skipped_reason = reason
+            else:
+                report.embedded = self._indexer().backfill(progress=embed_progress)
+        return report
+
+    def backfill(self, batch_size: int = 256, progress: Progress | None = None) -> int:
+        """Embed every fragment that lacks a vector. Safe to interrupt and rerun."""
+        reason = self.semantic_unavailable_reason()
+        if reason:
+            raise MemexError(reason)
+        with self.lock:
+            return self._indexer().backfill(batch_size=batch_size, progress=progress)
+
+    def rebuild(
+        self, *, keyword: bool = True, vectors: bool = False, progress: Progress | None = None
+    ) -> dict[str, int]:
+        """Recreate indexes from the catalog (the record of truth)."""
+        done: dict[str, int] = {}
+        with self.lock:
+            if keyword:
+                store = self._build("keyword_store")
+                store.clear()
+                progress = progress or NoProgress()
+                progress.start("Keyword index", self.catalog.count_fragments())
+                batch: list[Fragment] = []
+                for fragment in self.catalog.iter_fragments():
+                    batch.append(fragment)
+                    if len(batch) >= 2000:
+                        store.add(batch)
+                        progress.advance(len(batch))
+                        batch = []
+                store.add(batch)
+                progress.advance(len(batch))
+                store.flush()
+                progress.finish()
+                self._keyword, self._keyword_synced = store, True
+                done["keyword"] = store.count()
+            if vectors:
+                indexer = self._indexer()
+                indexer.reset()
+                done["vectors"] = indexer.backfill(progress=progress)
+        return done
+
+    # -- reading ----------------------------------------------------------------
+
+    def search_service(self, mode: str) -> SearchService:
+        semantic_reason = self.semantic_unavailable_reason() if mode != "keyword" else None
+        semantic_ok = mode != "keyword" and semantic_reason is None
+        if semantic_ok:
+            self._indexer().check_compatible()
+        return SearchService(
+            catalog=self.catalog,
+            keyword=self.keyword_store if mode != "semantic" else None,
+            vectors=self.vector_store if semantic_ok else None,
+            embedder=self.embedder if semantic_ok else None,
+            ranker=self.ranker,
+            candidate_depth=int(self.config.search_setting("candidate_depth",
+                                                           DEFAULT_CANDIDATE_DEPTH)),
+            semantic_unavailable_reason=semantic_reason,
+        )
+
+    def search(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        limit: int = 10,
+        *,
+        source: str | Iterable[str] | None = None,
+        conversation: str | Iterable[str] | None = None,
+        role: str | Iterable[str] | None = None,
+        since: TimeBound = None,
+        until: TimeBound = None,
+        semantic_weight: float | None = None,
+        min_score: float | None = None,
+        filters: SearchFilters | None = None,
+    ) -> SearchResults:
+        """Search fragments. ``mode`` is ``hybrid`` (default), ``keyword`` or ``semantic``.
+
+        Filters are pushed into each index before top-k. Each result holds the
+        fragment, its score, and per signal its rank and raw score.
+        """
+        if mode not in MODES:
+            raise MemexError(f"Unknown search mode {mode!r}: use one of {', '.join(MODES)}.")
+        if limit < 1:
+            raise MemexError("limit must be at least 1")
+        if filters is None:
+            filters = make_filters(
+                source=source, conversation=conversation, role=role, since=since, until=until
+            )
+        service = self.search_service(mode)
+        if mode == "keyword":
+            return service.keyword(query, limit, filters)
+        if mode == "semantic":
+            return service.semantic(query, limit, filters, min_score)
+        weight = semantic_weight
+        if weight is None:
+            weight = float(self.config.search_setting("semantic_weight", DEFAULT_SEMANTIC_WEIGHT))
+        return service.hybrid(query, limit, filters, weight)
+
+    def get(self, ids: Sequence[str]) -> list[Fragment]:
+        """Fragments by id, in the order asked; unknown ids are left out."""
+        found = self.catalog.get_many(list(ids))
+        return [found[i] for i in ids if i in found]
+
+    def stats(self) -> CorpusStats:
+        first, last = self.catalog.time_span()
+        recorded = self.catalog.get_setting(EMBEDDER_SETTING)
+        name, _, dim = (recorded or "").partition(":")
+        return CorpusStats(
+            fragments=self.catalog.count_fragments(),
+            conversations=self.catalog.count_conversations(),
+            embedded=self.catalog.count_embedded(),
+            keyword_indexed=self.keyword_store.count(),
+            by_source=self.catalog.group_counts("source_kind"),
+            by_role=self.catalog.group_counts("role"),
+            embedder=name or None,
+            dimension=int(dim) if dim else None,
+            first_timestamp=first,
+            last_timestamp=last,
+        )
+
+    def explain_empty(self, query: str, mode: str, filters: SearchFilters) -> list[str]:
+        """Guidance when a search found nothing: corpus size, coverage, the filter to blame."""
+        fragments = self.catalog.count_fragments()
+        if fragments == 0:
+            return [
+                f"The memex at {self.home} is empty. Add something first: "
+                "memex ingest path/to/conversations.json"
+            ]
+        lines = [f"No results among {fragments:,} fragments."]
+        if mode != "keyword":
+            embedded = self.catalog.count_embedded()
+            coverage = embedded / fragments
+            lines.append(f"Embedding coverage: {embedded:,}/{fragments:,} ({coverage:.0%}).")
+            if embedded < fragments:
+                lines.append("Run `memex backfill` to embed the rest.")
+        for name, label in (
+            ("source_kinds", "--source"),
+            ("conversation_ids", "--conversation"),
+            ("roles", "--role"),
+            ("since", "--since"),
+            ("until", "--until"),
+        ):
+            relaxed = filters.without(name)
+            if relaxed == filters:
+                continue
+            count = len(self.search(query, mode=mode, limit=1, filters=relaxed))
+            if count:
+                lines.append(f"The {label} filter removed every match; without it there are hits.")
+        if filters.is_empty and mode == "keyword":
+            lines.append("No fragment contains these words; try `memex semantic` or `memex dig`.")
+        return lines
+
+    def query(self, sql: str, limit: int | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run read-only SQL against the catalog."""
+        return self.catalog.query(sql, limit)
+
+    def close(self) -> None:
+        if self._catalog is not None:
+            self._catalog.close()
+            self._catalog = None
+
+    def __enter__(self) -> Memex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

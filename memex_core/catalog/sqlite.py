@@ -1,0 +1,372 @@
+"""The SQLite catalog: the record of truth for fragments, conversations and ingest runs.
+
+Indexes (keyword, vector) are derived from it and can always be rebuilt from it.
+WAL mode lets readers work while one writer (serialised by :class:`WriteLock`)
+commits. Each file's fragments are committed in one transaction, so a crash
+leaves all of a file or none of it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from memex_core.catalog.schema import LATEST_VERSION, MIGRATIONS
+from memex_core.domain import Fragment, Provenance
+from memex_core.errors import MemexError, ReadOnlyQueryError
+
+_FRAGMENT_COLUMNS = (
+    "id, conversation_id, role, content, title, timestamp, source_kind, "
+    "source_path, source_id, locator, metadata"
+)
+
+
+def _row_to_fragment(row: Sequence[Any]) -> Fragment:
+    (fid, conv, role, content, title, ts, kind, path, source_id, locator, meta) = row
+    return Fragment(
+        id=fid,
+        conversation_id=conv,
+        role=role,
+        content=content,
+        provenance=Provenance(
+            source_kind=kind,
+            source_path=path,
+            source_id=source_id,
+            locator=locator,
+            timestamp=ts,
+        ),
+        timestamp=ts,
+        title=title,
+        metadata=json.loads(meta) if meta else {},
+    )
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (semicolons in comments are fine)."""
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements
+
+
+class Catalog:
+    """Typed access to ``catalog.sqlite``. Writers must hold the home's WriteLock."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            self._db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.DatabaseError as exc:
+            raise MemexError(
+                f"{path}: cannot open the catalog ({exc}). If the file is damaged, move it "
+                "away and re-ingest your sources."
+            ) from exc
+
+    # -- schema ---------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        exists = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_version'"
+        ).fetchone()
+        if not exists:
+            return 0
+        row = self._db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+        return int(row[0] or 0)
+
+    def needs_migration(self) -> bool:
+        version = self.schema_version()
+        if version > LATEST_VERSION:
+            raise MemexError(
+                f"{self.path} was written by a newer memex (schema {version}, this one knows "
+                f"{LATEST_VERSION}). Upgrade memex: pip install -U memex"
+            )
+        return version < LATEST_VERSION
+
+    def migrate(self) -> None:
+        """Apply pending migrations (caller holds the write lock)."""
+        version = self.schema_version()
+        with self.transaction():
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version "
+                "(version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+            )
+            for number, sql in MIGRATIONS:
+                if number <= version:
+                    continue
+                for statement in _statements(sql):
+                    self._db.execute(statement)
+                self._db.execute(
+                    "INSERT INTO schema_version VALUES (?, ?)", (number, time.time())
+                )
+
+    def schema_sql(self) -> str:
+        rows = self._db.execute(
+            "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
+            "ORDER BY type DESC, name"
+        ).fetchall()
+        return ";\n\n".join(r[0] for r in rows) + ";\n"
+
+    # -- transactions -----------------------------------------------------------
+
+    class _Transaction:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.db.execute("BEGIN IMMEDIATE")
+            return self.db
+
+        def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+    def transaction(self) -> Catalog._Transaction:
+        return Catalog._Transaction(self._db)
+
+    # -- ingest -----------------------------------------------------------------
+
+    def start_run(self, command: str) -> int:
+        cur = self._db.execute(
+            "INSERT INTO ingest_runs (started_at, status, command) VALUES (?, 'running', ?)",
+            (time.time(), command),
+        )
+        return int(cur.lastrowid or 0)
+
+    def finish_run(self, run_id: int, status: str, counts: dict[str, int]) -> None:
+        self._db.execute(
+            "UPDATE ingest_runs SET finished_at=?, status=?, files_new=?, files_unchanged=?, "
+            "files_failed=?, fragments_added=? WHERE id=?",
+            (
+                time.time(),
+                status,
+                counts.get("new", 0),
+                counts.get("unchanged", 0),
+                counts.get("failed", 0),
+                counts.get("fragments_added", 0),
+                run_id,
+            ),
+        )
+
+    def file_ingested(self, path: str, sha256: str) -> bool:
+        row = self._db.execute(
+            "SELECT 1 FROM ingested_files WHERE path=? AND sha256=?", (path, sha256)
+        ).fetchone()
+        return row is not None
+
+    def add_file(
+        self,
+        *,
+        run_id: int,
+        path: str,
+        sha256: str,
+        size: int,
+        source_kind: str,
+        fragments: Sequence[Fragment],
+    ) -> list[Fragment]:
+        """Store one file's fragments atomically; returns those that were new."""
+        now = time.time()
+        with self.transaction() as db:
+            before = db.execute("SELECT COALESCE(MAX(seq), 0) FROM fragments").fetchone()[0]
+            db.executemany(
+                f"INSERT OR IGNORE INTO fragments ({_FRAGMENT_COLUMNS}, ingest_run) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        f.id,
+                        f.conversation_id,
+                        f.role,
+                        f.content,
+                        f.title,
+                        f.timestamp,
+                        f.provenance.source_kind,
+                        f.provenance.source_path,
+                        f.provenance.source_id,
+                        f.provenance.locator,
+                        json.dumps(f.metadata, ensure_ascii=False, default=str),
+                        run_id,
+                    )
+                    for f in fragments
+                ],
+            )
+            self._upsert_conversations(db, fragments)
+            db.execute(
+                "INSERT OR REPLACE INTO ingested_files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (path, sha256, size, source_kind, len(fragments), run_id, now),
+            )
+            new_ids = {
+                r[0]
+                for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))
+            }
+        return [f for f in fragments if f.id in new_ids]
+
+    @staticmethod
+    def _upsert_conversations(db: sqlite3.Connection, fragments: Sequence[Fragment]) -> None:
+        spans: dict[str, list[Any]] = {}
+        for f in fragments:
+            span = spans.setdefault(
+                f.conversation_id,
+                [f.source_kind, f.title, None, None, f.provenance.source_path],
+            )
+            if f.timestamp is not None:
+                span[2] = f.timestamp if span[2] is None else min(span[2], f.timestamp)
+                span[3] = f.timestamp if span[3] is None else max(span[3], f.timestamp)
+        db.executemany(
+            "INSERT INTO conversations (id, source_kind, title, first_at, last_at, source_path) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+            "title=COALESCE(excluded.title, title), "
+            "first_at=MIN(COALESCE(first_at, excluded.first_at), "
+            "COALESCE(excluded.first_at, first_at)), "
+            "last_at=MAX(COALESCE(last_at, excluded.last_at), "
+            "COALESCE(excluded.last_at, last_at))",
+            [(cid, *span) for cid, span in spans.items()],
+        )
+
+    # -- fragments ----------------------------------------------------------------
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, Fragment]:
+        found: dict[str, Fragment] = {}
+        ids = list(dict.fromkeys(ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self._db.execute(
+                f"SELECT {_FRAGMENT_COLUMNS} FROM fragments WHERE id IN ({marks})", chunk
+            ):
+                found[row[0]] = _row_to_fragment(row)
+        return found
+
+    def iter_fragments(self, batch_size: int = 2000, after_seq: int = 0) -> Iterator[Fragment]:
+        """Every fragment in insertion order, streamed in batches."""
+        last = after_seq
+        while True:
+            rows = self._db.execute(
+                f"SELECT seq, {_FRAGMENT_COLUMNS} FROM fragments WHERE seq > ? "
+                "ORDER BY seq LIMIT ?",
+                (last, batch_size),
+            ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                yield _row_to_fragment(row[1:])
+            last = rows[-1][0]
+
+    def iter_unembedded(self, embedder: str, batch_size: int = 256) -> Iterator[list[Fragment]]:
+        """Batches of fragments whose vector was not built by ``embedder``."""
+        last = 0
+        while True:
+            rows = self._db.execute(
+                f"SELECT seq, {_FRAGMENT_COLUMNS} FROM fragments "
+                "WHERE seq > ? AND (embedded_by IS NULL OR embedded_by != ?) "
+                "ORDER BY seq LIMIT ?",
+                (last, embedder, batch_size),
+            ).fetchall()
+            if not rows:
+                return
+            yield [_row_to_fragment(row[1:]) for row in rows]
+            last = rows[-1][0]
+
+    def all_ids(self) -> set[str]:
+        return {r[0] for r in self._db.execute("SELECT id FROM fragments")}
+
+    def mark_embedded(self, ids: Iterable[str], embedder: str) -> None:
+        with self.transaction() as db:
+            db.executemany(
+                "UPDATE fragments SET embedded_by=? WHERE id=?", [(embedder, i) for i in ids]
+            )
+
+    def clear_embedded(self) -> None:
+        self._db.execute("UPDATE fragments SET embedded_by=NULL")
+
+    # -- counts and settings --------------------------------------------------------
+
+    def count_fragments(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM fragments").fetchone()[0])
+
+    def count_embedded(self, embedder: str | None = None) -> int:
+        if embedder is None:
+            sql, args = "SELECT COUNT(*) FROM fragments WHERE embedded_by IS NOT NULL", ()
+        else:
+            sql, args = "SELECT COUNT(*) FROM fragments WHERE embedded_by = ?", (embedder,)
+        return int(self._db.execute(sql, args).fetchone()[0])
+
+    def group_counts(self, column: str) -> dict[str, int]:
+        if column not in ("source_kind", "role"):
+            raise ValueError(column)
+        rows = self._db.execute(
+            f"SELECT {column}, COUNT(*) FROM fragments GROUP BY {column} ORDER BY 2 DESC"
+        )
+        return {r[0]: int(r[1]) for r in rows}
+
+    def count_conversations(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM conversations").fetchone()[0])
+
+    def time_span(self) -> tuple[float | None, float | None]:
+        row = self._db.execute("SELECT MIN(timestamp), MAX(timestamp) FROM fragments").fetchone()
+        return row[0], row[1]
+
+    def ingested_files(self) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT path, sha256, size, source_kind, fragments, ingested_at "
+            "FROM ingested_files ORDER BY ingested_at"
+        )
+        keys = ("path", "sha256", "size", "source_kind", "fragments", "ingested_at")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def get_setting(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM settings WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_setting(self, key: str, value: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", (key, value))
+
+    def delete_setting(self, key: str) -> None:
+        self._db.execute("DELETE FROM settings WHERE key=?", (key,))
+
+    # -- read-only SQL ----------------------------------------------------------------
+
+    def read_only(self) -> sqlite3.Connection:
+        """A separate connection that can only read: opened read-only, query_only set,
+        and an authorizer that refuses anything but reading (no ATTACH, no PRAGMA)."""
+        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        conn.execute("PRAGMA query_only=1")
+        allowed = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION}
+        allowed.add(getattr(sqlite3, "SQLITE_RECURSIVE", 33))
+
+        def authorize(action: int, *_: object) -> int:
+            return sqlite3.SQLITE_OK if action in allowed else sqlite3.SQLITE_DENY
+
+        conn.set_authorizer(authorize)
+        return conn
+
+    def query(self, sql: str, limit: int | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
+        conn = self.read_only()
+        try:
+            cursor = conn.execute(sql)
+            columns = [d[0] for d in cursor.description or ()]
+            rows = cursor.fetchmany(limit) if limit else cursor.fetchall()
+            return columns, rows
+        except sqlite3.DatabaseError as exc:
+            if "not authorized" in str(exc) or "readonly" in str(exc).lower():
+                raise ReadOnlyQueryError(
+                    f"Refused: {exc}. `memex query` only reads the catalog (SELECT ...); "
+                    "writes, ATTACH and PRAGMA are not allowed."
+                ) from exc
+            raise MemexError(f"SQL error: {exc}") from exc
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self._db.close()

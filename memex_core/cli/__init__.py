@@ -1,0 +1,69 @@
+"""The ``memex`` command line: a thin layer over :class:`memex_core.api.Memex`.
+
+Each module here holds one family of commands. Heavy imports (rich, numpy,
+plugins' libraries) happen inside commands, so ``memex --help`` is instant.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from memex_core.cli.maintenance import backfill, rebuild
+from memex_core.cli.overview import corpus, plugins, schema, sources
+from memex_core.cli.search import dig, keyword, semantic
+from memex_core.cli.sql import query, sql
+from memex_core.cli.writing import ingest
+from memex_core.errors import MemexError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="memex", prog_name="memex")
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False),
+    envvar="MEMEX_HOME",
+    help="Where memex keeps its catalog and indexes (default: $MEMEX_HOME or ~/.memex).",
+)
+@click.pass_context
+def cli(ctx: click.Context, home: str | None) -> None:
+    """memex: search everything you and your AIs have written together.
+
+    \b
+    Start with:
+      memex ingest ~/Downloads/chatgpt-export.zip ~/Downloads/claude-export.zip
+      memex dig "that sqlite locking bug"
+    """
+    ctx.obj = {"home": home}
+
+
+for command in (ingest, dig, keyword, semantic, corpus, sources, plugins, schema, backfill,
+                rebuild, query, sql):
+    cli.add_command(command)
+
+
+def _add_plugin_commands() -> None:
+    from memex_core.plugins import load_registry
+
+    load_registry().add_commands(cli)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``memex`` console script."""
+    _add_plugin_commands()
+    try:
+        cli.main(args=argv, prog_name="memex", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except MemexError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo("Interrupted. Work committed so far is kept; run the command again to finish.",
+                   err=True)
+        sys.exit(130)

@@ -1,0 +1,28 @@
+"""Shared plumbing for commands: open the Memex for the chosen home, common options."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from memex_core.api import Memex
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def open_memex(ctx: click.Context) -> Memex:
+    home = (ctx.find_root().obj or {}).get("home")
+    return Memex(home=home)
+
+
+def format_option(*choices: str, default: str | None = None) -> Callable[[F], F]:
+    return click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(choices),
+        default=default or choices[0],
+        show_default=True,
+        help="Output: " + ", ".join(choices) + ".",
+    )

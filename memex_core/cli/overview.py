@@ -1,0 +1,117 @@
+"""``memex corpus``, ``memex sources``, ``memex plugins``, ``memex schema``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import click
+
+from memex_core.cli.context import format_option, open_memex
+from memex_core.cli.render import iso
+
+
+@click.command()
+@format_option("panel", "json")
+@click.pass_context
+def corpus(ctx: click.Context, output_format: str) -> None:
+    """What memex holds: fragments, conversations, embedding coverage, sources."""
+    mx = open_memex(ctx)
+    stats = mx.stats()
+    if output_format == "json":
+        data = asdict(stats)
+        data["home"] = str(mx.home)
+        click.echo(json.dumps(data, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"memex corpus at {mx.home}", show_header=False)
+    coverage = stats.embedded / stats.fragments if stats.fragments else 0.0
+    rows = [
+        ("fragments", f"{stats.fragments:,}"),
+        ("conversations", f"{stats.conversations:,}"),
+        ("keyword indexed", f"{stats.keyword_indexed:,}"),
+        ("embedded", f"{stats.embedded:,} ({coverage:.0%})"),
+        ("embedder", f"{stats.embedder} ({stats.dimension} dims)" if stats.embedder else "none"),
+        ("span", f"{iso(stats.first_timestamp) or '-'} .. {iso(stats.last_timestamp) or '-'}"),
+    ]
+    rows += [(f"source {k}", f"{v:,}") for k, v in stats.by_source.items()]
+    rows += [(f"role {k}", f"{v:,}") for k, v in stats.by_role.items()]
+    for key, value in rows:
+        table.add_row(key, value)
+    Console().print(table)
+
+
+@click.command()
+@format_option("panel", "json")
+@click.pass_context
+def sources(ctx: click.Context, output_format: str) -> None:
+    """Source adapters that can be ingested, and the files already ingested."""
+    mx = open_memex(ctx)
+    adapters = [
+        {"name": r.name, "plugin": r.plugin, "available": r.available,
+         "install_hint": r.install_hint, "description": r.description}
+        for r in mx.registry.registrations("source")
+    ]
+    files = mx.catalog.ingested_files()
+    if output_format == "json":
+        click.echo(json.dumps({"sources": adapters, "files": files}, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title="Source adapters")
+    for column in ("name", "plugin", "status", "accepts"):
+        table.add_column(column)
+    for a in adapters:
+        status = "available" if a["available"] else f"unavailable: {a['install_hint']}"
+        table.add_row(a["name"], a["plugin"], status, a["description"])
+    console.print(table)
+    if files:
+        ingested = Table(title="Ingested files")
+        for column in ("source", "fragments", "ingested", "path"):
+            ingested.add_column(column)
+        for f in files:
+            ingested.add_row(f["source_kind"], f"{f['fragments']:,}",
+                             (iso(f["ingested_at"]) or "")[:16], f["path"])
+        console.print(ingested)
+
+
+@click.command()
+@format_option("panel", "json")
+@click.pass_context
+def plugins(ctx: click.Context, output_format: str) -> None:
+    """Installed plugins and the components they register (available or not, and why)."""
+    mx = open_memex(ctx)
+    rows = [
+        {"kind": r.kind, "name": r.name, "plugin": r.plugin, "available": r.available,
+         "install_hint": r.install_hint, "description": r.description}
+        for r in mx.registry.registrations()
+    ]
+    broken = [{"plugin": b.name, "error": b.error} for b in mx.registry.broken]
+    if output_format == "json":
+        click.echo(json.dumps({"components": rows, "broken": broken}, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="memex plugins")
+    for column in ("kind", "name", "plugin", "status"):
+        table.add_column(column)
+    for row in rows:
+        status = "[green]available[/]" if row["available"] else (
+            f"[yellow]unavailable[/]: {row['install_hint']}")
+        table.add_row(row["kind"], row["name"], row["plugin"], status)
+    console = Console()
+    console.print(table)
+    for b in broken:
+        console.print(f"[red]plugin {b['plugin']} failed to load:[/] {b['error']}")
+
+
+@click.command()
+@click.pass_context
+def schema(ctx: click.Context) -> None:
+    """Print the catalog's SQL schema (for `memex query`)."""
+    click.echo(open_memex(ctx).catalog.schema_sql())

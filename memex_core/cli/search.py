@@ -1,0 +1,99 @@
+"""``memex dig`` (hybrid), ``memex keyword`` and ``memex semantic``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from memex_core.cli.context import format_option, open_memex
+from memex_core.errors import MemexError
+
+FILTER_HELP = {
+    "source": "Only this source kind (repeatable), e.g. chatgpt, claude_ai.",
+    "conversation": "Only this conversation id (repeatable).",
+    "role": "Only this role (repeatable): user, assistant, system, tool.",
+    "since": "Only fragments at or after this time: 2024-05-01, 2024-05-01T09:30, 7d, 12h.",
+    "until": "Only fragments at or before this time (a bare date includes the whole day).",
+}
+
+
+def search_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    decorators = [
+        click.argument("query"),
+        click.option("--limit", "-n", default=10, show_default=True, type=click.IntRange(1),
+                     help="How many results."),
+        click.option("--source", multiple=True, help=FILTER_HELP["source"]),
+        click.option("--conversation", multiple=True, help=FILTER_HELP["conversation"]),
+        click.option("--role", multiple=True, help=FILTER_HELP["role"]),
+        click.option("--since", help=FILTER_HELP["since"]),
+        click.option("--until", help=FILTER_HELP["until"]),
+        format_option("panel", "json", "ids"),
+        click.pass_context,
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def run_search(ctx: click.Context, mode: str, query: str, limit: int, output_format: str,
+               **options: Any) -> None:
+    from memex_core.api import make_filters
+    from memex_core.cli.render import print_panels, results_json
+
+    mx = open_memex(ctx)
+    try:
+        filters = make_filters(
+            source=options.pop("source") or None,
+            conversation=options.pop("conversation") or None,
+            role=options.pop("role") or None,
+            since=options.pop("since"),
+            until=options.pop("until"),
+        )
+    except ValueError as exc:
+        raise MemexError(str(exc)) from exc
+    results = mx.search(query, mode=mode, limit=limit, filters=filters, **options)
+    for note in results.notes:
+        click.echo(f"Note: {note}", err=True)
+    if output_format == "json":
+        click.echo(results_json(results))
+    elif output_format == "ids":
+        for result in results:
+            click.echo(result.id)
+    else:
+        print_panels(list(results), query)
+    if not len(results):
+        for line in mx.explain_empty(query, mode, filters):
+            click.echo(line, err=True)
+
+
+@click.command()
+@search_options
+@click.option("--semantic-weight", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Share of the semantic signal in the fusion, 0..1 (default 0.5; 0 = keyword "
+              "only, 1 = semantic only).")
+def dig(ctx: click.Context, query: str, limit: int, output_format: str, **options: Any) -> None:
+    """Hybrid search: keyword (BM25) and semantic rankings fused by reciprocal rank.
+
+    Each result shows its fused score and where each signal ranked it.
+    """
+    run_search(ctx, "hybrid", query, limit, output_format, **options)
+
+
+@click.command()
+@search_options
+def keyword(ctx: click.Context, query: str, limit: int, output_format: str,
+            **options: Any) -> None:
+    """Keyword search (BM25): exact words, names, error messages, identifiers."""
+    run_search(ctx, "keyword", query, limit, output_format, **options)
+
+
+@click.command()
+@search_options
+@click.option("--min-score", type=click.FloatRange(-1.0, 1.0), default=None,
+              help="Drop results whose cosine similarity is below this.")
+def semantic(ctx: click.Context, query: str, limit: int, output_format: str,
+             **options: Any) -> None:
+    """Semantic search: meaning rather than words, by embedding similarity."""
+    run_search(ctx, "semantic", query, limit, output_format, **options)

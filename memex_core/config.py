@@ -1,0 +1,91 @@
+"""Where memex keeps its data and which components it uses.
+
+``MEMEX_HOME`` (default ``~/.memex``) holds ``catalog.sqlite`` (the record of
+truth), ``index/`` (derived indexes that ``memex rebuild`` can recreate) and an
+optional ``config.toml``::
+
+    keyword_store = "bm25"     # which registered component serves each role
+    vector_store = "chroma"
+    embedder = "minilm"
+    ranker = "rrf"
+
+    [search]
+    candidate_depth = 50       # hits each signal hands to the ranker
+    semantic_weight = 0.5      # share of the semantic signal in hybrid search
+
+    [keyword.bm25]             # a component's own settings
+    stemmer = "english"
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memex_core.errors import MemexError
+
+DEFAULT_COMPONENTS = {
+    "keyword_store": "bm25",
+    "vector_store": "chroma",
+    "embedder": "minilm",
+    "ranker": "rrf",
+}
+
+#: config.toml table that holds each role's component settings.
+SETTINGS_TABLES = {
+    "keyword_store": "keyword",
+    "vector_store": "vector",
+    "embedder": "embedder",
+    "ranker": "ranker",
+}
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("MEMEX_HOME") or Path.home() / ".memex").expanduser()
+
+
+@dataclass(frozen=True)
+class Config:
+    home: Path
+    components: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_COMPONENTS))
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.home / "catalog.sqlite"
+
+    def component(self, role: str) -> str:
+        return self.components[role]
+
+    def component_settings(self, role: str) -> Mapping[str, Any]:
+        table = self.raw.get(SETTINGS_TABLES[role], {})
+        value = table.get(self.component(role), {}) if isinstance(table, dict) else {}
+        return value if isinstance(value, dict) else {}
+
+    def search_setting(self, name: str, default: Any) -> Any:
+        table = self.raw.get("search", {})
+        return table.get(name, default) if isinstance(table, dict) else default
+
+
+def load_config(home: str | Path | None = None) -> Config:
+    """Read ``config.toml`` under the home folder; a missing file means defaults."""
+    root = Path(home).expanduser() if home is not None else default_home()
+    path = root / "config.toml"
+    raw: dict[str, Any] = {}
+    if path.exists():
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise MemexError(f"{path}: invalid TOML ({exc}). Fix the file or remove it.") from exc
+    components = dict(DEFAULT_COMPONENTS)
+    for role in DEFAULT_COMPONENTS:
+        value = raw.get(role)
+        if value is not None:
+            if not isinstance(value, str):
+                raise MemexError(f"{path}: `{role}` must be a component name (a string).")
+            components[role] = value
+    return Config(home=root, components=components, raw=raw)

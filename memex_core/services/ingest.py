@@ -1,0 +1,151 @@
+"""Ingest: find a source for each file, store its fragments, keep the keyword index in step.
+
+Per file: hash it; skip it if this exact content was ingested before; otherwise
+parse it completely, then commit all its fragments in one catalog transaction.
+A bad file is reported with its path and reason and does not stop the others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memex_core.domain import (
+    FileOutcome,
+    IngestReport,
+    KeywordStore,
+    Source,
+    SourceError,
+)
+from memex_core.services.ports import CatalogPort, NoProgress, Progress
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: Path
+    explicit: bool  # named on the command line (vs found inside a folder)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def expand_paths(paths: Iterable[Path]) -> Iterator[Candidate]:
+    """Files as given, and every non-hidden file under each folder, in a stable order."""
+    for path in paths:
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if not name.startswith("."):
+                        yield Candidate(Path(root) / name, explicit=False)
+        else:
+            yield Candidate(path, explicit=True)
+
+
+class IngestService:
+    def __init__(
+        self,
+        catalog: CatalogPort,
+        sources: Sequence[Source],
+        keyword: KeywordStore | None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.sources = list(sources)
+        self.keyword = keyword
+        self.progress = progress or NoProgress()
+
+    def pick_source(self, path: Path) -> Source | None:
+        for source in self.sources:
+            try:
+                if source.can_handle(path):
+                    return source
+            except (OSError, ValueError):
+                continue
+        return None
+
+    def ingest(self, paths: Sequence[Path], command: str = "ingest") -> IngestReport:
+        report = IngestReport()
+        missing = [p for p in paths if not p.exists()]
+        for path in missing:
+            report.files.append(
+                FileOutcome(str(path), "failed", error="no such file or folder")
+            )
+        candidates = list(expand_paths(p for p in paths if p.exists()))
+        run_id = self.catalog.start_run(command)
+        self.progress.start("Ingesting", len(candidates))
+        status = "failed"
+        try:
+            for candidate in candidates:
+                self.progress.advance(0, description=f"Ingesting {candidate.path.name}")
+                outcome = self._ingest_file(run_id, candidate)
+                if outcome is not None:
+                    report.files.append(outcome)
+                self.progress.advance(1)
+            status = "finished"
+        finally:
+            self.progress.finish()
+            if self.keyword is not None:
+                self.keyword.flush()
+            counts = {s: report.count(s) for s in ("new", "unchanged", "failed")}
+            counts["fragments_added"] = report.fragments_added
+            self.catalog.finish_run(run_id, status, counts)
+        return report
+
+    def _ingest_file(self, run_id: int, candidate: Candidate) -> FileOutcome | None:
+        path = candidate.path
+        label = str(path)
+        source = self.pick_source(path)
+        if source is None:
+            if not candidate.explicit:
+                return None  # a folder may hold files of no known format; skip quietly
+            kinds = ", ".join(s.source_kind for s in self.sources) or "none installed"
+            return FileOutcome(
+                label,
+                "failed",
+                error=f"no source can read this file (known sources: {kinds}); "
+                "run `memex sources` to see what each one accepts",
+            )
+        try:
+            sha = _sha256(path)
+            if self.catalog.file_ingested(label, sha):
+                return FileOutcome(label, "unchanged", source_kind=source.source_kind)
+            fragments = list(source.ingest(path))
+        except SourceError as exc:
+            where = f"{exc.location}: " if exc.location else ""
+            return FileOutcome(label, "failed", source.source_kind, error=where + exc.reason)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            return FileOutcome(label, "failed", source.source_kind, error=str(exc))
+        except Exception as exc:  # a buggy (third-party) source must not stop the run
+            return FileOutcome(
+                label,
+                "failed",
+                source.source_kind,
+                error=f"the {source.source_kind} source crashed ({type(exc).__name__}: {exc}); "
+                "please report this with the file's structure",
+            )
+        new = self.catalog.add_file(
+            run_id=run_id,
+            path=label,
+            sha256=sha,
+            size=path.stat().st_size,
+            source_kind=source.source_kind,
+            fragments=fragments,
+        )
+        if self.keyword is not None and new:
+            self.keyword.add(new)
+        return FileOutcome(
+            label,
+            "new" if new else "unchanged",
+            source.source_kind,
+            fragments_added=len(new),
+            fragments_seen=len(fragments),
+        )

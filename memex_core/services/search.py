@@ -1,0 +1,152 @@
+"""Keyword, semantic and hybrid search over the indexes, resolved against the catalog."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memex_core.domain import (
+    KEYWORD,
+    SEMANTIC,
+    Embedder,
+    KeywordStore,
+    Ranker,
+    SearchFilters,
+    SearchResult,
+    SignalHit,
+    VectorStore,
+)
+from memex_core.services.ports import CatalogPort
+
+DEFAULT_CANDIDATE_DEPTH = 50
+DEFAULT_SEMANTIC_WEIGHT = 0.5
+
+
+@dataclass
+class SearchResults:
+    """Results, best first, plus notes a user should see (e.g. a signal that was unavailable)."""
+
+    mode: str
+    results: list[SearchResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> SearchResult:
+        return self.results[index]
+
+
+class SearchService:
+    """Runs each signal with the filters pushed down, fuses, and loads fragments.
+
+    ``keyword``, ``vectors`` and ``embedder`` may be ``None`` when not installed;
+    hybrid search then degrades to the signal that is there and says so.
+    """
+
+    def __init__(
+        self,
+        catalog: CatalogPort,
+        keyword: KeywordStore | None,
+        vectors: VectorStore | None,
+        embedder: Embedder | None,
+        ranker: Ranker,
+        candidate_depth: int = DEFAULT_CANDIDATE_DEPTH,
+        semantic_unavailable_reason: str | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.keyword_store = keyword
+        self.vectors = vectors
+        self.embedder = embedder
+        self.ranker = ranker
+        self.candidate_depth = candidate_depth
+        self.semantic_unavailable_reason = semantic_unavailable_reason
+
+    @property
+    def semantic_available(self) -> bool:
+        return self.vectors is not None and self.embedder is not None
+
+    def keyword_hits(self, query: str, limit: int, filters: SearchFilters) -> list[SignalHit]:
+        if self.keyword_store is None:
+            return []
+        return self.keyword_store.search(query, limit, filters)
+
+    def semantic_hits(
+        self, query: str, limit: int, filters: SearchFilters, min_score: float | None = None
+    ) -> list[SignalHit]:
+        if self.vectors is None or self.embedder is None:
+            return []
+        vector = self.embedder.embed_query(query)
+        hits = self.vectors.search(vector, limit, filters)
+        if min_score is not None:
+            hits = [h for h in hits if h.score >= min_score]
+        return hits
+
+    def keyword(self, query: str, limit: int, filters: SearchFilters) -> SearchResults:
+        hits = self.keyword_hits(query, limit, filters)
+        return self._single(KEYWORD, hits)
+
+    def semantic(
+        self, query: str, limit: int, filters: SearchFilters, min_score: float | None = None
+    ) -> SearchResults:
+        if not self.semantic_available:
+            out = SearchResults(SEMANTIC)
+            out.notes.append(self.semantic_unavailable_reason or "semantic search unavailable")
+            return out
+        return self._single(SEMANTIC, self.semantic_hits(query, limit, filters, min_score))
+
+    def hybrid(
+        self,
+        query: str,
+        limit: int,
+        filters: SearchFilters,
+        semantic_weight: float = DEFAULT_SEMANTIC_WEIGHT,
+    ) -> SearchResults:
+        if not 0.0 <= semantic_weight <= 1.0:
+            raise ValueError("semantic_weight must be between 0 and 1")
+        depth = max(limit, self.candidate_depth)
+        signals: dict[str, Sequence[SignalHit]] = {}
+        notes: list[str] = []
+        if semantic_weight < 1.0 or not self.semantic_available:
+            signals[KEYWORD] = self.keyword_hits(query, depth, filters)
+        if self.semantic_available and semantic_weight > 0.0:
+            signals[SEMANTIC] = self.semantic_hits(query, depth, filters)
+        elif not self.semantic_available:
+            notes.append(
+                (self.semantic_unavailable_reason or "semantic search unavailable")
+                + "; showing keyword results only"
+            )
+        weights = {KEYWORD: 1.0 - semantic_weight, SEMANTIC: semantic_weight}
+        if not self.semantic_available:
+            weights[KEYWORD] = 1.0
+        fused = self.ranker.fuse(signals, weights, limit)
+        fragments = self.catalog.get_many([h.id for h in fused])
+        results = [
+            SearchResult(
+                fragment=fragments[h.id],
+                score=h.score,
+                ranks={KEYWORD: h.ranks.get(KEYWORD), SEMANTIC: h.ranks.get(SEMANTIC)},
+                scores={KEYWORD: h.scores.get(KEYWORD), SEMANTIC: h.scores.get(SEMANTIC)},
+            )
+            for h in fused
+            if h.id in fragments
+        ]
+        return SearchResults("hybrid", results, notes)
+
+    def _single(self, signal: str, hits: list[SignalHit]) -> SearchResults:
+        fragments = self.catalog.get_many([h.id for h in hits])
+        other = SEMANTIC if signal == KEYWORD else KEYWORD
+        results = [
+            SearchResult(
+                fragment=fragments[h.id],
+                score=h.score,
+                ranks={signal: rank, other: None},
+                scores={signal: h.score, other: None},
+            )
+            for rank, h in enumerate(hits, start=1)
+            if h.id in fragments
+        ]
+        return SearchResults(signal, results)

@@ -1,0 +1,56 @@
+"""Weighted reciprocal rank fusion over per-signal rankings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from memex_core.domain import FusedHit, SignalHit
+
+
+class ReciprocalRankFusion:
+    """``score(d) = sum over signals s of weight_s / (k + rank_s(d))``.
+
+    A signal with weight 0 still reports its ranks (so a result shows what every
+    signal thought) but adds nothing to the score. Each fragment id appears once:
+    if a signal lists an id twice, its best rank counts. Ties are broken by the
+    best individual rank, then by id, so the order is deterministic.
+    """
+
+    def __init__(self, k: float = 60.0) -> None:
+        if k < 0:
+            raise ValueError("RRF k must be >= 0")
+        self.k = k
+
+    def fuse(
+        self,
+        signals: Mapping[str, Sequence[SignalHit]],
+        weights: Mapping[str, float],
+        limit: int,
+    ) -> list[FusedHit]:
+        names = list(signals)
+        ranks: dict[str, dict[str, int]] = {}
+        raw: dict[str, dict[str, float]] = {}
+        fused: dict[str, float] = {}
+        for name in names:
+            weight = float(weights.get(name, 1.0))
+            for position, hit in enumerate(signals[name], start=1):
+                per_id = ranks.setdefault(hit.id, {})
+                if name in per_id:  # duplicate id within one signal: keep the best rank
+                    continue
+                per_id[name] = position
+                raw.setdefault(hit.id, {})[name] = hit.score
+                fused[hit.id] = fused.get(hit.id, 0.0) + weight / (self.k + position)
+
+        def order(fragment_id: str) -> tuple[float, int, str]:
+            return (-fused[fragment_id], min(ranks[fragment_id].values()), fragment_id)
+
+        best = sorted(fused, key=order)[: max(limit, 0)]
+        return [
+            FusedHit(
+                id=fragment_id,
+                score=fused[fragment_id],
+                ranks={name: ranks[fragment_id].get(name) for name in names},
+                scores={name: raw[fragment_id].get(name) for name in names},
+            )
+            for fragment_id in best
+        ]
