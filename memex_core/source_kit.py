@@ -109,8 +109,8 @@ def _check_size(path: str | Path, size: int, max_bytes: int, what: str) -> None:
     if size > max_bytes:
         raise SourceError(
             path,
-            f"{what} is {size / 1024**3:.1f} GB uncompressed, over the {max_bytes / 1024**3:.1f} GB "
-            "limit; split the export or ingest a smaller one",
+            f"{what} is {size / 1024**3:.1f} GB uncompressed, over the "
+            f"{max_bytes / 1024**3:.1f} GB limit; split the export or ingest a smaller one",
         )
 
 
@@ -134,13 +134,11 @@ def _read_member(
             with archive.open(info) as handle:
                 return (handle.read() if limit is None else handle.read(limit)), info.filename
         except RuntimeError as exc:  # zipfile raises RuntimeError for encrypted members
-            raise SourceError(
-                path, f"cannot read {info.filename} ({exc}); extract the archive first", info.filename
-            ) from exc
+            reason = f"cannot read {info.filename} ({exc}); extract the archive first"
+            raise SourceError(path, reason, info.filename) from exc
         except (zipfile.BadZipFile, EOFError, OSError) as exc:
-            raise SourceError(
-                path, f"{info.filename} is corrupt ({exc}); download the export again", info.filename
-            ) from exc
+            reason = f"{info.filename} is corrupt ({exc}); download the export again"
+            raise SourceError(path, reason, info.filename) from exc
 
 
 def open_export_member(

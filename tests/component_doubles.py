@@ -1,0 +1,115 @@
+"""Small, fast stand-ins for the embedder and vector store, registered through the public hooks.
+
+They let most API and CLI tests run in milliseconds and prove that the core
+works with any component that honours the contracts. The real MiniLM and
+Chroma are exercised in their own tests and in the end-to-end test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memex_core.api import Memex
+from memex_core.config import Config, load_config
+from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
+from memex_core.hookspecs import hookimpl
+from memex_core.plugins import load_registry
+
+
+class HashingEmbedder:
+    """Bag of hashed words: texts sharing words get similar vectors. Deterministic."""
+
+    name = "hashing"
+    dimension = 64
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                bucket = int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension
+                out[row, bucket] += 1.0
+            norm = np.linalg.norm(out[row])
+            out[row] = out[row] / norm if norm else out[row]
+            if not norm:
+                out[row, 0] = 1.0
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+class MemoryVectorStore:
+    """Exact cosine search over vectors held in a dict; filters applied before top-k."""
+
+    def __init__(self) -> None:
+        self.vectors: dict[str, np.ndarray] = {}
+        self.fragments: dict[str, Fragment] = {}
+
+    def upsert(self, fragments: Sequence[Fragment], vectors: Sequence[Sequence[float]]) -> None:
+        for fragment, vector in zip(fragments, vectors, strict=True):
+            self.vectors[fragment.id] = np.asarray(vector, dtype=np.float32)
+            self.fragments[fragment.id] = fragment
+
+    def delete(self, ids: Iterable[str]) -> None:
+        for i in ids:
+            self.vectors.pop(i, None)
+            self.fragments.pop(i, None)
+
+    def search(self, vector: Sequence[float], limit: int, filters: SearchFilters
+               ) -> list[SignalHit]:
+        query = np.asarray(vector, dtype=np.float32)
+        scored = [
+            SignalHit(i, float(v @ query))
+            for i, v in self.vectors.items()
+            if filters.matches(self.fragments[i])
+        ]
+        return sorted(scored, key=lambda h: (-h.score, h.id))[:limit]
+
+    def count(self) -> int:
+        return len(self.vectors)
+
+    def clear(self) -> None:
+        self.vectors.clear()
+        self.fragments.clear()
+
+
+class DoublesPlugin:
+    """Registers the doubles under the names the default config uses for real parts."""
+
+    def __init__(self) -> None:
+        self.store = MemoryVectorStore()
+
+    @hookimpl
+    def register_embedders(self, register: Any) -> None:
+        register("hashing", lambda context: HashingEmbedder())
+
+    @hookimpl
+    def register_vector_stores(self, register: Any) -> None:
+        register("memory", lambda context: self.store)
+
+
+def fast_memex(home: Path, **raw: Any) -> Memex:
+    """A Memex on ``home`` using the built-in sources, bm25 and rrf, with the doubles for
+    embedding and vectors."""
+    registry = load_registry()
+    registry.register_plugin(DoublesPlugin(), name="doubles")
+    base = load_config(home)
+    components = {**base.components, "embedder": "hashing", "vector_store": "memory"}
+    return Memex(registry=registry, config=Config(home=home, components=components, raw=raw))
+
+
+@pytest.fixture
+def fast_mx(memex_home: Path) -> Memex:
+    mx = fast_memex(memex_home)
+    yield mx
+    mx.close()
+
+
+__all__ = ["DoublesPlugin", "HashingEmbedder", "MemoryVectorStore", "PluginContext", "fast_memex"]

@@ -1,0 +1,46 @@
+"""Every hook is documented, and every hook is exercised by a test somewhere in the suite."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+from memex_core import hookspecs
+
+HOOKS = sorted(
+    name
+    for name, value in vars(hookspecs).items()
+    if name.startswith("register_") and inspect.isfunction(value)
+)
+TESTS = Path(__file__).parent
+
+
+def test_hooks_exist_for_every_plugin_kind() -> None:
+    assert HOOKS == [
+        "register_commands",
+        "register_consolidators",
+        "register_embedders",
+        "register_extractors",
+        "register_keyword_stores",
+        "register_rankers",
+        "register_sources",
+        "register_vector_stores",
+    ]
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_hook_is_documented(hook: str) -> None:
+    doc = inspect.getdoc(getattr(hookspecs, hook)) or ""
+    assert len(doc.split()) >= 8, f"{hook} needs a docstring that explains it"
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_hook_has_a_test(hook: str) -> None:
+    users = [
+        path.name
+        for path in TESTS.glob("test_*.py")
+        if path.name != Path(__file__).name and hook in path.read_text()
+    ]
+    assert users, f"no test implements {hook}; add one that registers a component through it"
