@@ -12,6 +12,7 @@ keyword search never imports the embedder or the vector store.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
@@ -200,6 +201,34 @@ class Memex:
             else:
                 report.embedded = self._indexer().backfill(progress=embed_progress)
         return report
+
+    def add_fragments(
+        self,
+        fragments: Iterable[Fragment],
+        *,
+        origin: str,
+        embed: bool = True,
+        progress: Progress | None = None,
+    ) -> int:
+        """Store fragments built in code (not read from a file) as one atomic batch.
+
+        ``origin`` names the batch in ``memex sources`` (e.g. ``"app:support-bot"``).
+        Returns how many fragments were new. Embeds them when ``embed`` and possible.
+        """
+        batch = list(fragments)
+        digest = hashlib.sha256("\n".join(sorted(f.id for f in batch)).encode()).hexdigest()
+        kinds = sorted({f.source_kind for f in batch}) or ["api"]
+        with self.lock:
+            run_id = self.catalog.start_run(f"add_fragments {origin}")
+            new = self.catalog.add_file(run_id=run_id, path=origin, sha256=digest, size=0,
+                                        source_kind=",".join(kinds), fragments=batch)
+            keyword = self.keyword_store
+            keyword.add(new)
+            keyword.flush()
+            self.catalog.finish_run(run_id, "finished", {"fragments_added": len(new)})
+            if embed and self.semantic_unavailable_reason() is None:
+                self._indexer().backfill(progress=progress)
+        return len(new)
 
     def backfill(self, batch_size: int = 256, progress: Progress | None = None) -> int:
         """Embed every fragment that lacks a vector. Safe to interrupt and rerun."""

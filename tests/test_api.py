@@ -178,3 +178,17 @@ def test_stats(fast_mx: Memex, export: Path) -> None:
     assert stats.by_role == {"user": 3, "assistant": 3}
     assert (stats.embedder, stats.dimension) == ("hashing", 64)
     assert stats.first_timestamp == T0
+
+
+def test_add_fragments_from_code(fast_mx: Memex) -> None:
+    from memex_core.domain.chunking import message_fragments
+
+    fragments = list(
+        message_fragments(source_kind="app", source_path="app:test", conversation_id="s1",
+                          message_id="t1", role="user", text="The kettle whistles at noon",
+                          timestamp=T0, title=None)
+    )
+    assert fast_mx.add_fragments(fragments, origin="app:test") == 1
+    assert fast_mx.add_fragments(fragments, origin="app:test") == 0
+    assert fast_mx.search("kettle", mode="keyword")[0].fragment.source_kind == "app"
+    assert fast_mx.stats().embedded == 1
