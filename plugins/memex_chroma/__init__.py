@@ -1,1 +1,38 @@
-"""memex plugin chroma (under construction)."""
+"""The ``chroma`` vector store plugin.
+
+Stores memex's embeddings in chroma: a folder under ``$MEMEX_HOME/index/chroma``
+by default, or a chroma server when ``MEMEX_CHROMA_URL`` is set. Settings in
+``config.toml``::
+
+    [vector.chroma]
+    url = "http://127.0.0.1:8000"   # use a chroma server (MEMEX_CHROMA_URL wins)
+    path = "/data/chroma"           # or another local folder
+    collection = "memex_fragments"
+
+chromadb is imported only when the store is first used, so loading this plugin
+is cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memex_core.domain import PluginContext
+from memex_core.hookspecs import hookimpl
+
+
+def _build_store(context: PluginContext) -> Any:
+    from memex_chroma.store import ChromaVectorStore
+
+    return ChromaVectorStore.from_context(context)
+
+
+@hookimpl
+def register_vector_stores(register: Any) -> None:
+    register(
+        "chroma",
+        _build_store,
+        requires=("chromadb",),
+        extra="chroma",
+        description="chroma collection (local folder, or a server via MEMEX_CHROMA_URL).",
+    )

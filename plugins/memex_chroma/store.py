@@ -1,0 +1,252 @@
+"""The ``chroma`` vector store: memex's embeddings in a chroma collection.
+
+memex computes embeddings itself, so the collection has no embedding function
+and chroma never loads (or downloads) a model. Each vector carries the
+metadata that search filters need, and filters run inside chroma before top-k.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memex_chroma.connection import ChromaLocation, open_client, resolve_location
+from memex_chroma.metadata import fragment_metadata, where_clause
+from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
+from memex_core.errors import EmbedderMismatchError
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
+
+DEFAULT_COLLECTION = "memex_fragments"
+#: Collection metadata keys recording what built the vectors.
+DIMENSION_KEY = "dimension"
+EMBEDDER_KEY = "embedder"
+
+
+def _batches(count: int, size: int) -> Iterator[slice]:
+    for start in range(0, count, size):
+        yield slice(start, start + size)
+
+
+class ChromaVectorStore:
+    """A :class:`memex_core.domain.VectorStore` backed by one chroma collection.
+
+    The chroma client is created on first use and kept for the life of this
+    object (one client per store). ``embedder_name``, when known, is recorded
+    in the collection metadata with the dimension, and a store refuses to mix
+    vectors of another embedder or dimension into the collection.
+    """
+
+    def __init__(
+        self,
+        location: ChromaLocation,
+        *,
+        collection_name: str = DEFAULT_COLLECTION,
+        embedder_name: str | None = None,
+    ) -> None:
+        self.location = location
+        self.collection_name = collection_name
+        self.embedder_name = embedder_name
+        self._client: ClientAPI | None = None
+        self._collection: Collection | None = None
+        self._max_batch: int | None = None
+
+    @classmethod
+    def from_context(cls, context: PluginContext) -> ChromaVectorStore:
+        """Build from ``MEMEX_CHROMA_URL`` and the ``[vector.chroma]`` settings table."""
+        settings = context.settings
+        return cls(
+            resolve_location(context.home, settings),
+            collection_name=str(settings.get("collection") or DEFAULT_COLLECTION),
+        )
+
+    # -- connection -----------------------------------------------------------------
+
+    @property
+    def client(self) -> ClientAPI:
+        """The chroma client, connected on first access."""
+        if self._client is None:
+            self._client = open_client(self.location)
+        return self._client
+
+    def close(self) -> None:
+        """Release the client (and, for a local folder, chroma's hold on its files)."""
+        # close() lives on chromadb's Client, not on the ClientAPI interface it returns.
+        close = getattr(self._client, "close", None)
+        if close is not None:
+            close()
+        self._client = None
+        self._collection = None
+        self._max_batch = None
+
+    def __enter__(self) -> ChromaVectorStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def max_batch_size(self) -> int:
+        """The most records chroma accepts in one call (asked once, then cached)."""
+        if self._max_batch is None:
+            self._max_batch = max(1, int(self.client.get_max_batch_size()))
+        return self._max_batch
+
+    def _existing_collection(self) -> Collection | None:
+        """The collection if it exists; reads on a missing collection find nothing."""
+        if self._collection is None:
+            from chromadb.errors import NotFoundError
+
+            try:
+                # embedding_function=None: without it chroma attaches its default
+                # ONNX embedder, which downloads a model the first time it runs.
+                self._collection = self.client.get_collection(
+                    self.collection_name, embedding_function=None
+                )
+            except NotFoundError:
+                return None
+        return self._collection
+
+    def _collection_for(self, dimension: int) -> Collection:
+        collection = self._existing_collection()
+        if collection is None:
+            metadata: dict[str, Any] = {DIMENSION_KEY: dimension}
+            if self.embedder_name:
+                metadata[EMBEDDER_KEY] = self.embedder_name
+            collection = self.client.get_or_create_collection(
+                self.collection_name,
+                configuration={"hnsw": {"space": "cosine"}},
+                metadata=metadata,
+                embedding_function=None,
+            )
+            self._collection = collection
+        self._check_compatible(collection, dimension)
+        return collection
+
+    def _check_compatible(self, collection: Collection, dimension: int) -> None:
+        recorded = collection.metadata or {}
+        stored_dimension = recorded.get(DIMENSION_KEY)
+        stored_embedder = recorded.get(EMBEDDER_KEY)
+        dimension_differs = stored_dimension is not None and stored_dimension != dimension
+        embedder_differs = bool(
+            self.embedder_name and stored_embedder and stored_embedder != self.embedder_name
+        )
+        if dimension_differs or embedder_differs:
+            raise EmbedderMismatchError(
+                f"The {self.location.describe()} (collection {self.collection_name!r}) holds "
+                f"{stored_dimension}-dimensional vectors from embedder "
+                f"{stored_embedder or 'unknown'}, but got {dimension}-dimensional vectors "
+                f"from embedder {self.embedder_name or 'unknown'}. "
+                "Run `memex rebuild --vectors` to re-embed everything with the current embedder."
+            )
+
+    def stored_embedding(self) -> tuple[str | None, int | None]:
+        """``(embedder name, dimension)`` recorded in the collection, ``(None, None)`` if empty."""
+        collection = self._existing_collection()
+        recorded = (collection.metadata if collection is not None else None) or {}
+        embedder = recorded.get(EMBEDDER_KEY)
+        dimension = recorded.get(DIMENSION_KEY)
+        return (
+            str(embedder) if embedder is not None else None,
+            int(dimension) if isinstance(dimension, int) else None,
+        )
+
+    # -- VectorStore ------------------------------------------------------------------
+
+    def upsert(
+        self, fragments: Sequence[Fragment], vectors: Sequence[Sequence[float]] | np.ndarray
+    ) -> None:
+        """Add or replace the vectors (and filter metadata) of ``fragments``.
+
+        ``vectors`` may also be a numpy matrix (one row per fragment), which
+        avoids a copy through Python floats.
+        """
+        if len(fragments) != len(vectors):
+            raise ValueError(f"{len(fragments)} fragments but {len(vectors)} vectors")
+        if not fragments:
+            return
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim != 2:
+            raise ValueError(f"vectors must form a 2-D array, got shape {matrix.shape}")
+        # chroma rejects duplicate ids within one call; the last vector for an id wins.
+        last_row = {fragment.id: row for row, fragment in enumerate(fragments)}
+        rows = sorted(last_row.values())
+        if len(rows) != len(fragments):
+            matrix = matrix[rows]
+            fragments = [fragments[row] for row in rows]
+        collection = self._collection_for(int(matrix.shape[1]))
+        ids = [fragment.id for fragment in fragments]
+        metadatas = [fragment_metadata(fragment) for fragment in fragments]
+        for part in _batches(len(ids), self.max_batch_size()):
+            collection.upsert(
+                ids=ids[part],
+                embeddings=matrix[part],
+                metadatas=metadatas[part],  # type: ignore[arg-type]  # None deletes a key
+            )
+
+    def delete(self, ids: Iterable[str]) -> None:
+        """Remove vectors by fragment id; unknown ids are ignored."""
+        unique = list(dict.fromkeys(ids))
+        collection = self._existing_collection()
+        if collection is None or not unique:
+            return
+        for part in _batches(len(unique), self.max_batch_size()):
+            collection.delete(ids=unique[part])
+
+    def search(
+        self, vector: Sequence[float] | np.ndarray, limit: int, filters: SearchFilters
+    ) -> list[SignalHit]:
+        """Best ``limit`` fragments passing ``filters`` by cosine similarity, best first."""
+        if limit <= 0:
+            return []
+        collection = self._existing_collection()
+        if collection is None:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        if query.ndim != 1:
+            raise ValueError(f"the query vector must be 1-D, got shape {query.shape}")
+        self._check_compatible(collection, int(query.shape[0]))
+        result = collection.query(
+            query_embeddings=query.reshape(1, -1),
+            n_results=limit,
+            where=where_clause(filters),
+            include=["distances"],
+        )
+        ids = result["ids"][0]
+        distances = (result["distances"] or [[]])[0]
+        # The collection uses cosine distance (1 - cosine similarity). Clamp the
+        # float32 rounding that can push a perfect match just past 1.
+        hits = [
+            SignalHit(id=hit_id, score=min(1.0, max(-1.0, 1.0 - float(distance))))
+            for hit_id, distance in zip(ids, distances, strict=True)
+        ]
+        hits.sort(key=lambda hit: hit.score, reverse=True)  # stable: keeps chroma's tie order
+        return hits
+
+    def count(self) -> int:
+        collection = self._existing_collection()
+        return collection.count() if collection is not None else 0
+
+    def ids(self) -> set[str]:
+        """Every fragment id with a stored vector (for consistency checks with the catalog)."""
+        collection = self._existing_collection()
+        if collection is None:
+            return set()
+        found: set[str] = set()
+        page = self.max_batch_size()
+        offset = 0
+        while True:
+            batch = collection.get(include=[], limit=page, offset=offset)["ids"]
+            found.update(batch)
+            if len(batch) < page:
+                return found
+            offset += page
+
+    def clear(self) -> None:
+        """Drop every vector (and the recorded embedder); the next upsert starts afresh."""
+        if self._existing_collection() is not None:
+            self.client.delete_collection(self.collection_name)
+        self._collection = None
