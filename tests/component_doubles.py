@@ -80,11 +80,15 @@ class MemoryVectorStore:
         self.fragments.clear()
 
 
-class DoublesPlugin:
-    """Registers the doubles under the names the default config uses for real parts."""
+_STORES: dict[Path, MemoryVectorStore] = {}
 
-    def __init__(self) -> None:
-        self.store = MemoryVectorStore()
+
+class DoublesPlugin:
+    """Registers the doubles. The vector store lives as long as the test process, one per
+    home, so that separate CLI invocations on one home see the same vectors."""
+
+    def __init__(self, home: Path) -> None:
+        self.store = _STORES.setdefault(home, MemoryVectorStore())
 
     @hookimpl
     def register_embedders(self, register: Any) -> None:
@@ -99,7 +103,7 @@ def fast_memex(home: Path, **raw: Any) -> Memex:
     """A Memex on ``home`` using the built-in sources, bm25 and rrf, with the doubles for
     embedding and vectors."""
     registry = load_registry()
-    registry.register_plugin(DoublesPlugin(), name="doubles")
+    registry.register_plugin(DoublesPlugin(home), name="doubles")
     base = load_config(home)
     components = {**base.components, "embedder": "hashing", "vector_store": "memory"}
     return Memex(registry=registry, config=Config(home=home, components=components, raw=raw))

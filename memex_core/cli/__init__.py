@@ -18,7 +18,17 @@ from memex_core.cli.writing import ingest
 from memex_core.errors import MemexError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class MemexGroup(click.Group):
+    """Turns MemexError into a clean ``Error: ...`` message and exit status 1."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except MemexError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=MemexGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="memex", prog_name="memex")
 @click.option(
     "--home",
@@ -60,9 +70,6 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
-    except MemexError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(1)
     except KeyboardInterrupt:
         click.echo("Interrupted. Work committed so far is kept; run the command again to finish.",
                    err=True)
