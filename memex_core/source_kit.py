@@ -271,19 +271,22 @@ def iter_records(
     records (test-fixture style; ``key`` is then the record's key, else ``None``).
     ``location`` reads like ``conversation 3`` and is meant for messages.
     Entries that are not objects with ``marker_key`` are skipped with a
-    :class:`SkippedItemWarning`. A top level of any other shape raises
-    :class:`SourceError`.
+    :class:`SkippedItemWarning`. A top level of any other shape, or one where no
+    entry is a record, raises :class:`SourceError`; an empty list is fine.
     """
-    entries: list[tuple[str, str | None, Any]]
+
+    def is_record(item: object) -> bool:
+        return isinstance(item, dict) and marker_key in item
+
+    entries: list[tuple[str, str | None, Any]] = []
     if isinstance(data, list):
         entries = [(f"conversation {i + 1}", None, item) for i, item in enumerate(data)]
-    elif isinstance(data, dict) and marker_key in data:
+    elif is_record(data):
         entries = [("conversation 1", None, data)]
-    elif isinstance(data, dict) and any(
-        isinstance(value, dict) and marker_key in value for value in data.values()
-    ):
+    elif isinstance(data, dict):
         entries = [(f"conversation {key!r}", str(key), value) for key, value in data.items()]
-    else:
+    if not any(is_record(item) for _, _, item in entries) and data != []:
+        # Nothing here is a conversation: a wrong file (users.json...), not a few odd entries.
         raise SourceError(
             path,
             f"no conversations found: expected a list of objects with {marker_key!r}; "
@@ -291,7 +294,7 @@ def iter_records(
             "top level",
         )
     for location, key, item in entries:
-        if isinstance(item, dict) and marker_key in item:
+        if is_record(item):
             yield location, key, item
         else:
             warn_skipped(path, location, f"not a conversation (no {marker_key!r})")

@@ -1,1 +1,31 @@
-"""memex plugin claude_ai (under construction)."""
+"""The ``claude_ai`` source: Claude.ai "Export data" archives and their ``conversations.json``.
+
+Configure in ``config.toml``::
+
+    [source.claude_ai]
+    include_thinking = false   # index Claude's thinking blocks too
+
+Importing this package is cheap; the reader loads when the source is built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memex_core.domain import PluginContext
+from memex_core.hookspecs import hookimpl
+
+
+def _build(context: PluginContext) -> Any:
+    from memex_claude_ai.source import ClaudeAISource
+
+    return ClaudeAISource(include_thinking=bool(context.settings.get("include_thinking", False)))
+
+
+@hookimpl
+def register_sources(register: Any) -> None:
+    register(
+        "claude_ai",
+        _build,
+        description="Claude.ai export (.zip or conversations.json), thinking kept out by default.",
+    )
