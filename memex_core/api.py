@@ -220,8 +220,14 @@ class Memex:
         kinds = sorted({f.source_kind for f in batch}) or ["api"]
         with self.lock:
             run_id = self.catalog.start_run(f"add_fragments {origin}")
-            new = self.catalog.add_file(run_id=run_id, path=origin, sha256=digest, size=0,
-                                        source_kind=",".join(kinds), fragments=batch)
+            new = self.catalog.add_file(
+                run_id=run_id,
+                path=origin,
+                sha256=digest,
+                size=0,
+                source_kind=",".join(kinds),
+                fragments=batch,
+            )
             keyword = self.keyword_store
             keyword.add(new)
             keyword.flush()
@@ -281,8 +287,9 @@ class Memex:
             vectors=self.vector_store if semantic_ok else None,
             embedder=self.embedder if semantic_ok else None,
             ranker=self.ranker,
-            candidate_depth=int(self.config.search_setting("candidate_depth",
-                                                           DEFAULT_CANDIDATE_DEPTH)),
+            candidate_depth=int(
+                self.config.search_setting("candidate_depth", DEFAULT_CANDIDATE_DEPTH)
+            ),
             semantic_unavailable_reason=semantic_reason,
         )
 

@@ -62,8 +62,9 @@ class MemoryVectorStore:
             self.vectors.pop(i, None)
             self.fragments.pop(i, None)
 
-    def search(self, vector: Sequence[float], limit: int, filters: SearchFilters
-               ) -> list[SignalHit]:
+    def search(
+        self, vector: Sequence[float], limit: int, filters: SearchFilters
+    ) -> list[SignalHit]:
         query = np.asarray(vector, dtype=np.float32)
         scored = [
             SignalHit(i, float(v @ query))

@@ -54,27 +54,46 @@ CONVERSATIONS = [
         "SQLite locking",
         [
             ("user", "My app says database is locked when two processes write to SQLite.", T0),
-            ("assistant", "Enable WAL mode with PRAGMA journal_mode=WAL and set a busy_timeout "
-             "so writers wait instead of failing with SQLITE_BUSY.", T0 + 60),
+            (
+                "assistant",
+                "Enable WAL mode with PRAGMA journal_mode=WAL and set a busy_timeout "
+                "so writers wait instead of failing with SQLITE_BUSY.",
+                T0 + 60,
+            ),
         ],
     ),
     chatgpt_conversation(
         "conv-bread",
         "Sourdough",
         [
-            ("user", "How long should sourdough bread proof overnight in the fridge?", T0 + 30 * DAY),
-            ("assistant", "A cold retard of 12 to 16 hours develops flavour; bake straight from "
-             "the fridge in a preheated dutch oven.", T0 + 30 * DAY + 60),
+            (
+                "user",
+                "How long should sourdough bread proof overnight in the fridge?",
+                T0 + 30 * DAY,
+            ),
+            (
+                "assistant",
+                "A cold retard of 12 to 16 hours develops flavour; bake straight from "
+                "the fridge in a preheated dutch oven.",
+                T0 + 30 * DAY + 60,
+            ),
         ],
     ),
     chatgpt_conversation(
         "conv-lisbon",
         "Trip to Lisbon",
         [
-            ("user", "Plan three days in Lisbon with trams, pastries and a day trip to Sintra.",
-             T0 + 200 * DAY),
-            ("assistant", "Day one: tram 28 through Alfama and pastel de nata in Belém. Day two: "
-             "Sintra palaces. Day three: LX Factory and sunset at a miradouro.", T0 + 200 * DAY + 60),
+            (
+                "user",
+                "Plan three days in Lisbon with trams, pastries and a day trip to Sintra.",
+                T0 + 200 * DAY,
+            ),
+            (
+                "assistant",
+                "Day one: tram 28 through Alfama and pastel de nata in Belém. Day two: "
+                "Sintra palaces. Day three: LX Factory and sunset at a miradouro.",
+                T0 + 200 * DAY + 60,
+            ),
         ],
     ),
 ]

@@ -1,4 +1,4 @@
-"""The Memex facade end to end with the built-in sources, bm25 and rrf (fast doubles for vectors)."""
+"""The Memex facade end to end: built-in sources, bm25 and rrf, fast doubles for vectors."""
 
 from __future__ import annotations
 
@@ -53,8 +53,9 @@ def test_second_ingest_adds_nothing(fast_mx: Memex, export: Path) -> None:
 def test_grown_export_adds_only_the_new_messages(fast_mx: Memex, tmp_path: Path) -> None:
     first = write_chatgpt_export(tmp_path / "a.json")
     fast_mx.ingest(first)
-    more = json.loads(first.read_text()) + [
-        chatgpt_conversation("conv-new", "New", [("user", "brand new question", T0 + 400 * DAY)])
+    more = [
+        *json.loads(first.read_text()),
+        chatgpt_conversation("conv-new", "New", [("user", "brand new question", T0 + 400 * DAY)]),
     ]
     second = write_chatgpt_export(tmp_path / "b.json", more)
     assert fast_mx.ingest(second).fragments_added == 1
@@ -87,11 +88,12 @@ def test_semantic_weight_extremes(fast_mx: Memex, export: Path) -> None:
 def test_get_returns_fragments_in_requested_order(fast_mx: Memex, export: Path) -> None:
     fast_mx.ingest(export)
     ids = [r.id for r in fast_mx.search("sqlite lisbon sourdough", mode="keyword")]
-    assert [f.id for f in fast_mx.get(list(reversed(ids)) + ["nope"])] == list(reversed(ids))
+    assert [f.id for f in fast_mx.get([*reversed(ids), "nope"])] == list(reversed(ids))
 
 
-def test_bad_file_is_reported_and_does_not_stop_the_others(fast_mx: Memex, export: Path,
-                                                            tmp_path: Path) -> None:
+def test_bad_file_is_reported_and_does_not_stop_the_others(
+    fast_mx: Memex, export: Path, tmp_path: Path
+) -> None:
     broken = tmp_path / "exports" / "broken.json"
     broken.write_text('[{"mapping": {"a": ')
     stray = tmp_path / "notes.txt"
@@ -108,9 +110,7 @@ def test_bad_file_is_reported_and_does_not_stop_the_others(fast_mx: Memex, expor
 def test_folder_ingest_skips_unknown_files_quietly(fast_mx: Memex, export: Path) -> None:
     (export.parent / "README.txt").write_text("hello")
     report = fast_mx.ingest(export.parent)
-    assert [(Path(f.path).name, f.status) for f in report.files] == [
-        ("conversations.json", "new")
-    ]
+    assert [(Path(f.path).name, f.status) for f in report.files] == [("conversations.json", "new")]
 
 
 def test_no_results_guidance_names_the_filter(fast_mx: Memex, export: Path) -> None:
@@ -184,9 +184,16 @@ def test_add_fragments_from_code(fast_mx: Memex) -> None:
     from memex_core.domain.chunking import message_fragments
 
     fragments = list(
-        message_fragments(source_kind="app", source_path="app:test", conversation_id="s1",
-                          message_id="t1", role="user", text="The kettle whistles at noon",
-                          timestamp=T0, title=None)
+        message_fragments(
+            source_kind="app",
+            source_path="app:test",
+            conversation_id="s1",
+            message_id="t1",
+            role="user",
+            text="The kettle whistles at noon",
+            timestamp=T0,
+            title=None,
+        )
     )
     assert fast_mx.add_fragments(fragments, origin="app:test") == 1
     assert fast_mx.add_fragments(fragments, origin="app:test") == 0

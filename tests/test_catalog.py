@@ -41,8 +41,9 @@ def catalog(tmp_path: Path) -> Catalog:
 
 def add(catalog: Catalog, fragments, path: str = "/x/conversations.json", sha: str = "abc"):
     run = catalog.start_run("test")
-    return catalog.add_file(run_id=run, path=path, sha256=sha, size=1, source_kind="test",
-                            fragments=fragments)
+    return catalog.add_file(
+        run_id=run, path=path, sha256=sha, size=1, source_kind="test", fragments=fragments
+    )
 
 
 def test_fresh_catalog_is_migrated_and_in_wal_mode(catalog: Catalog) -> None:
@@ -76,8 +77,9 @@ def test_round_trip_preserves_every_field(catalog: Catalog) -> None:
         assert got[original.id].metadata == original.metadata
 
 
-def test_a_failing_file_transaction_leaves_nothing(catalog: Catalog,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_file_transaction_leaves_nothing(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def explode(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
@@ -126,8 +128,9 @@ def test_sql_escape_hatch_cannot_write_attach_or_change_pragmas(
 
 def test_read_only_sql_reads(catalog: Catalog) -> None:
     add(catalog, make_fragments())
-    columns, rows = catalog.query("SELECT role, COUNT(*) AS n FROM fragments GROUP BY role "
-                                  "ORDER BY role")
+    columns, rows = catalog.query(
+        "SELECT role, COUNT(*) AS n FROM fragments GROUP BY role ORDER BY role"
+    )
     assert columns == ["role", "n"]
     assert rows == [("assistant", 1), ("user", 2)]
 
@@ -135,9 +138,8 @@ def test_read_only_sql_reads(catalog: Catalog) -> None:
 def test_write_lock_is_exclusive_with_a_clear_message(tmp_path: Path) -> None:
     first = WriteLock(tmp_path, timeout=0.2)
     second = WriteLock(tmp_path, timeout=0.2)
-    with first:
-        with pytest.raises(WriteLockedError, match=r"Another memex process is writing.*pid"):
-            second.acquire()
+    with first, pytest.raises(WriteLockedError, match=r"Another memex process is writing.*pid"):
+        second.acquire()
     with second:  # released: now it can be taken
         pass
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from itertools import pairwise
+
 from memex_core.domain.chunking import message_fragments, split_text
 
 
@@ -24,13 +26,21 @@ def test_a_single_huge_word_is_cut_hard() -> None:
 
 def test_chunks_know_their_neighbours_and_ids_are_stable() -> None:
     text = "\n\n".join("para " + str(i) + " " + "lorem " * 100 for i in range(12))
-    kwargs = dict(source_kind="t", source_path="p", conversation_id="c", message_id="m",
-                  role="user", text=text, timestamp=1.0, title="T")
+    kwargs = dict(
+        source_kind="t",
+        source_path="p",
+        conversation_id="c",
+        message_id="m",
+        role="user",
+        text=text,
+        timestamp=1.0,
+        title="T",
+    )
     chunks = list(message_fragments(**kwargs))
     assert len(chunks) > 1
     assert [c.metadata["chunk_index"] for c in chunks] == list(range(len(chunks)))
     assert chunks[0].metadata["prev_id"] is None and chunks[-1].metadata["next_id"] is None
-    for left, right in zip(chunks, chunks[1:], strict=False):
+    for left, right in pairwise(chunks):
         assert left.metadata["next_id"] == right.id and right.metadata["prev_id"] == left.id
     assert [c.id for c in message_fragments(**kwargs)] == [c.id for c in chunks]
     assert len({c.id for c in chunks}) == len(chunks)

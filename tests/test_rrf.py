@@ -46,9 +46,7 @@ def test_zero_weight_signal_reports_ranks_but_adds_nothing() -> None:
 
 
 def test_one_result_per_fragment_even_if_a_signal_repeats_it() -> None:
-    fused = ReciprocalRankFusion(k=1).fuse(
-        {"keyword": hits("a", "a", "b")}, {"keyword": 1.0}, 10
-    )
+    fused = ReciprocalRankFusion(k=1).fuse({"keyword": hits("a", "a", "b")}, {"keyword": 1.0}, 10)
     assert [h.id for h in fused] == ["a", "b"]
     assert fused[0].score == pytest.approx(1 / 2)
     assert fused[1].ranks["keyword"] == 3

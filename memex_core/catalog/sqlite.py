@@ -109,9 +109,7 @@ class Catalog:
                     continue
                 for statement in _statements(sql):
                     self._db.execute(statement)
-                self._db.execute(
-                    "INSERT INTO schema_version VALUES (?, ?)", (number, time.time())
-                )
+                self._db.execute("INSERT INTO schema_version VALUES (?, ?)", (number, time.time()))
 
     def schema_sql(self) -> str:
         rows = self._db.execute(
@@ -207,8 +205,7 @@ class Catalog:
                 (path, sha256, size, source_kind, len(fragments), run_id, now),
             )
             new_ids = {
-                r[0]
-                for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))
+                r[0] for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))
             }
         return [f for f in fragments if f.id in new_ids]
 
@@ -297,10 +294,10 @@ class Catalog:
 
     def count_embedded(self, embedder: str | None = None) -> int:
         if embedder is None:
-            sql, args = "SELECT COUNT(*) FROM fragments WHERE embedded_by IS NOT NULL", ()
-        else:
-            sql, args = "SELECT COUNT(*) FROM fragments WHERE embedded_by = ?", (embedder,)
-        return int(self._db.execute(sql, args).fetchone()[0])
+            sql = "SELECT COUNT(*) FROM fragments WHERE embedded_by IS NOT NULL"
+            return int(self._db.execute(sql).fetchone()[0])
+        sql = "SELECT COUNT(*) FROM fragments WHERE embedded_by = ?"
+        return int(self._db.execute(sql, (embedder,)).fetchone()[0])
 
     def group_counts(self, column: str) -> dict[str, int]:
         if column not in ("source_kind", "role"):

@@ -48,8 +48,20 @@ def cli(ctx: click.Context, home: str | None) -> None:
     ctx.obj = {"home": home}
 
 
-for command in (ingest, dig, keyword, semantic, corpus, sources, plugins, schema, backfill,
-                rebuild, query, sql):
+for command in (
+    ingest,
+    dig,
+    keyword,
+    semantic,
+    corpus,
+    sources,
+    plugins,
+    schema,
+    backfill,
+    rebuild,
+    query,
+    sql,
+):
     cli.add_command(command)
 
 
@@ -71,6 +83,7 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
-        click.echo("Interrupted. Work committed so far is kept; run the command again to finish.",
-                   err=True)
+        click.echo(
+            "Interrupted. Work committed so far is kept; run the command again to finish.", err=True
+        )
         sys.exit(130)

@@ -11,16 +11,22 @@ from memex_core.cli.progress import RichProgress
 
 
 @click.command()
-@click.option("--batch-size", default=256, show_default=True, type=click.IntRange(1),
-              help="Fragments embedded per batch (each batch is recorded when stored).")
+@click.option(
+    "--batch-size",
+    default=256,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Fragments embedded per batch (each batch is recorded when stored).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option("panel", "json")
 @click.pass_context
 def backfill(ctx: click.Context, batch_size: int, quiet: bool, output_format: str) -> None:
     """Embed every fragment that has no vector yet. Interrupt and rerun at will."""
     mx = open_memex(ctx)
-    done = mx.backfill(batch_size=batch_size,
-                       progress=RichProgress(quiet or output_format == "json"))
+    done = mx.backfill(
+        batch_size=batch_size, progress=RichProgress(quiet or output_format == "json")
+    )
     if output_format == "json":
         click.echo(json.dumps({"embedded": done}))
     else:
@@ -28,19 +34,23 @@ def backfill(ctx: click.Context, batch_size: int, quiet: bool, output_format: st
 
 
 @click.command()
-@click.option("--keyword/--no-keyword", default=True, show_default=True,
-              help="Rebuild the keyword index.")
-@click.option("--vectors", is_flag=True,
-              help="Also re-embed everything (needed after changing the embedder).")
+@click.option(
+    "--keyword/--no-keyword", default=True, show_default=True, help="Rebuild the keyword index."
+)
+@click.option(
+    "--vectors", is_flag=True, help="Also re-embed everything (needed after changing the embedder)."
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @format_option("panel", "json")
 @click.pass_context
-def rebuild(ctx: click.Context, keyword: bool, vectors: bool, quiet: bool,
-            output_format: str) -> None:
+def rebuild(
+    ctx: click.Context, keyword: bool, vectors: bool, quiet: bool, output_format: str
+) -> None:
     """Recreate indexes from the catalog, which is the record of truth."""
     mx = open_memex(ctx)
-    done = mx.rebuild(keyword=keyword, vectors=vectors,
-                      progress=RichProgress(quiet or output_format == "json"))
+    done = mx.rebuild(
+        keyword=keyword, vectors=vectors, progress=RichProgress(quiet or output_format == "json")
+    )
     if output_format == "json":
         click.echo(json.dumps(done))
     else:

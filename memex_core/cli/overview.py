@@ -50,8 +50,13 @@ def sources(ctx: click.Context, output_format: str) -> None:
     """Source adapters that can be ingested, and the files already ingested."""
     mx = open_memex(ctx)
     adapters = [
-        {"name": r.name, "plugin": r.plugin, "available": r.available,
-         "install_hint": r.install_hint, "description": r.description}
+        {
+            "name": r.name,
+            "plugin": r.plugin,
+            "available": r.available,
+            "install_hint": r.install_hint,
+            "description": r.description,
+        }
         for r in mx.registry.registrations("source")
     ]
     files = mx.catalog.ingested_files()
@@ -67,15 +72,19 @@ def sources(ctx: click.Context, output_format: str) -> None:
         table.add_column(column)
     for a in adapters:
         status = "available" if a["available"] else f"unavailable: {a['install_hint']}"
-        table.add_row(a["name"], a["plugin"], status, a["description"])
+        table.add_row(str(a["name"]), str(a["plugin"]), status, str(a["description"]))
     console.print(table)
     if files:
         ingested = Table(title="Ingested files")
         for column in ("source", "fragments", "ingested", "path"):
             ingested.add_column(column)
         for f in files:
-            ingested.add_row(f["source_kind"], f"{f['fragments']:,}",
-                             (iso(f["ingested_at"]) or "")[:16], f["path"])
+            ingested.add_row(
+                f["source_kind"],
+                f"{f['fragments']:,}",
+                (iso(f["ingested_at"]) or "")[:16],
+                f["path"],
+            )
         console.print(ingested)
 
 
@@ -86,8 +95,14 @@ def plugins(ctx: click.Context, output_format: str) -> None:
     """Installed plugins and the components they register (available or not, and why)."""
     mx = open_memex(ctx)
     rows = [
-        {"kind": r.kind, "name": r.name, "plugin": r.plugin, "available": r.available,
-         "install_hint": r.install_hint, "description": r.description}
+        {
+            "kind": r.kind,
+            "name": r.name,
+            "plugin": r.plugin,
+            "available": r.available,
+            "install_hint": r.install_hint,
+            "description": r.description,
+        }
         for r in mx.registry.registrations()
     ]
     broken = [{"plugin": b.name, "error": b.error} for b in mx.registry.broken]
@@ -101,9 +116,12 @@ def plugins(ctx: click.Context, output_format: str) -> None:
     for column in ("kind", "name", "plugin", "status"):
         table.add_column(column)
     for row in rows:
-        status = "[green]available[/]" if row["available"] else (
-            f"[yellow]unavailable[/]: {row['install_hint']}")
-        table.add_row(row["kind"], row["name"], row["plugin"], status)
+        status = (
+            "[green]available[/]"
+            if row["available"]
+            else (f"[yellow]unavailable[/]: {row['install_hint']}")
+        )
+        table.add_row(str(row["kind"]), str(row["name"]), str(row["plugin"]), status)
     console = Console()
     console.print(table)
     for b in broken:

@@ -20,10 +20,16 @@ FILTER_HELP = {
 
 
 def search_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    decorators = [
+    decorators: list[Callable[[Any], Any]] = [
         click.argument("query"),
-        click.option("--limit", "-n", default=10, show_default=True, type=click.IntRange(1),
-                     help="How many results."),
+        click.option(
+            "--limit",
+            "-n",
+            default=10,
+            show_default=True,
+            type=click.IntRange(1),
+            help="How many results.",
+        ),
         click.option("--source", multiple=True, help=FILTER_HELP["source"]),
         click.option("--conversation", multiple=True, help=FILTER_HELP["conversation"]),
         click.option("--role", multiple=True, help=FILTER_HELP["role"]),
@@ -37,8 +43,9 @@ def search_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def run_search(ctx: click.Context, mode: str, query: str, limit: int, output_format: str,
-               **options: Any) -> None:
+def run_search(
+    ctx: click.Context, mode: str, query: str, limit: int, output_format: str, **options: Any
+) -> None:
     from memex_core.api import make_filters
     from memex_core.cli.render import print_panels, results_json
 
@@ -70,9 +77,13 @@ def run_search(ctx: click.Context, mode: str, query: str, limit: int, output_for
 
 @click.command()
 @search_options
-@click.option("--semantic-weight", type=click.FloatRange(0.0, 1.0), default=None,
-              help="Share of the semantic signal in the fusion, 0..1 (default 0.5; 0 = keyword "
-              "only, 1 = semantic only).")
+@click.option(
+    "--semantic-weight",
+    type=click.FloatRange(0.0, 1.0),
+    default=None,
+    help="Share of the semantic signal in the fusion, 0..1 (default 0.5; 0 = keyword "
+    "only, 1 = semantic only).",
+)
 def dig(ctx: click.Context, query: str, limit: int, output_format: str, **options: Any) -> None:
     """Hybrid search: keyword (BM25) and semantic rankings fused by reciprocal rank.
 
@@ -83,17 +94,21 @@ def dig(ctx: click.Context, query: str, limit: int, output_format: str, **option
 
 @click.command()
 @search_options
-def keyword(ctx: click.Context, query: str, limit: int, output_format: str,
-            **options: Any) -> None:
+def keyword(ctx: click.Context, query: str, limit: int, output_format: str, **options: Any) -> None:
     """Keyword search (BM25): exact words, names, error messages, identifiers."""
     run_search(ctx, "keyword", query, limit, output_format, **options)
 
 
 @click.command()
 @search_options
-@click.option("--min-score", type=click.FloatRange(-1.0, 1.0), default=None,
-              help="Drop results whose cosine similarity is below this.")
-def semantic(ctx: click.Context, query: str, limit: int, output_format: str,
-             **options: Any) -> None:
+@click.option(
+    "--min-score",
+    type=click.FloatRange(-1.0, 1.0),
+    default=None,
+    help="Drop results whose cosine similarity is below this.",
+)
+def semantic(
+    ctx: click.Context, query: str, limit: int, output_format: str, **options: Any
+) -> None:
     """Semantic search: meaning rather than words, by embedding similarity."""
     run_search(ctx, "semantic", query, limit, output_format, **options)

@@ -15,8 +15,12 @@ from memex_core.errors import MemexError
 
 def _render(columns: list[str], rows: list[tuple[Any, ...]], output_format: str) -> str:
     if output_format == "json":
-        return json.dumps([dict(zip(columns, row, strict=True)) for row in rows], indent=2,
-                          ensure_ascii=False, default=str)
+        return json.dumps(
+            [dict(zip(columns, row, strict=True)) for row in rows],
+            indent=2,
+            ensure_ascii=False,
+            default=str,
+        )
     if output_format == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer)
@@ -56,8 +60,10 @@ def query(ctx: click.Context, statement: str, output_format: str) -> None:
 def sql(ctx: click.Context) -> None:
     """Interactive read-only SQL shell on the catalog. End with Ctrl-D or `.quit`."""
     mx = open_memex(ctx)
-    click.echo(f"memex catalog at {mx.catalog.path} (read-only). Tables: fragments, "
-               "conversations, ingest_runs, ingested_files. `.schema` shows them; `.quit` exits.")
+    click.echo(
+        f"memex catalog at {mx.catalog.path} (read-only). Tables: fragments, "
+        "conversations, ingest_runs, ingested_files. `.schema` shows them; `.quit` exits."
+    )
     buffer = ""
     while True:
         try:

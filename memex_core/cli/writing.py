@@ -17,8 +17,9 @@ from memex_core.cli.progress import RichProgress
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @format_option("panel", "json")
 @click.pass_context
-def ingest(ctx: click.Context, paths: tuple[str, ...], no_embed: bool, quiet: bool,
-           output_format: str) -> None:
+def ingest(
+    ctx: click.Context, paths: tuple[str, ...], no_embed: bool, quiet: bool, output_format: str
+) -> None:
     """Ingest exports: files, folders (searched recursively) or export .zip files.
 
     \b

@@ -103,7 +103,7 @@ class VectorStore(Protocol):
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Turns text into fixed-size vectors. ``name`` and ``dimension`` are recorded in the catalog."""
+    """Turns text into fixed-size vectors; ``name`` and ``dimension`` go in the catalog."""
 
     name: str
     dimension: int

@@ -66,7 +66,15 @@ class SearchFilters:
 
     def without(self, name: str) -> SearchFilters:
         """A copy with one restriction lifted (``source_kinds``, ``since``...)."""
-        from dataclasses import replace
-
-        empty: object = None if name in ("since", "until") else ()
-        return replace(self, **{name: empty})
+        lifted: dict[str, tuple[str, ...] | float | None] = {
+            "source_kinds": (),
+            "conversation_ids": (),
+            "roles": (),
+            "since": None,
+            "until": None,
+        }
+        if name not in lifted:
+            raise ValueError(f"unknown filter {name!r}")
+        values = {key: getattr(self, key) for key in lifted}
+        values[name] = lifted[name]
+        return SearchFilters(**values)

@@ -76,9 +76,7 @@ class IngestService:
         report = IngestReport()
         missing = [p for p in paths if not p.exists()]
         for path in missing:
-            report.files.append(
-                FileOutcome(str(path), "failed", error="no such file or folder")
-            )
+            report.files.append(FileOutcome(str(path), "failed", error="no such file or folder"))
         candidates = list(expand_paths(p for p in paths if p.exists()))
         run_id = self.catalog.start_run(command)
         self.progress.start("Ingesting", len(candidates))

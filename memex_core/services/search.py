@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain import (
@@ -30,7 +30,7 @@ class SearchResults:
     results: list[SearchResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[SearchResult]:
         return iter(self.results)
 
     def __len__(self) -> int:
