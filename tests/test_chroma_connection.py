@@ -6,6 +6,7 @@ import socket
 from pathlib import Path
 
 import pytest
+
 from memex_chroma.connection import (
     URL_ENV,
     ChromaConfigError,
@@ -16,7 +17,6 @@ from memex_chroma.connection import (
     resolve_location,
 )
 from memex_chroma.metadata import where_clause
-
 from memex_core.domain import SearchFilters
 from memex_core.errors import MemexError
 

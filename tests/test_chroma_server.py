@@ -10,7 +10,6 @@ pytest.importorskip("chromadb", reason="chromadb is not installed (pip install '
 
 from memex_chroma.connection import URL_ENV
 from memex_chroma.store import ChromaVectorStore
-
 from memex_core.domain import PluginContext, SearchFilters
 from tests.chroma_server import chroma_server_url  # noqa: F401  (fixture)
 from tests.test_chroma_store import T0, expected_ranking, make_fragment, unit_vectors

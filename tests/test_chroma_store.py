@@ -15,8 +15,8 @@ from memex_core.errors import EmbedderMismatchError
 
 pytest.importorskip("chromadb", reason="chromadb is not installed (pip install 'memex[chroma]')")
 
-from memex_chroma.connection import ChromaLocation
-from memex_chroma.store import ChromaVectorStore
+from memex_chroma.connection import ChromaConfigError, ChromaLocation
+from memex_chroma.store import DEFAULT_EF_SEARCH, ChromaVectorStore
 
 DIM = 16
 
@@ -50,8 +50,8 @@ def unit_vectors(count: int, dim: int = DIM, seed: int = 0) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def open_store(path: Path, **kwargs: str) -> ChromaVectorStore:
-    return ChromaVectorStore(ChromaLocation(path=path), **kwargs)
+def open_store(path: Path, embedder_name: str | None = None) -> ChromaVectorStore:
+    return ChromaVectorStore(ChromaLocation(path=path), embedder_name=embedder_name)
 
 
 @pytest.fixture
@@ -390,3 +390,24 @@ def test_registered_as_the_chroma_vector_store(
         assert (tmp_path / "index" / "chroma").is_dir()
     finally:
         store.close()
+
+
+def test_new_collections_use_cosine_and_a_wide_hnsw_search(tmp_path: Path) -> None:
+    with open_store(tmp_path / "default") as store:
+        store.upsert([make_fragment(0)], unit_vectors(1))
+        hnsw = store.client.get_collection(store.collection_name).configuration_json["hnsw"]
+        assert (hnsw["space"], hnsw["ef_search"]) == ("cosine", DEFAULT_EF_SEARCH)
+
+    settings = {"ef_search": 64, "collection": "other_name"}
+    context = PluginContext(home=tmp_path, settings=settings)
+    with ChromaVectorStore.from_context(context) as tuned:
+        tuned.upsert([make_fragment(0)], unit_vectors(1))
+        hnsw = tuned.client.get_collection("other_name").configuration_json["hnsw"]
+        assert hnsw["ef_search"] == 64
+
+
+@pytest.mark.parametrize("value", [0, -5, "wide", 2.5, True])
+def test_rejects_a_bad_ef_search_setting(tmp_path: Path, value: object) -> None:
+    context = PluginContext(home=tmp_path, settings={"ef_search": value})
+    with pytest.raises(ChromaConfigError, match=r"\[vector.chroma\] ef_search"):
+        ChromaVectorStore.from_context(context)

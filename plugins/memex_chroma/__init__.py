@@ -8,6 +8,7 @@ by default, or a chroma server when ``MEMEX_CHROMA_URL`` is set. Settings in
     url = "http://127.0.0.1:8000"   # use a chroma server (MEMEX_CHROMA_URL wins)
     path = "/data/chroma"           # or another local folder
     collection = "memex_fragments"
+    ef_search = 400                 # HNSW search breadth, fixed when the collection is made
 
 chromadb is imported only when the store is first used, so loading this plugin
 is cheap.
