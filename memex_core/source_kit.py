@@ -105,12 +105,21 @@ def _find_member(archive: zipfile.ZipFile, path: str | Path, member_name: str) -
     )
 
 
+def _human_size(size: int) -> str:
+    for unit, factor in (("GB", 1024**3), ("MB", 1024**2), ("kB", 1024)):
+        if size >= factor:
+            return f"{size / factor:.1f} {unit}"
+    return f"{size} bytes"
+
+
 def _check_size(path: str | Path, size: int, max_bytes: int, what: str) -> None:
+    # For zip members this is the size the archive declares; zipfile never
+    # decompresses past it, so a lying header cannot get more bytes through.
     if size > max_bytes:
         raise SourceError(
             path,
-            f"{what} is {size / 1024**3:.1f} GB uncompressed, over the "
-            f"{max_bytes / 1024**3:.1f} GB limit; split the export or ingest a smaller one",
+            f"{what} is {_human_size(size)} uncompressed, over the {_human_size(max_bytes)} "
+            "limit; split the export or ingest a smaller one",
         )
 
 
@@ -121,6 +130,8 @@ def _open_zip(path: str | Path) -> zipfile.ZipFile:
         raise SourceError(path, f"not a readable zip archive ({exc}); download it again") from exc
     except FileNotFoundError as exc:
         raise SourceError(path, "file not found") from exc
+    except OSError as exc:
+        raise SourceError(path, f"cannot read the file ({exc.strerror or exc})") from exc
 
 
 def _read_member(

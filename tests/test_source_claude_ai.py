@@ -11,11 +11,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import memex_claude_ai
 import pluggy
 import pytest
-from memex_claude_ai.source import ClaudeAISource
 
+import memex_claude_ai
+from memex_chatgpt.source import ChatGPTSource
+from memex_claude_ai.source import ClaudeAISource
 from memex_core import hookspecs
 from memex_core.domain import ROLES, Fragment, PluginContext, Source, SourceError
 from memex_core.plugins import PluginRegistry
@@ -80,8 +81,6 @@ def test_every_shared_conversation_file_is_read(path: Path) -> None:
         assert isinstance(fragment.timestamp, float)
         json.dumps(fragment.metadata)
     assert [f.id for f in ingest(path)] == [f.id for f in fragments]
-    from memex_chatgpt.source import ChatGPTSource
-
     assert not ChatGPTSource().can_handle(path)
 
 
@@ -267,7 +266,7 @@ def test_plugin_registers_a_source_factory(tmp_path: Path) -> None:
     registry.register_plugin(memex_claude_ai, "claude_ai")
     assert registry.get("source", "claude_ai").available
     source = registry.build("source", "claude_ai", PluginContext(home=tmp_path))
-    assert isinstance(source, Source)
+    assert isinstance(source, Source) and isinstance(source, ClaudeAISource)
     assert source.source_kind == "claude_ai" and source.include_thinking is False
 
 
@@ -277,3 +276,21 @@ def test_importing_the_plugin_does_not_load_the_reader() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+# --- the sample export shipped for the README quick start --------------------------------
+
+
+def test_shipped_example_export() -> None:
+    path = Path(__file__).parents[1] / "examples" / "exports" / "claude-conversations.json"
+    fragments = ingest(path)
+    convs = by_conversation(fragments)
+    assert len(convs) == 6
+    years = {datetime.fromtimestamp(f[0].timestamp or 0, UTC).year for f in convs.values()}
+    assert years == {2024, 2025, 2026}
+    with_thinking = [f for f in fragments if "thinking" in f.metadata]
+    assert len(with_thinking) >= 2
+    for fragment in with_thinking:
+        assert fragment.metadata["thinking"] not in fragment.content
+    assert any("[attachment: cover_letter_draft.txt]" in f.content for f in fragments)
+    assert not ChatGPTSource().can_handle(path)

@@ -6,6 +6,7 @@ import json
 import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -200,7 +201,7 @@ def test_parse_timestamp_gives_none_for_non_times(value: object) -> None:
 
 
 def test_records_from_list_single_and_keyed_dict() -> None:
-    conv = {"mapping": {}}
+    conv: dict[str, Any] = {"mapping": {}}
     assert [r[:2] for r in iter_records([conv, conv], "mapping", "f")] == [
         ("conversation 1", None),
         ("conversation 2", None),
