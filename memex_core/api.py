@@ -154,7 +154,12 @@ class Memex:
         return self._ranker
 
     def sources(self) -> list[Source]:
-        return self.registry.build_available("source", self._context("keyword_store"))
+        """Every available source, built with its ``[source.<name>]`` settings."""
+        return [
+            reg.factory(PluginContext(self.home, self.config.source_settings(reg.name)))
+            for reg in self.registry.registrations("source")
+            if reg.available
+        ]
 
     def semantic_unavailable_reason(self) -> str | None:
         """Why semantic search cannot run here, or None if it can."""

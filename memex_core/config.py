@@ -15,6 +15,9 @@ optional ``config.toml``::
 
     [keyword.bm25]             # a component's own settings
     stemmer = "english"
+
+    [source.claude_ai]         # a source's own settings
+    include_thinking = false
 """
 
 from __future__ import annotations
@@ -64,6 +67,11 @@ class Config:
     def component_settings(self, role: str) -> Mapping[str, Any]:
         table = self.raw.get(SETTINGS_TABLES[role], {})
         value = table.get(self.component(role), {}) if isinstance(table, dict) else {}
+        return value if isinstance(value, dict) else {}
+
+    def source_settings(self, name: str) -> Mapping[str, Any]:
+        table = self.raw.get("source", {})
+        value = table.get(name, {}) if isinstance(table, dict) else {}
         return value if isinstance(value, dict) else {}
 
     def search_setting(self, name: str, default: Any) -> Any:

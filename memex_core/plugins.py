@@ -150,10 +150,6 @@ class PluginRegistry:
             )
         return reg.factory(context)
 
-    def build_available(self, kind: str, context: PluginContext) -> list[Any]:
-        """Every available component of one kind, built (used for sources)."""
-        return [reg.factory(context) for reg in self.registrations(kind) if reg.available]
-
     def add_commands(self, cli: Any) -> None:
         self.manager.hook.register_commands(cli=cli)
 

@@ -199,3 +199,9 @@ def test_add_fragments_from_code(fast_mx: Memex) -> None:
     assert fast_mx.add_fragments(fragments, origin="app:test") == 0
     assert fast_mx.search("kettle", mode="keyword")[0].fragment.source_kind == "app"
     assert fast_mx.stats().embedded == 1
+
+
+def test_source_settings_come_from_config(memex_home: Path) -> None:
+    mx = fast_memex(memex_home, source={"claude_ai": {"include_thinking": True}})
+    claude = next(s for s in mx.sources() if s.source_kind == "claude_ai")
+    assert claude.include_thinking is True
