@@ -1,0 +1,46 @@
+"""SearchFilters as a vectorised mask over document slots.
+
+Reproduces :meth:`memex_core.domain.SearchFilters.matches` exactly, on the
+per-slot code columns, so filtering happens before top-k is taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from memex_bm25.segment import DocColumns
+from memex_bm25.tables import StringTable
+from memex_core.domain import SearchFilters
+
+
+def filter_mask(
+    filters: SearchFilters,
+    columns: DocColumns,
+    tables: Mapping[str, StringTable],
+    slots: np.ndarray,
+) -> np.ndarray:
+    """Which of ``slots`` pass ``filters`` (a bool array aligned with ``slots``)."""
+    mask = np.ones(len(slots), dtype=bool)
+    for wanted, column, table in (
+        (filters.source_kinds, columns.source, tables["source"]),
+        (filters.conversation_ids, columns.conversation, tables["conversation"]),
+        (filters.roles, columns.role, tables["role"]),
+    ):
+        if not wanted:
+            continue
+        codes = [code for value in wanted if (code := table.lookup(value)) is not None]
+        if not codes:
+            return np.zeros(len(slots), dtype=bool)
+        mask &= np.isin(column[slots], codes)
+    if filters.since is not None or filters.until is not None:
+        # Written as "not before since, not after until" (not ">= since") so NaN
+        # bounds and NaN timestamps behave exactly as the comparisons in matches().
+        mask &= columns.timed[slots]
+        stamps = columns.timestamp[slots]
+        if filters.since is not None:
+            mask &= ~(stamps < filters.since)
+        if filters.until is not None:
+            mask &= ~(stamps > filters.until)
+    return mask
