@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -265,3 +267,49 @@ def test_many_small_flushes_stay_exact_and_merge(tmp_path: Path) -> None:
     fresh = BM25Store(tmp_path / "fresh", Tokenizer(stemmer=None, stopwords=None))
     fresh.add(everything)
     assert_same_results(results(store), results(fresh))
+
+
+READER_SCRIPT = """
+import sys, time
+from pathlib import Path
+from memex_bm25.store import BM25Store
+from memex_core.domain import SearchFilters
+root, stop = Path(sys.argv[1]), Path(sys.argv[2])
+seen = []
+while not stop.exists():
+    store = BM25Store(root)
+    seen.append(store.count())
+    store.search("word1 word2", 5, SearchFilters())
+print(" ".join(map(str, seen)))
+"""
+
+
+@pytest.mark.slow
+def test_reader_process_never_sees_half_a_flush(tmp_path: Path) -> None:
+    root = tmp_path / "bm25"
+    stop = tmp_path / "stop"
+    writer = BM25Store(root, merge_ratio=0.3)
+    writer.add(corpus(50, prefix="start"))
+    writer.flush()
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER_SCRIPT, str(root), str(stop)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for batch in range(40):
+            writer.add(corpus(25, seed=batch, prefix=f"b{batch}-"))
+            if batch % 3 == 0:
+                writer.delete([f"b{batch}-0"])
+            writer.flush()
+    finally:
+        stop.touch()
+        out, err = reader.communicate(timeout=60)
+    assert reader.returncode == 0, err
+    counts = [int(value) for value in out.split()]
+    assert counts, "the reader never completed a read"
+    assert counts == sorted(counts)  # generations only move forward
+    # Every count the reader saw is one the writer flushed.
+    flushed = {50 + 25 * (b + 1) - (b // 3 + 1) for b in range(40)} | {50}
+    assert set(counts) <= flushed

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -185,3 +187,8 @@ def test_scoring_parameters_come_from_settings(tmp_path: Path) -> None:
     got = {hit.id: hit.score for hit in store.search("apple banana", 10, NO_FILTERS)}
     expected = okapi.get_scores(["apple", "banana"])
     assert np.allclose([got.get(f"d{i}", 0.0) for i in range(4)], expected, rtol=1e-12)
+
+
+def test_importing_the_plugin_does_not_import_numpy() -> None:
+    code = "import sys, memex_bm25; assert 'numpy' not in sys.modules, 'numpy imported'"
+    subprocess.run([sys.executable, "-c", code], check=True)

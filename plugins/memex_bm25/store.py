@@ -170,12 +170,16 @@ class BM25Store:
                 # A writer may have replaced the generation between our reading the
                 # manifest and opening its folders: read the manifest again.
                 if attempt == _LOAD_ATTEMPTS - 1:
-                    self._reset()
-                    self._unusable = self._unreadable(f"missing file {exc.filename}")
+                    self._fail(self._unreadable(f"missing file {exc.filename}"))
             except (OSError, ValueError, KeyError, TypeError) as exc:
-                self._reset()
-                self._unusable = self._unreadable(f"{type(exc).__name__}: {exc}")
+                self._fail(self._unreadable(f"{type(exc).__name__}: {exc}"))
                 return
+
+    def _fail(self, error: MemexError) -> None:
+        """Hold an empty state that raises ``error`` until clear() or a newer manifest."""
+        self._reset()
+        self._unusable = error
+        self._stamp = storage.manifest_stamp(self.directory)
 
     def _unreadable(self, reason: str) -> IndexUnreadableError:
         return IndexUnreadableError(
