@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+
+from tests._data import shared_data_dir
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "exports"
@@ -13,17 +14,10 @@ EXAMPLES = REPO / "examples" / "exports"
 pytest_plugins = ["tests.component_doubles"]
 
 
-def shared_data_path() -> Path:
-    return Path(os.environ.get("MEMEX_TEST_DATA") or REPO.parent / "shared" / "data")
-
-
 @pytest.fixture
 def shared_data() -> Path:
     """The real exports and benchmark sets in ../shared/data; skips when absent."""
-    path = shared_data_path()
-    if not path.is_dir():
-        pytest.skip(f"real test data not found at {path} (set MEMEX_TEST_DATA to its folder)")
-    return path
+    return shared_data_dir()
 
 
 @pytest.fixture
