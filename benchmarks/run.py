@@ -1,0 +1,105 @@
+"""Run the benchmarks and write docs/benchmarks.md.
+
+    python -m benchmarks.run                      # everything (about 20-30 min on 2 cores)
+    python -m benchmarks.run --only keyword,adds  # some of them
+    python -m benchmarks.run --quick              # reduced sizes: a smoke run
+
+Temporary homes live under one temp folder, removed at the end (``--keep`` keeps it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks import adds, cold_start, keyword_latency, locomo, scifact
+from benchmarks.context import RunContext, Sizes, log
+from benchmarks.data import REPO_ROOT
+from benchmarks.report import Section, render
+
+BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
+    "keyword": ("1. Keyword query latency", keyword_latency.run),
+    "adds": ("2. Adding fragments to a large keyword index", adds.run),
+    "scifact": ("3. BEIR SciFact nDCG@10", scifact.run),
+    "locomo": ("4. LoCoMo evidence recall@10", locomo.run),
+    "cold": ("5. Cold `memex dig` wall time", cold_start.run),
+}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.run",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--only",
+        default=",".join(BENCHMARKS),
+        help=f"comma-separated subset of: {', '.join(BENCHMARKS)}",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="reduced sizes for a smoke run (figures not comparable to targets)",
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=REPO_ROOT / "docs" / "benchmarks.md",
+        help="where to write the report (default: docs/benchmarks.md)",
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the temporary homes")
+    args = parser.parse_args(argv)
+    chosen = [name.strip() for name in args.only.split(",") if name.strip()]
+    unknown = [name for name in chosen if name not in BENCHMARKS]
+    if unknown or not chosen:
+        parser.error(f"--only takes names from: {', '.join(BENCHMARKS)} (got {args.only!r})")
+    args.only = chosen
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may download at run time
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    started = time.perf_counter()
+    tmp = Path(tempfile.mkdtemp(prefix="memex-bench-"))
+    ctx = RunContext(tmp=tmp, sizes=Sizes.quick() if args.quick else Sizes(), quick=args.quick)
+    sections: list[Section] = []
+    failed = False
+    try:
+        for key, (title, bench) in BENCHMARKS.items():
+            if key not in args.only:
+                sections.append(Section(key, title, skipped="not selected (--only)"))
+                continue
+            log(f"== {title}")
+            try:
+                sections.append(bench(ctx))
+            except Exception as exc:  # report the failure in the doc and go on with the rest
+                failed = True
+                traceback.print_exc()
+                sections.append(Section(key, title, skipped=f"FAILED: {type(exc).__name__}: {exc}"))
+    finally:
+        if args.keep:
+            log(f"temporary homes kept in {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    command = "python -m benchmarks.run" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
+    text = render(
+        sections, command=command, quick=args.quick, wall_seconds=time.perf_counter() - started
+    )
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text, encoding="utf-8")
+    log(f"wrote {args.output}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
