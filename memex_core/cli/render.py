@@ -63,7 +63,7 @@ def print_panels(results: list[SearchResult], query: str) -> None:
     words = sorted({w for w in re.findall(r"\w+", query) if len(w) > 2}, key=len, reverse=True)
     for position, result in enumerate(results, start=1):
         fragment = result.fragment
-        when = (iso(fragment.timestamp) or "undated")[:16].replace("T", " ")
+        when = (iso(fragment.timestamp) or "undated")[:10]
         title = fragment.title or fragment.conversation_id
         body = Text(snippet(fragment.content, query))
         if words:
