@@ -1,4 +1,4 @@
-"""The command line as a user drives it (fast doubles for vectors; real parts in test_end_to_end)."""
+"""The command line as a user drives it (doubles for vectors; real parts in test_end_to_end)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from memex_core.hookspecs import hookimpl
-
 from memex_rrf.fusion import ReciprocalRankFusion
 
 __all__ = ["ReciprocalRankFusion"]
