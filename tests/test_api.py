@@ -205,3 +205,26 @@ def test_source_settings_come_from_config(memex_home: Path) -> None:
     mx = fast_memex(memex_home, source={"claude_ai": {"include_thinking": True}})
     claude = next(s for s in mx.sources() if s.source_kind == "claude_ai")
     assert claude.include_thinking is True
+
+
+def test_readers_are_not_blocked_by_a_writer(memex_home: Path, export: Path) -> None:
+    writer = fast_memex(memex_home)
+    writer.ingest(export)
+    reader = fast_memex(memex_home)
+    with writer.lock, writer.catalog.transaction() as db:
+        # A write is under way: lock held and an open write transaction.
+        db.execute("UPDATE fragments SET title = 'changing' WHERE role = 'user'")
+        hits = reader.search("sourdough", mode="keyword")
+        assert hits[0].fragment.title == "Sourdough"  # the last committed state
+        assert reader.stats().fragments == 6
+
+
+def test_a_second_writer_is_told_who_holds_the_lock(memex_home: Path, export: Path) -> None:
+    from memex_core.errors import WriteLockedError
+
+    first = fast_memex(memex_home)
+    first.catalog  # noqa: B018 - create the catalog before taking the lock
+    second = fast_memex(memex_home)
+    with first.lock, pytest.raises(WriteLockedError, match="Another memex process is writing"):
+        second.ingest(export)
+    assert second.ingest(export).fragments_added == 6
