@@ -198,7 +198,8 @@ class Memex:
                 self.catalog, self.sources(), self.keyword_store, progress or NoProgress()
             )
             command = " ".join(sys.argv[1:3]) or "ingest"
-            report = service.ingest([Path(p).expanduser() for p in paths], command=command)
+            resolved = [Path(p).expanduser().absolute() for p in paths]
+            report = service.ingest(resolved, command=command)
             if not embed:
                 report.embedding_skipped_reason = "skipped on request (run `memex backfill`)"
             elif (reason := self.semantic_unavailable_reason()) is not None:
