@@ -20,7 +20,7 @@ from memex_core.domain import Embedder, PluginContext
 from memex_core.plugins import load_registry
 from memex_minilm.embedder import MiniLMEmbedder
 from memex_minilm.model_files import model_dir
-from memex_minilm.numpy_encoder import gelu_
+from memex_minilm.numpy_encoder import TOKENS_PER_BATCH, _length_sorted_batches, gelu_
 from memex_minilm.weights import load_tensors
 
 LONG = " ".join(
@@ -187,3 +187,15 @@ def test_gelu_matches_the_exact_erf_form() -> None:
     # A&S 7.1.26 is within 1.5e-7 of erf, scaled by |x|/2 in GELU; plus float32 rounding.
     bound = 1e-7 * (1 + np.abs(xs)) + 2e-7 * np.abs(exact)
     assert np.all(np.abs(ours - exact) <= bound)
+
+
+def test_batches_cover_every_text_once_within_the_token_budget() -> None:
+    lengths = [2, 256, 40, 256, 7, 130, 130, 12, 256, 3] * 7
+    batches = _length_sorted_batches(lengths, workers=2)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    for batch in batches:
+        assert len(batch) * max(lengths[i] for i in batch) <= TOKENS_PER_BATCH
+    longest_first = [max(lengths[i] for i in batch) for batch in batches]
+    assert longest_first == sorted(longest_first, reverse=True)
+    assert _length_sorted_batches([9], workers=2) == [[0]]
+    assert len(_length_sorted_batches([200] * 4, workers=2)) == 2  # one batch per worker

@@ -27,10 +27,11 @@ BACKENDS = ("auto", "numpy", "torch")
 BACKEND_ENV = "MEMEX_EMBED_BACKEND"
 
 # "auto" moves documents to torch once this many (estimated) tokens have been asked
-# for in this process: ~200 full-length texts, about as long as the numpy backend
-# needs for them (~10 s) and a bit more than torch's start-up. A small ingest never
-# pays torch's start; a large one loses at most that much time to numpy first.
-AUTO_TORCH_TOKENS = 50_000
+# for in this process. Measured on 2 cores: torch starts in 5-8 s, then embeds ~1.5x
+# faster than numpy, so it pays off after roughly 70k-100k tokens (~400 abstracts or
+# ~4,000 chat-length messages). Switching at the break-even point means a small ingest
+# never pays torch's start, and a large one loses at most a few seconds to numpy first.
+AUTO_TORCH_TOKENS = 100_000
 _MAX_TOKENS = 256  # the model truncates longer texts, so they cost no more than this
 _CHARS_PER_TOKEN = 4  # rough English wordpiece density; only used to estimate work
 

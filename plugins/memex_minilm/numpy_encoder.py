@@ -10,18 +10,20 @@ sentence-transformers' mean pooling and normalisation, in float32.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from memex_minilm.blas import available_cores, single_threaded_blas
 from memex_minilm.model_files import EncoderConfig, ModelFilesError, read_config
 from memex_minilm.weights import load_tensors
 
 # Token budget per forward batch: keeps the largest activation (tokens x 1536 floats)
-# near 25 MB while the dense-layer matmuls stay large enough for BLAS to run at full speed.
-TOKENS_PER_BATCH = 4096
+# near 12 MB per worker while the dense-layer matmuls stay large enough for BLAS.
+TOKENS_PER_BATCH = 2048
 
 # GELU needs erf. math.erf through np.vectorize is ~100x too slow and scipy costs ~0.3 s
 # to import, so use Abramowitz & Stegun 7.1.26: |error| <= 1.5e-7, on par with float32
@@ -76,6 +78,24 @@ def layer_norm_(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
     x *= weight
     x += bias
     return x
+
+
+def _length_sorted_batches(lengths: Sequence[int], workers: int) -> list[list[int]]:
+    """Indices of texts grouped into batches of similar length, longest first.
+
+    Similar lengths waste little work on padding. A batch holds at most
+    TOKENS_PER_BATCH padded tokens, and medium inputs are split so each worker
+    gets a batch; a single short text stays one batch.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    budget = min(TOKENS_PER_BATCH, -(-sum(lengths) // max(1, workers)))
+    batches: list[list[int]] = []
+    start = 0
+    while start < len(order):
+        size = max(1, budget // lengths[order[start]])
+        batches.append(order[start : start + size])
+        start += size
+    return batches
 
 
 @dataclass(frozen=True)
@@ -164,18 +184,19 @@ class NumpyMiniLM:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
-        encodings = self.tokenizer.encode_batch(list(texts))
-        ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
-        # Longest first, batched by a token budget: similar lengths share a batch, so
-        # little compute goes to padding, and the first batch shows the peak memory.
-        order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
-        start = 0
-        while start < len(order):
-            longest = len(ids[order[start]])
-            size = max(1, TOKENS_PER_BATCH // longest)
-            batch = order[start : start + size]
-            out[batch] = self._encode_ids([ids[i] for i in batch])
-            start += size
+        ids = [np.asarray(e.ids, dtype=np.int64) for e in self.tokenizer.encode_batch(list(texts))]
+        batches = _length_sorted_batches([len(x) for x in ids], available_cores())
+        with single_threaded_blas():
+            if len(batches) == 1:
+                out[batches[0]] = self._encode_ids([ids[i] for i in batches[0]])
+                return out
+            # One batch per core, each on single-threaded BLAS: numpy releases the GIL
+            # inside its kernels, so the threads run in parallel without BLAS's
+            # thread barriers (see blas.py for why those hurt).
+            with ThreadPoolExecutor(max_workers=min(available_cores(), len(batches))) as pool:
+                results = pool.map(lambda rows: self._encode_ids([ids[i] for i in rows]), batches)
+                for rows, vectors in zip(batches, results, strict=True):
+                    out[rows] = vectors
         return out
 
     # -- forward pass -----------------------------------------------------------------

@@ -14,16 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from memex_minilm.blas import available_cores
 from memex_minilm.model_files import ModelFilesError, read_config
 
 BATCH_SIZE = 32
-
-
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 class TorchMiniLM:
@@ -37,7 +31,7 @@ class TorchMiniLM:
         import torch
         from sentence_transformers import SentenceTransformer
 
-        torch.set_num_threads(_cpu_count())
+        torch.set_num_threads(available_cores())
         _quiet_transformers()
         try:
             self.model: Any = SentenceTransformer(str(folder), device="cpu")
