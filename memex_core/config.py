@@ -2,19 +2,27 @@
 
 ``MEMEX_HOME`` (default ``~/.memex``) holds ``catalog.sqlite`` (the record of
 truth), ``index/`` (derived indexes that ``memex rebuild`` can recreate) and an
-optional ``config.toml``::
+optional ``config.toml``. Each role has a table whose ``use`` key picks the
+registered component (defaults shown) and whose sub-tables hold each
+component's own settings::
 
-    keyword_store = "bm25"     # which registered component serves each role
-    vector_store = "chroma"
-    embedder = "minilm"
-    ranker = "rrf"
+    [keyword]
+    use = "bm25"
+    [keyword.bm25]
+    stemmer = "english"
+
+    [vector]
+    use = "chroma"
+    [embedder]
+    use = "minilm"
+    [ranker]
+    use = "rrf"
+    [ranker.rrf]
+    k = 60
 
     [search]
     candidate_depth = 50       # hits each signal hands to the ranker
     semantic_weight = 0.5      # share of the semantic signal in hybrid search
-
-    [keyword.bm25]             # a component's own settings
-    stemmer = "english"
 
     [source.claude_ai]         # a source's own settings
     include_thinking = false
@@ -38,7 +46,7 @@ DEFAULT_COMPONENTS = {
     "ranker": "rrf",
 }
 
-#: config.toml table that holds each role's component settings.
+#: config.toml table of each role: ``use`` picks the component, sub-tables hold settings.
 SETTINGS_TABLES = {
     "keyword_store": "keyword",
     "vector_store": "vector",
@@ -90,10 +98,16 @@ def load_config(home: str | Path | None = None) -> Config:
         except tomllib.TOMLDecodeError as exc:
             raise MemexError(f"{path}: invalid TOML ({exc}). Fix the file or remove it.") from exc
     components = dict(DEFAULT_COMPONENTS)
-    for role in DEFAULT_COMPONENTS:
-        value = raw.get(role)
+    for role, table_name in SETTINGS_TABLES.items():
+        table = raw.get(table_name, {})
+        if not isinstance(table, dict):
+            raise MemexError(
+                f"{path}: `{table_name}` must be a table, e.g. [{table_name}] "
+                f'use = "{DEFAULT_COMPONENTS[role]}"'
+            )
+        value = table.get("use")
         if value is not None:
             if not isinstance(value, str):
-                raise MemexError(f"{path}: `{role}` must be a component name (a string).")
+                raise MemexError(f"{path}: [{table_name}] use must be a component name.")
             components[role] = value
     return Config(home=root, components=components, raw=raw)
