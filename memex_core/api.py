@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -282,6 +283,26 @@ class Memex:
 
     # -- reading ----------------------------------------------------------------
 
+    def _embed_query_while_opening_vectors(self, query: str) -> Sequence[float]:
+        """Embed the query while the vector store opens in a background thread.
+
+        Opening Chroma costs most of a cold ``memex dig`` (importing chromadb
+        alone takes ~0.6 s); loading MiniLM and running the query through it is
+        numpy and Rust work that releases the GIL, so the two overlap well. The
+        embedder is built first, in this thread, so that shared libraries such
+        as numpy are imported by one thread only.
+        """
+        embedder = self.embedder
+        if self._vectors is not None:
+            return embedder.embed_query(query)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memex-open") as pool:
+            opening = pool.submit(self._build, "vector_store")
+            try:
+                vector = embedder.embed_query(query)
+            finally:
+                self._vectors = opening.result()
+        return vector
+
     def search_service(self, mode: str) -> SearchService:
         semantic_reason = self.semantic_unavailable_reason() if mode != "keyword" else None
         semantic_ok = mode != "keyword" and semantic_reason is None
@@ -327,15 +348,21 @@ class Memex:
             filters = make_filters(
                 source=source, conversation=conversation, role=role, since=since, until=until
             )
+        weight = semantic_weight
+        if weight is None:
+            weight = float(self.config.search_setting("semantic_weight", DEFAULT_SEMANTIC_WEIGHT))
+        query_vector = None
+        if mode == "semantic" or (mode == "hybrid" and weight > 0.0):
+            if mode == "hybrid":
+                self.keyword_store  # noqa: B018 - load the keyword index first, on this thread
+            if self.semantic_unavailable_reason() is None:
+                query_vector = self._embed_query_while_opening_vectors(query)
         service = self.search_service(mode)
         if mode == "keyword":
             return service.keyword(query, limit, filters)
         if mode == "semantic":
-            return service.semantic(query, limit, filters, min_score)
-        weight = semantic_weight
-        if weight is None:
-            weight = float(self.config.search_setting("semantic_weight", DEFAULT_SEMANTIC_WEIGHT))
-        return service.hybrid(query, limit, filters, weight)
+            return service.semantic(query, limit, filters, min_score, query_vector)
+        return service.hybrid(query, limit, filters, weight, query_vector)
 
     def get(self, ids: Sequence[str]) -> list[Fragment]:
         """Fragments by id, in the order asked; unknown ids are left out."""

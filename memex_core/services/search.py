@@ -75,11 +75,16 @@ class SearchService:
         return self.keyword_store.search(query, limit, filters)
 
     def semantic_hits(
-        self, query: str, limit: int, filters: SearchFilters, min_score: float | None = None
+        self,
+        query: str,
+        limit: int,
+        filters: SearchFilters,
+        min_score: float | None = None,
+        query_vector: Sequence[float] | None = None,
     ) -> list[SignalHit]:
         if self.vectors is None or self.embedder is None:
             return []
-        vector = self.embedder.embed_query(query)
+        vector = self.embedder.embed_query(query) if query_vector is None else query_vector
         hits = self.vectors.search(vector, limit, filters)
         if min_score is not None:
             hits = [h for h in hits if h.score >= min_score]
@@ -90,13 +95,19 @@ class SearchService:
         return self._single(KEYWORD, hits)
 
     def semantic(
-        self, query: str, limit: int, filters: SearchFilters, min_score: float | None = None
+        self,
+        query: str,
+        limit: int,
+        filters: SearchFilters,
+        min_score: float | None = None,
+        query_vector: Sequence[float] | None = None,
     ) -> SearchResults:
         if not self.semantic_available:
             out = SearchResults(SEMANTIC)
             out.notes.append(self.semantic_unavailable_reason or "semantic search unavailable")
             return out
-        return self._single(SEMANTIC, self.semantic_hits(query, limit, filters, min_score))
+        hits = self.semantic_hits(query, limit, filters, min_score, query_vector)
+        return self._single(SEMANTIC, hits)
 
     def hybrid(
         self,
@@ -104,7 +115,9 @@ class SearchService:
         limit: int,
         filters: SearchFilters,
         semantic_weight: float = DEFAULT_SEMANTIC_WEIGHT,
+        query_vector: Sequence[float] | None = None,
     ) -> SearchResults:
+        """``query_vector`` may be passed when the caller already embedded the query."""
         if not 0.0 <= semantic_weight <= 1.0:
             raise ValueError("semantic_weight must be between 0 and 1")
         depth = max(limit, self.candidate_depth)
@@ -113,7 +126,7 @@ class SearchService:
         if semantic_weight < 1.0 or not self.semantic_available:
             signals[KEYWORD] = self.keyword_hits(query, depth, filters)
         if self.semantic_available and semantic_weight > 0.0:
-            signals[SEMANTIC] = self.semantic_hits(query, depth, filters)
+            signals[SEMANTIC] = self.semantic_hits(query, depth, filters, None, query_vector)
         elif not self.semantic_available:
             notes.append(
                 (self.semantic_unavailable_reason or "semantic search unavailable")
