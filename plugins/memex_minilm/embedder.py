@@ -1,16 +1,18 @@
-"""The minilm embedder: all-MiniLM-L6-v2, offline, through numpy or torch.
+"""The minilm embedder: all-MiniLM-L6-v2, offline, through numpy (default) or torch.
 
-Queries always go through the numpy backend (unless ``backend = "torch"``): it
-starts in about 0.1 s, which keeps a cold ``memex dig`` fast. Bulk document
-embedding moves to sentence-transformers (torch) once enough work has been asked
-for to repay its 5-8 s start; both backends produce the same vectors to ~1e-7,
-so the stored vectors do not depend on which one ran.
+Why numpy by default, even for bulk ingest: measured on this project's 2-core
+machine, the numpy encoder embeds ~25 abstracts/s against torch's ~29 (and the
+same ~300 chat-length texts/s), starts in 0.1 s instead of 5-8 s, needs no torch,
+and keeps its speed when other processes compete for the CPU, where torch fell
+to a third of it. ``backend = "torch"`` still routes document batches through
+sentence-transformers for machines where it wins; both produce the same vectors
+to ~1e-7, so stored vectors never depend on the backend. Queries always use
+numpy: one short text gains nothing from torch, and the CLI must start fast.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import logging
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -21,19 +23,9 @@ import numpy as np
 
 from memex_core.errors import MemexError
 
-log = logging.getLogger(__name__)
-
+#: "auto" lets memex choose (today: numpy); "numpy" and "torch" force a backend.
 BACKENDS = ("auto", "numpy", "torch")
 BACKEND_ENV = "MEMEX_EMBED_BACKEND"
-
-# "auto" moves documents to torch once this many (estimated) tokens have been asked
-# for in this process. Measured on 2 cores: torch starts in 5-8 s, then embeds ~1.5x
-# faster than numpy, so it pays off after roughly 70k-100k tokens (~400 abstracts or
-# ~4,000 chat-length messages). Switching at the break-even point means a small ingest
-# never pays torch's start, and a large one loses at most a few seconds to numpy first.
-AUTO_TORCH_TOKENS = 100_000
-_MAX_TOKENS = 256  # the model truncates longer texts, so they cost no more than this
-_CHARS_PER_TOKEN = 4  # rough English wordpiece density; only used to estimate work
 
 
 class EmbeddingBackendError(MemexError):
@@ -69,15 +61,11 @@ def torch_available() -> bool:
         return False
 
 
-def estimate_tokens(texts: Sequence[str]) -> int:
-    return sum(min(_MAX_TOKENS, len(t) // _CHARS_PER_TOKEN + 2) for t in texts)
-
-
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 sentence embeddings, 384 dimensions, L2-normalised float32.
 
-    Models load lazily on first use, so building the embedder is free. Safe to call
-    from several threads (loading is locked; numpy encoding holds no shared state).
+    Models load lazily on first use, so building the embedder is free. Safe to
+    share between threads (loading is locked; the encoders are immutable).
     """
 
     name = "minilm"
@@ -92,8 +80,6 @@ class MiniLMEmbedder:
         self._model_dir = model_dir
         self._numpy: _Encoder | None = None
         self._torch: _Encoder | None = None
-        self._torch_failed = False
-        self._tokens_asked = 0
         self._lock = threading.Lock()
 
     # -- the Embedder protocol --------------------------------------------------------
@@ -103,39 +89,14 @@ class MiniLMEmbedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return self._document_encoder(texts).encode(texts)
+        encoder = self._load_torch() if self.backend == "torch" else self._load_numpy()
+        return encoder.encode(texts)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Embedding of one query, shape ``(384,)``; cheap to start (numpy unless forced)."""
-        encoder = self._load_torch() if self.backend == "torch" else self._load_numpy()
-        return encoder.encode([text])[0]
+        """Embedding of one query, shape ``(384,)``, through numpy whatever the backend."""
+        return self._load_numpy().encode([text])[0]
 
-    # -- choosing and loading backends ------------------------------------------------
-
-    def backend_for(self, texts: Sequence[str]) -> str:
-        """Which backend ``embed_documents(texts)`` would use now (without loading it)."""
-        if self.backend != "auto":
-            return self.backend
-        if self._torch is not None:
-            return "torch"
-        if self._torch_failed or not torch_available():
-            return "numpy"
-        total = self._tokens_asked + estimate_tokens(texts)
-        return "torch" if total >= AUTO_TORCH_TOKENS else "numpy"
-
-    def _document_encoder(self, texts: Sequence[str]) -> _Encoder:
-        choice = self.backend_for(texts)
-        self._tokens_asked += estimate_tokens(texts)
-        if choice == "numpy":
-            return self._load_numpy()
-        if self.backend == "torch":
-            return self._load_torch()
-        try:
-            return self._load_torch()
-        except Exception as exc:  # auto: a broken torch install must not stop an ingest
-            log.warning("minilm: torch backend failed to load (%s); staying on numpy", exc)
-            self._torch_failed = True
-            return self._load_numpy()
+    # -- loading ----------------------------------------------------------------------
 
     def _folder(self) -> Path:
         if self._model_dir is None:

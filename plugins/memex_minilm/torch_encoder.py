@@ -1,8 +1,9 @@
-"""The same model through sentence-transformers and torch: slow to start, fast in bulk.
+"""The same model through sentence-transformers and torch: opt-in, for bulk only.
 
-Loading torch and sentence-transformers takes 5-8 s, but on long texts the
-encoder then runs about 1.5x faster than the numpy one, so it pays off for large
-ingests. Its vectors match the numpy backend's to ~1e-7.
+Loading torch and sentence-transformers takes 5-8 s. On an idle 2-core machine it
+then embeds long texts ~15% faster than the numpy encoder (short texts equally
+fast), but it slows badly when other processes compete for the CPU, so memex uses
+it only when ``backend = "torch"`` asks for it. Its vectors match numpy's to ~1e-7.
 """
 
 from __future__ import annotations
