@@ -180,6 +180,30 @@ def test_memory_mapped_weights_equal_safetensors_own_loader() -> None:
         np.testing.assert_array_equal(mapped[name], array, err_msg=name)
 
 
+def test_weights_fall_back_to_safetensors_for_files_it_cannot_map(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import memex_minilm.weights as weights
+
+    path = model_dir() / "model.safetensors"
+    mapped = weights.load_tensors(path)
+    monkeypatch.setattr(weights, "_map_tensors", lambda _path: None)  # e.g. an F16 file
+    loaded = weights.load_tensors(path)
+    assert loaded.keys() == mapped.keys()
+    name = "encoder.layer.5.output.dense.weight"
+    assert loaded[name].flags.writeable and not mapped[name].flags.writeable
+    np.testing.assert_array_equal(loaded[name], mapped[name])
+
+
+def test_damaged_weights_file_is_reported_with_the_fix(tmp_path: Path) -> None:
+    from memex_minilm.model_files import ModelFilesError
+
+    damaged = tmp_path / "model.safetensors"
+    damaged.write_bytes((model_dir() / "model.safetensors").read_bytes()[:1_000_000])
+    with pytest.raises(ModelFilesError, match=r"damaged.*pip install --force-reinstall"):
+        load_tensors(damaged)
+
+
 def test_gelu_matches_the_exact_erf_form() -> None:
     xs = np.linspace(-12, 12, 24001, dtype=np.float32)
     exact = np.array([float(x) * 0.5 * (1 + math.erf(float(x) / math.sqrt(2))) for x in xs])
