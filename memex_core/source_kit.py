@@ -193,6 +193,21 @@ def peek_json_prefix(path: str | Path, n: int = 4096, member_name: str = DEFAULT
         raise SourceError(path, f"cannot read the file ({exc.strerror or exc})") from exc
 
 
+def json_export_opens_with(
+    path: str | Path, opening: re.Pattern[str], peek_bytes: int = 64 * 1024
+) -> bool:
+    """Cheap format check for ``can_handle``: is ``path`` a ``.json`` file (or a ``.zip``
+    holding ``conversations.json``) whose first ``peek_bytes`` hold a JSON list or
+    object matching ``opening``? Never raises; unreadable input is simply not ours."""
+    if Path(path).suffix.lower() not in (".json", ".zip") or not Path(path).is_file():
+        return False
+    try:
+        prefix = peek_json_prefix(path, peek_bytes)
+    except (SourceError, OSError):
+        return False
+    return prefix.lstrip()[:1] in ("[", "{") and opening.search(prefix) is not None
+
+
 def find_json_key(text: str, key: str) -> int:
     """Offset of ``"key":`` used as an object key in (possibly truncated) JSON text, or -1.
 

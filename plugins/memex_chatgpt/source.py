@@ -27,14 +27,14 @@ from typing import Any
 
 from memex_chatgpt.content import render_message
 from memex_chatgpt.thread import active_path
-from memex_core.domain import Fragment, SourceError
+from memex_core.domain import Fragment
 from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
 from memex_core.source_kit import (
     is_zip_path,
     iter_records,
+    json_export_opens_with,
     load_json,
     parse_timestamp,
-    peek_json_prefix,
     warn_skipped,
 )
 
@@ -78,13 +78,7 @@ class ChatGPTSource:
 
     def can_handle(self, path: Path) -> bool:
         """True for a ``.json``/``.zip`` whose (member) text opens like a ChatGPT export."""
-        if Path(path).suffix.lower() not in (".json", ".zip") or not Path(path).is_file():
-            return False
-        try:
-            prefix = peek_json_prefix(path, PEEK_BYTES)
-        except (SourceError, OSError):
-            return False
-        return prefix.lstrip()[:1] in ("[", "{") and _MAPPING_OPENING.search(prefix) is not None
+        return json_export_opens_with(path, _MAPPING_OPENING, PEEK_BYTES)
 
     def ingest(self, path: Path) -> Iterator[Fragment]:
         """Fragments of every conversation's active branch, conversation by conversation."""

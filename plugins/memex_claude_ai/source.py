@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from memex_claude_ai.content import Segment, file_names, render_message
-from memex_core.domain import Fragment, SourceError
+from memex_core.domain import Fragment
 from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
 from memex_core.source_kit import (
     is_zip_path,
     iter_records,
+    json_export_opens_with,
     load_json,
     parse_timestamp,
-    peek_json_prefix,
     warn_skipped,
 )
 
@@ -72,14 +72,7 @@ class ClaudeAISource:
 
     def can_handle(self, path: Path) -> bool:
         """True for a ``.json``/``.zip`` whose (member) text opens like Claude.ai conversations."""
-        if Path(path).suffix.lower() not in (".json", ".zip") or not Path(path).is_file():
-            return False
-        try:
-            prefix = peek_json_prefix(path, PEEK_BYTES)
-        except (SourceError, OSError):
-            return False
-        stripped = prefix.lstrip()[:1]
-        return stripped in ("[", "{") and _CHAT_MESSAGES_OPENING.search(prefix) is not None
+        return json_export_opens_with(path, _CHAT_MESSAGES_OPENING, PEEK_BYTES)
 
     def ingest(self, path: Path) -> Iterator[Fragment]:
         """Fragments of every conversation, message by message."""
