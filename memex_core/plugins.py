@@ -55,6 +55,17 @@ class Registration:
     def available(self) -> bool:
         return not self.missing
 
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready summary for ``memex plugins`` and ``memex sources``."""
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "plugin": self.plugin,
+            "available": self.available,
+            "install_hint": self.install_hint,
+            "description": self.description,
+        }
+
     @property
     def install_hint(self) -> str | None:
         if self.available:

@@ -49,16 +49,7 @@ def corpus(ctx: click.Context, output_format: str) -> None:
 def sources(ctx: click.Context, output_format: str) -> None:
     """Source adapters that can be ingested, and the files already ingested."""
     mx = open_memex(ctx)
-    adapters = [
-        {
-            "name": r.name,
-            "plugin": r.plugin,
-            "available": r.available,
-            "install_hint": r.install_hint,
-            "description": r.description,
-        }
-        for r in mx.registry.registrations("source")
-    ]
+    adapters = [r.describe() for r in mx.registry.registrations("source")]
     files = mx.catalog.ingested_files()
     if output_format == "json":
         click.echo(json.dumps({"sources": adapters, "files": files}, indent=2))
@@ -94,17 +85,7 @@ def sources(ctx: click.Context, output_format: str) -> None:
 def plugins(ctx: click.Context, output_format: str) -> None:
     """Installed plugins and the components they register (available or not, and why)."""
     mx = open_memex(ctx)
-    rows = [
-        {
-            "kind": r.kind,
-            "name": r.name,
-            "plugin": r.plugin,
-            "available": r.available,
-            "install_hint": r.install_hint,
-            "description": r.description,
-        }
-        for r in mx.registry.registrations()
-    ]
+    rows = [r.describe() for r in mx.registry.registrations()]
     broken = [{"plugin": b.name, "error": b.error} for b in mx.registry.broken]
     if output_format == "json":
         click.echo(json.dumps({"components": rows, "broken": broken}, indent=2))
