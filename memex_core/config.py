@@ -21,7 +21,7 @@ component's own settings::
     k = 60
 
     [search]
-    candidate_depth = 50       # hits each signal hands to the ranker
+    candidate_depth = 10       # hits each signal hands to the ranker (at least limit)
     semantic_weight = 0.5      # share of the semantic signal in hybrid search
 
     [source.claude_ai]         # a source's own settings
