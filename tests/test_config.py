@@ -17,10 +17,10 @@ def test_defaults_without_a_file(tmp_path: Path) -> None:
 def test_use_picks_components_and_sub_tables_hold_settings(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text(
         '[ranker]\nuse = "rrf"\n[ranker.rrf]\nk = 10\n'
-        '[keyword.bm25]\nstemmer = false\n'
+        "[keyword.bm25]\nstemmer = false\n"
         '[embedder]\nuse = "other"\n'
-        '[search]\ncandidate_depth = 80\n'
-        '[source.claude_ai]\ninclude_thinking = true\n'
+        "[search]\ncandidate_depth = 80\n"
+        "[source.claude_ai]\ninclude_thinking = true\n"
     )
     config = load_config(tmp_path)
     assert config.component("embedder") == "other"

@@ -33,8 +33,9 @@ def test_every_real_chat_export_ingests_once(fast_mx: Memex, shared_data: Path) 
     assert fast_mx.stats().fragments == stats.fragments
 
 
-def test_real_claude_export_is_searchable_without_thinking(fast_mx: Memex,
-                                                           shared_data: Path) -> None:
+def test_real_claude_export_is_searchable_without_thinking(
+    fast_mx: Memex, shared_data: Path
+) -> None:
     fast_mx.ingest(shared_data / "exports" / "claude_ai" / "yaleman_conversations.json")
     hits = fast_mx.search("dog saliva", mode="keyword", source="claude_ai")
     assert hits.results
@@ -74,8 +75,14 @@ def test_cli_as_a_fresh_process(memex_home: Path, real_mx: Memex) -> None:
     env = {**os.environ, "MEMEX_HOME": str(memex_home)}
 
     def memex(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "memex_core", *args], env=env, cwd=REPO,
-                              capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [sys.executable, "-m", "memex_core", *args],
+            env=env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     ingest = memex("ingest", str(EXAMPLES), "--format", "json")
     assert ingest.returncode == 0, ingest.stderr
