@@ -87,14 +87,25 @@ class StderrProgress:
 
 
 class CachingEmbedder:
-    """The real embedder, remembering each distinct text's vector for the rest of the run."""
+    """The real embedder, remembering each distinct text's vector for the rest of the run.
 
-    def __init__(self, inner: Any, cache: dict[str, np.ndarray], stats: dict[str, float]):
+    Query vectors are remembered apart (``queries``), so a sweep re-running the same
+    queries does not re-embed them; callers clear that cache to time real queries.
+    """
+
+    def __init__(
+        self,
+        inner: Any,
+        cache: dict[str, np.ndarray],
+        stats: dict[str, float],
+        queries: dict[str, np.ndarray],
+    ):
         self.inner = inner
         self.name: str = inner.name
         self.dimension: int = inner.dimension
         self.cache = cache
         self.stats = stats
+        self.queries = queries
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         todo = [t for t in dict.fromkeys(texts) if t not in self.cache]
@@ -107,8 +118,11 @@ class CachingEmbedder:
                 self.cache[text] = np.asarray(vector, dtype=np.float32)
         return [self.cache[t].tolist() for t in texts]
 
-    def embed_query(self, text: str) -> Sequence[float]:
-        return self.inner.embed_query(text)
+    def embed_query(self, text: str) -> np.ndarray:
+        vector = self.queries.get(text)
+        if vector is None:
+            vector = self.queries[text] = np.asarray(self.inner.embed_query(text))
+        return vector
 
 
 @dataclass
@@ -118,6 +132,7 @@ class RunContext:
     quick: bool
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
     embed_stats: dict[str, float] = field(default_factory=lambda: {"seconds": 0.0, "texts": 0})
+    query_vectors: dict[str, np.ndarray] = field(default_factory=dict)
     _inner_embedder: Any = None
 
     def registry(self) -> PluginRegistry:
@@ -142,7 +157,9 @@ class RunContext:
             self._inner_embedder = load_registry().build(
                 "embedder", DEFAULT_COMPONENTS["embedder"], plugin_context
             )
-        return CachingEmbedder(self._inner_embedder, self.vectors, self.embed_stats)
+        return CachingEmbedder(
+            self._inner_embedder, self.vectors, self.embed_stats, self.query_vectors
+        )
 
     def home(self, name: str, config: str = "") -> Path:
         path = self.tmp / name
@@ -169,5 +186,5 @@ class RunContext:
 
 def write_config(home: Path, extra: str = "", *, cached_embedder: bool = True) -> None:
     """config.toml for a bench home: the caching embedder plus ``extra`` TOML."""
-    lines = [f'embedder = "{BENCH_EMBEDDER}"'] if cached_embedder else []
+    lines = ["[embedder]", f'use = "{BENCH_EMBEDDER}"', ""] if cached_embedder else []
     (home / "config.toml").write_text("\n".join([*lines, extra]).strip() + "\n", encoding="utf-8")

@@ -69,7 +69,8 @@ class BeirSet:
         return [(qid, self.queries[qid]) for qid in self.qrels if qid in self.queries]
 
 
-def load_scifact(folder: Path | None = None) -> BeirSet:
+def load_scifact(folder: Path | None = None, split: str = "test") -> BeirSet:
+    """Corpus, queries and the qrels of ``split`` (``test``: 300 queries; ``train``: 809)."""
     folder = folder or scifact_dir()
     docs = []
     with (folder / "corpus.jsonl").open(encoding="utf-8") as handle:
@@ -84,7 +85,7 @@ def load_scifact(folder: Path | None = None) -> BeirSet:
                 row = json.loads(line)
                 queries[str(row["_id"])] = row["text"]
     qrels: dict[str, dict[str, float]] = defaultdict(dict)
-    with (folder / "qrels" / "test.tsv").open(encoding="utf-8", newline="") as handle:
+    with (folder / "qrels" / f"{split}.tsv").open(encoding="utf-8", newline="") as handle:
         reader = csv.reader(handle, delimiter="\t")
         next(reader)  # header: query-id corpus-id score
         for query_id, doc_id, score in reader:

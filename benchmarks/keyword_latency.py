@@ -128,7 +128,7 @@ def run(ctx: RunContext) -> Section:
             [
                 ["p50, limit 10 (all queries)", ms(p50), "-"],
                 ["p95, limit 10 (all queries)", ms(p95), "-"],
-                ["p50, limit 50 (hybrid candidate depth)", ms(percentile(top50, 50)), "-"],
+                ["p50, limit 50", ms(percentile(top50, 50)), "-"],
                 ["p95, limit 50", ms(percentile(top50, 95)), "-"],
                 [
                     f"p50 on the first {len(peer_queries)} queries",

@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks import quality
+from benchmarks import quality, sweep
 from benchmarks.context import RunContext, StderrProgress, log
 from benchmarks.data import LocomoSet, load_locomo, locomo_file, missing
 from benchmarks.fragments import locomo_fragments
@@ -62,7 +62,7 @@ def run(ctx: RunContext) -> Section:
     started = time.perf_counter()
     mx.add_fragments(fragments, origin="bench:locomo-dev", progress=StderrProgress())
     add_seconds = time.perf_counter() - started
-    ours = quality.evaluate_modes(mx, task)
+    ours = quality.evaluate_modes(ctx, mx, task)
 
     log("LoCoMo: peers per conversation (rank_bm25, exact cosine, RRF over full rankings)")
     query_vectors = np.array([mx.embedder.embed_query(q) for q in task.queries], dtype=np.float32)
@@ -127,7 +127,8 @@ def run(ctx: RunContext) -> Section:
             )
     conversations = len({t.conversation_id for t in data.turns})
     section.add(
-        f"{len(fragments):,} turns from {conversations} conversations in one home; "
+        f"{len(fragments):,} turns from {conversations} conversations in one home, memex at its "
+        f"defaults ({sweep.describe_defaults(sweep.memex_defaults())}); "
         f"{len(questions)} questions (skipped: {data.skipped_category5} of category 5, "
         f"{data.skipped_no_evidence} left without valid evidence; evidence ids dropped as "
         f"malformed: {', '.join(repr(i) for i in data.malformed_ids) or 'none'}).",
@@ -150,7 +151,7 @@ def run(ctx: RunContext) -> Section:
         f"Adding the turns (embedding included) took {add_seconds:.0f} s.",
     )
     if ctx.sizes.sweeps:
-        mx, blocks = quality.sweep(ctx, mx, home, task, "recall@10", ours)
+        mx, blocks = sweep.run(ctx, mx, home, task, "recall@10", ours, TARGET_HYBRID)
         section.add(*blocks)
     mx.close()
     return section

@@ -124,7 +124,16 @@ def environment_lines() -> list[str]:
     ]
 
 
-def render(sections: list[Section], *, command: str, quick: bool, wall_seconds: float) -> str:
+def load_average() -> str:
+    try:
+        return "/".join(f"{value:.2f}" for value in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def render(
+    sections: list[Section], *, command: str, quick: bool, wall_seconds: float, load_at_start: str
+) -> str:
     out = [
         "# Benchmarks",
         "",
@@ -139,7 +148,13 @@ def render(sections: list[Section], *, command: str, quick: bool, wall_seconds: 
             "",
         ]
     out += environment_lines()
-    out += [f"- Command: `{command}` (wall time {wall_seconds / 60:.1f} min)", ""]
+    out += [
+        f"- Command: `{command}` (wall time {wall_seconds / 60:.1f} min)",
+        f"- Load average (1/5/15 min) at start {load_at_start}, at end {load_average()} on "
+        f"{os.cpu_count()} cores: the machine is shared, so timings above ~1 per core are "
+        "contended.",
+        "",
+    ]
     checks = [(s, c) for s in sections for c in s.checks]
     out += ["## Summary", ""]
     if checks:

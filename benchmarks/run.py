@@ -22,7 +22,7 @@ from pathlib import Path
 from benchmarks import adds, cold_start, keyword_latency, locomo, scifact
 from benchmarks.context import RunContext, Sizes, log
 from benchmarks.data import REPO_ROOT
-from benchmarks.report import Section, render
+from benchmarks.report import Section, load_average, render
 
 BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "keyword": ("1. Keyword query latency", keyword_latency.run),
@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may download at run time
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     started = time.perf_counter()
+    load_at_start = load_average()
     tmp = Path(tempfile.mkdtemp(prefix="memex-bench-"))
     ctx = RunContext(tmp=tmp, sizes=Sizes.quick() if args.quick else Sizes(), quick=args.quick)
     sections: list[Section] = []
@@ -93,7 +94,11 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(tmp, ignore_errors=True)
     command = "python -m benchmarks.run" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
     text = render(
-        sections, command=command, quick=args.quick, wall_seconds=time.perf_counter() - started
+        sections,
+        command=command,
+        quick=args.quick,
+        wall_seconds=time.perf_counter() - started,
+        load_at_start=load_at_start,
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text, encoding="utf-8")

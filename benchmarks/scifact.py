@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from benchmarks import quality
+from benchmarks import quality, sweep
 from benchmarks.context import RunContext, StderrProgress, log
 from benchmarks.data import BeirSet, load_scifact, missing, scifact_dir
 from benchmarks.fragments import scifact_fragments
@@ -64,7 +64,7 @@ def run(ctx: RunContext) -> Section:
     add_seconds = time.perf_counter() - started
     embedded = ctx.embed_stats["texts"] - before["texts"]
     embed_seconds = ctx.embed_stats["seconds"] - before["seconds"]
-    ours = quality.evaluate_modes(mx, task)
+    ours = quality.evaluate_modes(ctx, mx, task)
 
     log("SciFact: peers (rank_bm25, exact cosine, RRF over full rankings)")
     texts = [f.content for f in fragments]  # one per document, in document order
@@ -92,7 +92,7 @@ def run(ctx: RunContext) -> Section:
     chunks = list(scifact_fragments(data.docs, whole=False))
     chunked_mx.add_fragments(chunks, origin="bench:beir-scifact-chunked", progress=StderrProgress())
     chunked_task = quality.Task(task.queries, task.filters, task.score, task.key, limit=30)
-    chunked = quality.evaluate_modes(chunked_mx, chunked_task)
+    chunked = quality.evaluate_modes(ctx, chunked_mx, chunked_task)
     chunked_mx.close()
 
     hybrid = ours["hybrid"].mean
@@ -127,9 +127,9 @@ def run(ctx: RunContext) -> Section:
         for mode in quality.MODES
     ]
     section.add(
-        f"{len(data.docs):,} documents, {len(pairs)} test queries. Memex defaults: bm25 with "
-        "english stemmer and stopwords, all-MiniLM-L6-v2 in chroma, weighted RRF (k 60, "
-        "semantic_weight 0.5) over the top 50 of each signal.",
+        f"{len(data.docs):,} documents, {len(pairs)} test queries. Memex at its defaults: "
+        f"bm25, all-MiniLM-L6-v2 in chroma, weighted RRF; "
+        f"{sweep.describe_defaults(sweep.memex_defaults())}.",
         table(
             [
                 "mode",
@@ -149,7 +149,25 @@ def run(ctx: RunContext) -> Section:
         f"({embedded / max(embed_seconds, 1e-9):.0f} texts/s on this machine).",
     )
     if ctx.sizes.sweeps:
-        mx, blocks = quality.sweep(ctx, mx, home, task, "nDCG@10", ours)
+        mx, blocks = sweep.run(ctx, mx, home, task, "nDCG@10", ours, TARGET_HYBRID)
         section.add(*blocks)
+        if (scifact_dir() / "qrels" / "train.tsv").exists():
+            train = load_scifact(split="train")
+            train_pairs = train.test_queries()
+            train_task = quality.Task(
+                queries=[text for _, text in train_pairs],
+                filters=[SearchFilters()] * len(train_pairs),
+                score=lambda i, ranked: ndcg_at_k(ranked, train.qrels[train_pairs[i][0]], 10),
+                key=task.key,
+            )
+            mx, blocks = sweep.confirm(
+                ctx,
+                mx,
+                home,
+                train_task,
+                "nDCG@10",
+                f"the {len(train_pairs)} SciFact train queries",
+            )
+            section.add(*blocks)
     mx.close()
     return section
