@@ -17,17 +17,18 @@ import math
 import re
 import warnings
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from memex_core.domain import SourceError
+from memex_core.domain import Fragment, SourceError
 
 __all__ = [
     "DEFAULT_MEMBER",
     "MAX_MEMBER_BYTES",
     "SkippedItemWarning",
+    "fragments_per_conversation",
     "find_json_key",
     "is_zip_path",
     "iter_records",
@@ -285,6 +286,37 @@ def _parse_iso(text: str) -> float | None:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
+
+
+def fragments_per_conversation(
+    path: str | Path,
+    marker_key: str,
+    marker_type: type,
+    conversation_id: Callable[[dict[str, Any], str | None], str],
+    build: Callable[[dict[str, Any], str], Iterable[Fragment]],
+) -> Iterator[Fragment]:
+    """Load an export and yield each conversation's fragments, one conversation at a time.
+
+    ``marker_key`` (e.g. ``"mapping"``) must hold a ``marker_type`` value for a record to
+    count as a conversation. Each conversation is built completely before any of it is
+    yielded, so a conversation that fails half-way is skipped whole, with a
+    :class:`SkippedItemWarning` naming it, and the rest of the file is still read.
+    """
+    data = load_json(path)
+    where = f"{DEFAULT_MEMBER} in {path}" if is_zip_path(path) else str(path)
+    expected = "an object" if marker_type is dict else f"a {marker_type.__name__}"
+    for location, key, record in iter_records(data, marker_key, path):
+        cid = conversation_id(record, key)
+        label = f"{location} (id {cid})"
+        if not isinstance(record.get(marker_key), marker_type):
+            warn_skipped(where, label, f"its {marker_key!r} is not {expected}")
+            continue
+        try:
+            fragments = list(build(record, cid))
+        except (AttributeError, TypeError, ValueError, KeyError) as exc:
+            warn_skipped(where, label, f"unreadable ({type(exc).__name__}: {exc})")
+            continue
+        yield from fragments
 
 
 def iter_records(

@@ -30,12 +30,9 @@ from memex_chatgpt.thread import active_path
 from memex_core.domain import Fragment
 from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
 from memex_core.source_kit import (
-    is_zip_path,
-    iter_records,
+    fragments_per_conversation,
     json_export_opens_with,
-    load_json,
     parse_timestamp,
-    warn_skipped,
 )
 
 SOURCE_KIND = "chatgpt"
@@ -82,21 +79,13 @@ class ChatGPTSource:
 
     def ingest(self, path: Path) -> Iterator[Fragment]:
         """Fragments of every conversation's active branch, conversation by conversation."""
-        data = load_json(path)
-        where = f"conversations.json in {path}" if is_zip_path(path) else str(path)
-        for location, key, conv in iter_records(data, "mapping", path):
-            conversation_id = _conversation_id(conv, key)
-            label = f"{location} (id {conversation_id})"
-            if not isinstance(conv.get("mapping"), dict):
-                warn_skipped(where, label, "its 'mapping' is not an object")
-                continue
-            try:
-                # Build the whole conversation first so a failure never leaves half of it.
-                fragments = list(self._conversation_fragments(str(path), conv, conversation_id))
-            except (AttributeError, TypeError, ValueError, KeyError) as exc:
-                warn_skipped(where, label, f"unreadable ({type(exc).__name__}: {exc})")
-                continue
-            yield from fragments
+        return fragments_per_conversation(
+            path,
+            "mapping",
+            dict,
+            _conversation_id,
+            lambda conv, cid: self._conversation_fragments(str(path), conv, cid),
+        )
 
     def _conversation_fragments(
         self, source_path: str, conv: dict[str, Any], conversation_id: str

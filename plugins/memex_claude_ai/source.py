@@ -32,12 +32,9 @@ from memex_claude_ai.content import Segment, file_names, render_message
 from memex_core.domain import Fragment
 from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
 from memex_core.source_kit import (
-    is_zip_path,
-    iter_records,
+    fragments_per_conversation,
     json_export_opens_with,
-    load_json,
     parse_timestamp,
-    warn_skipped,
 )
 
 SOURCE_KIND = "claude_ai"
@@ -76,21 +73,13 @@ class ClaudeAISource:
 
     def ingest(self, path: Path) -> Iterator[Fragment]:
         """Fragments of every conversation, message by message."""
-        data = load_json(path)
-        where = f"conversations.json in {path}" if is_zip_path(path) else str(path)
-        for location, key, conv in iter_records(data, "chat_messages", path):
-            conversation_id = _conversation_id(conv, key)
-            label = f"{location} (id {conversation_id})"
-            if not isinstance(conv.get("chat_messages"), list):
-                warn_skipped(where, label, "its 'chat_messages' is not a list")
-                continue
-            try:
-                # Build the whole conversation first so a failure never leaves half of it.
-                fragments = list(self._conversation_fragments(str(path), conv, conversation_id))
-            except (AttributeError, TypeError, ValueError, KeyError) as exc:
-                warn_skipped(where, label, f"unreadable ({type(exc).__name__}: {exc})")
-                continue
-            yield from fragments
+        return fragments_per_conversation(
+            path,
+            "chat_messages",
+            list,
+            _conversation_id,
+            lambda conv, cid: self._conversation_fragments(str(path), conv, cid),
+        )
 
     def _conversation_fragments(
         self, source_path: str, conv: dict[str, Any], conversation_id: str
