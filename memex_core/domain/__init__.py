@@ -5,8 +5,11 @@ from memex_core.domain.contracts import (
     Consolidator,
     Embedder,
     Extractor,
+    FolderScan,
+    FolderSource,
     KeywordStore,
     MemoryFact,
+    ParsedDocument,
     PluginContext,
     Ranker,
     Source,
@@ -15,6 +18,7 @@ from memex_core.domain.contracts import (
 )
 from memex_core.domain.filters import SearchFilters
 from memex_core.domain.fragment import ROLES, Fragment, Provenance, fragment_id
+from memex_core.domain.links import EMBED, LINK, Link, ResolvedLink
 from memex_core.domain.results import (
     KEYWORD,
     SEMANTIC,
@@ -27,7 +31,9 @@ from memex_core.domain.results import (
 )
 
 __all__ = [
+    "EMBED",
     "KEYWORD",
+    "LINK",
     "ROLES",
     "SEMANTIC",
     "ConsolidationDecision",
@@ -36,13 +42,18 @@ __all__ = [
     "Embedder",
     "Extractor",
     "FileOutcome",
+    "FolderScan",
+    "FolderSource",
     "Fragment",
     "FusedHit",
     "IngestReport",
     "KeywordStore",
+    "Link",
     "MemoryFact",
+    "ParsedDocument",
     "PluginContext",
     "Provenance",
+    "ResolvedLink",
     "Ranker",
     "SearchFilters",
     "SearchResult",

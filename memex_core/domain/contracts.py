@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from memex_core.domain.filters import SearchFilters
 from memex_core.domain.fragment import Fragment
+from memex_core.domain.links import Link
 from memex_core.domain.results import FusedHit, SignalHit
 
 
@@ -52,6 +53,68 @@ class Source(Protocol):
 
     def ingest(self, path: Path) -> Iterator[Fragment]:
         """Yield every fragment in ``path``. Raise :class:`SourceError` for unreadable input."""
+        ...
+
+
+#: A :class:`Source` may set ``replace_changed_files = True``: when a file it read
+#: before has changed (a transcript that grew), the fragments the earlier version
+#: yielded and the new one no longer does are removed. Without it ingest only adds.
+REPLACE_CHANGED_FILES = "replace_changed_files"
+
+
+@dataclass(frozen=True)
+class FolderScan:
+    """What a folder source found in a folder, cheaply (no parsing).
+
+    ``documents`` are the relative paths (``/``-separated) of the files that
+    become documents (the notes); ``files`` are all files links may point at
+    (notes and attachments), used to resolve links.
+    """
+
+    documents: list[str]
+    files: list[str]
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """One document of a folder source, parsed: its fragments and the links it contains.
+
+    ``id`` must be stable for the same folder and relative path, and every
+    fragment's ``conversation_id`` must equal it. ``aliases`` are other names
+    links may use for it; ``properties`` are extra metadata (frontmatter).
+    """
+
+    id: str
+    path: str
+    title: str
+    fragments: list[Fragment]
+    links: list[Link] = field(default_factory=list)
+    aliases: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    properties: Mapping[str, Any] = field(default_factory=dict)
+    timestamp: float | None = None
+
+
+@runtime_checkable
+class FolderSource(Protocol):
+    """Reads a folder whose files form one linked whole (an Obsidian vault).
+
+    Unlike a :class:`Source`, which reads one file at a time and only ever adds,
+    a folder source is synced: ``memex ingest FOLDER`` parses the documents
+    whose content changed, replaces what they held, and removes documents whose
+    file is gone. Links are resolved by memex over the whole folder afterwards.
+    """
+
+    source_kind: str
+
+    def can_handle_folder(self, folder: Path) -> bool:
+        """Cheaply decide whether ``folder`` is one of this source's folders."""
+        ...
+
+    def scan(self, folder: Path) -> FolderScan: ...
+
+    def read_document(self, folder: Path, path: str) -> ParsedDocument:
+        """Parse the document at relative ``path``. Raise :class:`SourceError` if unreadable."""
         ...
 
 

@@ -38,6 +38,10 @@ class Fragment:
     does not say. ``metadata`` holds source-specific extras that must be JSON
     serialisable; chunking information lives there too (``chunk_index``,
     ``chunk_count``, ``prev_id``, ``next_id``).
+
+    ``index_text``, when set, is what the indexes see instead of ``content``:
+    a compacted tool output, or a note section prefixed with its note title and
+    heading. ``content`` always keeps the full text for ``get``.
     """
 
     id: str
@@ -48,10 +52,16 @@ class Fragment:
     timestamp: float | None = None
     title: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    index_text: str | None = field(default=None, compare=False)
 
     @property
     def source_kind(self) -> str:
         return self.provenance.source_kind
+
+    @property
+    def searchable_text(self) -> str:
+        """The text keyword and vector indexes are built from."""
+        return self.index_text if self.index_text is not None else self.content
 
 
 def fragment_id(source_kind: str, conversation_id: str, locator: str, content: str) -> str:

@@ -74,7 +74,7 @@ class VectorIndexer:
         done = 0
         try:
             for batch in self.catalog.iter_unembedded(self.embedder.name, batch_size):
-                vectors = self.embedder.embed_documents([f.content for f in batch])
+                vectors = self.embedder.embed_documents([f.searchable_text for f in batch])
                 self.store.upsert(batch, vectors)
                 self.catalog.mark_embedded([f.id for f in batch], self.embedder.name)
                 done += len(batch)

@@ -342,7 +342,7 @@ class BM25Store:
         for fragment in fragments:
             if fragment.id in known:
                 continue
-            terms = vocab.codes(tokenize(fragment.content))
+            terms = vocab.codes(tokenize(fragment.searchable_text))
             codes = {
                 "source": tables["source"].code(fragment.source_kind),
                 "role": tables["role"].code(fragment.role),
