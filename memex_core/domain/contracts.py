@@ -192,6 +192,25 @@ class Ranker(Protocol):
     ) -> list[FusedHit]: ...
 
 
+@runtime_checkable
+class LinkGraphView(Protocol):
+    """Read access to the link graph, for rankers that use it."""
+
+    def backlink_counts(self, fragment_ids: Sequence[str]) -> Mapping[str, int]:
+        """For each fragment id, how many links from other documents point at its document.
+
+        Ids of fragments whose document nobody links to map to 0.
+        """
+        ...
+
+
+@runtime_checkable
+class GraphAwareRanker(Ranker, Protocol):
+    """A ranker that also reads the link graph; memex calls ``bind_graph`` before searching."""
+
+    def bind_graph(self, graph: LinkGraphView) -> None: ...
+
+
 @dataclass(frozen=True)
 class MemoryFact:
     """A fact extracted from a conversation, before consolidation decides its fate."""

@@ -1,0 +1,1 @@
+"""memex_claude_code: placeholder, being written."""

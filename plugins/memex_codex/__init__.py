@@ -1,0 +1,1 @@
+"""memex_codex: placeholder, being written."""

@@ -1,0 +1,1 @@
+"""memex_hubs: placeholder, being written."""

@@ -1,0 +1,1 @@
+"""memex_obsidian: placeholder, being written."""
