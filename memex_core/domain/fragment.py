@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Roles a fragment may carry. Sources map their own vocabulary onto these.
-ROLES = ("user", "assistant", "system", "tool")
+ROLES = ("user", "assistant", "system", "tool", "note")
 
 
 @dataclass(frozen=True)
