@@ -69,4 +69,65 @@ MIGRATIONS: list[tuple[int, str]] = [
     ),
 ]
 
+MIGRATIONS.append(
+    (
+        2,
+        """
+        -- What indexes see when it differs from content (compacted tool output, titled sections).
+        ALTER TABLE fragments ADD COLUMN index_text TEXT;
+        -- Order inside its conversation or note (timeline walks it).
+        ALTER TABLE fragments ADD COLUMN position INTEGER;
+        UPDATE fragments SET position = ordered.n
+        FROM (SELECT seq, ROW_NUMBER() OVER (PARTITION BY conversation_id ORDER BY seq) - 1 AS n
+              FROM fragments) AS ordered
+        WHERE ordered.seq = fragments.seq;
+        CREATE INDEX fragments_position ON fragments(conversation_id, position);
+        CREATE INDEX fragments_source_path ON fragments(source_path);
+        CREATE INDEX fragments_timestamp ON fragments(timestamp);
+
+        -- Lets a re-run skip unchanged files without hashing them.
+        ALTER TABLE ingested_files ADD COLUMN mtime_ns INTEGER;
+
+        -- Documents of folder sources (notes of a vault): synced, replaced, removed.
+        CREATE TABLE documents (
+            id           TEXT PRIMARY KEY,      -- = fragments.conversation_id
+            source_kind  TEXT NOT NULL,
+            root         TEXT NOT NULL,         -- the folder (vault) it belongs to
+            path         TEXT NOT NULL,         -- relative to root, '/'-separated
+            title        TEXT NOT NULL,
+            aliases      TEXT NOT NULL DEFAULT '[]',   -- JSON list
+            tags         TEXT NOT NULL DEFAULT '[]',   -- JSON list
+            properties   TEXT NOT NULL DEFAULT '{}',   -- JSON (frontmatter)
+            sha256       TEXT NOT NULL,
+            size         INTEGER NOT NULL,
+            mtime_ns     INTEGER,
+            timestamp    REAL,
+            updated_at   REAL NOT NULL,
+            UNIQUE (root, path)
+        );
+
+        -- Links found at ingest, as written, and where they lead (NULL: unresolved).
+        CREATE TABLE links (
+            id               INTEGER PRIMARY KEY,
+            source_document  TEXT NOT NULL,
+            source_fragment  TEXT NOT NULL,
+            target           TEXT NOT NULL,
+            kind             TEXT NOT NULL,     -- link | embed
+            heading          TEXT,
+            block            TEXT,
+            display          TEXT,
+            target_path      TEXT,              -- resolved path inside the root, or NULL
+            target_document  TEXT               -- resolved document id (NULL for attachments)
+        );
+        CREATE INDEX links_source ON links(source_document);
+        CREATE INDEX links_target ON links(target_document);
+
+        -- Fragments removed from the catalog whose vectors are still to be deleted.
+        CREATE TABLE pending_vector_deletes (
+            id  TEXT PRIMARY KEY
+        );
+        """,
+    )
+)
+
 LATEST_VERSION = MIGRATIONS[-1][0]

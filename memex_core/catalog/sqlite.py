@@ -15,35 +15,19 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from memex_core.catalog.documents import DocumentStore
+from memex_core.catalog.graph import LinkGraph
+from memex_core.catalog.rows import (
+    FRAGMENT_COLUMNS,
+    INSERT_FRAGMENT,
+    delete_fragments,
+    upsert_conversations,
+    fragment_rows,
+    row_to_fragment,
+)
 from memex_core.catalog.schema import LATEST_VERSION, MIGRATIONS
 from memex_core.domain import Fragment, Provenance
 from memex_core.errors import MemexError, ReadOnlyQueryError
-
-_FRAGMENT_COLUMNS = (
-    "id, conversation_id, role, content, title, timestamp, source_kind, "
-    "source_path, source_id, locator, metadata"
-)
-
-
-def _row_to_fragment(row: Sequence[Any]) -> Fragment:
-    (fid, conv, role, content, title, ts, kind, path, source_id, locator, meta) = row
-    return Fragment(
-        id=fid,
-        conversation_id=conv,
-        role=role,
-        content=content,
-        provenance=Provenance(
-            source_kind=kind,
-            source_path=path,
-            source_id=source_id,
-            locator=locator,
-            timestamp=ts,
-        ),
-        timestamp=ts,
-        title=title,
-        metadata=json.loads(meta) if meta else {},
-    )
-
 
 def _statements(script: str) -> list[str]:
     """Split a migration script into statements (semicolons in comments are fine)."""
@@ -58,8 +42,12 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-class Catalog:
-    """Typed access to ``catalog.sqlite``. Writers must hold the home's WriteLock."""
+class Catalog(DocumentStore, LinkGraph):
+    """Typed access to ``catalog.sqlite``. Writers must hold the home's WriteLock.
+
+    Folder documents and the link graph live in :mod:`memex_core.catalog.documents`
+    and :mod:`memex_core.catalog.graph`; this module holds fragments, runs and files.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -164,6 +152,14 @@ class Catalog:
         ).fetchone()
         return row is not None
 
+    def file_unchanged_since(self, path: str, size: int, mtime_ns: int) -> bool:
+        """Whether ``path`` was ingested with this exact size and modification time."""
+        row = self._db.execute(
+            "SELECT 1 FROM ingested_files WHERE path=? AND size=? AND mtime_ns=?",
+            (path, size, mtime_ns),
+        ).fetchone()
+        return row is not None
+
     def add_file(
         self,
         *,
@@ -173,63 +169,69 @@ class Catalog:
         size: int,
         source_kind: str,
         fragments: Sequence[Fragment],
+        mtime_ns: int | None = None,
     ) -> list[Fragment]:
         """Store one file's fragments atomically; returns those that were new."""
+        new, _removed = self.replace_file(
+            run_id=run_id,
+            path=path,
+            sha256=sha256,
+            size=size,
+            source_kind=source_kind,
+            fragments=fragments,
+            mtime_ns=mtime_ns,
+            replace=False,
+        )
+        return new
+
+    def replace_file(
+        self,
+        *,
+        run_id: int,
+        path: str,
+        sha256: str,
+        size: int,
+        source_kind: str,
+        fragments: Sequence[Fragment],
+        mtime_ns: int | None = None,
+        replace: bool = True,
+    ) -> tuple[list[Fragment], list[str]]:
+        """Store one file's fragments atomically; with ``replace``, drop the ones an earlier
+        version of the same file yielded that this one does not.
+
+        Returns the new fragments and the ids removed (for the indexes to forget).
+        """
         now = time.time()
+        removed: list[str] = []
         with self.transaction() as db:
             before = db.execute("SELECT COALESCE(MAX(seq), 0) FROM fragments").fetchone()[0]
-            db.executemany(
-                f"INSERT OR IGNORE INTO fragments ({_FRAGMENT_COLUMNS}, ingest_run) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        f.id,
-                        f.conversation_id,
-                        f.role,
-                        f.content,
-                        f.title,
-                        f.timestamp,
-                        f.provenance.source_kind,
-                        f.provenance.source_path,
-                        f.provenance.source_id,
-                        f.provenance.locator,
-                        json.dumps(f.metadata, ensure_ascii=False, default=str),
-                        run_id,
-                    )
-                    for f in fragments
-                ],
-            )
-            self._upsert_conversations(db, fragments)
+            db.executemany(INSERT_FRAGMENT, fragment_rows(fragments, run_id))
+            if replace:
+                keep = {f.id for f in fragments}
+                previous = [
+                    r[0]
+                    for r in db.execute("SELECT id FROM fragments WHERE source_path=?", (path,))
+                ]
+                removed = [i for i in previous if i not in keep]
+                delete_fragments(db, removed)
+            upsert_conversations(db, fragments)
             db.execute(
-                "INSERT OR REPLACE INTO ingested_files VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (path, sha256, size, source_kind, len(fragments), run_id, now),
+                "INSERT OR REPLACE INTO ingested_files "
+                "(path, sha256, size, source_kind, fragments, run_id, ingested_at, mtime_ns) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (path, sha256, size, source_kind, len(fragments), run_id, now, mtime_ns),
             )
             new_ids = {
                 r[0] for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))
             }
-        return [f for f in fragments if f.id in new_ids]
+        return [f for f in fragments if f.id in new_ids], removed
 
-    @staticmethod
-    def _upsert_conversations(db: sqlite3.Connection, fragments: Sequence[Fragment]) -> None:
-        spans: dict[str, list[Any]] = {}
-        for f in fragments:
-            span = spans.setdefault(
-                f.conversation_id,
-                [f.source_kind, f.title, None, None, f.provenance.source_path],
-            )
-            if f.timestamp is not None:
-                span[2] = f.timestamp if span[2] is None else min(span[2], f.timestamp)
-                span[3] = f.timestamp if span[3] is None else max(span[3], f.timestamp)
-        db.executemany(
-            "INSERT INTO conversations (id, source_kind, title, first_at, last_at, source_path) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
-            "title=COALESCE(excluded.title, title), "
-            "first_at=MIN(COALESCE(first_at, excluded.first_at), "
-            "COALESCE(excluded.first_at, first_at)), "
-            "last_at=MAX(COALESCE(last_at, excluded.last_at), "
-            "COALESCE(excluded.last_at, last_at))",
-            [(cid, *span) for cid, span in spans.items()],
-        )
+    def pending_vector_deletes(self) -> list[str]:
+        return [r[0] for r in self._db.execute("SELECT id FROM pending_vector_deletes")]
+
+    def clear_pending_vector_deletes(self, ids: Sequence[str]) -> None:
+        with self.transaction() as db:
+            db.executemany("DELETE FROM pending_vector_deletes WHERE id=?", [(i,) for i in ids])
 
     # -- fragments ----------------------------------------------------------------
 
@@ -240,9 +242,9 @@ class Catalog:
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for row in self._db.execute(
-                f"SELECT {_FRAGMENT_COLUMNS} FROM fragments WHERE id IN ({marks})", chunk
+                f"SELECT {FRAGMENT_COLUMNS} FROM fragments WHERE id IN ({marks})", chunk
             ):
-                found[row[0]] = _row_to_fragment(row)
+                found[row[0]] = row_to_fragment(row)
         return found
 
     def iter_fragments(self, batch_size: int = 2000, after_seq: int = 0) -> Iterator[Fragment]:
@@ -250,14 +252,14 @@ class Catalog:
         last = after_seq
         while True:
             rows = self._db.execute(
-                f"SELECT seq, {_FRAGMENT_COLUMNS} FROM fragments WHERE seq > ? "
+                f"SELECT seq, {FRAGMENT_COLUMNS} FROM fragments WHERE seq > ? "
                 "ORDER BY seq LIMIT ?",
                 (last, batch_size),
             ).fetchall()
             if not rows:
                 return
             for row in rows:
-                yield _row_to_fragment(row[1:])
+                yield row_to_fragment(row[1:])
             last = rows[-1][0]
 
     def iter_unembedded(self, embedder: str, batch_size: int = 256) -> Iterator[list[Fragment]]:
@@ -265,14 +267,14 @@ class Catalog:
         last = 0
         while True:
             rows = self._db.execute(
-                f"SELECT seq, {_FRAGMENT_COLUMNS} FROM fragments "
+                f"SELECT seq, {FRAGMENT_COLUMNS} FROM fragments "
                 "WHERE seq > ? AND (embedded_by IS NULL OR embedded_by != ?) "
                 "ORDER BY seq LIMIT ?",
                 (last, embedder, batch_size),
             ).fetchall()
             if not rows:
                 return
-            yield [_row_to_fragment(row[1:]) for row in rows]
+            yield [row_to_fragment(row[1:]) for row in rows]
             last = rows[-1][0]
 
     def all_ids(self) -> set[str]:

@@ -18,6 +18,7 @@ from memex_core.domain.contracts import (
     SourceError,
     VectorStore,
 )
+from memex_core.domain.documents import DocumentRecord
 from memex_core.domain.filters import SearchFilters
 from memex_core.domain.fragment import ROLES, Fragment, Provenance, fragment_id
 from memex_core.domain.links import EMBED, LINK, Link, ResolvedLink
@@ -41,6 +42,7 @@ __all__ = [
     "ConsolidationDecision",
     "Consolidator",
     "CorpusStats",
+    "DocumentRecord",
     "Embedder",
     "Extractor",
     "FileOutcome",

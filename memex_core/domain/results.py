@@ -54,11 +54,12 @@ class FileOutcome:
     """What happened to one input file during ingest."""
 
     path: str
-    status: str  # "new" | "unchanged" | "failed"
+    status: str  # "new" | "updated" | "unchanged" | "removed" | "failed"
     source_kind: str | None = None
     fragments_added: int = 0
     fragments_seen: int = 0
     error: str | None = None
+    fragments_removed: int = 0
 
 
 @dataclass
@@ -68,6 +69,7 @@ class IngestReport:
     files: list[FileOutcome] = field(default_factory=list)
     embedded: int = 0
     embedding_skipped_reason: str | None = None
+    removed_ids: list[str] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -75,6 +77,10 @@ class IngestReport:
     @property
     def fragments_added(self) -> int:
         return sum(f.fragments_added for f in self.files)
+
+    @property
+    def fragments_removed(self) -> int:
+        return len(self.removed_ids)
 
     @property
     def failed(self) -> list[FileOutcome]:

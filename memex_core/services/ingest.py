@@ -1,8 +1,12 @@
 """Ingest: find a source for each file, store its fragments, keep the keyword index in step.
 
-Per file: hash it; skip it if this exact content was ingested before; otherwise
-parse it completely, then commit all its fragments in one catalog transaction.
-A bad file is reported with its path and reason and does not stop the others.
+Per file: skip it if its size and modification time match the last ingest, or
+if this exact content was ingested before; otherwise parse it completely, then
+commit all its fragments in one catalog transaction. A bad file is reported
+with its path and reason and does not stop the others.
+
+A folder named on the command line that a folder source claims (a vault) is
+synced as a whole by :class:`~memex_core.services.folder_sync.FolderSync`.
 """
 
 from __future__ import annotations
@@ -15,12 +19,15 @@ from pathlib import Path
 
 from memex_core.domain import (
     FileOutcome,
+    FolderSource,
     IngestReport,
     KeywordStore,
     Source,
     SourceError,
 )
-from memex_core.services.ports import CatalogPort, NoProgress, Progress
+from memex_core.domain.contracts import REPLACE_CHANGED_FILES
+from memex_core.services.folder_sync import FolderSync
+from memex_core.services.ports import CatalogPort, FolderCatalogPort, NoProgress, Progress
 
 
 @dataclass(frozen=True)
@@ -54,14 +61,28 @@ class IngestService:
     def __init__(
         self,
         catalog: CatalogPort,
-        sources: Sequence[Source],
+        sources: Sequence[Source | FolderSource],
         keyword: KeywordStore | None,
         progress: Progress | None = None,
     ) -> None:
         self.catalog = catalog
-        self.sources = list(sources)
+        self.sources: list[Source] = [s for s in sources if hasattr(s, "can_handle")]  # type: ignore[misc]
+        self.folder_sources: list[FolderSource] = [
+            s  # type: ignore[misc]
+            for s in sources
+            if hasattr(s, "can_handle_folder")
+        ]
         self.keyword = keyword
         self.progress = progress or NoProgress()
+
+    def pick_folder_source(self, folder: Path) -> FolderSource | None:
+        for source in self.folder_sources:
+            try:
+                if source.can_handle_folder(folder):
+                    return source
+            except (OSError, ValueError):
+                continue
+        return None
 
     def pick_source(self, path: Path) -> Source | None:
         for source in self.sources:
@@ -77,14 +98,25 @@ class IngestService:
         missing = [p for p in paths if not p.exists()]
         for path in missing:
             report.files.append(FileOutcome(str(path), "failed", error="no such file or folder"))
-        candidates = list(expand_paths(p for p in paths if p.exists()))
+        folders: list[tuple[FolderSource, Path]] = []
+        plain: list[Path] = []
+        for path in (p for p in paths if p.exists()):
+            folder_source = self.pick_folder_source(path) if path.is_dir() else None
+            if folder_source is not None:
+                folders.append((folder_source, path))
+            else:
+                plain.append(path)
+        candidates = list(expand_paths(plain))
         run_id = self.catalog.start_run(command)
-        self.progress.start("Ingesting", len(candidates))
         status = "failed"
         try:
+            for folder_source, folder in folders:
+                syncer = FolderSync(self._folder_catalog(), self.keyword, self.progress)
+                syncer.sync(run_id, folder_source, folder, report)
+            self.progress.start("Ingesting", len(candidates))
             for candidate in candidates:
                 self.progress.advance(0, description=f"Ingesting {candidate.path.name}")
-                outcome = self._ingest_file(run_id, candidate)
+                outcome = self._ingest_file(run_id, candidate, report)
                 if outcome is not None:
                     report.files.append(outcome)
                 self.progress.advance(1)
@@ -93,12 +125,15 @@ class IngestService:
             self.progress.finish()
             if self.keyword is not None:
                 self.keyword.flush()
-            counts = {s: report.count(s) for s in ("new", "unchanged", "failed")}
+            counts = {s: report.count(s) for s in ("unchanged", "failed")}
+            counts["new"] = report.count("new") + report.count("updated")
             counts["fragments_added"] = report.fragments_added
             self.catalog.finish_run(run_id, status, counts)
         return report
 
-    def _ingest_file(self, run_id: int, candidate: Candidate) -> FileOutcome | None:
+    def _ingest_file(
+        self, run_id: int, candidate: Candidate, report: IngestReport
+    ) -> FileOutcome | None:
         path = candidate.path
         label = str(path)
         source = self.pick_source(path)
@@ -112,7 +147,11 @@ class IngestService:
                 error=f"no source can read this file (known sources: {kinds}); "
                 "run `memex sources` to see what each one accepts",
             )
+        replace = bool(getattr(source, REPLACE_CHANGED_FILES, False))
         try:
+            stat = path.stat()
+            if self.catalog.file_unchanged_since(label, stat.st_size, stat.st_mtime_ns):
+                return FileOutcome(label, "unchanged", source_kind=source.source_kind)
             sha = _sha256(path)
             if self.catalog.file_ingested(label, sha):
                 return FileOutcome(label, "unchanged", source_kind=source.source_kind)
@@ -130,20 +169,33 @@ class IngestService:
                 error=f"the {source.source_kind} source crashed ({type(exc).__name__}: {exc}); "
                 "please report this with the file's structure",
             )
-        new = self.catalog.add_file(
+        new, removed = self.catalog.replace_file(
             run_id=run_id,
             path=label,
             sha256=sha,
-            size=path.stat().st_size,
+            size=stat.st_size,
             source_kind=source.source_kind,
             fragments=fragments,
+            mtime_ns=stat.st_mtime_ns,
+            replace=replace,
         )
+        if removed:
+            report.removed_ids.extend(removed)
+            if self.keyword is not None:
+                self.keyword.delete(removed)
         if self.keyword is not None and new:
             self.keyword.add(new)
         return FileOutcome(
             label,
-            "new" if new else "unchanged",
+            ("updated" if removed else "new") if (new or removed) else "unchanged",
             source.source_kind,
             fragments_added=len(new),
             fragments_seen=len(fragments),
+            fragments_removed=len(removed),
         )
+
+    def _folder_catalog(self) -> FolderCatalogPort:
+        catalog = self.catalog
+        if not hasattr(catalog, "store_document"):
+            raise TypeError("this catalog cannot store folder documents")
+        return catalog  # type: ignore[return-value]

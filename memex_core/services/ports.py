@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
-from memex_core.domain import Fragment
+from memex_core.domain import DocumentRecord, Fragment, ParsedDocument, ResolvedLink
 
 
 class CatalogPort(Protocol):
@@ -14,6 +14,21 @@ class CatalogPort(Protocol):
     def finish_run(self, run_id: int, status: str, counts: dict[str, int]) -> None: ...
 
     def file_ingested(self, path: str, sha256: str) -> bool: ...
+
+    def file_unchanged_since(self, path: str, size: int, mtime_ns: int) -> bool: ...
+
+    def replace_file(
+        self,
+        *,
+        run_id: int,
+        path: str,
+        sha256: str,
+        size: int,
+        source_kind: str,
+        fragments: Sequence[Fragment],
+        mtime_ns: int | None = None,
+        replace: bool = True,
+    ) -> tuple[list[Fragment], list[str]]: ...
 
     def add_file(
         self,
@@ -47,6 +62,56 @@ class CatalogPort(Protocol):
     def set_setting(self, key: str, value: str) -> None: ...
 
     def delete_setting(self, key: str) -> None: ...
+
+
+class FolderCatalogPort(Protocol):
+    """What syncing a folder source needs from the catalog."""
+
+    def documents_under(self, root: str) -> dict[str, DocumentRecord]: ...
+
+    def store_document(
+        self,
+        *,
+        run_id: int,
+        root: str,
+        source_kind: str,
+        document: ParsedDocument,
+        sha256: str,
+        size: int,
+        mtime_ns: int | None,
+    ) -> tuple[list[Fragment], list[str]]: ...
+
+    def touch_document(self, document_id: str, mtime_ns: int | None) -> None: ...
+
+    def remove_document(self, document_id: str) -> list[str]: ...
+
+    def links_under(self, root: str) -> list[tuple[int, str, str, str | None, str | None]]: ...
+
+    def set_link_targets(self, updates: Iterable[tuple[str | None, str | None, int]]) -> None: ...
+
+
+class GraphPort(Protocol):
+    """What explore, timeline and context read from the catalog."""
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, Fragment]: ...
+
+    def document(self, document_id: str) -> DocumentRecord | None: ...
+
+    def documents(self, document_ids: Sequence[str]) -> dict[str, DocumentRecord]: ...
+
+    def find_documents(self, name: str) -> list[DocumentRecord]: ...
+
+    def outlinks(self, document_id: str) -> list[ResolvedLink]: ...
+
+    def backlinks(self, document_id: str) -> list[ResolvedLink]: ...
+
+    def backlink_counts(self, fragment_ids: Sequence[str]) -> dict[str, int]: ...
+
+    def conversation_fragments(self, conversation_id: str) -> list[Fragment]: ...
+
+    def neighbours(self, fragment_id: str, before: int, after: int) -> list[Fragment]: ...
+
+    def recent_fragments(self, limit: int, offset: int = 0) -> list[Fragment]: ...
 
 
 class Progress(Protocol):

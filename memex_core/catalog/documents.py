@@ -1,0 +1,158 @@
+"""Documents of folder sources (the notes of a vault) and the links they hold.
+
+A document is synced as a unit: storing a new version replaces its fragments
+and links in one transaction, keeping the fragments whose id did not change (so
+their vectors survive); removing it deletes everything it contributed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from memex_core.catalog.rows import (
+    INSERT_FRAGMENT,
+    delete_fragments,
+    fragment_rows,
+    upsert_conversations,
+)
+from memex_core.domain import DocumentRecord, Fragment, ParsedDocument
+
+DOCUMENT_COLUMNS = (
+    "id, source_kind, root, path, title, aliases, tags, properties, sha256, size, mtime_ns, "
+    "timestamp"
+)
+
+
+def row_to_document(row: Sequence[Any]) -> DocumentRecord:
+    did, kind, root, path, title, aliases, tags, props, sha, size, mtime_ns, ts = row
+    return DocumentRecord(
+        id=did,
+        source_kind=kind,
+        root=root,
+        path=path,
+        title=title,
+        aliases=tuple(json.loads(aliases)),
+        tags=tuple(json.loads(tags)),
+        properties=json.loads(props),
+        sha256=sha,
+        size=size,
+        mtime_ns=mtime_ns,
+        timestamp=ts,
+    )
+
+
+class DocumentStore:
+    """Mixed into :class:`~memex_core.catalog.sqlite.Catalog`; uses its connection."""
+
+    _db: sqlite3.Connection
+
+    def _begin(self) -> Any:
+        return self.transaction()  # type: ignore[attr-defined]
+
+    def documents_under(self, root: str) -> dict[str, DocumentRecord]:
+        """Every stored document of the folder ``root``, by relative path."""
+        rows = self._db.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE root=? ORDER BY path", (root,)
+        )
+        return {r[3]: row_to_document(r) for r in rows}
+
+    def store_document(
+        self,
+        *,
+        run_id: int,
+        root: str,
+        source_kind: str,
+        document: ParsedDocument,
+        sha256: str,
+        size: int,
+        mtime_ns: int | None,
+    ) -> tuple[list[Fragment], list[str]]:
+        """Store (or replace) one document; returns its new fragments and the ids removed."""
+        fragments = document.fragments
+        keep = {f.id for f in fragments}
+        with self._begin() as db:
+            previous = [
+                r[0]
+                for r in db.execute(
+                    "SELECT id FROM fragments WHERE conversation_id=?", (document.id,)
+                )
+            ]
+            removed = [i for i in previous if i not in keep]
+            delete_fragments(db, removed)
+            before = db.execute("SELECT COALESCE(MAX(seq), 0) FROM fragments").fetchone()[0]
+            db.executemany(INSERT_FRAGMENT, fragment_rows(fragments, run_id))
+            db.execute("DELETE FROM links WHERE source_document=?", (document.id,))
+            db.executemany(
+                "INSERT INTO links (source_document, source_fragment, target, kind, heading, "
+                "block, display) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (document.id, ln.source_fragment_id, ln.target, ln.kind, ln.heading,
+                     ln.block, ln.display)
+                    for ln in document.links
+                ],
+            )
+            db.execute(
+                f"INSERT OR REPLACE INTO documents ({DOCUMENT_COLUMNS}, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    document.id,
+                    source_kind,
+                    root,
+                    document.path,
+                    document.title,
+                    json.dumps(list(document.aliases), ensure_ascii=False),
+                    json.dumps(list(document.tags), ensure_ascii=False),
+                    json.dumps(dict(document.properties), ensure_ascii=False, default=str),
+                    sha256,
+                    size,
+                    mtime_ns,
+                    document.timestamp,
+                    time.time(),
+                ),
+            )
+            db.execute("DELETE FROM conversations WHERE id=?", (document.id,))
+            upsert_conversations(db, fragments)
+            new_ids = {
+                r[0] for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))
+            }
+        return [f for f in fragments if f.id in new_ids], removed
+
+    def touch_document(self, document_id: str, mtime_ns: int | None) -> None:
+        """Record a new modification time for a document whose content did not change."""
+        self._db.execute("UPDATE documents SET mtime_ns=? WHERE id=?", (mtime_ns, document_id))
+
+    def remove_document(self, document_id: str) -> list[str]:
+        """Delete a document, its fragments and its outgoing links; returns the fragment ids."""
+        with self._begin() as db:
+            ids = [
+                r[0]
+                for r in db.execute(
+                    "SELECT id FROM fragments WHERE conversation_id=?", (document_id,)
+                )
+            ]
+            delete_fragments(db, ids)
+            db.execute("DELETE FROM links WHERE source_document=?", (document_id,))
+            db.execute("DELETE FROM documents WHERE id=?", (document_id,))
+            db.execute("DELETE FROM conversations WHERE id=?", (document_id,))
+        return ids
+
+    def links_under(self, root: str) -> list[tuple[int, str, str, str | None, str | None]]:
+        """(link id, linking document's path, target as written, target_path, target_document)
+        for every link held by a document of ``root``."""
+        rows = self._db.execute(
+            "SELECT l.id, d.path, l.target, l.target_path, l.target_document FROM links l "
+            "JOIN documents d ON d.id = l.source_document WHERE d.root=? ORDER BY l.id",
+            (root,),
+        )
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    def set_link_targets(self, updates: Iterable[tuple[str | None, str | None, int]]) -> None:
+        """Apply (target_path, target_document, link id) triples in one transaction."""
+        with self._begin() as db:
+            db.executemany(
+                "UPDATE links SET target_path=?, target_document=? WHERE id=?", list(updates)
+            )

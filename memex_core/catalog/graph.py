@@ -1,0 +1,139 @@
+"""Reading the link graph and walking fragments in order: what explore, timeline
+and context are built from. Mixed into the catalog; read-only."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from memex_core.catalog.documents import DOCUMENT_COLUMNS, row_to_document
+from memex_core.catalog.rows import FRAGMENT_COLUMNS, row_to_fragment
+from memex_core.domain import DocumentRecord, Fragment, ResolvedLink
+
+_LINK_COLUMNS = (
+    "source_document, source_fragment, target, kind, heading, block, display, target_path, "
+    "target_document"
+)
+_ORDER = "ORDER BY position IS NULL, position, seq"
+
+
+def _row_to_link(row: Sequence[Any]) -> ResolvedLink:
+    return ResolvedLink(*row)
+
+
+def _chunks(ids: Sequence[str], size: int = 500) -> list[list[str]]:
+    unique = list(dict.fromkeys(ids))
+    return [unique[i : i + size] for i in range(0, len(unique), size)]
+
+
+class LinkGraph:
+    """Mixed into :class:`~memex_core.catalog.sqlite.Catalog`; uses its connection."""
+
+    _db: sqlite3.Connection
+
+    # -- documents ------------------------------------------------------------------
+
+    def document(self, document_id: str) -> DocumentRecord | None:
+        row = self._db.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id=?", (document_id,)
+        ).fetchone()
+        return row_to_document(row) if row else None
+
+    def documents(self, document_ids: Sequence[str]) -> dict[str, DocumentRecord]:
+        found: dict[str, DocumentRecord] = {}
+        for chunk in _chunks(document_ids):
+            marks = ",".join("?" * len(chunk))
+            for row in self._db.execute(
+                f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id IN ({marks})", chunk
+            ):
+                found[row[0]] = row_to_document(row)
+        return found
+
+    def find_documents(self, name: str) -> list[DocumentRecord]:
+        """Documents a person might mean by ``name``: an id, a relative path (with or
+        without ``.md``), a title or an alias; case-insensitive, exact matches first."""
+        wanted = name.strip().replace("\\", "/").lower()
+        rows = self._db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents ORDER BY path")
+        exact: list[DocumentRecord] = []
+        loose: list[DocumentRecord] = []
+        for row in rows:
+            doc = row_to_document(row)
+            path = doc.path.lower()
+            stem = path[:-3] if path.endswith(".md") else path
+            if wanted in (doc.id.lower(), path, stem):
+                exact.append(doc)
+            elif wanted == doc.title.lower() or wanted in (a.lower() for a in doc.aliases):
+                loose.append(doc)
+        return exact or sorted(loose, key=lambda d: (len(d.path), d.path))
+
+    # -- links ----------------------------------------------------------------------
+
+    def outlinks(self, document_id: str) -> list[ResolvedLink]:
+        rows = self._db.execute(
+            f"SELECT {_LINK_COLUMNS} FROM links WHERE source_document=? ORDER BY id",
+            (document_id,),
+        )
+        return [_row_to_link(r) for r in rows]
+
+    def backlinks(self, document_id: str) -> list[ResolvedLink]:
+        """Links from other documents that resolve to this one."""
+        rows = self._db.execute(
+            f"SELECT {_LINK_COLUMNS} FROM links WHERE target_document=? "
+            "AND source_document != ? ORDER BY source_document, id",
+            (document_id, document_id),
+        )
+        return [_row_to_link(r) for r in rows]
+
+    def backlink_counts(self, fragment_ids: Sequence[str]) -> dict[str, int]:
+        """For each fragment id, how many other documents link to its document."""
+        counts: dict[str, int] = {i: 0 for i in fragment_ids}
+        for chunk in _chunks(fragment_ids):
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                "SELECT f.id, COUNT(DISTINCT l.source_document) FROM fragments f "
+                "JOIN links l ON l.target_document = f.conversation_id "
+                f"AND l.source_document != f.conversation_id WHERE f.id IN ({marks}) "
+                "GROUP BY f.id",
+                chunk,
+            )
+            counts.update({r[0]: int(r[1]) for r in rows})
+        return counts
+
+    def count_links(self) -> tuple[int, int]:
+        """(all links, unresolved links)."""
+        row = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(target_path IS NULL), 0) FROM links"
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+    # -- fragments in order ------------------------------------------------------------
+
+    def conversation_fragments(self, conversation_id: str) -> list[Fragment]:
+        """A conversation's (or note's) fragments in their order."""
+        rows = self._db.execute(
+            f"SELECT {FRAGMENT_COLUMNS} FROM fragments WHERE conversation_id=? {_ORDER}",
+            (conversation_id,),
+        )
+        return [row_to_fragment(r) for r in rows]
+
+    def neighbours(self, fragment_id: str, before: int, after: int) -> list[Fragment]:
+        """Up to ``before`` fragments preceding ``fragment_id`` in its conversation, the
+        fragment itself, and up to ``after`` following it; empty if the id is unknown."""
+        row = self._db.execute(
+            "SELECT conversation_id FROM fragments WHERE id=?", (fragment_id,)
+        ).fetchone()
+        if row is None:
+            return []
+        ordered = self.conversation_fragments(row[0])
+        index = next(i for i, f in enumerate(ordered) if f.id == fragment_id)
+        return ordered[max(0, index - before) : index + after + 1]
+
+    def recent_fragments(self, limit: int, offset: int = 0) -> list[Fragment]:
+        """Newest fragments first (by timestamp; undated ones last), ties by insertion order."""
+        rows = self._db.execute(
+            f"SELECT {FRAGMENT_COLUMNS} FROM fragments "
+            "ORDER BY timestamp IS NULL, timestamp DESC, seq DESC LIMIT ? OFFSET ?",
+            (limit, offset),
+        )
+        return [row_to_fragment(r) for r in rows]

@@ -1,0 +1,106 @@
+"""How fragments map onto catalog rows (shared by the catalog's modules)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from memex_core.domain import Fragment, Provenance
+
+FRAGMENT_COLUMNS = (
+    "id, conversation_id, role, content, title, timestamp, source_kind, "
+    "source_path, source_id, locator, metadata, index_text"
+)
+INSERT_FRAGMENT = (
+    f"INSERT INTO fragments ({FRAGMENT_COLUMNS}, ingest_run, position) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT(id) DO UPDATE SET position=excluded.position"
+)
+
+
+def fragment_rows(
+    fragments: Sequence[Fragment], run_id: int | None
+) -> list[tuple[Any, ...]]:
+    """Insert rows for ``INSERT_FRAGMENT``; position counts within each conversation."""
+    positions: dict[str, int] = {}
+    rows = []
+    for f in fragments:
+        position = positions.get(f.conversation_id, 0)
+        positions[f.conversation_id] = position + 1
+        rows.append(
+            (
+                f.id,
+                f.conversation_id,
+                f.role,
+                f.content,
+                f.title,
+                f.timestamp,
+                f.provenance.source_kind,
+                f.provenance.source_path,
+                f.provenance.source_id,
+                f.provenance.locator,
+                json.dumps(f.metadata, ensure_ascii=False, default=str),
+                f.index_text,
+                run_id,
+                position,
+            )
+        )
+    return rows
+
+
+def row_to_fragment(row: Sequence[Any]) -> Fragment:
+    (fid, conv, role, content, title, ts, kind, path, source_id, locator, meta, index_text) = row
+    return Fragment(
+        id=fid,
+        conversation_id=conv,
+        role=role,
+        content=content,
+        provenance=Provenance(
+            source_kind=kind,
+            source_path=path,
+            source_id=source_id,
+            locator=locator,
+            timestamp=ts,
+        ),
+        timestamp=ts,
+        title=title,
+        metadata=json.loads(meta) if meta else {},
+        index_text=index_text,
+    )
+
+
+def delete_fragments(db: sqlite3.Connection, ids: Sequence[str]) -> None:
+    """Delete fragments and their links; queue their vectors for deletion."""
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start : start + 500])
+        marks = ",".join("?" * len(chunk))
+        db.execute(f"DELETE FROM fragments WHERE id IN ({marks})", chunk)
+        db.execute(f"DELETE FROM links WHERE source_fragment IN ({marks})", chunk)
+        db.executemany(
+            "INSERT OR IGNORE INTO pending_vector_deletes (id) VALUES (?)",
+            [(i,) for i in chunk],
+        )
+
+
+def upsert_conversations(db: sqlite3.Connection, fragments: Sequence[Fragment]) -> None:
+    spans: dict[str, list[Any]] = {}
+    for f in fragments:
+        span = spans.setdefault(
+            f.conversation_id,
+            [f.source_kind, f.title, None, None, f.provenance.source_path],
+        )
+        if f.timestamp is not None:
+            span[2] = f.timestamp if span[2] is None else min(span[2], f.timestamp)
+            span[3] = f.timestamp if span[3] is None else max(span[3], f.timestamp)
+    db.executemany(
+        "INSERT INTO conversations (id, source_kind, title, first_at, last_at, source_path) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+        "title=COALESCE(excluded.title, title), "
+        "first_at=MIN(COALESCE(first_at, excluded.first_at), "
+        "COALESCE(excluded.first_at, first_at)), "
+        "last_at=MAX(COALESCE(last_at, excluded.last_at), "
+        "COALESCE(excluded.last_at, last_at))",
+        [(cid, *span) for cid, span in spans.items()],
+    )

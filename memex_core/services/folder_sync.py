@@ -1,0 +1,154 @@
+"""Sync a folder source (a vault) into the catalog: only what changed, deletions included.
+
+Per document: a file whose size and modification time match the stored ones
+is skipped without reading; otherwise it is hashed, and parsed only if the hash
+changed. Documents whose file is gone are removed from the catalog and every
+index. Links are then re-resolved over the whole folder, because a new or
+renamed note can make links in unchanged notes resolve (or stop resolving).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from memex_core.domain import FileOutcome, FolderSource, IngestReport, KeywordStore, SourceError
+from memex_core.services.ports import FolderCatalogPort, Progress
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class FolderSync:
+    def __init__(
+        self,
+        catalog: FolderCatalogPort,
+        keyword: KeywordStore | None,
+        progress: Progress,
+    ) -> None:
+        self.catalog = catalog
+        self.keyword = keyword
+        self.progress = progress
+
+    def sync(
+        self, run_id: int, source: FolderSource, folder: Path, report: IngestReport
+    ) -> None:
+        root = str(folder.resolve())
+        try:
+            scan = source.scan(folder)
+        except (SourceError, OSError) as exc:
+            report.files.append(FileOutcome(root, "failed", source.source_kind, error=str(exc)))
+            return
+        stored = self.catalog.documents_under(root)
+        self.progress.start(f"Syncing {folder.name}", len(scan.documents))
+        changed = False
+        try:
+            for rel in scan.documents:
+                self.progress.advance(0, description=f"Syncing {rel}")
+                outcome = self._sync_document(run_id, source, folder, root, rel, stored, report)
+                changed |= outcome.status in ("new", "updated")
+                report.files.append(outcome)
+                self.progress.advance(1)
+        finally:
+            self.progress.finish()
+        present = set(scan.documents)
+        for rel, record in stored.items():
+            if rel not in present:
+                removed = self.catalog.remove_document(record.id)
+                self._forget(removed, report)
+                report.files.append(
+                    FileOutcome(
+                        f"{root}/{rel}",
+                        "removed",
+                        source.source_kind,
+                        fragments_removed=len(removed),
+                    )
+                )
+                changed = True
+        if changed:
+            self.resolve_links(root, scan.files)
+
+    def _sync_document(
+        self,
+        run_id: int,
+        source: FolderSource,
+        folder: Path,
+        root: str,
+        rel: str,
+        stored: dict,
+        report: IngestReport,
+    ) -> FileOutcome:
+        label = f"{root}/{rel}"
+        path = folder / rel
+        record = stored.get(rel)
+        try:
+            stat = path.stat()
+            if record is not None and (record.size, record.mtime_ns) == (
+                stat.st_size,
+                stat.st_mtime_ns,
+            ):
+                return FileOutcome(label, "unchanged", source.source_kind)
+            sha = _sha256(path)
+            if record is not None and record.sha256 == sha:
+                self.catalog.touch_document(record.id, stat.st_mtime_ns)
+                return FileOutcome(label, "unchanged", source.source_kind)
+            document = source.read_document(folder, rel)
+        except SourceError as exc:
+            where = f"{exc.location}: " if exc.location else ""
+            return FileOutcome(label, "failed", source.source_kind, error=where + exc.reason)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            return FileOutcome(label, "failed", source.source_kind, error=str(exc))
+        except Exception as exc:  # a buggy (third-party) source must not stop the run
+            return FileOutcome(
+                label,
+                "failed",
+                source.source_kind,
+                error=f"the {source.source_kind} source crashed ({type(exc).__name__}: {exc})",
+            )
+        new, removed = self.catalog.store_document(
+            run_id=run_id,
+            root=root,
+            source_kind=source.source_kind,
+            document=document,
+            sha256=sha,
+            size=stat.st_size,
+            mtime_ns=stat.st_mtime_ns,
+        )
+        self._forget(removed, report)
+        if self.keyword is not None and new:
+            self.keyword.add(new)
+        return FileOutcome(
+            label,
+            "new" if record is None else "updated",
+            source.source_kind,
+            fragments_added=len(new),
+            fragments_seen=len(document.fragments),
+            fragments_removed=len(removed),
+        )
+
+    def _forget(self, removed: list[str], report: IngestReport) -> None:
+        if removed:
+            report.removed_ids.extend(removed)
+            if self.keyword is not None:
+                self.keyword.delete(removed)
+
+    def resolve_links(self, root: str, files: list[str]) -> int:
+        """Re-resolve every link of the folder; returns how many changed target."""
+        from memex_core.domain.link_resolution import LinkResolver
+
+        documents = self.catalog.documents_under(root)
+        resolver = LinkResolver(files, {rel: doc.aliases for rel, doc in documents.items()})
+        updates = []
+        for link_id, from_path, target, old_path, old_document in self.catalog.links_under(root):
+            target_path = resolver.resolve(target, from_path)
+            target_document = documents[target_path].id if target_path in documents else None
+            if (target_path, target_document) != (old_path, old_document):
+                updates.append((target_path, target_document, link_id))
+        if updates:
+            self.catalog.set_link_targets(updates)
+        return len(updates)
