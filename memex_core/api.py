@@ -34,9 +34,19 @@ from memex_core.domain import (
     Source,
     VectorStore,
 )
+from memex_core.domain.disclosure import (
+    CompactHit,
+    ContextPack,
+    Timeline,
+    compact_hit,
+    label_of,
+    query_terms,
+)
 from memex_core.domain.timeparse import parse_time_bound
 from memex_core.errors import MemexError
 from memex_core.plugins import PluginRegistry, PluginUnavailable, load_registry
+from memex_core.services.context import ContextBuilder, ContextSettings
+from memex_core.services.explore import Exploration, Explorer
 from memex_core.services.indexing import (
     EMBEDDER_SETTING,
     VectorIndexer,
@@ -152,6 +162,9 @@ class Memex:
     def ranker(self) -> Ranker:
         if self._ranker is None:
             self._ranker = self._build("ranker")
+            bind_graph = getattr(self._ranker, "bind_graph", None)
+            if callable(bind_graph):  # a link-aware ranker (GraphAwareRanker)
+                bind_graph(self.catalog)
         return self._ranker
 
     def sources(self) -> list[Source]:
@@ -206,8 +219,38 @@ class Memex:
             elif (reason := self.semantic_unavailable_reason()) is not None:
                 report.embedding_skipped_reason = reason
             else:
+                self._apply_vector_deletes()
                 report.embedded = self._indexer().backfill(progress=embed_progress)
         return report
+
+    def sync(
+        self,
+        *,
+        embed: bool = True,
+        progress: Progress | None = None,
+        embed_progress: Progress | None = None,
+    ) -> IngestReport:
+        """Re-read every path in ``[sync] paths`` of config.toml; only changes are ingested.
+
+        Paths that do not exist are reported as failed (the others still sync).
+        """
+        paths = self.config.sync_paths()
+        if not paths:
+            raise MemexError(
+                f"Nothing to sync: add the folders to re-read to {self.config.config_path}, "
+                'for example\n\n[sync]\npaths = ["~/notes", "~/.claude/projects", '
+                '"~/.codex/sessions"]'
+            )
+        return self.ingest(*paths, embed=embed, progress=progress, embed_progress=embed_progress)
+
+    def _apply_vector_deletes(self) -> int:
+        """Delete vectors of fragments the catalog no longer holds (changed or deleted notes,
+        replaced transcript turns). Called with the write lock held."""
+        pending = self.catalog.pending_vector_deletes()
+        if pending:
+            self.vector_store.delete(pending)
+            self.catalog.clear_pending_vector_deletes(pending)
+        return len(pending)
 
     def add_fragments(
         self,
@@ -249,6 +292,7 @@ class Memex:
         if reason:
             raise MemexError(reason)
         with self.lock:
+            self._apply_vector_deletes()
             return self._indexer().backfill(batch_size=batch_size, progress=progress)
 
     def rebuild(
@@ -334,16 +378,36 @@ class Memex:
         semantic_weight: float | None = None,
         min_score: float | None = None,
         filters: SearchFilters | None = None,
+        time_phrases: bool = True,
     ) -> SearchResults:
         """Search fragments. ``mode`` is ``hybrid`` (default), ``keyword`` or ``semantic``.
 
         Filters are pushed into each index before top-k. Each result holds the
-        fragment, its score, and per signal its rank and raw score.
+        fragment, its score, and per signal its rank and raw score. With
+        ``time_phrases`` (default) and no explicit time filter, a phrase such as
+        "last week" or "in March" in the query becomes a since/until filter and is
+        taken out of the query; the results' notes say how it was read.
         """
         if mode not in MODES:
             raise MemexError(f"Unknown search mode {mode!r}: use one of {', '.join(MODES)}.")
         if limit < 1:
             raise MemexError("limit must be at least 1")
+        time_note = None
+        if time_phrases and since is None and until is None and filters is None:
+            from memex_core.timephrases import extract_time_phrase
+
+            phrase = extract_time_phrase(query)
+            if phrase is not None and phrase.query.strip():
+                query, since, until = phrase.query, phrase.since, phrase.until
+                time_note = f"Time filter: {phrase.describe()} (pass --no-time-phrases to disable)"
+        if time_note is not None:
+            found = self.search(
+                query, mode, limit, source=source, conversation=conversation, role=role,
+                since=since, until=until, semantic_weight=semantic_weight,
+                min_score=min_score, time_phrases=False,
+            )
+            found.notes.insert(0, time_note)
+            return found
         if filters is None:
             filters = make_filters(
                 source=source, conversation=conversation, role=role, since=since, until=until
@@ -368,6 +432,84 @@ class Memex:
         """Fragments by id, in the order asked; unknown ids are left out."""
         found = self.catalog.get_many(list(ids))
         return [found[i] for i in ids if i in found]
+
+    # -- progressive disclosure ---------------------------------------------------
+
+    def compact_search(
+        self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
+    ) -> tuple[list[CompactHit], list[str]]:
+        """Search, returning small hits (id, title, snippet, score, why it matched) and the
+        notes a user should see. Step one of progressive disclosure; ``timeline`` and
+        ``get`` follow. ``options`` are those of :meth:`search`."""
+        found = self.search(query, limit=limit, **options)
+        terms = query_terms(query)
+        return [compact_hit(r, terms, snippet_chars) for r in found], found.notes
+
+    def timeline(self, fragment_id: str, before: int = 3, after: int = 3) -> Timeline:
+        """The turns (or note sections) around a fragment, in order, the fragment included."""
+        if before < 0 or after < 0:
+            raise MemexError("before and after must be 0 or more")
+        fragments = self.catalog.neighbours(fragment_id, before, after)
+        if not fragments:
+            raise MemexError(
+                f"No fragment with id {fragment_id!r}. Ids come from `memex dig` "
+                "(or the `search` tool); give the full id."
+            )
+        anchor = next(i for i, f in enumerate(fragments) if f.id == fragment_id)
+        return Timeline(
+            anchor_id=fragment_id,
+            conversation_id=fragments[anchor].conversation_id,
+            title=label_of(fragments[anchor]).split(" > ")[0],
+            fragments=fragments,
+            offsets=[i - anchor for i in range(len(fragments))],
+        )
+
+    def explore(self, note: str, similar: int = 5) -> Exploration:
+        """A note's outlinks (unresolved ones with a null path), backlinks, and up to
+        ``similar`` semantically similar notes it is not linked with."""
+        similar_search = None
+        if similar > 0 and self.semantic_unavailable_reason() is None:
+            service = self.search_service("semantic")
+            embedder = self.embedder
+
+            def similar_search(text: str, k: int, filters: SearchFilters) -> list[Any]:
+                return service.semantic_hits(text, k, filters, None, embedder.embed_query(text))
+
+        return Explorer(self.catalog, similar_search).explore(note, similar)
+
+    def context(
+        self,
+        query: str,
+        budget_chars: int = 4000,
+        *,
+        mode: str = "hybrid",
+        time_phrases: bool = True,
+        **filter_options: Any,
+    ) -> ContextPack:
+        """Context for an agent within ``budget_chars``: search hits, the notes they link
+        to, then recent material; every item says why it is there. Deterministic."""
+        table = self.config.table("context")
+        defaults = ContextSettings()
+        settings = ContextSettings(
+            seed_limit=int(table.get("seed_limit", defaults.seed_limit)),
+            seed_share=float(table.get("seed_share", defaults.seed_share)),
+            recency_share=float(table.get("recency_share", defaults.recency_share)),
+            link_limit=int(table.get("link_limit", defaults.link_limit)),
+            item_chars=int(table.get("item_chars", defaults.item_chars)),
+        )
+        filters = make_filters(**filter_options) if filter_options else None
+
+        def search(text: str, limit: int) -> list[Any]:
+            return self.search(
+                text, mode, limit, filters=filters, time_phrases=time_phrases
+            ).results
+
+        try:
+            return ContextBuilder(self.catalog, search, settings).build(
+                query, budget_chars, filters
+            )
+        except ValueError as exc:
+            raise MemexError(str(exc)) from exc
 
     def stats(self) -> CorpusStats:
         first, last = self.catalog.time_span()

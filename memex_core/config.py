@@ -26,6 +26,13 @@ component's own settings::
 
     [source.claude_ai]         # a source's own settings
     include_thinking = false
+
+    [sync]                     # what `memex sync` re-reads (only changes are ingested)
+    paths = ["~/notes", "~/.claude/projects", "~/.codex/sessions"]
+
+    [context]                  # how `memex context` spends its budget
+    seed_share = 0.7           # share for search hits; links next, recent material last
+    item_chars = 600           # longest single item (longer ones are cut around the match)
 """
 
 from __future__ import annotations
@@ -85,6 +92,24 @@ class Config:
     def search_setting(self, name: str, default: Any) -> Any:
         table = self.raw.get("search", {})
         return table.get(name, default) if isinstance(table, dict) else default
+
+    def table(self, name: str) -> Mapping[str, Any]:
+        value = self.raw.get(name, {})
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def config_path(self) -> Path:
+        return self.home / "config.toml"
+
+    def sync_paths(self) -> list[Path]:
+        """The folders and files ``memex sync`` re-reads, from ``[sync] paths``."""
+        paths = self.table("sync").get("paths", [])
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            raise MemexError(
+                f"{self.config_path}: [sync] paths must be a list of strings, e.g. "
+                'paths = ["~/notes", "~/.claude/projects"]'
+            )
+        return [Path(os.path.expandvars(p)).expanduser() for p in paths]
 
 
 def load_config(home: str | Path | None = None) -> Config:

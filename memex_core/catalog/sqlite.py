@@ -8,7 +8,6 @@ leaves all of a file or none of it.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -21,13 +20,14 @@ from memex_core.catalog.rows import (
     FRAGMENT_COLUMNS,
     INSERT_FRAGMENT,
     delete_fragments,
-    upsert_conversations,
     fragment_rows,
     row_to_fragment,
+    upsert_conversations,
 )
 from memex_core.catalog.schema import LATEST_VERSION, MIGRATIONS
-from memex_core.domain import Fragment, Provenance
+from memex_core.domain import Fragment
 from memex_core.errors import MemexError, ReadOnlyQueryError
+
 
 def _statements(script: str) -> list[str]:
     """Split a migration script into statements (semicolons in comments are fine)."""

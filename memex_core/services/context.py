@@ -1,0 +1,153 @@
+"""``context(query, budget)``: a context pack for an agent, built in explained steps.
+
+1. Seeds: hybrid search hits for the query (reason ``query_match``), up to
+   ``seed_share`` of the budget.
+2. Forward links from the seeds: the notes (or sections) they link to
+   (reason ``linked``), up to ``link_limit`` per seed, leaving ``recency_share``
+   of the budget.
+3. Recent material (reason ``recency``) fills what is left; then more seeds if
+   the budget still has room.
+
+Long fragments are cut to a window around the query words (``item_chars``) so
+one long note cannot eat the budget; ``get(id)`` returns the whole text. For
+the same data and query the pack is always the same: every step is ordered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from memex_core.domain import Fragment, SearchFilters, SearchResult
+from memex_core.domain.disclosure import (
+    LINKED,
+    QUERY_MATCH,
+    RECENCY,
+    ContextItem,
+    ContextPack,
+    label_of,
+    query_terms,
+    snippet,
+)
+from memex_core.services.ports import GraphPort
+
+#: Smallest piece worth adding; below this the pack is considered full.
+MIN_ITEM_CHARS = 60
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    seed_limit: int = 20
+    seed_share: float = 0.7
+    recency_share: float = 0.1
+    link_limit: int = 2
+    item_chars: int = 600
+
+
+class ContextBuilder:
+    def __init__(
+        self,
+        graph: GraphPort,
+        search: Callable[[str, int], Sequence[SearchResult]],
+        settings: ContextSettings | None = None,
+    ) -> None:
+        self.graph = graph
+        self.search = search
+        self.settings = settings or ContextSettings()
+
+    def build(
+        self, query: str, budget_chars: int, filters: SearchFilters | None = None
+    ) -> ContextPack:
+        if budget_chars < MIN_ITEM_CHARS:
+            raise ValueError(f"budget_chars must be at least {MIN_ITEM_CHARS}")
+        s = self.settings
+        pack = ContextPack(query=query, budget_chars=budget_chars)
+        terms = query_terms(query)
+        taken: set[str] = set()
+        seeds = [r.fragment for r in self.search(query, s.seed_limit)]
+
+        def room() -> int:
+            return budget_chars - pack.used_chars
+
+        def add(fragment: Fragment, reason: str, limit: int, detail: str = "") -> bool:
+            limit = min(limit, s.item_chars, room())
+            if fragment.id in taken or limit < MIN_ITEM_CHARS:
+                return False
+            text = fragment.content
+            cut = len(" ".join(text.split())) > limit
+            if cut:
+                text = snippet(text, terms, limit - 2)
+            pack.items.append(
+                ContextItem(
+                    id=fragment.id,
+                    reason=reason,
+                    title=label_of(fragment),
+                    text=text,
+                    truncated=cut,
+                    timestamp=fragment.timestamp,
+                    detail=detail,
+                )
+            )
+            taken.add(fragment.id)
+            return True
+
+        seed_budget = int(budget_chars * s.seed_share)
+        used_seeds = 0
+        for fragment in seeds:
+            if pack.used_chars >= seed_budget and used_seeds:
+                break
+            limit = max(seed_budget - pack.used_chars, MIN_ITEM_CHARS)
+            if add(fragment, QUERY_MATCH, limit, "search hit"):
+                used_seeds += 1
+        seed_items = [f for f in seeds if f.id in taken]
+
+        link_budget = budget_chars - int(budget_chars * s.recency_share)
+        for seed in seed_items:
+            for target in self._linked_fragments(seed)[: s.link_limit]:
+                if pack.used_chars >= link_budget:
+                    break
+                add(target, LINKED, link_budget - pack.used_chars, f"linked from {label_of(seed)}")
+
+        offset = 0
+        while room() >= MIN_ITEM_CHARS:
+            recent = self.graph.recent_fragments(100, offset)
+            if not recent:
+                break
+            offset += len(recent)
+            for fragment in recent:
+                if filters is None or filters.matches(fragment):
+                    add(fragment, RECENCY, room(), "recent")
+                if room() < MIN_ITEM_CHARS:
+                    break
+
+        for fragment in seeds:  # still room: more of what the query found
+            add(fragment, QUERY_MATCH, room(), "search hit")
+        return pack
+
+    def _linked_fragments(self, seed: Fragment) -> list[Fragment]:
+        """Targets of the seed's links: links written in the seed itself first, then the
+        rest of its document's; each as the linked section (by heading) or first fragment."""
+        links = self.graph.outlinks(seed.conversation_id)
+        ordered = [ln for ln in links if ln.source_fragment_id == seed.id] + [
+            ln for ln in links if ln.source_fragment_id != seed.id
+        ]
+        targets: list[Fragment] = []
+        seen: set[tuple[str, str | None]] = set()
+        for link in ordered:
+            doc = link.target_document
+            if doc is None or doc == seed.conversation_id or (doc, link.heading) in seen:
+                continue
+            seen.add((doc, link.heading))
+            fragments = self.graph.conversation_fragments(doc)
+            if not fragments:
+                continue
+            chosen = fragments[0]
+            if link.heading:
+                wanted = link.heading.split("#")[-1].strip().lower()
+                for fragment in fragments:
+                    heading = str(fragment.metadata.get("heading") or "")
+                    if heading.split(" > ")[-1].strip().lower() == wanted:
+                        chosen = fragment
+                        break
+            targets.append(chosen)
+        return targets
