@@ -16,6 +16,7 @@ import hashlib
 import sys
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -392,26 +393,38 @@ class Memex:
             raise MemexError(f"Unknown search mode {mode!r}: use one of {', '.join(MODES)}.")
         if limit < 1:
             raise MemexError("limit must be at least 1")
-        time_note = None
-        if time_phrases and since is None and until is None and filters is None:
-            from memex_core.timephrases import extract_time_phrase
-
-            phrase = extract_time_phrase(query)
-            if phrase is not None and phrase.query.strip():
-                query, since, until = phrase.query, phrase.since, phrase.until
-                time_note = f"Time filter: {phrase.describe()} (pass --no-time-phrases to disable)"
-        if time_note is not None:
-            found = self.search(
-                query, mode, limit, source=source, conversation=conversation, role=role,
-                since=since, until=until, semantic_weight=semantic_weight,
-                min_score=min_score, time_phrases=False,
-            )
-            found.notes.insert(0, time_note)
-            return found
         if filters is None:
             filters = make_filters(
                 source=source, conversation=conversation, role=role, since=since, until=until
             )
+        time_note = None
+        if time_phrases and filters.since is None and filters.until is None:
+            from memex_core.timephrases import extract_time_phrase
+
+            phrase = extract_time_phrase(query)
+            if phrase is not None and phrase.query.strip():
+                query = phrase.query
+                filters = replace(
+                    filters,
+                    since=phrase.since,
+                    # the phrase's end is exclusive, the filter's inclusive
+                    until=None if phrase.until is None else phrase.until - 1e-6,
+                )
+                time_note = f"time filter: {phrase.describe()} (turn off with --no-time-phrases)"
+        found = self._search(query, mode, limit, filters, semantic_weight, min_score)
+        if time_note is not None:
+            found.notes.insert(0, time_note)
+        return found
+
+    def _search(
+        self,
+        query: str,
+        mode: str,
+        limit: int,
+        filters: SearchFilters,
+        semantic_weight: float | None,
+        min_score: float | None,
+    ) -> SearchResults:
         weight = semantic_weight
         if weight is None:
             weight = float(self.config.search_setting("semantic_weight", DEFAULT_SEMANTIC_WEIGHT))

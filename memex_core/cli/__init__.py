@@ -12,9 +12,10 @@ import click
 
 from memex_core.cli.maintenance import backfill, rebuild
 from memex_core.cli.overview import corpus, plugins, schema, sources
+from memex_core.cli.progressive import context, explore, get, timeline
 from memex_core.cli.search import dig, keyword, semantic
 from memex_core.cli.sql import query, sql
-from memex_core.cli.writing import ingest
+from memex_core.cli.writing import ingest, sync
 from memex_core.errors import MemexError
 
 
@@ -50,9 +51,14 @@ def cli(ctx: click.Context, home: str | None) -> None:
 
 for command in (
     ingest,
+    sync,
     dig,
     keyword,
     semantic,
+    explore,
+    timeline,
+    get,
+    context,
     corpus,
     sources,
     plugins,

@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from memex_core.domain import SearchResult
+from memex_core.domain import Fragment, SearchResult
+from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline
 
 
 def iso(timestamp: float | None) -> str | None:
@@ -81,3 +82,106 @@ def print_panels(results: list[SearchResult], query: str) -> None:
                 subtitle_align="right",
             )
         )
+
+
+def fragment_to_dict(fragment: Fragment) -> dict[str, Any]:
+    """A fragment in full, for ``get`` and ``timeline`` JSON."""
+    provenance = fragment.provenance
+    return {
+        "id": fragment.id,
+        "conversation_id": fragment.conversation_id,
+        "title": fragment.title,
+        "role": fragment.role,
+        "timestamp": iso(fragment.timestamp),
+        "source_kind": fragment.source_kind,
+        "content": fragment.content,
+        "provenance": {
+            "source_path": provenance.source_path,
+            "source_id": provenance.source_id,
+            "locator": provenance.locator,
+        },
+        "metadata": fragment.metadata,
+    }
+
+
+def print_compact(hits: list[CompactHit]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_lines=False, expand=True)
+    table.add_column("#", justify="right", style="dim", no_wrap=True)
+    table.add_column("id", style="cyan", no_wrap=True)
+    table.add_column("title / snippet", ratio=1)
+    table.add_column("why", style="dim", min_width=22)
+    for position, hit in enumerate(hits, start=1):
+        when = (iso(hit.timestamp) or "")[:10]
+        table.add_row(
+            str(position),
+            hit.id,
+            f"[bold]{hit.title}[/] [dim]{hit.source_kind} {hit.role} {when}[/]\n{hit.snippet}",
+            f"{hit.why}\nscore {hit.score:.4f}",
+        )
+    Console().print(table)
+
+
+def print_fragments(fragments: list[Fragment], marks: dict[str, str] | None = None) -> None:
+    """Full fragments as panels; ``marks`` adds a label to some (e.g. the timeline anchor)."""
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.text import Text
+
+    console = Console()
+    for fragment in fragments:
+        when = (iso(fragment.timestamp) or "undated")[:19]
+        heading = fragment.metadata.get("heading")
+        title = fragment.title or fragment.conversation_id
+        label = (marks or {}).get(fragment.id, "")
+        console.print(
+            Panel(
+                Text(fragment.content),
+                title=f"{label}[bold]{title}[/]"
+                + (f" > {heading}" if heading else "")
+                + f" [dim]· {fragment.role} · {when}[/]",
+                title_align="left",
+                subtitle=f"[dim]{fragment.id}[/]",
+                subtitle_align="right",
+                border_style="yellow" if label else "blue",
+            )
+        )
+
+
+def timeline_to_dict(timeline: Timeline) -> dict[str, Any]:
+    return {
+        "anchor_id": timeline.anchor_id,
+        "conversation_id": timeline.conversation_id,
+        "title": timeline.title,
+        "items": [
+            {"offset": offset, **fragment_to_dict(fragment)}
+            for offset, fragment in zip(timeline.offsets, timeline.fragments, strict=True)
+        ],
+    }
+
+
+def print_context(pack: ContextPack) -> None:
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.text import Text
+
+    console = Console()
+    colours = {"query_match": "green", "linked": "magenta", "recency": "blue"}
+    for item in pack.items:
+        cut = " [dim](cut; `memex get` for all)[/]" if item.truncated else ""
+        console.print(
+            Panel(
+                Text(item.text),
+                title=f"[{colours.get(item.reason, 'white')}]{item.reason}[/] "
+                f"[bold]{item.title}[/]{cut}",
+                title_align="left",
+                subtitle=f"[dim]{item.detail} · {item.id}[/]",
+                subtitle_align="right",
+            )
+        )
+    console.print(
+        f"[dim]{len(pack.items)} item(s), {pack.used_chars:,} of "
+        f"{pack.budget_chars:,} characters.[/]"
+    )

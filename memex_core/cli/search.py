@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -11,9 +12,10 @@ from memex_core.cli.context import format_option, open_memex
 from memex_core.errors import MemexError
 
 FILTER_HELP = {
-    "source": "Only this source kind (repeatable), e.g. chatgpt, claude_ai.",
+    "source": "Only this source kind (repeatable), e.g. chatgpt, claude_ai, claude_code, codex, "
+    "obsidian.",
     "conversation": "Only this conversation id (repeatable).",
-    "role": "Only this role (repeatable): user, assistant, system, tool.",
+    "role": "Only this role (repeatable): user, assistant, system, tool, note.",
     "since": "Only fragments at or after this time: 2024-05-01, 2024-05-01T09:30, 7d, 12h.",
     "until": "Only fragments at or before this time (a bare date includes the whole day).",
 }
@@ -35,6 +37,17 @@ def search_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--role", multiple=True, help=FILTER_HELP["role"]),
         click.option("--since", help=FILTER_HELP["since"]),
         click.option("--until", help=FILTER_HELP["until"]),
+        click.option(
+            "--concise",
+            is_flag=True,
+            help="Compact hits (id, title, snippet, score, why it matched): scan many, then "
+            "`memex timeline ID` or `memex get ID`.",
+        ),
+        click.option(
+            "--no-time-phrases",
+            is_flag=True,
+            help='Do not read phrases like "last week" or "in March" as a time filter.',
+        ),
         format_option("panel", "json", "ids"),
         click.pass_context,
     ]
@@ -47,9 +60,12 @@ def run_search(
     ctx: click.Context, mode: str, query: str, limit: int, output_format: str, **options: Any
 ) -> None:
     from memex_core.api import make_filters
-    from memex_core.cli.render import print_panels, results_json
+    from memex_core.cli.render import print_compact, print_panels, results_json
+    from memex_core.domain.disclosure import compact_hit, query_terms
 
     mx = open_memex(ctx)
+    concise = options.pop("concise")
+    options["time_phrases"] = not options.pop("no_time_phrases")
     try:
         filters = make_filters(
             source=options.pop("source") or None,
@@ -63,7 +79,14 @@ def run_search(
     results = mx.search(query, mode=mode, limit=limit, filters=filters, **options)
     for note in results.notes:
         click.echo(f"Note: {note}", err=True)
-    if output_format == "json":
+    if concise and output_format != "ids":
+        terms = query_terms(query)
+        hits = [compact_hit(r, terms) for r in results]
+        if output_format == "json":
+            click.echo(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))
+        else:
+            print_compact(hits)
+    elif output_format == "json":
         click.echo(results_json(results))
     elif output_format == "ids":
         for result in results:

@@ -9,6 +9,7 @@ import click
 
 from memex_core.cli.context import format_option, open_memex
 from memex_core.cli.progress import RichProgress
+from memex_core.domain import IngestReport
 
 
 @click.command()
@@ -24,9 +25,12 @@ def ingest(
 
     \b
     Recognised: ChatGPT and Claude.ai exports (conversations.json or the .zip),
-    and whatever installed plugins add (see `memex sources`). Files already
-    ingested with the same content are skipped; a bad file is reported and the
-    others go on. Exit status 1 if any file failed.
+    Claude Code transcripts (~/.claude/projects), Codex rollouts
+    (~/.codex/sessions), Obsidian vaults (a folder), and whatever installed
+    plugins add (see `memex sources`). Files already ingested with the same
+    content are skipped; a vault is synced (changed notes replaced, deleted
+    ones removed). A bad file is reported and the others go on. Exit status 1
+    if any file failed.
     """
     mx = open_memex(ctx)
     report = mx.ingest(
@@ -35,29 +39,60 @@ def ingest(
         progress=RichProgress(quiet or output_format == "json"),
         embed_progress=RichProgress(quiet or output_format == "json"),
     )
+    print_report(report, output_format, no_embed)
+
+
+@click.command()
+@click.option("--no-embed", is_flag=True, help="Skip embedding now; run `memex backfill` later.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@format_option("panel", "json")
+@click.pass_context
+def sync(ctx: click.Context, no_embed: bool, quiet: bool, output_format: str) -> None:
+    """Re-read the paths listed in config.toml and ingest only what changed.
+
+    \b
+    $MEMEX_HOME/config.toml:
+      [sync]
+      paths = ["~/notes", "~/.claude/projects", "~/.codex/sessions"]
+    Unchanged files are skipped by size and time, then by hash; changed notes
+    are replaced and deleted notes removed; transcripts that grew are updated.
+    """
+    mx = open_memex(ctx)
+    report = mx.sync(
+        embed=not no_embed,
+        progress=RichProgress(quiet or output_format == "json"),
+        embed_progress=RichProgress(quiet or output_format == "json"),
+    )
+    print_report(report, output_format, no_embed)
+
+
+def print_report(report: IngestReport, output_format: str, no_embed: bool) -> None:
+    """The ingest summary; exits with status 1 if any file failed."""
+    statuses = ("new", "updated", "unchanged", "removed", "failed")
     if output_format == "json":
-        click.echo(
-            json.dumps(
-                {
-                    "new": report.count("new"),
-                    "unchanged": report.count("unchanged"),
-                    "failed": report.count("failed"),
-                    "fragments_added": report.fragments_added,
-                    "embedded": report.embedded,
-                    "embedding_skipped": report.embedding_skipped_reason,
-                    "files": [vars(f) for f in report.files],
-                },
-                indent=2,
-            )
+        summary: dict[str, object] = {status: report.count(status) for status in statuses}
+        summary.update(
+            fragments_added=report.fragments_added,
+            fragments_removed=report.fragments_removed,
+            embedded=report.embedded,
+            embedding_skipped=report.embedding_skipped_reason,
+            files=[vars(f) for f in report.files],
         )
+        click.echo(json.dumps(summary, indent=2))
     else:
         from rich.console import Console
 
         console = Console()
+        changes = "".join(
+            f", {report.count(s)} {s}" for s in ("updated", "removed") if report.count(s)
+        )
+        removed = (
+            f", {report.fragments_removed:,} removed" if report.fragments_removed else ""
+        )
         console.print(
-            f"[bold]{report.count('new')}[/] new, {report.count('unchanged')} unchanged, "
-            f"[{'red' if report.failed else 'green'}]{report.count('failed')} failed[/] "
-            f"file(s); {report.fragments_added:,} fragment(s) added, "
+            f"[bold]{report.count('new')}[/] new{changes}, {report.count('unchanged')} "
+            f"unchanged, [{'red' if report.failed else 'green'}]{report.count('failed')} "
+            f"failed[/] file(s); {report.fragments_added:,} fragment(s) added{removed}, "
             f"{report.embedded:,} embedded."
         )
         for outcome in report.failed:

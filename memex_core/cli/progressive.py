@@ -1,0 +1,150 @@
+"""Progressive retrieval for people and agents: ``explore``, ``timeline``, ``get``, ``context``.
+
+Search (``memex dig --concise``) finds candidates cheaply; ``timeline`` shows
+what surrounds one; ``get`` returns full text; ``context`` assembles a pack
+within a character budget; ``explore`` walks a note's links.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from memex_core.cli.context import format_option, open_memex
+
+
+@click.command()
+@click.argument("note")
+@click.option(
+    "--similar",
+    default=5,
+    show_default=True,
+    type=click.IntRange(0),
+    help="How many similar, unlinked notes to suggest (0: none; needs semantic search).",
+)
+@click.option("--concise", is_flag=True, help="Paths and titles only.")
+@format_option("panel", "json")
+@click.pass_context
+def explore(ctx: click.Context, note: str, similar: int, concise: bool, output_format: str) -> None:
+    """Show a note's links: where it leads, what links to it, and similar unlinked notes.
+
+    NOTE is a path inside the vault ("Folder/Note.md" or without .md), a title,
+    an alias, or a note id. Unresolved links (to notes that do not exist) are
+    listed with no path.
+    """
+    found = open_memex(ctx).explore(note, similar=similar)
+    data = found.to_dict(concise)
+    if output_format == "json":
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    from rich.console import Console
+    from rich.tree import Tree
+
+    root = Tree(f"[bold]{found.note.title}[/] [dim]{found.note.path}[/]")
+    out = root.add(f"[green]links to[/] ({len(found.outlinks)})")
+    for link in found.outlinks:
+        where = link.target_path or "[red]unresolved[/]"
+        anchor = f"#{link.heading}" if link.heading else (f"#^{link.block}" if link.block else "")
+        kind = " [dim](embed)[/]" if link.kind == "embed" else ""
+        out.add(f"{link.target_title or link.target}{anchor}{kind} [dim]{where}[/]")
+    back = root.add(f"[magenta]linked from[/] ({len(found.backlinks)})")
+    for backlink in found.backlinks:
+        line = f"{backlink.source_title} [dim]{backlink.source_path}[/]"
+        back.add(line if concise else f"{line}\n[dim]{backlink.context}[/]")
+    if similar:
+        like = root.add(f"[cyan]similar, not linked[/] ({len(found.similar)})")
+        for item in found.similar:
+            like.add(f"{item.title} [dim]{item.path} · {item.score:.2f}[/]")
+    Console().print(root)
+    for message in found.notes:
+        click.echo(f"Note: {message}", err=True)
+
+
+@click.command()
+@click.argument("fragment_id")
+@click.option("--before", "-b", default=3, show_default=True, type=click.IntRange(0))
+@click.option("--after", "-a", default=3, show_default=True, type=click.IntRange(0))
+@format_option("panel", "json")
+@click.pass_context
+def timeline(
+    ctx: click.Context, fragment_id: str, before: int, after: int, output_format: str
+) -> None:
+    """Show the turns (or note sections) around a fragment, in order.
+
+    FRAGMENT_ID comes from a search (`memex dig --concise`). The fragment itself
+    is marked; --before/--after set how many neighbours to show.
+    """
+    from memex_core.cli.render import print_fragments, timeline_to_dict
+
+    found = open_memex(ctx).timeline(fragment_id, before=before, after=after)
+    if output_format == "json":
+        click.echo(json.dumps(timeline_to_dict(found), indent=2, ensure_ascii=False))
+    else:
+        print_fragments(found.fragments, {found.anchor_id: "[yellow]▶[/] "})
+
+
+@click.command()
+@click.argument("fragment_ids", nargs=-1, required=True)
+@format_option("panel", "json")
+@click.pass_context
+def get(ctx: click.Context, fragment_ids: tuple[str, ...], output_format: str) -> None:
+    """Show fragments in full, by id. Exit status 1 if any id is unknown."""
+    from memex_core.cli.render import fragment_to_dict, print_fragments
+
+    fragments = open_memex(ctx).get(list(fragment_ids))
+    missing = sorted(set(fragment_ids) - {f.id for f in fragments})
+    if output_format == "json":
+        click.echo(
+            json.dumps([fragment_to_dict(f) for f in fragments], indent=2, ensure_ascii=False)
+        )
+    else:
+        print_fragments(fragments)
+    if missing:
+        click.echo(f"Unknown id(s): {', '.join(missing)}", err=True)
+        ctx.exit(1)
+
+
+@click.command()
+@click.argument("query")
+@click.option(
+    "--budget",
+    "-b",
+    default=4000,
+    show_default=True,
+    type=click.IntRange(60),
+    help="Most characters of text the pack may hold.",
+)
+@click.option("--source", multiple=True, help="Only this source kind (repeatable).")
+@click.option(
+    "--no-time-phrases",
+    is_flag=True,
+    help='Do not read phrases like "last week" in the query as a time filter.',
+)
+@format_option("panel", "json")
+@click.pass_context
+def context(
+    ctx: click.Context,
+    query: str,
+    budget: int,
+    source: tuple[str, ...],
+    no_time_phrases: bool,
+    output_format: str,
+) -> None:
+    """Assemble context for QUERY within a character budget, each item with its reason.
+
+    \b
+    query_match  a search hit for the query
+    linked       a note a hit links to
+    recency      recent material filling the rest
+    Long items are cut around the match; `memex get ID` returns them whole.
+    """
+    from memex_core.cli.render import print_context
+
+    pack = open_memex(ctx).context(
+        query, budget, time_phrases=not no_time_phrases, source=source or None
+    )
+    if output_format == "json":
+        click.echo(json.dumps(pack.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print_context(pack)
