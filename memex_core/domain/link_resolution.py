@@ -5,7 +5,8 @@ The order follows Obsidian, first match wins:
 
 1. an empty target (``[[#Heading]]``) is the linking note itself;
 2. ``./x`` and ``../x`` are relative to the linking note's folder, and only that;
-3. the exact vault-relative path, with ``.md`` added or as written;
+3. the exact vault-relative path, with ``.md`` added or as written (same case
+   first, then ignoring case, as Obsidian does on every platform);
 4. the same relative to the linking note's folder (``[[Security and privacy]]``
    from ``Obsidian Sync/...`` finds ``Obsidian Sync/Security and privacy.md``);
 5. any file whose path ends with the target, compared case-insensitively
@@ -52,6 +53,9 @@ class LinkResolver:
 
     def __init__(self, files: Iterable[str], aliases: Mapping[str, Iterable[str]]) -> None:
         self._files = set(files)
+        self._by_lower: dict[str, str] = {}
+        for path in sorted(self._files):  # sorted: case variants resolve the same every time
+            self._by_lower.setdefault(path.lower(), path)
         self._by_basename: dict[str, list[str]] = {}
         for path in self._files:
             for name in _names(path):
@@ -68,6 +72,9 @@ class LinkResolver:
         for candidate in (path + NOTE_SUFFIX, path):
             if candidate in self._files:
                 return candidate
+        for candidate in (path + NOTE_SUFFIX, path):
+            if candidate.lower() in self._by_lower:
+                return self._by_lower[candidate.lower()]
         return None
 
     def _by_suffix(self, target: str) -> str | None:

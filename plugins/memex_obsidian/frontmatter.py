@@ -98,8 +98,8 @@ def read_frontmatter(text: str, path: str | Path) -> Frontmatter:
         warn_skipped(
             path,
             location,
-            f"frontmatter is not valid YAML ({problem}); the note is read without its "
-            "properties: fix the YAML between the two --- lines",
+            f"its frontmatter, which is not valid YAML ({problem}); the note is still "
+            "indexed, without properties: fix the YAML between the two --- lines",
         )
         return Frontmatter({}, body, body_line)
     if data is None:
@@ -108,8 +108,8 @@ def read_frontmatter(text: str, path: str | Path) -> Frontmatter:
         warn_skipped(
             path,
             "line 2",
-            f"frontmatter is a YAML {type(data).__name__}, not key: value properties; "
-            "the note is read without its properties",
+            f"its frontmatter, a YAML {type(data).__name__} instead of key: value "
+            "properties; the note is still indexed, without properties",
         )
         return Frontmatter({}, body, body_line)
     return Frontmatter({str(key): value for key, value in data.items()}, body, body_line)

@@ -1,4 +1,4 @@
-"""Markdown links to vault files: ``[t](Note.md)``, ``[t](Folder/My%20Note.md#H)``, ``![a](img.png)``.
+"""Markdown links to vault files: ``[t](Note.md)``, ``[t](Folder/My%20Note.md#H)``, ``![a](i.png)``.
 
 Obsidian resolves a Markdown link's destination like a wikilink's after
 URL-decoding it (``%20`` is a space); ``<...>`` wraps a destination with raw
