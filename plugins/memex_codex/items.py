@@ -54,7 +54,6 @@ class Item:
 
 @dataclass
 class _Walk:
-    path: Path
     matcher: PromptMatcher
     items: list[Item] = field(default_factory=list)
     user_items: dict[int, Item] = field(default_factory=dict)
@@ -99,7 +98,7 @@ def read_items(records: list[RolloutRecord], path: Path) -> tuple[list[Item], st
     mirrored = any(
         r.kind == "event_msg" and r.payload.get("type") == "user_message" for r in records
     )
-    walk = _Walk(path, PromptMatcher(mirrored))
+    walk = _Walk(PromptMatcher(mirrored))
     for record in records:
         try:
             _visit(walk, record)
