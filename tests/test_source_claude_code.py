@@ -480,6 +480,13 @@ def test_recognised_from_bookkeeping_or_a_huge_first_line(tmp_path: Path) -> Non
     path = huge.write(tmp_path / "huge.jsonl")
     assert ClaudeCodeSource().can_handle(path)
     assert [f.role for f in ingest(path)][-1] == "assistant"
+    big = Transcript()
+    big.snapshot()["snapshot"]["trackedFileBackups"] = {f"f{i}.py": "v1" * 9 for i in range(9999)}
+    big.user("hi")
+    assert ClaudeCodeSource().can_handle(big.write(tmp_path / "big-snapshot.jsonl"))
+    codex = tmp_path / "rollout-huge.jsonl"
+    codex.write_text(json.dumps({"type": "session_meta", "payload": {"x": "y" * PEEK_BYTES}}))
+    assert not ClaudeCodeSource().can_handle(codex)
 
 
 def test_meta_lines_markers_and_duplicates_are_skipped(tmp_path: Path) -> None:

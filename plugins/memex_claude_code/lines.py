@@ -10,6 +10,7 @@ is not a transcript.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -50,48 +51,59 @@ def _is_codex_record(record: object) -> bool:
 
 
 def looks_like_claude_code(path: Path) -> bool:
-    """A ``.jsonl`` file whose first records are Claude Code's. Reads at most ``PEEK_BYTES``.
+    """A ``.jsonl`` file whose first records are Claude Code's.
 
+    Reads line by line, at most ``PEEK_LINES`` lines and ``PEEK_BYTES`` bytes.
     Never raises: an unreadable file, or one whose first lines are not JSON, is not ours.
     """
     if path.suffix.lower() != ".jsonl" or not path.is_file():
         return False
     try:
-        with path.open("rb") as handle:
-            prefix = handle.read(PEEK_BYTES)
+        lines = _peek_lines(path)
     except OSError:
         return False
-    text = prefix.decode("utf-8-sig", errors="ignore")
-    lines = text.split("\n")
-    if len(prefix) == PEEK_BYTES:
-        partial = lines.pop()  # cut by the peek, not by the writer
-        if not any(line.strip() for line in lines):
-            return _first_line_looks_like_claude_code(partial)
-    seen = 0
-    for line in lines:
-        if not line.strip():
-            continue
+    for index, (raw, cut) in enumerate(lines):
+        text = raw.decode("utf-8-sig" if index == 0 else "utf-8", errors="ignore")
+        if cut:  # longer than the peek: only a first line can still be judged, by its keys
+            return index == 0 and _opening_looks_like_claude_code(text)
         try:
-            record = json.loads(line)
+            record = json.loads(text)
         except ValueError:
             return False
         if _is_codex_record(record):
             return False
         if is_claude_code_record(record):
             return True
-        seen += 1
-        if seen >= PEEK_LINES:
-            break
     return False
 
 
-def _first_line_looks_like_claude_code(partial: str) -> bool:
-    """For a first line longer than the peek (a huge pasted prompt): judge by its keys."""
+def _peek_lines(path: Path) -> list[tuple[bytes, bool]]:
+    """The first non-blank lines, each with whether the byte budget cut it short."""
+    budget = PEEK_BYTES
+    lines: list[tuple[bytes, bool]] = []
+    with path.open("rb") as handle:
+        while budget > 0 and len(lines) < PEEK_LINES:
+            raw = handle.readline(budget)
+            if not raw:
+                break
+            budget -= len(raw)
+            if raw.strip():
+                lines.append((raw, budget == 0 and not raw.endswith(b"\n")))
+    return lines
+
+
+_BOOKKEEPING_OPENING = re.compile(r'^\s*\{\s*"type"\s*:\s*"(?:file-history-snapshot|summary)"')
+
+
+def _opening_looks_like_claude_code(opening: str) -> bool:
+    """For a first line longer than the peek (a huge pasted prompt, a big snapshot)."""
+    if _BOOKKEEPING_OPENING.match(opening):
+        return True
     return (
-        partial.lstrip().startswith("{")
-        and find_json_key(partial, "sessionId") >= 0
-        and find_json_key(partial, "parentUuid") >= 0
-        and find_json_key(partial, "payload") < 0
+        opening.lstrip().startswith("{")
+        and find_json_key(opening, "sessionId") >= 0
+        and find_json_key(opening, "parentUuid") >= 0
+        and find_json_key(opening, "payload") < 0
     )
 
 
