@@ -21,6 +21,7 @@ Markdown parser.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -87,6 +88,8 @@ def _blank(text: str) -> str:
 
 
 def _mask_code_spans(text: str) -> str:
+    # Paragraph ends, found once: looking for the next one per backtick would be quadratic.
+    breaks = [match.start() for match in _PARAGRAPH_BREAK.finditer(text)] + [len(text)]
     out: list[str] = []
     position = 0
     search_from = 0
@@ -98,8 +101,7 @@ def _mask_code_spans(text: str) -> str:
             search_from = opener.start() + 1  # an escaped backtick opens nothing
             continue
         length = len(opener.group(0))
-        paragraph_end = _PARAGRAPH_BREAK.search(text, opener.end())
-        limit = paragraph_end.start() if paragraph_end else len(text)
+        limit = breaks[bisect.bisect_left(breaks, opener.end())]
         closer = None
         for candidate in _BACKTICK_RUN.finditer(text, opener.end(), limit):
             if len(candidate.group(0)) == length:

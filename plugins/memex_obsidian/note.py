@@ -17,6 +17,7 @@ fragment (chunk) it appears in, in note order.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import posixpath
 from collections.abc import Iterable, Sequence
@@ -199,8 +200,10 @@ def parse_note(
 
     fragments: list[Fragment] = []
     links: list[Link] = []
+    starts = [link.start for link in found_links]  # sorted: links come in note order
     for section in split_sections(frontmatter.body):
-        in_section = [link for link in found_links if section.start <= link.start < section.end]
+        first = bisect.bisect_left(starts, section.start)
+        in_section = found_links[first : bisect.bisect_left(starts, section.end)]
         section_fragments, section_links = _section_fragments(
             section,
             in_section,
