@@ -12,7 +12,7 @@ import click
 
 from memex_core.cli.maintenance import backfill, rebuild
 from memex_core.cli.overview import corpus, plugins, schema, sources
-from memex_core.cli.progressive import context, explore, get, timeline
+from memex_core.cli.progressive import context_pack, explore, get, timeline
 from memex_core.cli.search import dig, keyword, semantic
 from memex_core.cli.sql import query, sql
 from memex_core.cli.writing import ingest, sync
@@ -58,7 +58,7 @@ for command in (
     explore,
     timeline,
     get,
-    context,
+    context_pack,
     corpus,
     sources,
     plugins,

@@ -105,7 +105,7 @@ def get(ctx: click.Context, fragment_ids: tuple[str, ...], output_format: str) -
         ctx.exit(1)
 
 
-@click.command()
+@click.command(name="context")
 @click.argument("query")
 @click.option(
     "--budget",
@@ -123,7 +123,7 @@ def get(ctx: click.Context, fragment_ids: tuple[str, ...], output_format: str) -
 )
 @format_option("panel", "json")
 @click.pass_context
-def context(
+def context_pack(
     ctx: click.Context,
     query: str,
     budget: int,
