@@ -106,7 +106,7 @@ def test_component_with_missing_requirement_is_unavailable_with_hint(tmp_path: A
 
 
 def test_unknown_component_names_the_known_ones(tmp_path: Any) -> None:
-    with pytest.raises(PluginUnavailable, match="known: .*rrf"):
+    with pytest.raises(PluginUnavailable, match=r"known: .*rrf"):
         load_registry().build("ranker", "nope", PluginContext(home=tmp_path))
 
 
