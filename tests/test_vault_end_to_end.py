@@ -4,6 +4,7 @@ links, explore, timeline, context, hub ranking, time phrases."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -92,7 +93,8 @@ def test_context_on_the_vault_follows_links(mx: Memex) -> None:
 
 def test_the_hubs_ranker_lifts_notes_many_others_link_to(mx: Memex) -> None:
     plain = mx.search("settings", mode="hybrid", limit=10, semantic_weight=0.0)
-    hubs = fast_memex(mx.home, ranker={"use": "hubs", "hubs": {"boost": 1.0}})
+    hubs = fast_memex(mx.home, ranker={"hubs": {"boost": 1.0}})
+    hubs.config = replace(hubs.config, components={**hubs.config.components, "ranker": "hubs"})
     lifted = hubs.search("settings", mode="hybrid", limit=10, semantic_weight=0.0)
     counts = mx.catalog.backlink_counts([r.id for r in [*plain, *lifted]])
     assert [r.id for r in lifted] != [r.id for r in plain]
