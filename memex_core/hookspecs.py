@@ -29,12 +29,18 @@ hookimpl = pluggy.HookimplMarker("memex")
 
 @hookspec
 def register_sources(register: Any) -> None:
-    """Register source adapters that turn files into fragments.
+    """Register source adapters that turn files (or whole folders) into fragments.
 
-    The factory returns an object with ``source_kind``, ``can_handle(path)`` and
-    ``ingest(path) -> Iterator[Fragment]`` (see ``memex_core.domain.Source``).
-    ``memex ingest`` offers each file to every available source in turn and uses
-    the first whose ``can_handle`` says yes.
+    The factory returns either a file source, an object with ``source_kind``,
+    ``can_handle(path)`` and ``ingest(path) -> Iterator[Fragment]`` (see
+    ``memex_core.domain.Source``), or a folder source with ``can_handle_folder``,
+    ``scan`` and ``read_document`` (``memex_core.domain.FolderSource``), whose
+    folder memex syncs as a whole: changed documents replaced, deleted ones
+    removed, links resolved across the folder. ``memex ingest`` offers each folder
+    named on the command line to the folder sources first, then each file to every
+    file source in turn, using the first that says yes. A file source that sets
+    ``replace_changed_files = True`` (a transcript that grows) has a changed file's
+    earlier fragments replaced rather than kept.
     """
 
 
