@@ -528,6 +528,7 @@ class Memex:
         first, last = self.catalog.time_span()
         recorded = self.catalog.get_setting(EMBEDDER_SETTING)
         name, _, dim = (recorded or "").partition(":")
+        links, unresolved = self.catalog.count_links()
         return CorpusStats(
             fragments=self.catalog.count_fragments(),
             conversations=self.catalog.count_conversations(),
@@ -539,6 +540,9 @@ class Memex:
             dimension=int(dim) if dim else None,
             first_timestamp=first,
             last_timestamp=last,
+            documents=self.catalog.count_documents(),
+            links=links,
+            unresolved_links=unresolved,
         )
 
     def explain_empty(self, query: str, mode: str, filters: SearchFilters) -> list[str]:

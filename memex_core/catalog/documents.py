@@ -90,8 +90,15 @@ class DocumentStore:
                 "INSERT INTO links (source_document, source_fragment, target, kind, heading, "
                 "block, display) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (document.id, ln.source_fragment_id, ln.target, ln.kind, ln.heading,
-                     ln.block, ln.display)
+                    (
+                        document.id,
+                        ln.source_fragment_id,
+                        ln.target,
+                        ln.kind,
+                        ln.heading,
+                        ln.block,
+                        ln.display,
+                    )
                     for ln in document.links
                 ],
             )

@@ -100,6 +100,9 @@ class LinkGraph:
             counts.update({r[0]: int(r[1]) for r in rows})
         return counts
 
+    def count_documents(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0])
+
     def count_links(self) -> tuple[int, int]:
         """(all links, unresolved links)."""
         row = self._db.execute(

@@ -20,9 +20,7 @@ INSERT_FRAGMENT = (
 )
 
 
-def fragment_rows(
-    fragments: Sequence[Fragment], run_id: int | None
-) -> list[tuple[Any, ...]]:
+def fragment_rows(fragments: Sequence[Fragment], run_id: int | None) -> list[tuple[Any, ...]]:
     """Insert rows for ``INSERT_FRAGMENT``; position counts within each conversation."""
     positions: dict[str, int] = {}
     rows = []

@@ -252,8 +252,7 @@ class Catalog(DocumentStore, LinkGraph):
         last = after_seq
         while True:
             rows = self._db.execute(
-                f"SELECT seq, {FRAGMENT_COLUMNS} FROM fragments WHERE seq > ? "
-                "ORDER BY seq LIMIT ?",
+                f"SELECT seq, {FRAGMENT_COLUMNS} FROM fragments WHERE seq > ? ORDER BY seq LIMIT ?",
                 (last, batch_size),
             ).fetchall()
             if not rows:

@@ -15,7 +15,7 @@ from memex_core.cli.render import iso
 @format_option("panel", "json")
 @click.pass_context
 def corpus(ctx: click.Context, output_format: str) -> None:
-    """What memex holds: fragments, conversations, embedding coverage, sources."""
+    """What memex holds: fragments, conversations, notes and links, embedding coverage, sources."""
     mx = open_memex(ctx)
     stats = mx.stats()
     if output_format == "json":
@@ -31,6 +31,8 @@ def corpus(ctx: click.Context, output_format: str) -> None:
     rows = [
         ("fragments", f"{stats.fragments:,}"),
         ("conversations", f"{stats.conversations:,}"),
+        ("notes", f"{stats.documents:,}"),
+        ("links", f"{stats.links:,} ({stats.unresolved_links:,} unresolved)"),
         ("keyword indexed", f"{stats.keyword_indexed:,}"),
         ("embedded", f"{stats.embedded:,} ({coverage:.0%})"),
         ("embedder", f"{stats.embedder} ({stats.dimension} dims)" if stats.embedder else "none"),

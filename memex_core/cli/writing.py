@@ -86,9 +86,7 @@ def print_report(report: IngestReport, output_format: str, no_embed: bool) -> No
         changes = "".join(
             f", {report.count(s)} {s}" for s in ("updated", "removed") if report.count(s)
         )
-        removed = (
-            f", {report.fragments_removed:,} removed" if report.fragments_removed else ""
-        )
+        removed = f", {report.fragments_removed:,} removed" if report.fragments_removed else ""
         console.print(
             f"[bold]{report.count('new')}[/] new{changes}, {report.count('unchanged')} "
             f"unchanged, [{'red' if report.failed else 'green'}]{report.count('failed')} "

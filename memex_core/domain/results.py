@@ -101,3 +101,6 @@ class CorpusStats:
     dimension: int | None
     first_timestamp: float | None
     last_timestamp: float | None
+    documents: int = 0  # notes of synced folders (vaults)
+    links: int = 0
+    unresolved_links: int = 0

@@ -72,8 +72,12 @@ class Exploration:
     def to_dict(self, concise: bool = False) -> dict[str, Any]:
         head: dict[str, Any] = {"path": self.note.path, "title": self.note.title}
         if not concise:
-            head.update(id=self.note.id, root=self.note.root, aliases=list(self.note.aliases),
-                        tags=list(self.note.tags))
+            head.update(
+                id=self.note.id,
+                root=self.note.root,
+                aliases=list(self.note.aliases),
+                tags=list(self.note.tags),
+            )
         return {
             "note": head,
             "outlinks": [o.to_dict(concise) for o in self.outlinks],

@@ -35,9 +35,7 @@ class FolderSync:
         self.keyword = keyword
         self.progress = progress
 
-    def sync(
-        self, run_id: int, source: FolderSource, folder: Path, report: IngestReport
-    ) -> None:
+    def sync(self, run_id: int, source: FolderSource, folder: Path, report: IngestReport) -> None:
         root = str(folder.resolve())
         try:
             scan = source.scan(folder)
