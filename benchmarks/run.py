@@ -19,7 +19,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks import adds, cold_start, keyword_latency, locomo, scifact
+from benchmarks import adds, cold_start, context_budget, keyword_latency, locomo, scifact, vault
 from benchmarks.context import RunContext, Sizes, log
 from benchmarks.data import REPO_ROOT
 from benchmarks.report import Section, load_average, render
@@ -30,6 +30,11 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "scifact": ("3. BEIR SciFact nDCG@10", scifact.run),
     "locomo": ("4. LoCoMo evidence recall@10", locomo.run),
     "cold": ("5. Cold `memex dig` wall time", cold_start.run),
+    "context_budget": (
+        "6. LoCoMo evidence recall within a 2,000-character context",
+        context_budget.run,
+    ),
+    "vault": ("7. Obsidian vault ingest and re-sync", vault.run),
 }
 
 
