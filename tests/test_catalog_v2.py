@@ -150,3 +150,28 @@ def test_sync_rejects_a_malformed_paths_setting(tmp_path: Path) -> None:
     mx = fast_memex(tmp_path / "home", sync={"paths": "~/notes"})
     with pytest.raises(MemexError, match="must be a list of strings"):
         mx.sync()
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {"source": "chatgpt"},
+        {"role": ["user", "tool"]},
+        {"since": "2024-03-12", "until": "2024-06-30"},
+        {"source": "claude_ai", "role": "assistant", "since": "2024-01-01"},
+    ],
+)
+def test_recent_fragments_filter_in_sql_as_search_filters_do(
+    filters: dict[str, Any], tmp_path: Path
+) -> None:
+    from memex_core.api import make_filters
+
+    mx = fast_memex(tmp_path / "home")
+    mx.ingest(Path(__file__).resolve().parents[1] / "examples" / "exports", embed=False)
+    wanted = make_filters(**filters)
+    everything = mx.catalog.recent_fragments(1000)
+    expected = [f.id for f in everything if wanted.matches(f)]
+    assert expected  # the filter keeps something and drops something
+    assert len(expected) < len(everything)
+    assert [f.id for f in mx.catalog.recent_fragments(1000, 0, wanted)] == expected
+    mx.close()

@@ -9,7 +9,7 @@ from typing import Any
 
 from memex_core.catalog.documents import DOCUMENT_COLUMNS, row_to_document
 from memex_core.catalog.rows import FRAGMENT_COLUMNS, row_to_fragment
-from memex_core.domain import DocumentRecord, Fragment, ResolvedLink
+from memex_core.domain import DocumentRecord, Fragment, ResolvedLink, SearchFilters
 
 _LINK_COLUMNS = (
     "source_document, source_fragment, target, kind, heading, block, display, target_path, "
@@ -132,11 +132,37 @@ class LinkGraph:
         index = next(i for i, f in enumerate(ordered) if f.id == fragment_id)
         return ordered[max(0, index - before) : index + after + 1]
 
-    def recent_fragments(self, limit: int, offset: int = 0) -> list[Fragment]:
-        """Newest fragments first (by timestamp; undated ones last), ties by insertion order."""
+    def recent_fragments(
+        self, limit: int, offset: int = 0, filters: SearchFilters | None = None
+    ) -> list[Fragment]:
+        """Newest fragments first (by timestamp; undated ones last), ties by insertion order,
+        only those passing ``filters`` (same semantics as :meth:`SearchFilters.matches`)."""
+        where, params = _filter_sql(filters)
         rows = self._db.execute(
-            f"SELECT {FRAGMENT_COLUMNS} FROM fragments "
+            f"SELECT {FRAGMENT_COLUMNS} FROM fragments {where} "
             "ORDER BY timestamp IS NULL, timestamp DESC, seq DESC LIMIT ? OFFSET ?",
-            (limit, offset),
+            (*params, limit, offset),
         )
         return [row_to_fragment(r) for r in rows]
+
+
+def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
+    if filters is None or filters.is_empty:
+        return "", []
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column, values in (
+        ("source_kind", filters.source_kinds),
+        ("conversation_id", filters.conversation_ids),
+        ("role", filters.roles),
+    ):
+        if values:
+            clauses.append(f"{column} IN ({','.join('?' * len(values))})")
+            params.extend(values)
+    if filters.since is not None:
+        clauses.append("timestamp >= ?")
+        params.append(filters.since)
+    if filters.until is not None:
+        clauses.append("timestamp <= ?")
+        params.append(filters.until)
+    return "WHERE " + " AND ".join(clauses), params

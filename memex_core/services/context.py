@@ -110,13 +110,13 @@ class ContextBuilder:
 
         offset = 0
         while room() >= MIN_ITEM_CHARS:
-            recent = self.graph.recent_fragments(100, offset)
+            # Filtered in SQL: paging through everything is slow on a big home.
+            recent = self.graph.recent_fragments(100, offset, filters)
             if not recent:
                 break
             offset += len(recent)
             for fragment in recent:
-                if filters is None or filters.matches(fragment):
-                    add(fragment, RECENCY, room(), "recent")
+                add(fragment, RECENCY, room(), "recent")
                 if room() < MIN_ITEM_CHARS:
                     break
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
-from memex_core.domain import DocumentRecord, Fragment, ParsedDocument, ResolvedLink
+from memex_core.domain import (
+    DocumentRecord,
+    Fragment,
+    ParsedDocument,
+    ResolvedLink,
+    SearchFilters,
+)
 
 
 class CatalogPort(Protocol):
@@ -111,7 +117,9 @@ class GraphPort(Protocol):
 
     def neighbours(self, fragment_id: str, before: int, after: int) -> list[Fragment]: ...
 
-    def recent_fragments(self, limit: int, offset: int = 0) -> list[Fragment]: ...
+    def recent_fragments(
+        self, limit: int, offset: int = 0, filters: SearchFilters | None = None
+    ) -> list[Fragment]: ...
 
 
 class Progress(Protocol):
