@@ -13,7 +13,7 @@ import re
 DEFAULT_TOOL_OUTPUT_BUDGET = 1500
 
 _TROUBLE = re.compile(
-    r"error|warning|warn\b|fail|traceback|exception|panic|fatal|denied|not found"
+    r"error|\berr\b|warning|warn\b|fail|traceback|exception|panic|fatal|denied|not found"
     r"|exit(?:ed)?(?: with)?(?: code| status)?[ :=]*[1-9]|exit code|returncode|segmentation fault",
     re.IGNORECASE,
 )
@@ -73,4 +73,6 @@ def compact_tool_output(text: str, budget_chars: int = DEFAULT_TOOL_OUTPUT_BUDGE
         previous = i
     if previous < len(lines) - 1:
         out.append(_OMITTED.format(n=len(lines) - 1 - previous))
-    return "\n".join(out)
+    compacted = "\n".join(out)
+    # With a tiny budget the omission markers can outweigh what they replace.
+    return compacted if len(compacted) < len(text) else text[:budget_chars]
