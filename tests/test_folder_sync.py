@@ -151,3 +151,24 @@ def test_the_catalog_records_document_names_for_explore(mx: Memex, vault: Path) 
 
 def _doc_id(mx: Memex, path: str) -> str:
     return mx.catalog.find_documents(path)[0].id
+
+
+def test_a_vault_inside_a_walked_folder_is_synced_as_a_vault(tmp_path: Path) -> None:
+    import shutil
+
+    outer = tmp_path / "everything"
+    vault = outer / "notes"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "Home.md").write_text("# Home\nSee [[Other]] and [[Nowhere]].\n", encoding="utf-8")
+    (vault / "Other.md").write_text("# Other\nSourdough starter notes.\n", encoding="utf-8")
+    examples = Path(__file__).resolve().parents[1] / "examples" / "exports"
+    shutil.copy(examples / "chatgpt-conversations.json", outer / "conversations.json")
+    mx = fast_memex(tmp_path / "home")
+    report = mx.ingest(outer, embed=False)
+    assert not report.failed
+    kinds = sorted({f.source_kind for f in report.files if f.status == "new"})
+    assert kinds == ["chatgpt", "obsidian"]
+    assert mx.catalog.count_documents() == 2
+    assert sorted(links(mx)) == [("Nowhere", None), ("Other", "Other.md")]
+    assert [f.status for f in mx.ingest(outer, embed=False).files] == ["unchanged"] * 3
+    mx.close()

@@ -40,7 +40,8 @@ def compact_tool_output(text: str, budget_chars: int = DEFAULT_TOOL_OUTPUT_BUDGE
     lines = text.splitlines()
     if len(lines) <= 1:
         half = max(budget_chars // 2 - 8, 1)
-        return f"{text[:half]} [...] {text[-half:]}"
+        cut = f"{text[:half]} [...] {text[-half:]}"
+        return cut if len(cut) < len(text) else text[:budget_chars]
 
     head_budget = tail_budget = budget_chars // 4
     middle_budget = budget_chars - head_budget - tail_budget

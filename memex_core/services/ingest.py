@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,12 +44,22 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def expand_paths(paths: Iterable[Path]) -> Iterator[Candidate]:
-    """Files as given, and every non-hidden file under each folder, in a stable order."""
+def expand_paths(
+    paths: Iterable[Path], claim: Callable[[Path], bool] = lambda _: False
+) -> Iterator[Candidate | Path]:
+    """Files as given, and every non-hidden file under each folder, in a stable order.
+
+    A subfolder for which ``claim`` says yes (a vault inside the folder) is yielded
+    as a bare ``Path`` instead of being walked.
+    """
     for path in paths:
         if path.is_dir():
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                claimed = [d for d in dirs if claim(Path(root) / d)]
+                for name in claimed:
+                    yield Path(root) / name
+                dirs[:] = [d for d in dirs if d not in claimed]
                 for name in sorted(files):
                     if not name.startswith("."):
                         yield Candidate(Path(root) / name, explicit=False)
@@ -84,6 +94,11 @@ class IngestService:
                 continue
         return None
 
+    def _nested_vault(self, folder: Path) -> bool:
+        """A subfolder met while walking is synced as a vault only when it says so
+        (an ``.obsidian/`` folder inside); looser guesses apply to named folders only."""
+        return (folder / ".obsidian").is_dir() and self.pick_folder_source(folder) is not None
+
     def pick_source(self, path: Path) -> Source | None:
         for source in self.sources:
             try:
@@ -106,7 +121,12 @@ class IngestService:
                 folders.append((folder_source, path))
             else:
                 plain.append(path)
-        candidates = list(expand_paths(plain))
+        candidates: list[Candidate] = []
+        for item in expand_paths(plain, self._nested_vault):
+            if isinstance(item, Candidate):
+                candidates.append(item)
+            else:
+                folders.append((self.pick_folder_source(item), item))  # type: ignore[arg-type]
         run_id = self.catalog.start_run(command)
         status = "failed"
         try:
