@@ -116,7 +116,7 @@ def test_an_unchanged_file_is_skipped_without_reading_it(
     def no_hashing(_: Path) -> str:
         raise AssertionError("an unchanged file was hashed")
 
-    monkeypatch.setattr("memex_core.services.ingest._sha256", no_hashing)
+    monkeypatch.setattr("memex_core.services.ingest.sha256_of", no_hashing)
     assert [f.status for f in mx.ingest(path).files] == ["unchanged"]
 
 

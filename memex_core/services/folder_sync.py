@@ -9,19 +9,11 @@ renamed note can make links in unchanged notes resolve (or stop resolving).
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from memex_core.domain import FileOutcome, FolderSource, IngestReport, KeywordStore, SourceError
+from memex_core.services.file_reading import failed_outcome, sha256_of
 from memex_core.services.ports import FolderCatalogPort, Progress
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class FolderSync:
@@ -91,23 +83,13 @@ class FolderSync:
                 stat.st_mtime_ns,
             ):
                 return FileOutcome(label, "unchanged", source.source_kind)
-            sha = _sha256(path)
+            sha = sha256_of(path)
             if record is not None and record.sha256 == sha:
                 self.catalog.touch_document(record.id, stat.st_mtime_ns)
                 return FileOutcome(label, "unchanged", source.source_kind)
             document = source.read_document(folder, rel)
-        except SourceError as exc:
-            where = f"{exc.location}: " if exc.location else ""
-            return FileOutcome(label, "failed", source.source_kind, error=where + exc.reason)
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            return FileOutcome(label, "failed", source.source_kind, error=str(exc))
-        except Exception as exc:  # a buggy (third-party) source must not stop the run
-            return FileOutcome(
-                label,
-                "failed",
-                source.source_kind,
-                error=f"the {source.source_kind} source crashed ({type(exc).__name__}: {exc})",
-            )
+        except Exception as exc:  # reported per file; a buggy source must not stop the run
+            return failed_outcome(label, source.source_kind, exc)
         new, removed = self.catalog.store_document(
             run_id=run_id,
             root=root,

@@ -11,7 +11,6 @@ synced as a whole by :class:`~memex_core.services.folder_sync.FolderSync`.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -23,9 +22,9 @@ from memex_core.domain import (
     IngestReport,
     KeywordStore,
     Source,
-    SourceError,
 )
 from memex_core.domain.contracts import REPLACE_CHANGED_FILES
+from memex_core.services.file_reading import failed_outcome, sha256_of
 from memex_core.services.folder_sync import FolderSync
 from memex_core.services.ports import CatalogPort, FolderCatalogPort, NoProgress, Progress
 
@@ -34,14 +33,6 @@ from memex_core.services.ports import CatalogPort, FolderCatalogPort, NoProgress
 class Candidate:
     path: Path
     explicit: bool  # named on the command line (vs found inside a folder)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def expand_paths(
@@ -172,23 +163,12 @@ class IngestService:
             stat = path.stat()
             if self.catalog.file_unchanged_since(label, stat.st_size, stat.st_mtime_ns):
                 return FileOutcome(label, "unchanged", source_kind=source.source_kind)
-            sha = _sha256(path)
+            sha = sha256_of(path)
             if self.catalog.file_ingested(label, sha):
                 return FileOutcome(label, "unchanged", source_kind=source.source_kind)
             fragments = list(source.ingest(path))
-        except SourceError as exc:
-            where = f"{exc.location}: " if exc.location else ""
-            return FileOutcome(label, "failed", source.source_kind, error=where + exc.reason)
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            return FileOutcome(label, "failed", source.source_kind, error=str(exc))
-        except Exception as exc:  # a buggy (third-party) source must not stop the run
-            return FileOutcome(
-                label,
-                "failed",
-                source.source_kind,
-                error=f"the {source.source_kind} source crashed ({type(exc).__name__}: {exc}); "
-                "please report this with the file's structure",
-            )
+        except Exception as exc:  # reported per file; a buggy source must not stop the run
+            return failed_outcome(label, source.source_kind, exc)
         new, removed = self.catalog.replace_file(
             run_id=run_id,
             path=label,

@@ -1,0 +1,35 @@
+"""What ingest and folder sync share: hashing a file, and turning a source's failure into
+a reported outcome (a bad or unreadable file never stops the run)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from memex_core.domain import FileOutcome, SourceError
+
+#: Failures a source may raise for bad input; anything else is a bug in the source.
+READ_ERRORS = (SourceError, OSError, UnicodeDecodeError, ValueError)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def failed_outcome(label: str, source_kind: str, exc: Exception) -> FileOutcome:
+    """A ``failed`` outcome whose error says where and why (or that the source crashed)."""
+    if isinstance(exc, SourceError):
+        where = f"{exc.location}: " if exc.location else ""
+        error = where + exc.reason
+    elif isinstance(exc, READ_ERRORS):
+        error = str(exc)
+    else:
+        error = (
+            f"the {source_kind} source crashed ({type(exc).__name__}: {exc}); "
+            "please report this with the file's structure"
+        )
+    return FileOutcome(label, "failed", source_kind, error=error)
