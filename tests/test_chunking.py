@@ -44,3 +44,24 @@ def test_chunks_know_their_neighbours_and_ids_are_stable() -> None:
         assert left.metadata["next_id"] == right.id and right.metadata["prev_id"] == left.id
     assert [c.id for c in message_fragments(**kwargs)] == [c.id for c in chunks]
     assert len({c.id for c in chunks}) == len(chunks)
+
+
+def test_whole_text_with_its_own_source_id_and_index_text() -> None:
+    text = "    indented output line\n" + "x" * 5000
+    (fragment,) = message_fragments(
+        source_kind="k",
+        source_path="p",
+        conversation_id="c",
+        message_id="m",
+        role="tool",
+        text=text,
+        timestamp=None,
+        title=None,
+        max_chars=None,
+        source_id="session-1",
+        index_text=lambda piece: piece[:10],
+    )
+    assert fragment.content == text  # not split, not stripped
+    assert fragment.provenance.source_id == "session-1"
+    assert fragment.index_text == text[:10]
+    assert fragment.metadata == {"message_id": "m"}

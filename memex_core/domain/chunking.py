@@ -8,7 +8,7 @@ can walk back to the whole message.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from memex_core.domain.fragment import Fragment, Provenance, fragment_id
 
@@ -68,6 +68,22 @@ def _split(text: str, max_chars: int, level: int) -> list[str]:
     return chunks
 
 
+def chunk_links(ids: list[str], index: int) -> dict[str, object]:
+    """Metadata linking chunk ``index`` of a split text to its neighbours (empty if unsplit).
+
+    Every source that splits text uses it, so ``timeline`` and readers can walk chunks
+    the same way whatever the source.
+    """
+    if len(ids) <= 1:
+        return {}
+    return {
+        "chunk_index": index,
+        "chunk_count": len(ids),
+        "prev_id": ids[index - 1] if index > 0 else None,
+        "next_id": ids[index + 1] if index + 1 < len(ids) else None,
+    }
+
+
 def message_fragments(
     *,
     source_kind: str,
@@ -79,31 +95,34 @@ def message_fragments(
     timestamp: float | None,
     title: str | None,
     metadata: dict[str, object] | None = None,
-    max_chars: int = DEFAULT_MAX_CHARS,
+    max_chars: int | None = DEFAULT_MAX_CHARS,
+    source_id: str | None = None,
+    index_text: Callable[[str], str] | None = None,
 ) -> Iterator[Fragment]:
     """Turn one message into one fragment, or several linked chunks if it is long.
 
     This is the one place sources build fragments, so ids, locators and chunk
-    links are the same for every source.
+    links are the same for every source. ``source_id`` names the item in the
+    provenance (default: ``message_id``; transcripts use the session id).
+    ``max_chars=None`` keeps the text whole and as written (tool output, whose
+    indentation matters and whose index text is compacted instead). ``index_text``
+    derives what the indexes see from each piece.
     """
-    pieces = split_text(text, max_chars)
+    whole = [text] if text.strip() else []
+    pieces = whole if max_chars is None else split_text(text, max_chars)
     base_locator = f"{conversation_id}/{message_id}"
-    ids: list[str] = []
-    locators: list[str] = []
-    for index, piece in enumerate(pieces):
-        locator = base_locator if len(pieces) == 1 else f"{base_locator}#chunk-{index}"
-        locators.append(locator)
-        ids.append(fragment_id(source_kind, conversation_id, locator, piece))
+    locators = [
+        base_locator if len(pieces) == 1 else f"{base_locator}#chunk-{index}"
+        for index in range(len(pieces))
+    ]
+    ids = [
+        fragment_id(source_kind, conversation_id, locator, piece)
+        for locator, piece in zip(locators, pieces, strict=True)
+    ]
     for index, piece in enumerate(pieces):
         extra: dict[str, object] = dict(metadata or {})
         extra["message_id"] = message_id
-        if len(pieces) > 1:
-            extra.update(
-                chunk_index=index,
-                chunk_count=len(pieces),
-                prev_id=ids[index - 1] if index > 0 else None,
-                next_id=ids[index + 1] if index + 1 < len(pieces) else None,
-            )
+        extra.update(chunk_links(ids, index))
         yield Fragment(
             id=ids[index],
             conversation_id=conversation_id,
@@ -112,11 +131,12 @@ def message_fragments(
             provenance=Provenance(
                 source_kind=source_kind,
                 source_path=source_path,
-                source_id=message_id,
+                source_id=message_id if source_id is None else source_id,
                 locator=locators[index],
                 timestamp=timestamp,
             ),
             timestamp=timestamp,
             title=title,
             metadata=extra,
+            index_text=None if index_text is None else index_text(piece),
         )

@@ -41,14 +41,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memex_claude_code.lines import looks_like_claude_code, read_records
 from memex_claude_code.segments import RenderedTurn, Segment, render_turn
 from memex_claude_code.turns import Transcript, Turn, group_turns
-from memex_core.domain import Fragment, Provenance, SourceError, fragment_id
+from memex_core.domain import Fragment, SourceError
 from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
 from memex_core.domain.compaction import DEFAULT_TOOL_OUTPUT_BUDGET, compact_tool_output
 from memex_core.source_kit import parse_timestamp
@@ -171,39 +171,27 @@ class ClaudeCodeSource:
         timestamp: float | None,
         title: str | None,
     ) -> list[Fragment]:
-        if segment.tool_output:
-            content = segment.text.rstrip()  # leading indentation is part of the output
-            if not content.strip():
-                return []
-            locator = f"{conversation_id}/{segment_id}"
-            return [
-                Fragment(
-                    id=fragment_id(SOURCE_KIND, conversation_id, locator, content),
-                    conversation_id=conversation_id,
-                    role=segment.role,
-                    content=content,
-                    provenance=Provenance(SOURCE_KIND, source_path, session, locator, timestamp),
-                    timestamp=timestamp,
-                    title=title,
-                    metadata={**segment.metadata, "message_id": segment_id},
-                    index_text=compact_tool_output(content, self.tool_output_budget),
-                )
-            ]
-        return [
-            replace(fragment, provenance=replace(fragment.provenance, source_id=session))
-            for fragment in message_fragments(
+        return list(
+            message_fragments(
                 source_kind=SOURCE_KIND,
                 source_path=source_path,
                 conversation_id=conversation_id,
                 message_id=segment_id,
                 role=segment.role,
-                text=segment.text,
+                # Tool output stays whole (its leading indentation is part of it) in the
+                # catalog; the index sees it compacted.
+                text=segment.text.rstrip() if segment.tool_output else segment.text,
                 timestamp=timestamp,
                 title=title,
                 metadata=segment.metadata,
-                max_chars=self.max_chars,
+                max_chars=None if segment.tool_output else self.max_chars,
+                source_id=session,
+                index_text=self._compact if segment.tool_output else None,
             )
-        ]
+        )
+
+    def _compact(self, text: str) -> str:
+        return compact_tool_output(text, self.tool_output_budget)
 
 
 def _session_from_path(path: Path) -> str:

@@ -25,7 +25,6 @@ lines, so a rollout that grew keeps the ids of its older fragments and
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 from memex_codex.content import short_title
@@ -33,7 +32,7 @@ from memex_codex.detect import looks_like_rollout
 from memex_codex.items import Item, read_items
 from memex_codex.records import read_rollout
 from memex_codex.session import SessionInfo, session_info
-from memex_core.domain import Fragment, Provenance, fragment_id
+from memex_core.domain import Fragment
 from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
 from memex_core.domain.compaction import DEFAULT_TOOL_OUTPUT_BUDGET, compact_tool_output
 
@@ -78,57 +77,28 @@ class CodexSource:
             metadata = {**common, **item.metadata}
             timestamp = item.timestamp if item.timestamp is not None else session.timestamp
             call_id = metadata.get("call_id")
-            if item.tool_output:
-                if isinstance(call_id, str) and call_id in call_fragments:
-                    metadata["call_fragment_id"] = call_fragments[call_id]
-                yield self._output_fragment(source_path, session, item, metadata, timestamp, title)
-                continue
+            if item.tool_output and isinstance(call_id, str) and call_id in call_fragments:
+                metadata["call_fragment_id"] = call_fragments[call_id]
             pieces = list(
                 message_fragments(
                     source_kind=SOURCE_KIND,
                     source_path=source_path,
                     conversation_id=session.session_id,
                     message_id=item.message_id,
-                    role=item.role,
+                    role="tool" if item.tool_output else item.role,
                     text=item.text,
                     timestamp=timestamp,
                     title=title,
                     metadata=metadata,
-                    max_chars=self.max_chars,
+                    # Tool output stays whole in the catalog; the index sees it compacted.
+                    max_chars=None if item.tool_output else self.max_chars,
+                    source_id=session.session_id,
+                    index_text=self._compact if item.tool_output else None,
                 )
             )
             if pieces and metadata.get("tool_call") and isinstance(call_id, str):
                 call_fragments[call_id] = pieces[0].id
-            for piece in pieces:
-                # The provenance names the session; the message id stays in the metadata.
-                yield replace(
-                    piece, provenance=replace(piece.provenance, source_id=session.session_id)
-                )
+            yield from pieces
 
-    def _output_fragment(
-        self,
-        source_path: str,
-        session: SessionInfo,
-        item: Item,
-        metadata: dict[str, object],
-        timestamp: float | None,
-        title: str | None,
-    ) -> Fragment:
-        locator = f"{session.session_id}/{item.message_id}"
-        return Fragment(
-            id=fragment_id(SOURCE_KIND, session.session_id, locator, item.text),
-            conversation_id=session.session_id,
-            role="tool",
-            content=item.text,
-            provenance=Provenance(
-                source_kind=SOURCE_KIND,
-                source_path=source_path,
-                source_id=session.session_id,
-                locator=locator,
-                timestamp=timestamp,
-            ),
-            timestamp=timestamp,
-            title=title,
-            metadata={**metadata, "message_id": item.message_id},
-            index_text=compact_tool_output(item.text, self.tool_output_budget),
-        )
+    def _compact(self, text: str) -> str:
+        return compact_tool_output(text, self.tool_output_budget)

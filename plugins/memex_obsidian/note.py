@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from memex_core.domain import Fragment, Link, ParsedDocument, Provenance, fragment_id
-from memex_core.domain.chunking import DEFAULT_MAX_CHARS, split_text
+from memex_core.domain.chunking import DEFAULT_MAX_CHARS, chunk_links, split_text
 from memex_obsidian.frontmatter import (
     aliases_from_property,
     frontmatter_timestamp,
@@ -129,13 +129,7 @@ def _section_fragments(
             "section_index": section.index,
             "tags": list(tags),
         }
-        if len(pieces) > 1:
-            metadata.update(
-                chunk_index=i,
-                chunk_count=len(pieces),
-                prev_id=ids[i - 1] if i > 0 else None,
-                next_id=ids[i + 1] if i + 1 < len(pieces) else None,
-            )
+        metadata.update(chunk_links(ids, i))
         fragments.append(
             Fragment(
                 id=ids[i],
