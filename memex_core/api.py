@@ -465,8 +465,8 @@ class Memex:
         fragments = self.catalog.neighbours(fragment_id, before, after)
         if not fragments:
             raise MemexError(
-                f"No fragment with id {fragment_id!r}. Ids come from `memex dig` "
-                "(or the `search` tool); give the full id."
+                f"No fragment with id {fragment_id!r}. Ids come from a search "
+                "(`memex dig QUERY --concise`); give the full id."
             )
         anchor = next(i for i, f in enumerate(fragments) if f.id == fragment_id)
         return Timeline(
@@ -482,11 +482,7 @@ class Memex:
         ``similar`` semantically similar notes it is not linked with."""
         similar_search = None
         if similar > 0 and self.semantic_unavailable_reason() is None:
-            service = self.search_service("semantic")
-            embedder = self.embedder
-
-            def similar_search(text: str, k: int, filters: SearchFilters) -> list[Any]:
-                return service.semantic_hits(text, k, filters, None, embedder.embed_query(text))
+            similar_search = self.search_service("semantic").semantic_hits
 
         return Explorer(self.catalog, similar_search).explore(note, similar)
 

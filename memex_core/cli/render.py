@@ -105,23 +105,28 @@ def fragment_to_dict(fragment: Fragment) -> dict[str, Any]:
 
 
 def print_compact(hits: list[CompactHit]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    """One short block per hit: number, id and score; title; why it matched; snippet.
 
-    table = Table(show_lines=False, expand=True)
-    table.add_column("#", justify="right", style="dim", no_wrap=True)
-    table.add_column("id", style="cyan", no_wrap=True)
-    table.add_column("title / snippet", ratio=1)
-    table.add_column("why", style="dim", min_width=22)
+    Plain lines rather than a table, so the id stays whole and copyable in any width.
+    """
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console()
     for position, hit in enumerate(hits, start=1):
-        when = (iso(hit.timestamp) or "")[:10]
-        table.add_row(
-            str(position),
-            hit.id,
-            f"[bold]{hit.title}[/] [dim]{hit.source_kind} {hit.role} {when}[/]\n{hit.snippet}",
-            f"{hit.why}\nscore {hit.score:.4f}",
+        when = (iso(hit.timestamp) or "undated")[:10]
+        head = Text.assemble(
+            (f"{position:>2}. ", "bold"),
+            (hit.id, "cyan"),
+            (f"  score {hit.score:.4f}", "dim"),
         )
-    Console().print(table)
+        title = Text.assemble(
+            "    ", (hit.title, "bold"), (f"  {hit.source_kind} · {hit.role} · {when}", "dim")
+        )
+        console.print(head)
+        console.print(title)
+        console.print(Text("    " + hit.why, "dim"))
+        console.print(Text("    " + hit.snippet), highlight=False)
 
 
 def print_fragments(fragments: list[Fragment], marks: dict[str, str] | None = None) -> None:

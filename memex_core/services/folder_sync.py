@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memex_core.domain import FileOutcome, FolderSource, IngestReport, KeywordStore, SourceError
+from memex_core.domain import (
+    DocumentRecord,
+    FileOutcome,
+    FolderSource,
+    IngestReport,
+    KeywordStore,
+    SourceError,
+)
 from memex_core.services.file_reading import failed_outcome, sha256_of
 from memex_core.services.ports import FolderCatalogPort, Progress
 
@@ -70,7 +77,7 @@ class FolderSync:
         folder: Path,
         root: str,
         rel: str,
-        stored: dict,
+        stored: dict[str, DocumentRecord],
         report: IngestReport,
     ) -> FileOutcome:
         label = f"{root}/{rel}"
