@@ -51,6 +51,9 @@ DEFAULT_COMPONENTS = {
     "vector_store": "chroma",
     "embedder": "minilm",
     "ranker": "rrf",
+    "extractor": "rules",
+    "consolidator": "rules",
+    "redactor": "detect_secrets",
 }
 
 #: config.toml table of each role: ``use`` picks the component, sub-tables hold settings.
@@ -59,6 +62,9 @@ SETTINGS_TABLES = {
     "vector_store": "vector",
     "embedder": "embedder",
     "ranker": "ranker",
+    "extractor": "extractor",
+    "consolidator": "consolidator",
+    "redactor": "redactor",
 }
 
 

@@ -82,13 +82,35 @@ def register_rankers(register: Any) -> None:
 @hookspec
 def register_extractors(register: Any) -> None:
     """Register extractors that turn conversations into memory facts
-    (``memex_core.domain.Extractor``)."""
+    (``memex_core.domain.Extractor``).
+
+    ``extract(fragments, fact_types)`` returns facts, each naming one of the
+    fact types it was given. The ``[extractor] use`` setting (default
+    ``rules``, which needs no model) picks the one ``memex remember`` uses.
+    """
 
 
 @hookspec
 def register_consolidators(register: Any) -> None:
     """Register consolidators that decide ADD, UPDATE, DELETE or NONE for a new
-    fact against similar memories (``memex_core.domain.Consolidator``)."""
+    fact against similar memories (``memex_core.domain.Consolidator``).
+
+    memex finds the similar memories (same owner and collection, cosine at or
+    above ``[memory] similarity_threshold``, default 0.5) and applies the
+    decision without destroying anything: UPDATE writes a revision, DELETE
+    invalidates. ``[consolidator] use`` picks one (default ``rules``).
+    """
+
+
+@hookspec
+def register_redactors(register: Any) -> None:
+    """Register redactors that replace likely secrets before memory is stored
+    (``memex_core.domain.Redactor``).
+
+    Every memory write passes through the redactor chosen by
+    ``[redactor] use`` (default ``detect_secrets``); ``redact(text)`` returns the
+    cleaned text and the kinds of secret found, never the secret values.
+    """
 
 
 @hookspec

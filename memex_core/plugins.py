@@ -31,6 +31,7 @@ KIND_HOOKS: dict[str, str] = {
     "ranker": "register_rankers",
     "extractor": "register_extractors",
     "consolidator": "register_consolidators",
+    "redactor": "register_redactors",
 }
 
 

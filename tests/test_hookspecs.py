@@ -25,6 +25,7 @@ def test_hooks_exist_for_every_plugin_kind() -> None:
         "register_extractors",
         "register_keyword_stores",
         "register_rankers",
+        "register_redactors",
         "register_sources",
         "register_vector_stores",
     ]

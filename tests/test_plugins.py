@@ -18,7 +18,7 @@ BUILT_INS = {"chatgpt", "claude_ai", "bm25", "chroma", "minilm", "rrf"}
 
 
 class FirstSentenceExtractor:
-    def extract(self, fragments: Any) -> list[MemoryFact]:
+    def extract(self, fragments: Any, fact_types: Any = ()) -> list[MemoryFact]:
         return [MemoryFact(f.content.split(".")[0]) for f in fragments]
 
 
@@ -90,7 +90,7 @@ def test_extractor_and_consolidator_hooks(tmp_path: Any) -> None:
     consolidator = registry.build("consolidator", "always_add", context)
     fact = MemoryFact("Alice prefers tea")
     assert consolidator.decide(fact, []).action == "ADD"
-    assert extractor.extract([]) == []
+    assert extractor.extract([], ()) == []
     assert registry.get("consolidator", "always_add").description == "adds everything"
 
 

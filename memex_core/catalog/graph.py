@@ -147,14 +147,15 @@ class LinkGraph:
 
 
 def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
-    if filters is None or filters.is_empty:
-        return "", []
-    clauses: list[str] = []
+    filters = filters or SearchFilters()
+    clauses: list[str] = [] if filters.include_private else ["private = 0"]
     params: list[Any] = []
     for column, values in (
         ("source_kind", filters.source_kinds),
         ("conversation_id", filters.conversation_ids),
         ("role", filters.roles),
+        ("owner", filters.owners),
+        ("collection", filters.collections),
     ):
         if values:
             clauses.append(f"{column} IN ({','.join('?' * len(values))})")
@@ -165,4 +166,4 @@ def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
     if filters.until is not None:
         clauses.append("timestamp <= ?")
         params.append(filters.until)
-    return "WHERE " + " AND ".join(clauses), params
+    return ("WHERE " + " AND ".join(clauses), params) if clauses else ("", [])

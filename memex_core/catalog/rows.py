@@ -11,11 +11,11 @@ from memex_core.domain import Fragment, Provenance
 
 FRAGMENT_COLUMNS = (
     "id, conversation_id, role, content, title, timestamp, source_kind, "
-    "source_path, source_id, locator, metadata, index_text"
+    "source_path, source_id, locator, metadata, index_text, owner, collection, private"
 )
 INSERT_FRAGMENT = (
     f"INSERT INTO fragments ({FRAGMENT_COLUMNS}, ingest_run, position) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT(id) DO UPDATE SET position=excluded.position"
 )
 
@@ -41,6 +41,9 @@ def fragment_rows(fragments: Sequence[Fragment], run_id: int | None) -> list[tup
                 f.provenance.locator,
                 json.dumps(f.metadata, ensure_ascii=False, default=str),
                 f.index_text,
+                f.owner,
+                f.collection,
+                int(f.private),
                 run_id,
                 position,
             )
@@ -49,7 +52,8 @@ def fragment_rows(fragments: Sequence[Fragment], run_id: int | None) -> list[tup
 
 
 def row_to_fragment(row: Sequence[Any]) -> Fragment:
-    (fid, conv, role, content, title, ts, kind, path, source_id, locator, meta, index_text) = row
+    (fid, conv, role, content, title, ts, kind, path, source_id, locator, meta, index_text) = row[:12]
+    owner, collection, private = row[12:15]
     return Fragment(
         id=fid,
         conversation_id=conv,
@@ -66,6 +70,9 @@ def row_to_fragment(row: Sequence[Any]) -> Fragment:
         title=title,
         metadata=json.loads(meta) if meta else {},
         index_text=index_text,
+        owner=owner,
+        collection=collection,
+        private=bool(private),
     )
 
 

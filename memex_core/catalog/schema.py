@@ -130,4 +130,67 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    (
+        3,
+        """
+        -- Agent memory: who a fragment belongs to. '' owner = the operator's own corpus.
+        ALTER TABLE fragments ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+        ALTER TABLE fragments ADD COLUMN collection TEXT NOT NULL DEFAULT '';
+        ALTER TABLE fragments ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX fragments_scope ON fragments(owner, collection);
+
+        -- One row per memory (a fact, a remembered conversation or a memory file).
+        -- Its searchable fragments are those with conversation_id = memories.id.
+        CREATE TABLE memories (
+            id           TEXT PRIMARY KEY,
+            owner        TEXT NOT NULL,          -- users/<user_id> | shared
+            collection   TEXT NOT NULL DEFAULT '',
+            path         TEXT,                   -- storage path of a memory file; NULL for a fact
+            kind         TEXT NOT NULL,          -- fact type, 'conversation' or 'file'
+            status       TEXT NOT NULL,          -- active | deleted | invalidated
+            revision     INTEGER NOT NULL,       -- current revision
+            private      INTEGER NOT NULL DEFAULT 0,
+            created_at   REAL NOT NULL,
+            updated_at   REAL NOT NULL
+        );
+        CREATE UNIQUE INDEX memories_path ON memories(path) WHERE path IS NOT NULL;
+        CREATE INDEX memories_scope ON memories(owner, collection, status);
+
+        -- Every state a memory has been in; nothing is overwritten.
+        CREATE TABLE memory_revisions (
+            memory_id     TEXT NOT NULL REFERENCES memories(id),
+            revision      INTEGER NOT NULL,
+            content       TEXT NOT NULL,         -- as stored: <private> removed, secrets redacted
+            kind          TEXT NOT NULL,
+            status        TEXT NOT NULL,         -- the memory's status after this revision
+            action        TEXT NOT NULL,         -- create | update | restore | delete | undelete | invalidate
+            actor         TEXT NOT NULL,         -- agent:<name> | operator:<name>
+            reason        TEXT NOT NULL DEFAULT '',
+            tool_call_id  TEXT,
+            sources       TEXT NOT NULL DEFAULT '[]',  -- JSON: fragment or memory ids it came from
+            redactions    INTEGER NOT NULL DEFAULT 0,
+            created_at    REAL NOT NULL,
+            PRIMARY KEY (memory_id, revision)
+        );
+
+        -- Every read and write through a memory handle.
+        CREATE TABLE access_log (
+            id            INTEGER PRIMARY KEY,
+            at            REAL NOT NULL,
+            actor_kind    TEXT NOT NULL,         -- agent | operator
+            actor         TEXT NOT NULL,
+            user_id       TEXT,                  -- whose memory (NULL: shared or several users)
+            action        TEXT NOT NULL,
+            target        TEXT NOT NULL DEFAULT '',
+            tool_call_id  TEXT,
+            outcome       TEXT NOT NULL DEFAULT 'ok',   -- ok | denied | not_found | invalid
+            detail        TEXT NOT NULL DEFAULT '{}'    -- JSON
+        );
+        CREATE INDEX access_log_at ON access_log(at);
+        CREATE INDEX access_log_user ON access_log(user_id, at);
+        """,
+    )
+)
+
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -1,10 +1,12 @@
 """memex's domain model: plain data and contracts, no infrastructure."""
 
 from memex_core.domain.contracts import (
+    CONSOLIDATION_ACTIONS,
     ConsolidationDecision,
     Consolidator,
     Embedder,
     Extractor,
+    FactType,
     FolderScan,
     FolderSource,
     GraphAwareRanker,
@@ -14,6 +16,9 @@ from memex_core.domain.contracts import (
     ParsedDocument,
     PluginContext,
     Ranker,
+    Redaction,
+    Redactor,
+    SimilarMemory,
     Source,
     SourceError,
     VectorStore,
@@ -34,6 +39,7 @@ from memex_core.domain.results import (
 )
 
 __all__ = [
+    "CONSOLIDATION_ACTIONS",
     "EMBED",
     "KEYWORD",
     "LINK",
@@ -45,6 +51,7 @@ __all__ = [
     "DocumentRecord",
     "Embedder",
     "Extractor",
+    "FactType",
     "FileOutcome",
     "FolderScan",
     "FolderSource",
@@ -61,9 +68,12 @@ __all__ = [
     "Provenance",
     "ResolvedLink",
     "Ranker",
+    "Redaction",
+    "Redactor",
     "SearchFilters",
     "SearchResult",
     "SignalHit",
+    "SimilarMemory",
     "Source",
     "SourceError",
     "VectorStore",

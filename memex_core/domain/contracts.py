@@ -212,8 +212,25 @@ class GraphAwareRanker(Ranker, Protocol):
 
 
 @dataclass(frozen=True)
+class FactType:
+    """A kind of fact an extractor looks for (mem0's seven are the defaults).
+
+    ``description`` tells a model (or a reader) what belongs in it; ``examples``
+    are short sample facts. Custom types come from a YAML or TOML file.
+    """
+
+    name: str
+    description: str
+    examples: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class MemoryFact:
-    """A fact extracted from a conversation, before consolidation decides its fate."""
+    """A fact extracted from a conversation, before consolidation decides its fate.
+
+    ``kind`` is a :class:`FactType` name; ``source_fragment_ids`` are the
+    fragments (turns) it was read from, kept as the memory's provenance.
+    """
 
     text: str
     kind: str = "fact"
@@ -221,28 +238,87 @@ class MemoryFact:
 
 
 @dataclass(frozen=True)
-class ConsolidationDecision:
-    """What to do with a new fact given similar existing memories."""
+class SimilarMemory:
+    """An existing memory close to a new fact: what a consolidator weighs it against."""
 
-    action: str  # "ADD" | "UPDATE" | "DELETE" | "NONE"
+    memory_id: str
+    text: str
+    similarity: float  # cosine in [-1, 1]
+    kind: str = "fact"
+
+
+#: The four consolidation actions, as mem0 names them.
+ADD, UPDATE, DELETE, NONE = "ADD", "UPDATE", "DELETE", "NONE"
+CONSOLIDATION_ACTIONS = (ADD, UPDATE, DELETE, NONE)
+
+
+@dataclass(frozen=True)
+class ConsolidationDecision:
+    """What to do with a new fact given similar existing memories.
+
+    - ``ADD``: store the fact as a new memory.
+    - ``UPDATE``: give memory ``target_id`` a new revision whose text is ``text``
+      (the merged statement; defaults to the fact's text).
+    - ``DELETE``: the fact contradicts memory ``target_id``, which is invalidated
+      (a revision, never a hard delete); the fact itself is added when ``text``
+      is not empty.
+    - ``NONE``: the fact is already known (``target_id`` says where); nothing changes.
+
+    ``reason`` is shown by ``memex dream --dry-run``.
+    """
+
+    action: str
     fact: MemoryFact
     target_id: str | None = None
     reason: str = ""
+    text: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.action not in CONSOLIDATION_ACTIONS:
+            raise ValueError(
+                f"consolidation action must be one of {', '.join(CONSOLIDATION_ACTIONS)}, "
+                f"not {self.action!r}"
+            )
+        if self.action in (UPDATE, DELETE) and not self.target_id:
+            raise ValueError(f"{self.action} needs the target_id of the memory it changes")
+
+    @property
+    def new_text(self) -> str:
+        """The text an ADD stores or an UPDATE writes."""
+        return self.text if self.text is not None else self.fact.text
 
 
 @runtime_checkable
 class Extractor(Protocol):
     """Turns a conversation (its fragments, in order) into facts worth remembering."""
 
-    def extract(self, fragments: Sequence[Fragment]) -> list[MemoryFact]: ...
+    def extract(
+        self, fragments: Sequence[Fragment], fact_types: Sequence[FactType]
+    ) -> list[MemoryFact]:
+        """Facts found in ``fragments``, each of one of ``fact_types``; may be empty."""
+        ...
 
 
 @runtime_checkable
 class Consolidator(Protocol):
     """Decides ADD, UPDATE, DELETE or NONE for a new fact against similar memories."""
 
-    def decide(
-        self, fact: MemoryFact, similar: Sequence[tuple[str, str, float]]
-    ) -> ConsolidationDecision:
-        """``similar`` holds ``(memory_id, text, cosine)`` for the closest existing memories."""
+    def decide(self, fact: MemoryFact, similar: Sequence[SimilarMemory]) -> ConsolidationDecision:
+        """``similar`` holds the closest existing memories in the same scope, most similar
+        first, already cut at the similarity threshold (default 0.5); it may be empty."""
         ...
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """Text with likely secrets replaced, and what was found (types only, never values)."""
+
+    text: str
+    found: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Redactor(Protocol):
+    """Replaces likely secrets (API keys, tokens, passwords, private keys) in text."""
+
+    def redact(self, text: str) -> Redaction: ...

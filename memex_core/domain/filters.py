@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memex_core.domain.fragment import Fragment
 
@@ -14,6 +14,11 @@ class SearchFilters:
     Empty tuples and ``None`` mean "no restriction". ``since`` and ``until`` are
     epoch seconds, inclusive; a fragment without a timestamp never passes a time
     filter, because nothing is known about when it was written.
+
+    ``owners`` and ``collections`` are exact values (memory handles expand a
+    collection prefix into names before searching, and always set ``owners``).
+    Private fragments never pass unless ``include_private`` is set; this is the
+    one restriction that is on by default, so ``is_empty`` does not cover it.
     """
 
     source_kinds: tuple[str, ...] = ()
@@ -21,13 +26,19 @@ class SearchFilters:
     roles: tuple[str, ...] = ()
     since: float | None = None
     until: float | None = None
+    owners: tuple[str, ...] = ()
+    collections: tuple[str, ...] = ()
+    include_private: bool = False
 
     @property
     def is_empty(self) -> bool:
+        """No explicit restriction (the default private exclusion still applies)."""
         return not (
             self.source_kinds
             or self.conversation_ids
             or self.roles
+            or self.owners
+            or self.collections
             or self.since is not None
             or self.until is not None
         )
@@ -39,6 +50,12 @@ class SearchFilters:
         if self.conversation_ids and fragment.conversation_id not in self.conversation_ids:
             return False
         if self.roles and fragment.role not in self.roles:
+            return False
+        if self.owners and fragment.owner not in self.owners:
+            return False
+        if self.collections and fragment.collection not in self.collections:
+            return False
+        if fragment.private and not self.include_private:
             return False
         if self.since is not None or self.until is not None:
             if fragment.timestamp is None:
@@ -58,6 +75,10 @@ class SearchFilters:
             parts.append(f"conversation in {', '.join(self.conversation_ids)}")
         if self.roles:
             parts.append(f"role in {', '.join(self.roles)}")
+        if self.owners:
+            parts.append(f"owner in {', '.join(self.owners)}")
+        if self.collections:
+            parts.append(f"collection in {', '.join(self.collections)}")
         if self.since is not None:
             parts.append("since")
         if self.until is not None:
@@ -72,9 +93,9 @@ class SearchFilters:
             "roles": (),
             "since": None,
             "until": None,
+            "collections": (),
         }
         if name not in lifted:
+            # owners is deliberately not liftable: it is how memory isolation is enforced.
             raise ValueError(f"unknown filter {name!r}")
-        values = {key: getattr(self, key) for key in lifted}
-        values[name] = lifted[name]
-        return SearchFilters(**values)
+        return replace(self, **{name: lifted[name]})

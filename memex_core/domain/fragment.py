@@ -42,6 +42,13 @@ class Fragment:
     ``index_text``, when set, is what the indexes see instead of ``content``:
     a compacted tool output, or a note section prefixed with its note title and
     heading. ``content`` always keeps the full text for ``get``.
+
+    ``owner``, ``collection`` and ``private`` scope agent memory. ``owner`` is
+    ``""`` for the operator's own corpus (ingested exports, vaults), or the
+    storage prefix of a memory's owner: ``users/<user_id>`` or ``shared``.
+    ``collection`` is a hierarchical name (``company:engineering:alice``) or
+    ``""``. Every index stores all three so that scope filters apply before
+    top-k; a ``private`` fragment is left out of searches unless asked for.
     """
 
     id: str
@@ -53,6 +60,9 @@ class Fragment:
     title: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
     index_text: str | None = field(default=None, compare=False)
+    owner: str = ""
+    collection: str = ""
+    private: bool = False
 
     @property
     def source_kind(self) -> str:

@@ -1,0 +1,178 @@
+"""Who is asking (actor and scope) and what memory holds (memories, revisions, log entries)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+AGENT, OPERATOR = "agent", "operator"
+#: Owner of memory every user's agents can read (``shared/...`` paths).
+SHARED_OWNER = "shared"
+USERS_PREFIX = "users/"
+
+ACTIVE, DELETED, INVALIDATED = "active", "deleted", "invalidated"
+STATUSES = (ACTIVE, DELETED, INVALIDATED)
+
+#: What a revision did.
+CREATE, UPDATE, RESTORE, DELETE, UNDELETE, INVALIDATE = (
+    "create",
+    "update",
+    "restore",
+    "delete",
+    "undelete",
+    "invalidate",
+)
+
+#: Memory kinds that are not fact types.
+FILE_KIND, CONVERSATION_KIND = "file", "conversation"
+
+#: Fragment source kind of memory content.
+MEMORY_SOURCE = "memory"
+
+
+def user_owner(user_id: str) -> str:
+    """The owner value (and storage prefix) of a user's memory: ``users/<user_id>``."""
+    return f"{USERS_PREFIX}{user_id}"
+
+
+def owner_user_id(owner: str) -> str | None:
+    """The user id of an owner value, or None for shared memory and the corpus."""
+    return owner[len(USERS_PREFIX) :] if owner.startswith(USERS_PREFIX) else None
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is acting: an agent bound to one user, or an operator."""
+
+    kind: str  # AGENT | OPERATOR
+    name: str
+    user_id: str | None = None  # the agent's user; None for operators
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind}:{self.name}"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The owners an actor may read and write.
+
+    The catalog's memory methods take a scope and put ``owner IN (readable)``
+    into every statement, so no id, path or filter can reach past it. ``None``
+    means every owner (operators only).
+    """
+
+    actor: Actor
+    readable: tuple[str, ...] | None
+    writable: tuple[str, ...] | None
+
+    def can_read(self, owner: str) -> bool:
+        return self.readable is None or owner in self.readable
+
+    def can_write(self, owner: str) -> bool:
+        return self.writable is None or owner in self.writable
+
+    @property
+    def is_operator(self) -> bool:
+        return self.actor.kind == OPERATOR
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """A memory as it stands now (its current revision)."""
+
+    id: str
+    owner: str
+    collection: str
+    path: str | None  # storage path of a memory file; None for facts and conversations
+    kind: str
+    status: str
+    revision: int
+    private: bool
+    created_at: float
+    updated_at: float
+    content: str
+
+    @property
+    def user_id(self) -> str | None:
+        return owner_user_id(self.owner)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "owner": self.owner,
+            "user_id": self.user_id,
+            "collection": self.collection,
+            "path": self.path,
+            "kind": self.kind,
+            "status": self.status,
+            "revision": self.revision,
+            "private": self.private,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "content": self.content,
+        }
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One state of a memory. Revisions are never changed; restore writes a new one."""
+
+    memory_id: str
+    revision: int
+    content: str
+    kind: str
+    status: str
+    action: str
+    actor: str
+    created_at: float
+    reason: str = ""
+    tool_call_id: str | None = None
+    sources: tuple[str, ...] = ()
+    redactions: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "memory_id": self.memory_id,
+            "revision": self.revision,
+            "content": self.content,
+            "kind": self.kind,
+            "status": self.status,
+            "action": self.action,
+            "actor": self.actor,
+            "created_at": self.created_at,
+            "reason": self.reason,
+            "tool_call_id": self.tool_call_id,
+            "sources": list(self.sources),
+            "redactions": self.redactions,
+        }
+
+
+@dataclass(frozen=True)
+class AccessEntry:
+    """One line of the access log: who touched whose memory, how, and when."""
+
+    id: int
+    at: float
+    actor_kind: str
+    actor: str
+    user_id: str | None
+    action: str
+    target: str
+    tool_call_id: str | None
+    outcome: str
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "at": self.at,
+            "actor_kind": self.actor_kind,
+            "actor": self.actor,
+            "user_id": self.user_id,
+            "action": self.action,
+            "target": self.target,
+            "tool_call_id": self.tool_call_id,
+            "outcome": self.outcome,
+            "detail": self.detail,
+        }
