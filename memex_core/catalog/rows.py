@@ -52,7 +52,9 @@ def fragment_rows(fragments: Sequence[Fragment], run_id: int | None) -> list[tup
 
 
 def row_to_fragment(row: Sequence[Any]) -> Fragment:
-    (fid, conv, role, content, title, ts, kind, path, source_id, locator, meta, index_text) = row[:12]
+    (fid, conv, role, content, title, ts, kind, path, source_id, locator, meta, index_text) = row[
+        :12
+    ]
     owner, collection, private = row[12:15]
     return Fragment(
         id=fid,

@@ -164,7 +164,7 @@ MIGRATIONS.append(
             content       TEXT NOT NULL,         -- as stored: <private> removed, secrets redacted
             kind          TEXT NOT NULL,
             status        TEXT NOT NULL,         -- the memory's status after this revision
-            action        TEXT NOT NULL,         -- create | update | restore | delete | undelete | invalidate
+            action        TEXT NOT NULL,  -- create|update|restore|delete|undelete|invalidate
             actor         TEXT NOT NULL,         -- agent:<name> | operator:<name>
             reason        TEXT NOT NULL DEFAULT '',
             tool_call_id  TEXT,

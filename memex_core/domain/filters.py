@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from memex_core.domain.fragment import Fragment
 
@@ -87,7 +88,7 @@ class SearchFilters:
 
     def without(self, name: str) -> SearchFilters:
         """A copy with one restriction lifted (``source_kinds``, ``since``...)."""
-        lifted: dict[str, tuple[str, ...] | float | None] = {
+        lifted: dict[str, Any] = {
             "source_kinds": (),
             "conversation_ids": (),
             "roles": (),
