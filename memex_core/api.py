@@ -19,18 +19,22 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memex_core.catalog import Catalog, WriteLock
 from memex_core.config import Config, load_config
 from memex_core.domain import (
+    Consolidator,
     CorpusStats,
     Embedder,
+    Extractor,
+    FactType,
     Fragment,
     IngestReport,
     KeywordStore,
     PluginContext,
     Ranker,
+    Redactor,
     SearchFilters,
     Source,
     VectorStore,
@@ -50,10 +54,12 @@ from memex_core.services.context import ContextBuilder, ContextSettings
 from memex_core.services.explore import Exploration, Explorer
 from memex_core.services.indexing import (
     EMBEDDER_SETTING,
+    MemoryIndexUpdater,
     VectorIndexer,
     sync_keyword_index,
 )
 from memex_core.services.ingest import IngestService
+from memex_core.services.memory import MemoryService, MemorySettings
 from memex_core.services.ports import NoProgress, Progress
 from memex_core.services.search import (
     DEFAULT_CANDIDATE_DEPTH,
@@ -61,6 +67,9 @@ from memex_core.services.search import (
     SearchResults,
     SearchService,
 )
+
+if TYPE_CHECKING:
+    from memex_core.handles import AgentMemory, OperatorMemory
 
 TimeBound = str | float | int | datetime | date | None
 MODES = ("hybrid", "keyword", "semantic")
@@ -116,6 +125,8 @@ class Memex:
         self._vectors: VectorStore | None = None
         self._embedder: Embedder | None = None
         self._ranker: Ranker | None = None
+        self._memory_indexes: MemoryIndexUpdater | None = None
+        self._memory_service: MemoryService | None = None
 
     # -- components -------------------------------------------------------------
 
@@ -192,6 +203,71 @@ class Memex:
 
     def _indexer(self) -> VectorIndexer:
         return VectorIndexer(self.catalog, self.vector_store, self.embedder)
+
+    # -- agent memory -------------------------------------------------------------
+
+    def agent(self, user_id: str, *, name: str = "agent", collection: str = "") -> AgentMemory:
+        """A handle for an agent bound to one user: it sees ``user/...`` and ``shared/...``
+        and nothing else (see :mod:`memex_core.handles`)."""
+        from memex_core.handles import AgentMemory
+
+        return AgentMemory(self, user_id, name=name, collection=collection)
+
+    def operator(self, name: str = "operator", *, collection: str = "") -> OperatorMemory:
+        """A handle that can read and write all memory, see revisions and the log, purge."""
+        from memex_core.handles import OperatorMemory
+
+        return OperatorMemory(self, name=name, collection=collection)
+
+    def memory_indexes(self) -> MemoryIndexUpdater:
+        if self._memory_indexes is None:
+
+            def vectors() -> VectorIndexer | None:
+                if self.semantic_unavailable_reason() is not None:
+                    return None
+                return self._indexer()
+
+            self._memory_indexes = MemoryIndexUpdater(
+                lambda: self.keyword_store, vectors, self._apply_vector_deletes
+            )
+        return self._memory_indexes
+
+    def memory_service(self) -> MemoryService:
+        if self._memory_service is None:
+            table = self.config.table("memory")
+            defaults = MemorySettings()
+            settings = MemorySettings(
+                similarity_threshold=float(
+                    table.get("similarity_threshold", defaults.similarity_threshold)
+                ),
+                similar_limit=int(table.get("similar_limit", defaults.similar_limit)),
+                fragment_chars=int(table.get("fragment_chars", defaults.fragment_chars)),
+            )
+            self._memory_service = MemoryService(
+                self.catalog, self.memory_indexes(), self.redactor(), settings
+            )
+        return self._memory_service
+
+    def redactor(self) -> Redactor:
+        return self._build("redactor")
+
+    def extractor(self) -> Extractor:
+        return self._build("extractor")
+
+    def consolidator(self) -> Consolidator:
+        return self._build("consolidator")
+
+    def fact_types(self) -> tuple[FactType, ...]:
+        """The fact types extractors look for: ``[memory] fact_types = "path.yaml"`` or
+        mem0's seven."""
+        from memex_core.domain.memory.facts import DEFAULT_FACT_TYPES
+
+        path = self.config.table("memory").get("fact_types")
+        if not path:
+            return DEFAULT_FACT_TYPES
+        from memex_core.services.fact_types import load_fact_types
+
+        return load_fact_types(Path(str(path)).expanduser())
 
     # -- writing ----------------------------------------------------------------
 

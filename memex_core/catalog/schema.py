@@ -151,11 +151,13 @@ MIGRATIONS.append(
             status       TEXT NOT NULL,          -- active | deleted | invalidated
             revision     INTEGER NOT NULL,       -- current revision
             private      INTEGER NOT NULL DEFAULT 0,
+            fingerprint  TEXT NOT NULL DEFAULT '',  -- hash of the normalised text (exact repeats)
             created_at   REAL NOT NULL,
             updated_at   REAL NOT NULL
         );
         CREATE UNIQUE INDEX memories_path ON memories(path) WHERE path IS NOT NULL;
         CREATE INDEX memories_scope ON memories(owner, collection, status);
+        CREATE INDEX memories_fingerprint ON memories(owner, collection, fingerprint);
 
         -- Every state a memory has been in; nothing is overwritten.
         CREATE TABLE memory_revisions (

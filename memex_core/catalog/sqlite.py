@@ -16,6 +16,7 @@ from typing import Any
 
 from memex_core.catalog.documents import DocumentStore
 from memex_core.catalog.graph import LinkGraph
+from memex_core.catalog.memory import MemoryStore
 from memex_core.catalog.rows import (
     FRAGMENT_COLUMNS,
     INSERT_FRAGMENT,
@@ -42,11 +43,12 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-class Catalog(DocumentStore, LinkGraph):
+class Catalog(DocumentStore, LinkGraph, MemoryStore):
     """Typed access to ``catalog.sqlite``. Writers must hold the home's WriteLock.
 
     Folder documents and the link graph live in :mod:`memex_core.catalog.documents`
-    and :mod:`memex_core.catalog.graph`; this module holds fragments, runs and files.
+    and :mod:`memex_core.catalog.graph`, agent memory in :mod:`memex_core.catalog.memory`;
+    this module holds fragments, runs and files.
     """
 
     def __init__(self, path: Path) -> None:

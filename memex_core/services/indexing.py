@@ -7,7 +7,10 @@ it, so a rerun always finishes the job.
 
 from __future__ import annotations
 
-from memex_core.domain import Embedder, KeywordStore, VectorStore
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+from memex_core.domain import Embedder, Fragment, KeywordStore, SearchFilters, VectorStore
 from memex_core.errors import EmbedderMismatchError
 from memex_core.services.ports import CatalogPort, NoProgress, Progress
 
@@ -83,8 +86,91 @@ class VectorIndexer:
             progress.finish()
         return done
 
+    def embed(self, fragments: list[Fragment]) -> int:
+        """Embed and store these fragments now (memory writes; ingest uses ``backfill``)."""
+        if not fragments:
+            return 0
+        self.check_compatible()
+        if not self.catalog.get_setting(EMBEDDER_SETTING):
+            self.catalog.set_setting(EMBEDDER_SETTING, embedder_signature(self.embedder))
+        vectors = self.embedder.embed_documents([f.searchable_text for f in fragments])
+        self.store.upsert(fragments, vectors)
+        self.catalog.mark_embedded([f.id for f in fragments], self.embedder.name)
+        return len(fragments)
+
     def reset(self) -> None:
         """Forget every vector (for ``rebuild --vectors`` or an embedder switch)."""
         self.store.clear()
         self.catalog.clear_embedded()
         self.catalog.delete_setting(EMBEDDER_SETTING)
+
+
+class MemoryIndexUpdater:
+    """Keeps the keyword and vector indexes in step with memory writes.
+
+    Components come from callables so that nothing loads until a memory is
+    written. Inside ``held()`` changes are collected and applied once at the end
+    (one keyword flush, one embedding batch for a whole conversation or batch).
+    """
+
+    def __init__(
+        self,
+        keyword: Callable[[], KeywordStore],
+        vectors: Callable[[], VectorIndexer | None],
+        pending_deletes: Callable[[], int],
+    ) -> None:
+        self._keyword = keyword
+        self._vectors = vectors
+        self._pending_deletes = pending_deletes
+        self._depth = 0
+        self._new: list[Fragment] = []
+        self._removed: list[str] = []
+        self._unembedded: list[Fragment] = []
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if self._depth == 0:
+                self._flush()
+
+    def apply(self, new: Sequence[Fragment], removed: Sequence[str]) -> None:
+        self._new.extend(new)
+        self._removed.extend(removed)
+        self._unembedded.extend(new)
+        if self._depth == 0:
+            self._flush()
+
+    def _flush(self) -> None:
+        new, removed = self._new, self._removed
+        self._new, self._removed = [], []
+        if new or removed:
+            gone = set(removed)
+            keyword = self._keyword()
+            if removed:
+                keyword.delete(removed)
+            keyword.add([f for f in new if f.id not in gone])
+            keyword.flush()
+        self._flush_vectors(set(removed))
+
+    def _flush_vectors(self, gone: set[str] | None = None) -> None:
+        pending, self._unembedded = self._unembedded, []
+        indexer = self._vectors()
+        if indexer is None:
+            return
+        self._pending_deletes()
+        gone = gone or set()
+        indexer.embed([f for f in pending if f.id not in gone])
+
+    def nearest(
+        self, text: str, filters: SearchFilters, limit: int
+    ) -> list[tuple[str, float]] | None:
+        indexer = self._vectors()
+        if indexer is None:
+            return None
+        self._flush_vectors()  # a dream compares with memories written a moment ago
+        vector = indexer.embedder.embed_query(text)
+        return [(hit.id, hit.score) for hit in indexer.store.search(vector, limit, filters)]

@@ -1,0 +1,525 @@
+"""Writing agent memory: privacy and redaction first, then a revision, fragments, indexes.
+
+Nothing here is ever overwritten in place: every change of a memory is a new
+revision in the catalog (create, update, restore, delete, undelete,
+invalidate), and only the current revision of an active memory is searchable.
+Scope checks happen in the catalog (``memex_core.catalog.memory``); this
+service decides what to write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from memex_core.domain import (
+    ConsolidationDecision,
+    Fragment,
+    MemoryFact,
+    Provenance,
+    Redactor,
+    SearchFilters,
+    SimilarMemory,
+    fragment_id,
+)
+from memex_core.domain.chunking import split_text
+from memex_core.domain.contracts import ADD, DELETE, NONE, UPDATE
+from memex_core.domain.memory.facts import normalise_fact, text_similarity
+from memex_core.domain.memory.privacy import strip_private
+from memex_core.domain.memory.records import (
+    ACTIVE,
+    CONVERSATION_KIND,
+    CREATE,
+    DELETED,
+    INVALIDATE,
+    INVALIDATED,
+    MEMORY_SOURCE,
+    MemoryRecord,
+    Revision,
+    Scope,
+)
+from memex_core.domain.memory.records import (
+    DELETE as DELETE_ACTION,
+)
+from memex_core.domain.memory.records import (
+    UPDATE as UPDATE_ACTION,
+)
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    """``[memory]`` settings."""
+
+    similarity_threshold: float = 0.5  # closest memories a consolidator is shown
+    similar_limit: int = 5
+    fragment_chars: int = 2000
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Text as it will be stored: private spans removed, secrets redacted."""
+
+    text: str
+    private_removed: int = 0
+    redacted: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Message:
+    """One turn of a conversation to remember."""
+
+    role: str
+    content: str
+    timestamp: float | None = None
+
+
+@dataclass
+class AppliedDecision:
+    """A consolidation decision and what it did (or would do, in a dry run)."""
+
+    decision: ConsolidationDecision
+    memory_id: str | None = None  # the memory added or changed
+    applied: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.decision.action,
+            "fact": self.decision.fact.text,
+            "kind": self.decision.fact.kind,
+            "target_id": self.decision.target_id,
+            "text": self.decision.new_text,
+            "reason": self.decision.reason,
+            "memory_id": self.memory_id,
+            "applied": self.applied,
+        }
+
+
+@dataclass
+class DreamReport:
+    """What a consolidation pass over a collection decided."""
+
+    examined: int = 0
+    decisions: list[AppliedDecision] = field(default_factory=list)
+    dry_run: bool = False
+
+    def counts(self) -> dict[str, int]:
+        out = {action: 0 for action in (ADD, UPDATE, DELETE, NONE)}
+        for applied in self.decisions:
+            out[applied.decision.action] += 1
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "examined": self.examined,
+            "dry_run": self.dry_run,
+            "counts": self.counts(),
+            "decisions": [d.to_dict() for d in self.decisions],
+        }
+
+
+class MemoryCatalog(Protocol):
+    """What the service needs from the catalog (``memex_core.catalog.Catalog`` has it)."""
+
+    def memory(self, scope: Scope, memory_id: str) -> MemoryRecord | None: ...
+
+    def memories(
+        self,
+        scope: Scope,
+        *,
+        owners: Sequence[str] = (),
+        collections: Sequence[str] | None = None,
+        statuses: Sequence[str] = ...,
+        kinds: Sequence[str] = (),
+        fingerprint: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[MemoryRecord]: ...
+
+    def memories_by_fragment(self, scope: Scope, fragment_ids: Sequence[str]) -> dict[str, str]: ...
+
+    def write_memory(self, scope: Scope, write: Any) -> tuple[list[Fragment], list[str]]: ...
+
+
+class MemoryIndexes(Protocol):
+    """Keeps the keyword and vector indexes in step with memory writes."""
+
+    def apply(self, new: Sequence[Fragment], removed: Sequence[str]) -> None:
+        """Index new fragments and forget removed ones (vectors when available)."""
+        ...
+
+    def nearest(
+        self, text: str, filters: SearchFilters, limit: int
+    ) -> list[tuple[str, float]] | None:
+        """(fragment id, cosine) of the closest fragments, or None without vectors."""
+        ...
+
+
+def fingerprint(text: str) -> str:
+    """Identity of a fact's wording after normalisation (exact repeats share it)."""
+    return hashlib.blake2b(normalise_fact(text).encode(), digest_size=12).hexdigest()
+
+
+def new_memory_id() -> str:
+    return f"mem_{uuid.uuid4().hex[:20]}"
+
+
+class MemoryService:
+    """Creates and revises memories; finds similar ones; applies consolidation decisions."""
+
+    def __init__(
+        self,
+        catalog: MemoryCatalog,
+        indexes: MemoryIndexes,
+        redactor: Redactor,
+        settings: MemorySettings | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.catalog = catalog
+        self.indexes = indexes
+        self.redactor = redactor
+        self.settings = settings or MemorySettings()
+        self.clock = clock
+
+    # -- preparing text -------------------------------------------------------------------
+
+    def prepare(self, text: str) -> Prepared:
+        """``<private>`` spans go first (never stored, never seen by the redactor's
+        caller), then likely secrets are replaced."""
+        stripped = strip_private(text)
+        redaction = self.redactor.redact(stripped.text)
+        return Prepared(redaction.text, stripped.removed, tuple(redaction.found))
+
+    # -- fragments ------------------------------------------------------------------------
+
+    def _fragments(
+        self,
+        record: MemoryRecord,
+        messages: Sequence[Message] | None = None,
+    ) -> list[Fragment]:
+        if record.status != ACTIVE:
+            return []
+        turns = messages or [Message("note", record.content, record.updated_at)]
+        title = record.path.rsplit("/", 1)[-1] if record.path else record.kind
+        out: list[Fragment] = []
+        for turn_index, turn in enumerate(turns):
+            pieces = split_text(turn.content, self.settings.fragment_chars)
+            for piece_index, piece in enumerate(pieces):
+                locator = f"{record.id}@r{record.revision}/{turn_index}.{piece_index}"
+                out.append(
+                    Fragment(
+                        id=fragment_id(MEMORY_SOURCE, record.id, locator, piece),
+                        conversation_id=record.id,
+                        role=turn.role,
+                        content=piece,
+                        provenance=Provenance(
+                            source_kind=MEMORY_SOURCE,
+                            source_path=record.path or f"memory:{record.id}",
+                            source_id=record.id,
+                            locator=locator,
+                            timestamp=turn.timestamp or record.updated_at,
+                        ),
+                        timestamp=turn.timestamp or record.updated_at,
+                        title=title,
+                        metadata={
+                            "memory_id": record.id,
+                            "revision": record.revision,
+                            "kind": record.kind,
+                            "path": record.path,
+                        },
+                        owner=record.owner,
+                        collection=record.collection,
+                        private=record.private,
+                    )
+                )
+        return out
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def _commit(
+        self,
+        scope: Scope,
+        record: MemoryRecord,
+        revision: Revision,
+        *,
+        messages: Sequence[Message] | None = None,
+        links: Sequence[tuple[str, str | None]] = (),
+    ) -> MemoryRecord:
+        from memex_core.catalog.memory import MemoryWrite
+
+        write = MemoryWrite(
+            record=record,
+            revision=revision,
+            fingerprint=fingerprint(record.content),
+            fragments=self._fragments(record, messages),
+            links=links,
+        )
+        new, removed = self.catalog.write_memory(scope, write)
+        self.indexes.apply(new, removed)
+        return record
+
+    def create(
+        self,
+        scope: Scope,
+        *,
+        owner: str,
+        collection: str,
+        kind: str,
+        prepared: Prepared,
+        path: str | None = None,
+        private: bool = False,
+        sources: Sequence[str] = (),
+        reason: str = "",
+        tool_call_id: str | None = None,
+        messages: Sequence[Message] | None = None,
+        links: Sequence[tuple[str, str | None]] = (),
+    ) -> MemoryRecord:
+        now = self.clock()
+        record = MemoryRecord(
+            id=new_memory_id(),
+            owner=owner,
+            collection=collection,
+            path=path,
+            kind=kind,
+            status=ACTIVE,
+            revision=1,
+            private=private,
+            created_at=now,
+            updated_at=now,
+            content=prepared.text,
+        )
+        revision = Revision(
+            memory_id=record.id,
+            revision=1,
+            content=prepared.text,
+            kind=kind,
+            status=ACTIVE,
+            action=CREATE,
+            actor=scope.actor.label,
+            created_at=now,
+            reason=reason,
+            tool_call_id=tool_call_id,
+            sources=tuple(sources),
+            redactions=len(prepared.redacted),
+        )
+        return self._commit(scope, record, revision, messages=messages, links=links)
+
+    def revise(
+        self,
+        scope: Scope,
+        record: MemoryRecord,
+        *,
+        action: str,
+        prepared: Prepared | None = None,
+        status: str | None = None,
+        kind: str | None = None,
+        reason: str = "",
+        tool_call_id: str | None = None,
+        sources: Sequence[str] = (),
+        links: Sequence[tuple[str, str | None]] = (),
+        messages: Sequence[Message] | None = None,
+    ) -> MemoryRecord:
+        """Write the next revision of ``record`` (new text, new status, or both)."""
+        now = self.clock()
+        content = prepared.text if prepared is not None else record.content
+        updated = replace(
+            record,
+            revision=record.revision + 1,
+            content=content,
+            status=status or record.status,
+            kind=kind or record.kind,
+            updated_at=now,
+        )
+        revision = Revision(
+            memory_id=record.id,
+            revision=updated.revision,
+            content=content,
+            kind=updated.kind,
+            status=updated.status,
+            action=action,
+            actor=scope.actor.label,
+            created_at=now,
+            reason=reason,
+            tool_call_id=tool_call_id,
+            sources=tuple(sources),
+            redactions=len(prepared.redacted) if prepared is not None else 0,
+        )
+        return self._commit(scope, updated, revision, links=links, messages=messages)
+
+    # -- similarity and consolidation ---------------------------------------------------------
+
+    def similar(
+        self,
+        scope: Scope,
+        *,
+        owner: str,
+        collection: str,
+        text: str,
+        exclude: Sequence[str] = (),
+        only: set[str] | None = None,
+        candidates: Sequence[MemoryRecord] | None = None,
+    ) -> list[SimilarMemory]:
+        """The closest active facts in the same owner and collection, at or above the
+        similarity threshold, most similar first. Uses vectors when there are any,
+        word overlap otherwise. ``only`` restricts the answer to those memory ids (a
+        dream compares each memory with the ones before it); ``candidates`` limits the
+        fallback's scan."""
+        threshold = self.settings.similarity_threshold
+        limit = self.settings.similar_limit
+        skip = set(exclude)
+        filters = SearchFilters(
+            owners=(owner,),
+            collections=(collection,),
+            source_kinds=(MEMORY_SOURCE,),
+            include_private=True,
+        )
+        depth = limit + 5 + (4 * limit + 20 if only is not None else min(len(skip), 50))
+        nearest = self.indexes.nearest(text, filters, depth)
+        found: list[SimilarMemory] = []
+        if nearest is not None:
+            by_fragment = self.catalog.memories_by_fragment(scope, [f for f, _ in nearest])
+            seen: set[str] = set()
+            for fragment, cosine in nearest:
+                memory_id = by_fragment.get(fragment)
+                if memory_id is None or memory_id in skip or memory_id in seen:
+                    continue
+                if only is not None and memory_id not in only:
+                    continue
+                if cosine < threshold:
+                    break
+                record = self.catalog.memory(scope, memory_id)
+                if record is None or record.status != ACTIVE or record.kind == CONVERSATION_KIND:
+                    continue
+                seen.add(memory_id)
+                found.append(SimilarMemory(memory_id, record.content, float(cosine), record.kind))
+                if len(found) >= limit:
+                    break
+            return found
+        pool = (
+            candidates
+            if candidates is not None
+            else self.catalog.memories(scope, owners=(owner,), collections=(collection,))
+        )
+        scored = [
+            (text_similarity(text, r.content), r)
+            for r in pool
+            if r.id not in skip
+            and (only is None or r.id in only)
+            and r.status == ACTIVE
+            and r.kind != CONVERSATION_KIND
+        ]
+        scored = [(s, r) for s, r in scored if s >= threshold]
+        scored.sort(key=lambda pair: (-pair[0], pair[1].created_at))
+        return [SimilarMemory(r.id, r.content, s, r.kind) for s, r in scored[:limit]]
+
+    def apply(
+        self,
+        scope: Scope,
+        decision: ConsolidationDecision,
+        *,
+        owner: str,
+        collection: str,
+        tool_call_id: str | None = None,
+        existing: MemoryRecord | None = None,
+    ) -> AppliedDecision:
+        """Carry out a decision for a new fact (``existing`` is None) or, during a dream,
+        for a memory already stored (``existing``). Never destroys anything: UPDATE
+        writes a revision, DELETE invalidates, a dreamt duplicate is invalidated with
+        the memory it repeats named in the reason."""
+        fact = decision.fact
+        applied = AppliedDecision(decision)
+        target = self.catalog.memory(scope, decision.target_id) if decision.target_id else None
+        if decision.target_id and (target is None or target.status != ACTIVE):
+            # A stale or foreign id (e.g. invented by a model): treat as a plain ADD.
+            decision = replace(
+                decision,
+                action=ADD,
+                target_id=None,
+                reason=f"{decision.reason} (target {decision.target_id} not found: added)",
+            )
+            applied.decision = decision
+            target = None
+        sources = fact.source_fragment_ids
+        if decision.action == ADD:
+            applied.memory_id = (
+                existing.id
+                if existing
+                else self._add_fact(
+                    scope, fact, owner, collection, decision.reason, tool_call_id
+                ).id
+            )
+        elif decision.action == UPDATE and target is not None:
+            self.revise(
+                scope,
+                target,
+                action=UPDATE_ACTION,
+                prepared=self.prepare(decision.new_text),
+                reason=decision.reason,
+                tool_call_id=tool_call_id,
+                sources=sources + ((existing.id,) if existing else ()),
+            )
+            applied.memory_id = target.id
+            if existing is not None:
+                self._retire(scope, existing, f"merged into {target.id}: {decision.reason}")
+        elif decision.action == DELETE and target is not None:
+            self.revise(
+                scope,
+                target,
+                action=INVALIDATE,
+                status=INVALIDATED,
+                reason=f"contradicted: {decision.reason}",
+                tool_call_id=tool_call_id,
+                sources=sources + ((existing.id,) if existing else ()),
+            )
+            if existing is not None:
+                applied.memory_id = existing.id
+            elif decision.new_text.strip():
+                applied.memory_id = self._add_fact(
+                    scope, fact, owner, collection, decision.reason, tool_call_id
+                ).id
+        else:  # NONE
+            applied.memory_id = decision.target_id
+            if existing is not None and target is not None:
+                self._retire(scope, existing, f"repeats {target.id}: {decision.reason}")
+        applied.applied = True
+        return applied
+
+    def _add_fact(
+        self,
+        scope: Scope,
+        fact: MemoryFact,
+        owner: str,
+        collection: str,
+        reason: str,
+        tool_call_id: str | None,
+    ) -> MemoryRecord:
+        return self.create(
+            scope,
+            owner=owner,
+            collection=collection,
+            kind=fact.kind,
+            prepared=self.prepare(fact.text),
+            sources=fact.source_fragment_ids,
+            reason=reason,
+            tool_call_id=tool_call_id,
+        )
+
+    def _retire(self, scope: Scope, record: MemoryRecord, reason: str) -> None:
+        current = self.catalog.memory(scope, record.id)
+        if current is not None and current.status == ACTIVE:
+            self.revise(scope, current, action=INVALIDATE, status=INVALIDATED, reason=reason)
+
+    def soft_delete(
+        self, scope: Scope, record: MemoryRecord, reason: str, tool_call_id: str | None
+    ) -> MemoryRecord:
+        return self.revise(
+            scope,
+            record,
+            action=DELETE_ACTION,
+            status=DELETED,
+            reason=reason,
+            tool_call_id=tool_call_id,
+        )
