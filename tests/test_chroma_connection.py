@@ -93,16 +93,19 @@ def test_unreachable_server_is_a_user_error_with_a_fix() -> None:
 
 
 def test_where_clause_for_no_filters_is_none() -> None:
-    assert where_clause(SearchFilters()) is None
+    # Scope and private clauses: tests/test_scope_filters.py.
+    assert where_clause(SearchFilters(), private_stored=False) is None
 
 
 def test_where_clause_with_one_restriction_is_not_wrapped() -> None:
-    assert where_clause(SearchFilters(roles=("user",))) == {"role": {"$in": ["user"]}}
+    clause = where_clause(SearchFilters(roles=("user",)), private_stored=False)
+    assert clause == {"role": {"$in": ["user"]}}
 
 
 def test_where_clause_combines_restrictions_with_and() -> None:
     clause = where_clause(
-        SearchFilters(source_kinds=("chatgpt",), conversation_ids=("c1", "c2"), since=5, until=9)
+        SearchFilters(source_kinds=("chatgpt",), conversation_ids=("c1", "c2"), since=5, until=9),
+        private_stored=False,
     )
     assert clause is not None
     assert clause == {

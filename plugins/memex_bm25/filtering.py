@@ -21,12 +21,19 @@ def filter_mask(
     tables: Mapping[str, StringTable],
     slots: np.ndarray,
 ) -> np.ndarray:
-    """Which of ``slots`` pass ``filters`` (a bool array aligned with ``slots``)."""
+    """Which of ``slots`` pass ``filters`` (a bool array aligned with ``slots``).
+
+    Private slots are dropped unless ``filters.include_private``, even when
+    ``filters.is_empty``; the store skips calling this only when it holds no
+    private slot and nothing else restricts.
+    """
     mask = np.ones(len(slots), dtype=bool)
     for wanted, column, table in (
         (filters.source_kinds, columns.source, tables["source"]),
         (filters.conversation_ids, columns.conversation, tables["conversation"]),
         (filters.roles, columns.role, tables["role"]),
+        (filters.owners, columns.owner, tables["owner"]),
+        (filters.collections, columns.collection, tables["collection"]),
     ):
         if not wanted:
             continue
@@ -34,6 +41,8 @@ def filter_mask(
         if not codes:
             return np.zeros(len(slots), dtype=bool)
         mask &= np.isin(column[slots], codes)
+    if not filters.include_private:
+        mask &= ~columns.private[slots]
     if filters.since is not None or filters.until is not None:
         # Written as "not before since, not after until" (not ">= since") so NaN
         # bounds and NaN timestamps behave exactly as the comparisons in matches().

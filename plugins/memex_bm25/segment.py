@@ -11,7 +11,7 @@ deleting is a tombstone kept by the store until the next merge drops it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -20,6 +20,10 @@ import numpy as np
 from memex_bm25 import storage
 
 _EMPTY_INT32 = np.zeros(0, dtype=np.int32)
+
+#: Columns added after format version 1. A segment folder written before them
+#: lacks their files; :meth:`DocColumns.load` asks the caller what to fill in.
+SCOPE_COLUMNS = ("owner", "collection", "private")
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,9 @@ class DocColumns:
     conversation: np.ndarray  # int32 code of conversation_id
     timestamp: np.ndarray  # float64 epoch seconds, NaN when unknown
     timed: np.ndarray  # bool: the fragment has a timestamp (NaN alone can't say: NaN is a value)
+    owner: np.ndarray  # int32 code of owner ("" is the operator's corpus)
+    collection: np.ndarray  # int32 code of collection
+    private: np.ndarray  # bool: left out of searches unless include_private
 
     @classmethod
     def empty(cls) -> DocColumns:
@@ -44,6 +51,9 @@ class DocColumns:
             conversation=_EMPTY_INT32,
             timestamp=np.zeros(0, dtype=np.float64),
             timed=np.zeros(0, dtype=bool),
+            owner=_EMPTY_INT32,
+            collection=_EMPTY_INT32,
+            private=np.zeros(0, dtype=bool),
         )
 
     def __len__(self) -> int:
@@ -65,8 +75,33 @@ class DocColumns:
             storage.save_array(directory, f"doc_{f.name}", getattr(self, f.name))
 
     @classmethod
-    def load(cls, directory: Path) -> DocColumns:
-        return cls(**{f.name: storage.load_array(directory, f"doc_{f.name}") for f in fields(cls)})
+    def load(
+        cls, directory: Path, missing: Callable[[str], int | bool] | None = None
+    ) -> DocColumns:
+        """Read the columns of a segment folder.
+
+        With ``missing`` (reading a version-1 index, written before the scope
+        columns), an absent scope column is filled with ``missing(name)``; it is
+        only called for absent columns, so the caller adds a string-table entry
+        only when one is needed. Without it every column must be there: a file
+        that vanished means a writer replaced the generation, and the
+        FileNotFoundError makes the store read the manifest again.
+        """
+        loaded: dict[str, np.ndarray] = {}
+        for f in fields(cls):
+            if (
+                missing is not None
+                and f.name in SCOPE_COLUMNS
+                and not (directory / f"doc_{f.name}.npy").exists()
+            ):
+                continue
+            loaded[f.name] = storage.load_array(directory, f"doc_{f.name}")
+        n_docs = len(loaded["doc_len"])
+        for name in SCOPE_COLUMNS:
+            if name not in loaded and missing is not None:
+                dtype = bool if name == "private" else np.int32
+                loaded[name] = np.full(n_docs, missing(name), dtype=dtype)
+        return cls(**loaded)
 
 
 @dataclass(frozen=True)
@@ -194,10 +229,11 @@ class Segment:
         self.docs.save(directory)
 
     @classmethod
-    def load(cls, directory: Path) -> Segment:
+    def load(cls, directory: Path, missing: Callable[[str], int | bool] | None = None) -> Segment:
+        """Read a segment folder; see :meth:`DocColumns.load` for ``missing``."""
         return cls(
             storage.load_array(directory, "term_offsets"),
             storage.load_array(directory, "posting_slots"),
             storage.load_array(directory, "posting_tf"),
-            DocColumns.load(directory),
+            DocColumns.load(directory, missing),
         )

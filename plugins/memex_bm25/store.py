@@ -43,10 +43,15 @@ from memex_core.domain import Fragment, SearchFilters, SignalHit
 from memex_core.errors import MemexError
 
 FORMAT = "memex-bm25"
-FORMAT_VERSION = 1
+#: Version 2 added the owner, collection and private columns. Version 1 indexes
+#: still load (as the operator's corpus: owner "", collection "", not private)
+#: and are rewritten as version 2 on their next flush; an older memex refuses a
+#: version 2 index (asking for a rebuild) rather than ignore ``private``.
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
-#: Filter columns and the Fragment attribute each one encodes.
-TABLES = ("source", "role", "conversation")
+#: Filter columns kept as string-table codes, each named after what it encodes.
+TABLES = ("source", "role", "conversation", "owner", "collection")
 
 #: Buffered tokens that trigger building a segment during ``add`` (bounds memory in bulk loads).
 MATERIALISE_TOKENS = 4_000_000
@@ -68,11 +73,19 @@ class _Pending:
         self.codes: dict[str, list[int]] = {name: [] for name in TABLES}
         self.timestamp: list[float] = []
         self.timed: list[bool] = []
+        self.private: list[bool] = []
 
     def __len__(self) -> int:
         return len(self.doc_len)
 
-    def append(self, fragment_id: str, terms: list[int], codes: Mapping[str, int], ts: Any) -> None:
+    def append(
+        self,
+        fragment_id: str,
+        terms: list[int],
+        codes: Mapping[str, int],
+        ts: Any,
+        private: bool,
+    ) -> None:
         self.tokens.extend(terms)
         self.doc_len.append(len(terms))
         self.ids.append(fragment_id)
@@ -80,6 +93,7 @@ class _Pending:
             self.codes[name].append(codes[name])
         self.timed.append(ts is not None)
         self.timestamp.append(float(ts) if ts is not None else math.nan)
+        self.private.append(private)
 
     def to_segment(self, n_terms: int) -> Segment:
         doc_len = np.array(self.doc_len, dtype=np.int64)
@@ -93,6 +107,9 @@ class _Pending:
             conversation=np.array(self.codes["conversation"], dtype=np.int32),
             timestamp=np.array(self.timestamp, dtype=np.float64),
             timed=np.array(self.timed, dtype=bool),
+            owner=np.array(self.codes["owner"], dtype=np.int32),
+            collection=np.array(self.codes["collection"], dtype=np.int32),
+            private=np.array(self.private, dtype=bool),
         )
         tokens = np.array(self.tokens, dtype=np.int64)
         return Segment.build(tokens, doc_len, docs, n_terms)
@@ -152,6 +169,9 @@ class BM25Store:
         self._deleted = np.zeros(0, dtype=bool)
         self._n_deleted = 0
         self._n_live = 0
+        # Private slots (tombstoned ones included, until a merge drops them): while
+        # there are none, an unrestricted search skips the filter mask entirely.
+        self._n_private = 0
         self._total_len = 0
         self._pending = _Pending()
         self._slot_of: dict[str, int] | None = None
@@ -195,10 +215,11 @@ class BM25Store:
         self._stamp = stamp
         if manifest is None:
             return
-        if manifest.get("format") != FORMAT or manifest.get("version") != FORMAT_VERSION:
+        version = manifest.get("version")
+        if manifest.get("format") != FORMAT or version not in READABLE_VERSIONS:
             raise ValueError(
                 f"{root / storage.MANIFEST} is format {manifest.get('format')!r} "
-                f"version {manifest.get('version')!r}, expected {FORMAT!r} {FORMAT_VERSION}"
+                f"version {version!r}, expected {FORMAT!r} {FORMAT_VERSION}"
             )
         self._generation = int(manifest["generation"])
         self._base_name, self._delta_name = manifest["base"], manifest["delta"]
@@ -214,15 +235,26 @@ class BM25Store:
             return
 
         base_dir, delta_dir = root / manifest["base"], root / manifest["delta"]
-        base, delta = Segment.load(base_dir), Segment.load(delta_dir)
         base_vocab = storage.load_json(base_dir, "vocab")
         vocab = StringTable(base_vocab + storage.load_json(delta_dir, "vocab"), len(base_vocab))
         base_tables = storage.load_json(base_dir, "tables")
         delta_tables = storage.load_json(delta_dir, "tables")
+        old_format = version == 1
+        if old_format:
+            for written in (base_tables, delta_tables):
+                for name in TABLES:
+                    written.setdefault(name, [])
         tables = {
             name: StringTable(base_tables[name] + delta_tables[name], len(base_tables[name]))
             for name in TABLES
         }
+
+        def operator_corpus(column: str) -> int | bool:
+            # Everything indexed before scopes existed is the operator's corpus.
+            return False if column == "private" else tables[column].code("")
+
+        missing = operator_corpus if old_format else None
+        base, delta = Segment.load(base_dir, missing), Segment.load(delta_dir, missing)
         df = np.asarray(storage.load_array(delta_dir, "df", writable=True), dtype=np.int64)
         deleted_slots = storage.load_array(delta_dir, "deleted", writable=True)
         if (
@@ -240,11 +272,16 @@ class BM25Store:
         self._deleted[deleted_slots] = True
         self._n_deleted = len(deleted_slots)
         self._n_live = len(self._deleted) - self._n_deleted
+        self._n_private = int(np.count_nonzero(base.docs.private)) + int(
+            np.count_nonzero(delta.docs.private)
+        )
         lengths = self._columns().doc_len
         self._total_len = int(lengths.sum(dtype=np.int64)) - int(
             lengths[deleted_slots].sum(dtype=np.int64)
         )
-        self._base_dirty = False
+        # A version-1 base lacks the scope columns on disk: the next flush rewrites it,
+        # so every folder a version-2 manifest names has them.
+        self._base_dirty = old_format
 
     def _mismatch(self, stored: Mapping[str, Any]) -> TokenizerMismatchError:
         return TokenizerMismatchError(
@@ -347,8 +384,11 @@ class BM25Store:
                 "source": tables["source"].code(fragment.source_kind),
                 "role": tables["role"].code(fragment.role),
                 "conversation": tables["conversation"].code(fragment.conversation_id),
+                "owner": tables["owner"].code(fragment.owner),
+                "collection": tables["collection"].code(fragment.collection),
             }
-            pending.append(fragment.id, terms, codes, fragment.timestamp)
+            pending.append(fragment.id, terms, codes, fragment.timestamp, fragment.private)
+            self._n_private += fragment.private
             known[fragment.id] = next_slot
             next_slot += 1
             added += 1
@@ -468,6 +508,7 @@ class BM25Store:
             table.freeze()
         self._deleted = np.zeros(self._base.n_docs, dtype=bool)
         self._n_deleted = 0
+        self._n_private = int(np.count_nonzero(self._base.docs.private))
         self._slot_of = None
         self._base_dirty = True
         self._invalidate()
@@ -504,7 +545,9 @@ class BM25Store:
         candidates = np.flatnonzero(scores != 0)  # comparing first is 5x faster than on floats
         if self._n_deleted:
             candidates = candidates[~self._deleted[candidates]]
-        if not filters.is_empty:
+        # Private slots are excluded by default, so an "empty" filter still needs the
+        # mask once the index holds one; without any, the unfiltered path stays as fast.
+        if not filters.is_empty or (self._n_private and not filters.include_private):
             candidates = candidates[filter_mask(filters, self._columns(), self._tables, candidates)]
         return self._top(scores, candidates, limit)
 

@@ -13,6 +13,9 @@ SOURCE_KIND = "source_kind"
 CONVERSATION_ID = "conversation_id"
 ROLE = "role"
 TIMESTAMP = "timestamp"
+OWNER = "owner"
+COLLECTION = "collection"
+PRIVATE = "private"
 
 
 def fragment_metadata(fragment: Fragment) -> dict[str, Any]:
@@ -24,6 +27,9 @@ def fragment_metadata(fragment: Fragment) -> dict[str, Any]:
     the key (and is a no-op for a new record), so a fragment without a
     timestamp never carries one, and time filters (which require the key) skip
     it, exactly as :meth:`SearchFilters.matches` does.
+
+    ``private`` is stored as ``False`` too, so a fragment that stops being
+    private overwrites the old ``True`` in the merge.
     """
     timestamp = fragment.timestamp
     return {
@@ -33,20 +39,35 @@ def fragment_metadata(fragment: Fragment) -> dict[str, Any]:
         # Always a float: chroma types metadata values, and int vs float would
         # split one field into two indexes.
         TIMESTAMP: float(timestamp) if timestamp is not None else None,
+        OWNER: fragment.owner,
+        COLLECTION: fragment.collection,
+        PRIVATE: bool(fragment.private),
     }
 
 
-def where_clause(filters: SearchFilters) -> dict[str, Any] | None:
+def where_clause(filters: SearchFilters, *, private_stored: bool = True) -> dict[str, Any] | None:
     """The chroma ``where`` filter equivalent to ``filters``, or ``None`` for no restriction.
 
     ``$gte``/``$lte`` only match records that have the key, which gives the
-    "no timestamp never passes a time filter" rule for free.
+    "no timestamp never passes a time filter" rule for free. Private vectors are
+    excluded with ``$ne: True``, which also passes records stored before the
+    ``private`` key existed (they are the operator's corpus). A caller that
+    knows the collection holds no private vector passes ``private_stored=False``
+    to leave that clause out: any ``where`` makes chroma's query much slower.
+
+    One gap chroma cannot close (it has no "key missing" operator): vectors
+    stored before the scope keys existed have no ``owner``/``collection``, so
+    ``owners`` or ``collections`` containing ``""`` do not find them until they
+    are re-stored (``memex rebuild --vectors``). Memory searches never ask for
+    ``""``, so isolation is unaffected.
     """
     clauses: list[dict[str, Any]] = []
     for key, values in (
         (SOURCE_KIND, filters.source_kinds),
         (CONVERSATION_ID, filters.conversation_ids),
         (ROLE, filters.roles),
+        (OWNER, filters.owners),
+        (COLLECTION, filters.collections),
     ):
         if values:
             clauses.append({key: {"$in": list(values)}})
@@ -54,6 +75,8 @@ def where_clause(filters: SearchFilters) -> dict[str, Any] | None:
         clauses.append({TIMESTAMP: {"$gte": float(filters.since)}})
     if filters.until is not None:
         clauses.append({TIMESTAMP: {"$lte": float(filters.until)}})
+    if private_stored and not filters.include_private:
+        clauses.append({PRIVATE: {"$ne": True}})
     if not clauses:
         return None
     # chroma rejects an $and with fewer than two operands.

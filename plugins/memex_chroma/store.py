@@ -34,6 +34,16 @@ DEFAULT_EF_SEARCH = 400
 #: Collection metadata keys recording what built the vectors.
 DIMENSION_KEY = "dimension"
 EMBEDDER_KEY = "embedder"
+#: Collection metadata flag, set before the first private vector is stored.
+#:
+#: Why a flag and not always sending the private exclusion: measured with chroma
+#: 1.5.9 embedded on 10k 384-d vectors, an unfiltered query takes ~2 ms but any
+#: ``where`` (even ``private $ne True``, which passes every record) ~33 ms, and a
+#: ``get(where={"private": True}, limit=1)`` probe ~5 ms. Re-reading the
+#: collection's metadata costs ~0.4 ms, so a store that has not seen the flag
+#: re-reads it before each search that must exclude private vectors (another
+#: process may have stored one since); once seen, it is cached for good.
+PRIVATE_KEY = "private_stored"
 
 
 def _batches(count: int, size: int) -> Iterator[slice]:
@@ -75,6 +85,8 @@ class ChromaVectorStore:
         self._client: ClientAPI | None = None
         self._collection: Collection | None = None
         self._max_batch: int | None = None
+        # Only ever goes from False to True (until clear()): a stale True costs time, not privacy.
+        self._private_stored = False
 
     @classmethod
     def from_context(cls, context: PluginContext) -> ChromaVectorStore:
@@ -168,6 +180,28 @@ class ChromaVectorStore:
                 "Run `memex rebuild --vectors` to re-embed everything with the current embedder."
             )
 
+    def _holds_private(self) -> bool:
+        """Whether the collection may hold a private vector (see :data:`PRIVATE_KEY`)."""
+        if not self._private_stored:
+            from chromadb.errors import NotFoundError
+
+            try:
+                fresh = self.client.get_collection(self.collection_name, embedding_function=None)
+            except NotFoundError:
+                return False
+            self._collection = fresh
+            self._private_stored = bool((fresh.metadata or {}).get(PRIVATE_KEY))
+        return self._private_stored
+
+    def _mark_private_stored(self, collection: Collection) -> None:
+        """Set the flag before the first private vector lands, so no reader misses it."""
+        if self._private_stored or (collection.metadata or {}).get(PRIVATE_KEY):
+            self._private_stored = True
+            return
+        # modify() replaces the whole metadata, so carry the dimension and embedder over.
+        collection.modify(metadata={**(collection.metadata or {}), PRIVATE_KEY: True})
+        self._private_stored = True
+
     def stored_embedding(self) -> tuple[str | None, int | None]:
         """``(embedder name, dimension)`` recorded in the collection, ``(None, None)`` if empty."""
         collection = self._existing_collection()
@@ -203,6 +237,8 @@ class ChromaVectorStore:
             matrix = matrix[rows]
             fragments = [fragments[row] for row in rows]
         collection = self._collection_for(int(matrix.shape[1]))
+        if any(fragment.private for fragment in fragments):
+            self._mark_private_stored(collection)
         ids = [fragment.id for fragment in fragments]
         metadatas = [fragment_metadata(fragment) for fragment in fragments]
         for part in _batches(len(ids), self.max_batch_size()):
@@ -234,10 +270,12 @@ class ChromaVectorStore:
         if query.ndim != 1:
             raise ValueError(f"the query vector must be 1-D, got shape {query.shape}")
         self._check_compatible(collection, int(query.shape[0]))
+        private_stored = not filters.include_private and self._holds_private()
+        collection = self._collection or collection
         result = collection.query(
             query_embeddings=query.reshape(1, -1),
             n_results=limit,
-            where=where_clause(filters),
+            where=where_clause(filters, private_stored=private_stored),
             include=["distances"],
         )
         ids = result["ids"][0]
@@ -275,3 +313,4 @@ class ChromaVectorStore:
         if self._existing_collection() is not None:
             self.client.delete_collection(self.collection_name)
         self._collection = None
+        self._private_stored = False
