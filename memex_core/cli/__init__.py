@@ -11,6 +11,7 @@ import sys
 import click
 
 from memex_core.cli.maintenance import backfill, rebuild
+from memex_core.cli.memory import COMMANDS as MEMORY_COMMANDS
 from memex_core.cli.overview import corpus, plugins, schema, sources
 from memex_core.cli.progressive import context_pack, explore, get, timeline
 from memex_core.cli.search import dig, keyword, semantic
@@ -67,6 +68,7 @@ for command in (
     rebuild,
     query,
     sql,
+    *MEMORY_COMMANDS,
 ):
     cli.add_command(command)
 

@@ -1,0 +1,294 @@
+"""Rendering agent memory for the command line: decisions, revisions, memories, the log.
+
+Every function here takes what the handles return and prints rich tables; the
+``*_json`` helpers give the dictionaries ``--format json`` prints. Ids are never
+wrapped or cut, so they can be copied into the next command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from memex_core.cli.render import iso
+from memex_core.domain.memory.records import SHARED_OWNER, AccessEntry, MemoryRecord, Revision
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from memex_core.handles import MemoryHit, RememberResult
+    from memex_core.services.memory import AppliedDecision, DreamReport
+
+ACTION_STYLES = {"ADD": "green", "UPDATE": "yellow", "DELETE": "red", "NONE": "dim"}
+SNIPPET = 70
+
+
+def when(timestamp: float | None, seconds: bool = False) -> str:
+    """``2024-05-01 09:30`` (UTC), short enough for a table column."""
+    text = iso(timestamp) or "-"
+    return text[: 19 if seconds else 16].replace("T", " ")
+
+
+def snippet(text: str, width: int = SNIPPET) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def owner_label(owner: str) -> str:
+    """The user id for a user's memory, ``shared`` for shared memory."""
+    return owner.removeprefix("users/") if owner != SHARED_OWNER else SHARED_OWNER
+
+
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console()
+
+
+def _table(*columns: str, title: str | None = None, keep: Sequence[str] = ()) -> Table:
+    """A table whose ``keep`` columns (ids, actions, numbers) are never wrapped or cut."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column in columns:
+        table.add_column(column, no_wrap=column in keep, min_width=None)
+    return table
+
+
+def _action(action: str) -> str:
+    return f"[{ACTION_STYLES.get(action, 'white')}]{action}[/]"
+
+
+# -- remember --------------------------------------------------------------------------------
+
+
+def print_remembered(result: RememberResult, who: str) -> None:
+    console = _console()
+    if result.decisions:
+        table = _table(
+            "action", "memory", "kind", "fact", "reason", title=who, keep=("action", "memory")
+        )
+        for applied in result.decisions:
+            decision = applied.decision
+            table.add_row(
+                _action(decision.action),
+                applied.memory_id or "-",
+                decision.fact.kind,
+                snippet(decision.fact.text),
+                decision.reason,
+            )
+        console.print(table)
+    else:
+        console.print(f"{who}: nothing to remember (no fact left after removing private spans).")
+    if result.conversation_id:
+        console.print(f"Conversation stored as [cyan]{result.conversation_id}[/].")
+    if result.redacted:
+        kinds = ", ".join(sorted(set(result.redacted)))
+        console.print(f"[yellow]Redacted {len(result.redacted)} likely secret(s):[/] {kinds}.")
+    if result.private_removed:
+        console.print(f"Left out {result.private_removed} <private> span(s); they were not stored.")
+
+
+# -- dream ------------------------------------------------------------------------------------
+
+
+def examined_id(applied: AppliedDecision) -> str | None:
+    """The stored memory a dream decision was about (a dream offers each memory to the
+    consolidator as a fact whose only source is the memory itself)."""
+    sources = applied.decision.fact.source_fragment_ids
+    return sources[0] if len(sources) == 1 and sources[0].startswith("mem_") else None
+
+
+def effect(applied: AppliedDecision, dry_run: bool, ids: bool = True) -> str:
+    """What a dream decision does (or would do) to stored memories, in words; without
+    ``ids`` it says "memory" and "target" (the table's columns)."""
+    decision = applied.decision
+    memory, target = "memory", "target"
+    if ids:
+        memory, target = examined_id(applied) or "this memory", decision.target_id or ""
+    verb = "would be" if dry_run else "was"
+    if decision.target_id and decision.action == "UPDATE":
+        return f"{target} {verb} rewritten; {memory} {verb} retired into it"
+    if decision.target_id and decision.action == "DELETE":
+        return f"{target} {verb} invalidated (contradicted by {memory})"
+    if decision.target_id and decision.action == "NONE":
+        return f"{memory} {verb} retired (repeats {target})"
+    return "kept as it is"
+
+
+def changes(report: DreamReport) -> list[AppliedDecision]:
+    """The decisions that change something (ADD, or NONE without a target, keep a memory)."""
+    return [
+        d
+        for d in report.decisions
+        if d.decision.action in ("UPDATE", "DELETE", "NONE") and d.decision.target_id
+    ]
+
+
+def dream_json(report: DreamReport) -> dict[str, Any]:
+    data = report.to_dict()
+    for row, applied in zip(data["decisions"], report.decisions, strict=True):
+        row["examined_id"] = examined_id(applied)
+        row["effect"] = effect(applied, report.dry_run)
+    data["changed"] = len(changes(report))
+    return data
+
+
+def print_dream(report: DreamReport) -> None:
+    console = _console()
+    if not report.examined:
+        console.print("Nothing to dream over: no stored facts in that scope.")
+        return
+    shown = report.decisions if report.dry_run else changes(report)
+    if shown:
+        title = "Planned decisions (dry run: nothing written)" if report.dry_run else "Changes"
+        table = _table(
+            "action",
+            "memory",
+            "target",
+            "effect and reason",
+            title=title,
+            keep=("action", "memory", "target"),
+        )
+        for applied in shown:
+            why = applied.decision.reason
+            table.add_row(
+                _action(applied.decision.action),
+                examined_id(applied) or "-",
+                applied.decision.target_id or "-",
+                effect(applied, report.dry_run, ids=False) + (f"\n[dim]{why}[/]" if why else ""),
+            )
+        console.print(table)
+    counts = report.counts()
+    summary = ", ".join(f"{n} {action}" for action, n in counts.items())
+    changed = len(changes(report))
+    if report.dry_run:
+        console.print(
+            f"Examined {report.examined} memories: {summary}. {changed} change(s) planned; "
+            "run again without --dry-run to apply them."
+        )
+    else:
+        console.print(
+            f"Examined {report.examined} memories: {summary}. {changed} change(s) written as "
+            "revisions; `memex history ID` shows them, `memex undelete ID` brings a retired "
+            "memory back."
+        )
+
+
+# -- history, memories ----------------------------------------------------------------------
+
+
+def print_history(revisions: Sequence[Revision], full: bool) -> None:
+    if not revisions:
+        _console().print("No revisions.")
+        return
+    title = f"History of {revisions[0].memory_id}"
+    table = _table(
+        "rev",
+        "action",
+        "status",
+        "actor",
+        "when",
+        "reason",
+        "content",
+        title=title,
+        keep=("rev", "action", "status"),
+    )
+    for r in revisions:
+        table.add_row(
+            str(r.revision),
+            r.action,
+            r.status,
+            r.actor,
+            when(r.created_at),
+            r.reason,
+            r.content if full else snippet(r.content, 50),
+        )
+    console = _console()
+    console.print(table)
+    if not full:
+        console.print(
+            "[dim]--full shows whole contents; `memex restore ID REV` brings one back.[/]"
+        )
+
+
+def print_record(record: MemoryRecord, verb: str) -> None:
+    where = record.path or record.collection or "(no collection)"
+    _console().print(
+        f"{verb} [cyan]{record.id}[/] ({owner_label(record.owner)}, {where}): now revision "
+        f"{record.revision}, {record.status}.",
+        highlight=False,
+    )
+
+
+def print_memories(records: Sequence[MemoryRecord], limit: int) -> None:
+    """One short block per memory (id and facts on one line, content below), so the id
+    stays whole and copyable at any terminal width."""
+    from rich.text import Text
+
+    console = _console()
+    if not records:
+        console.print("No memories here. `memex remember TEXT --user U` stores one.")
+        return
+    for r in records:
+        status = "" if r.status == "active" else f" · [red]{r.status}[/]"
+        private = " · [magenta]private[/]" if r.private else ""
+        console.print(
+            f"[cyan]{r.id}[/]  [dim]{owner_label(r.owner)} · {r.collection or '-'} · "
+            f"{r.kind} · r{r.revision} · {when(r.updated_at)}[/]{status}{private}",
+            highlight=False,
+        )
+        text = f"{r.path}: {snippet(r.content, 90)}" if r.path else snippet(r.content, 110)
+        console.print(Text("    " + text), highlight=False)
+    more = f" (the first {limit}; --limit shows more)" if len(records) >= limit else ""
+    console.print(f"[dim]{len(records)} memories{more}.[/]")
+
+
+# -- the access log, recall -------------------------------------------------------------------
+
+
+def log_json(entries: Sequence[AccessEntry]) -> list[dict[str, Any]]:
+    return [{**e.to_dict(), "time": iso(e.at)} for e in entries]
+
+
+def print_log(entries: Sequence[AccessEntry], limit: int) -> None:
+    console = _console()
+    if not entries:
+        console.print("No access log entries match.")
+        return
+    table = _table(
+        "when", "actor", "user", "action", "target", "outcome", "tool call", keep=("action",)
+    )
+    for e in entries:
+        outcome = e.outcome if e.outcome == "ok" else f"[red]{e.outcome}[/]"
+        table.add_row(
+            when(e.at, seconds=True),
+            f"{e.actor_kind}:{e.actor}",
+            e.user_id or "-",
+            e.action,
+            snippet(e.target, 40) or "-",
+            outcome,
+            e.tool_call_id or "-",
+        )
+    console.print(table)
+    more = f" (the newest {limit}; --limit shows more)" if len(entries) >= limit else ""
+    console.print(f"[dim]{len(entries)} entries, newest first{more}.[/]")
+
+
+def print_hits(hits: Sequence[MemoryHit]) -> None:
+    from rich.text import Text
+
+    console = _console()
+    if not hits:
+        console.print("No memory matches.")
+        return
+    for position, h in enumerate(hits, start=1):
+        private = " · [magenta]private[/]" if h.private else ""
+        where = f" · {h.path}" if h.path else ""
+        console.print(
+            f"[bold]{position:>2}.[/] [cyan]{h.memory_id}[/]  [dim]score {h.score:.4f} · "
+            f"{h.kind} · {h.collection or '-'}{where}[/]{private}",
+            highlight=False,
+        )
+        console.print(Text("    " + snippet(h.text, 110)), highlight=False)
