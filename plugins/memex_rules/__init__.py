@@ -1,0 +1,64 @@
+"""memex plugin ``rules``: memory extraction and consolidation without a model.
+
+The default extractor and consolidator (``[extractor] use = "rules"``,
+``[consolidator] use = "rules"``). The extractor keeps first-person statements
+("I prefer tea", "my name is Dana", "remember that ...") rewritten in the third
+person ("User prefers tea"); the consolidator compares texts (and the cosines
+memex supplies) to decide ADD, UPDATE, DELETE or NONE. Settings::
+
+    [consolidator.rules]
+    near_duplicate = 0.9
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memex_core.domain import PluginContext
+from memex_core.hookspecs import hookimpl
+from memex_rules.consolidator import RulesConsolidator, content_words, contradicts
+from memex_rules.extractor import USER_ROLES, RulesExtractor
+from memex_rules.settings import RulesSettingError, RulesSettings, parse_settings
+from memex_rules.statements import Statement, read_statement, read_statements
+
+__all__ = [
+    "USER_ROLES",
+    "RulesConsolidator",
+    "RulesExtractor",
+    "RulesSettingError",
+    "RulesSettings",
+    "Statement",
+    "build_consolidator",
+    "build_extractor",
+    "content_words",
+    "contradicts",
+    "parse_settings",
+    "read_statement",
+    "read_statements",
+]
+
+
+def build_extractor(context: PluginContext) -> RulesExtractor:
+    return RulesExtractor()
+
+
+def build_consolidator(context: PluginContext) -> RulesConsolidator:
+    return RulesConsolidator(near_duplicate=parse_settings(context.settings).near_duplicate)
+
+
+@hookimpl
+def register_extractors(register: Any) -> None:
+    register(
+        "rules",
+        build_extractor,
+        description="First-person statements (I prefer..., my name is...) as facts; no model.",
+    )
+
+
+@hookimpl
+def register_consolidators(register: Any) -> None:
+    register(
+        "rules",
+        build_consolidator,
+        description="Text rules: exact and near-duplicates, flipped negations; no model.",
+    )
