@@ -90,14 +90,18 @@ def make_filters(
     role: str | Iterable[str] | None = None,
     since: TimeBound = None,
     until: TimeBound = None,
+    include_private: bool = False,
 ) -> SearchFilters:
-    """Build :class:`SearchFilters` from user-friendly values (strings or lists, loose times)."""
+    """Build :class:`SearchFilters` from user-friendly values (strings or lists, loose times).
+
+    Private memory is left out unless ``include_private``."""
     return SearchFilters(
         source_kinds=_as_tuple(source),
         conversation_ids=_as_tuple(conversation),
         roles=_as_tuple(role),
         since=parse_time_bound(since),
         until=parse_time_bound(until, end_of_day=True),
+        include_private=include_private,
     )
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memex_core.api import Memex
+from memex_core.api import Memex, make_filters
 from memex_core.catalog.memory import MemoryAccessDenied
 from memex_core.domain import (
     ConsolidationDecision,
@@ -308,6 +308,8 @@ def test_private_memories_are_left_out_of_search_unless_asked(mx: Memex) -> None
     both = texts(alice.search("Thursdays", include_private=True))
     assert sorted(both) == ["Alice runs on Thursdays", "Alice sees a therapist on Thursdays"]
     assert [r.fragment.content for r in mx.search("therapist", mode="keyword")] == []
+    asked = mx.search("therapist", mode="keyword", filters=make_filters(include_private=True))
+    assert [r.fragment.content for r in asked] == ["Alice sees a therapist on Thursdays"]
 
 
 # -- the access log ----------------------------------------------------------------------------

@@ -44,6 +44,11 @@ def search_options(func: Callable[..., Any]) -> Callable[..., Any]:
             "`memex timeline ID` or `memex get ID`.",
         ),
         click.option(
+            "--include-private",
+            is_flag=True,
+            help="Also search memories marked private (left out unless asked for).",
+        ),
+        click.option(
             "--no-time-phrases",
             is_flag=True,
             help='Do not read phrases like "last week" or "in March" as a time filter.',
@@ -73,6 +78,7 @@ def run_search(
             role=options.pop("role") or None,
             since=options.pop("since"),
             until=options.pop("until"),
+            include_private=options.pop("include_private"),
         )
     except ValueError as exc:
         raise MemexError(str(exc)) from exc
