@@ -19,7 +19,17 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks import adds, cold_start, context_budget, keyword_latency, locomo, scifact, vault
+from benchmarks import (
+    adds,
+    cold_start,
+    context_budget,
+    keyword_latency,
+    locomo,
+    memory_duplicates,
+    memory_throughput,
+    scifact,
+    vault,
+)
 from benchmarks.context import RunContext, Sizes, log
 from benchmarks.data import REPO_ROOT
 from benchmarks.report import Section, load_average, render
@@ -35,6 +45,8 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
         context_budget.run,
     ),
     "vault": ("7. Obsidian vault ingest and re-sync", vault.run),
+    "remember_throughput": ("8. Remembering facts one call at a time", memory_throughput.run),
+    "dream_duplicates": ("9. Reworded duplicate facts and `dream()`", memory_duplicates.run),
 }
 
 

@@ -1,5 +1,6 @@
-"""The benchmark metrics on hand-computed examples (no timing, no data needed), and quick
-runs of the context-budget and vault phases on the shared data (skipped when it is absent)."""
+"""The benchmark metrics on hand-computed examples (no timing, no data needed), quick runs
+of the context-budget and vault phases on the shared data (skipped when it is absent), and
+the memory phases' fact generator and tiny runs."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import context_budget, vault
+from benchmarks import context_budget, memory_duplicates, memory_throughput, reworded_facts, vault
 from benchmarks.context import RunContext, Sizes
 from benchmarks.context_budget import BUDGET, fit_whole, from_pack, turn_recall
 from benchmarks.metrics import dedupe, mean, ndcg_at_k, percentile, recall_at_k
@@ -175,3 +176,148 @@ def test_vault_quick_ingest_and_resync(quick_ctx: RunContext) -> None:
     assert (shared / vault.EDITED_NOTE).read_bytes() == edited_before  # only the copy changed
     section = vault.render(figures, Section("vault", "7."))
     assert len(section.checks) == 2 and not section.skipped
+
+
+# -- agent memory: the reworded-fact generator and tiny runs of both phases --------------------
+
+
+def test_reworded_facts_are_deterministic_and_sound() -> None:
+    first, again = reworded_facts.generate(users=3, per_user=60), reworded_facts.generate(3, 60)
+    assert first == again
+    assert reworded_facts.generate(3, 60, seed=5) != first
+    assert len(first.facts) == len(first.base) == len(first.reworded) == 180
+    assert first.users == ("alice", "bob", "chen")
+    assert len({f.fact_id for f in first.facts}) == 180
+    for fact, base, other in zip(first.facts, first.base, first.reworded, strict=True):
+        assert base.fact_id == other.fact_id == fact.fact_id
+        assert base.text == fact.text != other.text
+        assert fact.fact_id.startswith(fact.user + ":")
+    assert set(first.kinds()) == set(reworded_facts.KINDS)
+
+
+def test_reworded_facts_of_one_user_never_repeat_a_single_valued_attribute() -> None:
+    facts = reworded_facts.generate(users=5, per_user=reworded_facts.candidate_count()).facts
+    for user in {f.user for f in facts}:
+        mine = [f for f in facts if f.user == user]
+        relatives = [dict(f.slots)["relative"] for f in mine if f.template == "relative_city"]
+        assert len(relatives) == len(set(relatives))
+        assert sum(f.template == "job" for f in mine) == 1
+        kinds = [dict(f.slots)["kind"] for f in mine if f.template == "favourite"]
+        assert len(kinds) == len(set(kinds))
+        liked = {dict(f.slots)["thing"] for f in mine if f.template == "likes"}
+        disliked = {dict(f.slots)["thing"] for f in mine if f.template == "dislikes"}
+        assert not liked & disliked
+        pairs = {tuple(sorted(dict(f.slots).values())) for f in mine if f.template == "prefers"}
+        assert len(pairs) == sum(f.template == "prefers" for f in mine)  # never both orders
+
+
+def test_rendering_subjects_plurals_and_contractions() -> None:
+    render = reworded_facts.render
+    assert render("{S} likes {thing}", {"thing": "sushi"}, "Alice") == "Alice likes sushi"
+    assert render("{P} team uses {tool}", {"tool": "Go"}, "Bob", "the user") == (
+        "The user's team uses Go"
+    )
+    assert render("{S} likes {thing}", {"thing": "tea"}, "Alice", "user") == "User likes tea"
+    mid = render("{thing} is something {S} likes", {"thing": "oysters"}, "Alice", "user")
+    assert mid == "Oysters are something the user likes"  # "user" alone only at the start
+    assert render("{thing} is something {S} likes", {"thing": "hummus"}, "Al") == (
+        "Hummus is something Al likes"
+    )
+    assert reworded_facts.contract("Alice does not like jazz") == "Alice doesn't like jazz"
+    assert reworded_facts.contract("Alice is allergic to soy") == "Alice's allergic to soy"
+    assert reworded_facts.contract("Alice would like to learn chess") == (
+        "Alice'd like to learn chess"
+    )
+    assert reworded_facts.contract("Alice plays the harp") is None
+
+
+def test_near_miss_pairs_count_facts_differing_in_one_slot() -> None:
+    def fact(user: str, template: str, **slots: str) -> reworded_facts.Fact:
+        return reworded_facts.Fact("id", user, user, template, "misc", tuple(slots.items()), "t")
+
+    facts = [
+        fact("alice", "likes", thing="sushi"),
+        fact("alice", "likes", thing="ramen"),
+        fact("alice", "likes", thing="tea"),
+        fact("bob", "likes", thing="sushi"),  # another user: never compared
+        fact("alice", "visit", place="Peru", month="May"),
+        fact("alice", "visit", place="Chile", month="May"),  # one slot differs
+        fact("alice", "visit", place="Japan", month="June"),  # two differ
+    ]
+    assert reworded_facts.near_miss_pairs(facts) == 3 + 1
+
+
+def test_round_robin_and_interleaving_keep_every_wording() -> None:
+    facts = reworded_facts.generate(users=3, per_user=4)
+    order = memory_throughput.round_robin(facts.base)
+    assert [w.user for w in order[:3]] == ["alice", "bob", "chen"]
+    assert sorted(order, key=lambda w: w.fact_id) == sorted(facts.base, key=lambda w: w.fact_id)
+    mixed = reworded_facts.interleaved(facts, "bob")
+    assert sorted(w.text for w in mixed) == sorted(
+        w.text for w in facts.wordings() if w.user == "bob"
+    )
+    assert mixed == reworded_facts.interleaved(facts, "bob")
+
+
+@pytest.fixture
+def memory_ctx(quick_ctx: RunContext) -> RunContext:
+    reason = memory_throughput.missing_components(
+        quick_ctx.registry(), ("keyword_store", "redactor", "consolidator")
+    )
+    if reason:
+        pytest.skip(reason)
+    return quick_ctx
+
+
+@pytest.fixture
+def keyword_only_ctx(memory_ctx: RunContext, monkeypatch: pytest.MonkeyPatch) -> RunContext:
+    """The memory phases without the default (MiniLM) home: fast."""
+    monkeypatch.setattr(memory_ctx, "embedder_available", lambda: "not in this test")
+    return memory_ctx
+
+
+def test_remember_throughput_tiny_keyword_only(keyword_only_ctx: RunContext) -> None:
+    figures = memory_throughput.measure(keyword_only_ctx, facts=12, users=3)
+    assert figures.facts == 12 and figures.users == 3
+    (run,) = figures.runs
+    assert run.name == memory_throughput.KEYWORD_ONLY and not run.semantic
+    assert len(run.calls) == run.added == 12  # distinct facts: every call adds one
+    assert set(run.steps) == {"redaction", "keyword index flush"}
+    assert len(figures.floor) == 12
+    section = memory_throughput.render(figures, Section("remember_throughput", "8."))
+    assert len(section.checks) == 1 and "bare SQLite" in section.checks[0].peer
+    assert any("| keyword only | 12 |" in block for block in section.body)
+    assert any("not run: not in this test" in block for block in section.body)
+
+
+def test_dream_duplicates_tiny_keyword_only(keyword_only_ctx: RunContext) -> None:
+    figures = memory_duplicates.measure(keyword_only_ctx, users=2, per_user=15)
+    (home,) = figures.homes
+    assert home.ledger.remembered == 60
+    folded = sum(home.ledger.caught_at_write.values())
+    assert home.before.active == 60 - folded
+    assert home.before.distinct == 30 and not home.before.lost  # every fact stored
+    assert folded == home.ledger.caught_at_write["punctuation_case"]  # only exact repeats
+    assert home.dry_changed_nothing and home.after_dry.active == home.before.active
+    assert len(home.dry.decisions) == len(home.real.decisions) == home.before.active
+    # Every decision with a target retires one memory (the one examined, or its target).
+    retired = sum(home.real.same_fact.values()) + len(home.real.cross)
+    assert home.after.active == home.before.active - retired
+    assert home.after.distinct + len(home.after.lost) == 30
+    section = memory_duplicates.render(figures, Section("dream_duplicates", "9."))
+    assert len(section.checks) == 2
+    assert any("| keyword only | 60 |" in block for block in section.body)
+
+
+@pytest.mark.slow
+def test_dream_duplicates_tiny_with_vectors(memory_ctx: RunContext) -> None:
+    reason = memory_ctx.embedder_available()
+    if reason:
+        pytest.skip(reason)
+    figures = memory_duplicates.measure(memory_ctx, users=1, per_user=12)
+    default, keyword = figures.homes
+    assert default.name == memory_throughput.DEFAULT and keyword.name == "keyword only"
+    for home in figures.homes:
+        assert home.dry_changed_nothing
+        assert home.before.distinct == 12
+        assert home.after.duplicates <= home.before.duplicates
