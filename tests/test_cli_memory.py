@@ -559,3 +559,11 @@ def test_remember_with_the_default_components(
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["redacted"] and KEY not in out["decisions"][0]["fact"]
+
+
+def test_stored_text_is_printed_literally_not_as_markup(run: Run) -> None:
+    text = "Alice wrote [bold]this[/] and [/] and [red]"
+    memory_id = remember(run, text, "-c", "acme")
+    for args in (("memories",), ("recall", "Alice wrote", "-u", "alice"), ("history", memory_id)):
+        assert "[bold]this[/]" in run(*args).output
+    assert "[bold]this[/]" in run("remember", text + " again", "-u", "alice").output

@@ -137,6 +137,7 @@ def _timestamp(value: Any, where: str) -> float:
     "agent_name",
     default=ACTOR_NAME,
     show_default=True,
+    metavar="NAME",
     help="Name recorded for the writer in revisions and the access log.",
 )
 @click.option("--operator", is_flag=True, help="Write as the operator instead of as an agent.")
@@ -207,14 +208,23 @@ def remember(
 @click.option("--user", "-u", "user_id", required=True, help="Search as this user's agent.")
 @click.option("--collection", "-c", default="", help="Only this collection and those below it.")
 @click.option("--include-private", is_flag=True, help="Include memories stored as private.")
-@click.option("--limit", "-n", default=10, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--limit", "-n", default=10, show_default=True, type=click.IntRange(1), help="Most hits."
+)
 @click.option(
     "--mode",
     type=click.Choice(["hybrid", "keyword", "semantic"]),
     default="hybrid",
     show_default=True,
 )
-@click.option("--agent", "agent_name", default=ACTOR_NAME, show_default=True)
+@click.option(
+    "--agent",
+    "agent_name",
+    default=ACTOR_NAME,
+    show_default=True,
+    metavar="NAME",
+    help="Name of the searching agent in the access log.",
+)
 @format_option("panel", "json")
 @click.pass_context
 def recall(
@@ -253,7 +263,9 @@ def recall(
 @click.option("--collection", "-c", default="", help="Only this collection and those below it.")
 @click.option("--kind", help="Only this kind (a fact type, file or conversation).")
 @click.option("--deleted", is_flag=True, help="Include deleted and invalidated memories.")
-@click.option("--limit", "-n", default=100, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--limit", "-n", default=100, show_default=True, type=click.IntRange(1), help="Most memories."
+)
 @format_option("panel", "json")
 @click.pass_context
 def memories(
@@ -511,7 +523,9 @@ def dream(
 @click.option("--since", help="At or after: 2024-05-01, 2024-05-01T09:30, 7d, 12h.")
 @click.option("--until", help="At or before (a bare date includes the whole day).")
 @click.option("--tool-call-id", help="Only this tool call.")
-@click.option("--limit", "-n", default=50, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--limit", "-n", default=50, show_default=True, type=click.IntRange(1), help="Most entries."
+)
 @format_option("panel", "json")
 @click.pass_context
 def log(

@@ -1,8 +1,9 @@
 """Rendering agent memory for the command line: decisions, revisions, memories, the log.
 
-Every function here takes what the handles return and prints rich tables; the
+Every function here takes what the handles return and prints it with rich; the
 ``*_json`` helpers give the dictionaries ``--format json`` prints. Ids are never
-wrapped or cut, so they can be copied into the next command.
+wrapped or cut, so they can be copied into the next command, and every piece of
+stored or user-given text is escaped (a memory saying ``[bold]`` stays text).
 """
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ def snippet(text: str, width: int = SNIPPET) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def esc(text: object) -> str:
+    """``text`` as literal rich markup."""
+    from rich.markup import escape
+
+    return escape(str(text))
+
+
 def owner_label(owner: str) -> str:
     """The user id for a user's memory, ``shared`` for shared memory."""
     return owner.removeprefix("users/") if owner != SHARED_OWNER else SHARED_OWNER
@@ -43,21 +51,26 @@ def owner_label(owner: str) -> str:
 def _console() -> Console:
     from rich.console import Console
 
-    return Console()
+    return Console(highlight=False)
 
 
 def _table(*columns: str, title: str | None = None, keep: Sequence[str] = ()) -> Table:
-    """A table whose ``keep`` columns (ids, actions, numbers) are never wrapped or cut."""
+    """A table whose ``keep`` columns (ids, actions, times) are never wrapped or cut."""
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left")
+    table = Table(title=esc(title) if title else None, title_justify="left")
     for column in columns:
-        table.add_column(column, no_wrap=column in keep, min_width=None)
+        table.add_column(column, no_wrap=column in keep)
     return table
 
 
 def _action(action: str) -> str:
-    return f"[{ACTION_STYLES.get(action, 'white')}]{action}[/]"
+    return f"[{ACTION_STYLES.get(action, 'white')}]{esc(action)}[/]"
+
+
+def _two_lines(first: str, second: str) -> str:
+    """A cell with a second, dimmed line (both escaped)."""
+    return f"{esc(first)}\n[dim]{esc(second)}[/]" if second else esc(first)
 
 
 # -- remember --------------------------------------------------------------------------------
@@ -74,17 +87,18 @@ def print_remembered(result: RememberResult, who: str) -> None:
             table.add_row(
                 _action(decision.action),
                 applied.memory_id or "-",
-                decision.fact.kind,
-                snippet(decision.fact.text),
-                decision.reason,
+                esc(decision.fact.kind),
+                esc(snippet(decision.fact.text)),
+                esc(decision.reason),
             )
         console.print(table)
-    else:
-        console.print(f"{who}: nothing to remember (no fact left after removing private spans).")
+    elif not result.conversation_id:
+        console.print("Nothing to remember: no text was left once <private> spans went.")
     if result.conversation_id:
-        console.print(f"Conversation stored as [cyan]{result.conversation_id}[/].")
+        found = "" if result.decisions else " The extractor found no facts in it."
+        console.print(f"Conversation stored as [cyan]{result.conversation_id}[/].{found}")
     if result.redacted:
-        kinds = ", ".join(sorted(set(result.redacted)))
+        kinds = esc(", ".join(sorted(set(result.redacted))))
         console.print(f"[yellow]Redacted {len(result.redacted)} likely secret(s):[/] {kinds}.")
     if result.private_removed:
         console.print(f"Left out {result.private_removed} <private> span(s); they were not stored.")
@@ -145,19 +159,20 @@ def print_dream(report: DreamReport) -> None:
         title = "Planned decisions (dry run: nothing written)" if report.dry_run else "Changes"
         table = _table(
             "action",
-            "memory",
-            "target",
+            "memory → target",
             "effect and reason",
             title=title,
-            keep=("action", "memory", "target"),
+            keep=("action", "memory → target"),
         )
         for applied in shown:
-            why = applied.decision.reason
+            decision = applied.decision
+            ids = (examined_id(applied) or "-") + (
+                f"\n→ {decision.target_id}" if decision.target_id else ""
+            )
             table.add_row(
-                _action(applied.decision.action),
-                examined_id(applied) or "-",
-                applied.decision.target_id or "-",
-                effect(applied, report.dry_run, ids=False) + (f"\n[dim]{why}[/]" if why else ""),
+                _action(decision.action),
+                ids,
+                _two_lines(effect(applied, report.dry_run, ids=False), decision.reason),
             )
         console.print(table)
     counts = report.counts()
@@ -180,30 +195,26 @@ def print_dream(report: DreamReport) -> None:
 
 
 def print_history(revisions: Sequence[Revision], full: bool) -> None:
+    """Revisions as a table; each cell pairs two fields so it reads at 80 columns."""
     if not revisions:
         _console().print("No revisions.")
         return
-    title = f"History of {revisions[0].memory_id}"
     table = _table(
         "rev",
-        "action",
-        "status",
-        "actor",
-        "when",
+        "action\nstatus",
+        "actor\nwhen (UTC)",
         "reason",
         "content",
-        title=title,
-        keep=("rev", "action", "status"),
+        title=f"History of {revisions[0].memory_id}",
+        keep=("rev", "action\nstatus", "actor\nwhen (UTC)"),
     )
     for r in revisions:
         table.add_row(
             str(r.revision),
-            r.action,
-            r.status,
-            r.actor,
-            when(r.created_at),
-            r.reason,
-            r.content if full else snippet(r.content, 50),
+            _two_lines(r.action, r.status),
+            _two_lines(r.actor, when(r.created_at)),
+            esc(r.reason),
+            esc(r.content if full else snippet(r.content, 60)),
         )
     console = _console()
     console.print(table)
@@ -216,31 +227,27 @@ def print_history(revisions: Sequence[Revision], full: bool) -> None:
 def print_record(record: MemoryRecord, verb: str) -> None:
     where = record.path or record.collection or "(no collection)"
     _console().print(
-        f"{verb} [cyan]{record.id}[/] ({owner_label(record.owner)}, {where}): now revision "
-        f"{record.revision}, {record.status}.",
-        highlight=False,
+        f"{esc(verb)} [cyan]{record.id}[/] ({esc(owner_label(record.owner))}, {esc(where)}): "
+        f"now revision {record.revision}, {esc(record.status)}."
     )
 
 
 def print_memories(records: Sequence[MemoryRecord], limit: int) -> None:
     """One short block per memory (id and facts on one line, content below), so the id
     stays whole and copyable at any terminal width."""
-    from rich.text import Text
-
     console = _console()
     if not records:
         console.print("No memories here. `memex remember TEXT --user U` stores one.")
         return
     for r in records:
-        status = "" if r.status == "active" else f" · [red]{r.status}[/]"
+        status = "" if r.status == "active" else f" · [red]{esc(r.status)}[/]"
         private = " · [magenta]private[/]" if r.private else ""
+        facts = f"{owner_label(r.owner)} · {r.collection or '-'} · {r.kind} · r{r.revision}"
         console.print(
-            f"[cyan]{r.id}[/]  [dim]{owner_label(r.owner)} · {r.collection or '-'} · "
-            f"{r.kind} · r{r.revision} · {when(r.updated_at)}[/]{status}{private}",
-            highlight=False,
+            f"[cyan]{r.id}[/]  [dim]{esc(facts)} · {when(r.updated_at)}[/]{status}{private}"
         )
         text = f"{r.path}: {snippet(r.content, 90)}" if r.path else snippet(r.content, 110)
-        console.print(Text("    " + text), highlight=False)
+        console.print("    " + esc(text))
     more = f" (the first {limit}; --limit shows more)" if len(records) >= limit else ""
     console.print(f"[dim]{len(records)} memories{more}.[/]")
 
@@ -258,18 +265,24 @@ def print_log(entries: Sequence[AccessEntry], limit: int) -> None:
         console.print("No access log entries match.")
         return
     table = _table(
-        "when", "actor", "user", "action", "target", "outcome", "tool call", keep=("action",)
+        "when (UTC)",
+        "actor\nuser",
+        "action",
+        "target",
+        "outcome",
+        "tool call",
+        keep=("when (UTC)", "action", "outcome"),
     )
     for e in entries:
-        outcome = e.outcome if e.outcome == "ok" else f"[red]{e.outcome}[/]"
+        stamp = when(e.at, seconds=True).replace(" ", "\n")
+        outcome = esc(e.outcome) if e.outcome == "ok" else f"[red]{esc(e.outcome)}[/]"
         table.add_row(
-            when(e.at, seconds=True),
-            f"{e.actor_kind}:{e.actor}",
-            e.user_id or "-",
-            e.action,
-            snippet(e.target, 40) or "-",
+            stamp,
+            _two_lines(f"{e.actor_kind}:{e.actor}", f"for {e.user_id}" if e.user_id else ""),
+            esc(e.action),
+            esc(snippet(e.target, 60) or "-"),
             outcome,
-            e.tool_call_id or "-",
+            esc(e.tool_call_id or "-"),
         )
     console.print(table)
     more = f" (the newest {limit}; --limit shows more)" if len(entries) >= limit else ""
@@ -277,8 +290,6 @@ def print_log(entries: Sequence[AccessEntry], limit: int) -> None:
 
 
 def print_hits(hits: Sequence[MemoryHit]) -> None:
-    from rich.text import Text
-
     console = _console()
     if not hits:
         console.print("No memory matches.")
@@ -286,9 +297,8 @@ def print_hits(hits: Sequence[MemoryHit]) -> None:
     for position, h in enumerate(hits, start=1):
         private = " · [magenta]private[/]" if h.private else ""
         where = f" · {h.path}" if h.path else ""
+        facts = f"score {h.score:.4f} · {h.kind} · {h.collection or '-'}{where}"
         console.print(
-            f"[bold]{position:>2}.[/] [cyan]{h.memory_id}[/]  [dim]score {h.score:.4f} · "
-            f"{h.kind} · {h.collection or '-'}{where}[/]{private}",
-            highlight=False,
+            f"[bold]{position:>2}.[/] [cyan]{h.memory_id}[/]  [dim]{esc(facts)}[/]{private}"
         )
-        console.print(Text("    " + snippet(h.text, 110)), highlight=False)
+        console.print("    " + esc(snippet(h.text, 110)))
