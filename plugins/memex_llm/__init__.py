@@ -1,0 +1,101 @@
+"""memex plugin ``llm``: memory extraction and consolidation with a chat model.
+
+Any langchain-core chat model works (OpenAI, Anthropic, Ollama, ...). From
+config.toml::
+
+    [extractor]
+    use = "llm"
+    [extractor.llm]
+    chat_model = "langchain_openai:ChatOpenAI"
+    chat_model_args = { model = "gpt-4o-mini", temperature = 0 }
+
+    [consolidator]
+    use = "llm"
+    [consolidator.llm]
+    chat_model = "langchain_ollama:ChatOllama"
+    chat_model_args = { model = "llama3.1" }
+
+or from Python, with a model object::
+
+    from memex_llm import LLMConsolidator, LLMExtractor
+    extractor = LLMExtractor(ChatOpenAI(model="gpt-4o-mini"))
+
+langchain-core (and the pydantic it brings) is imported only when a component
+is built or the classes are first used, so memex starts without it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from memex_core.domain import PluginContext
+from memex_core.hookspecs import hookimpl
+from memex_llm.errors import LLMSettingError, ModelOutputError
+from memex_llm.settings import LLMSettings, load_chat_model, parse_settings
+
+if TYPE_CHECKING:
+    from memex_llm.consolidator import LLMConsolidator
+    from memex_llm.extractor import LLMExtractor
+
+__all__ = [
+    "LLMConsolidator",
+    "LLMExtractor",
+    "LLMSettingError",
+    "LLMSettings",
+    "ModelOutputError",
+    "build_consolidator",
+    "build_extractor",
+    "load_chat_model",
+    "parse_settings",
+]
+
+_LAZY = {
+    "LLMExtractor": "memex_llm.extractor",
+    "LLMConsolidator": "memex_llm.consolidator",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # The classes import langchain_core; load them on first use, not with the plugin.
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'memex_llm' has no attribute {name!r}")
+
+
+def build_extractor(context: PluginContext) -> LLMExtractor:
+    from memex_llm.extractor import LLMExtractor
+
+    settings = parse_settings(context.settings, role="extractor")
+    model = load_chat_model(settings, role="extractor")
+    return LLMExtractor(model, max_retries=settings.max_retries)
+
+
+def build_consolidator(context: PluginContext) -> LLMConsolidator:
+    from memex_llm.consolidator import LLMConsolidator
+
+    settings = parse_settings(context.settings, role="consolidator")
+    model = load_chat_model(settings, role="consolidator")
+    return LLMConsolidator(model, max_retries=settings.max_retries)
+
+
+@hookimpl
+def register_extractors(register: Any) -> None:
+    register(
+        "llm",
+        build_extractor,
+        requires=("langchain_core",),
+        extra="langchain",
+        description="A chat model lists the facts ([extractor.llm] chat_model = ...).",
+    )
+
+
+@hookimpl
+def register_consolidators(register: Any) -> None:
+    register(
+        "llm",
+        build_consolidator,
+        requires=("langchain_core",),
+        extra="langchain",
+        description="A chat model decides ADD/UPDATE/DELETE/NONE ([consolidator.llm] ...).",
+    )
