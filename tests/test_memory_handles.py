@@ -389,3 +389,40 @@ def test_dream_applies_decisions_as_revisions(mx: Memex) -> None:
     assert alice.get(second).status == "invalidated"
     assert mx.operator().history(second)[-1].reason.startswith(f"merged into {first}")
     assert alice.undelete(second).status == "active"
+
+
+# -- the built-in deterministic path ------------------------------------------------------------
+
+
+def test_default_rules_extract_and_dream_merges_rewordings(mx: Memex) -> None:
+    alice = mx.agent("alice", collection="travel")
+    result = alice.remember(
+        messages=[
+            {"role": "user", "content": "I prefer window seats on long flights."},
+            {"role": "assistant", "content": "Noted, window seats it is."},
+            {"role": "user", "content": "I'm allergic to peanuts."},
+        ]
+    )
+    facts = [d.decision.fact.text for d in result.decisions]
+    assert len(facts) == 2 and any("window seat" in f for f in facts)
+    alice.remember("The user prefers a window seat on long flights")
+    before = [m.content for m in alice.list() if m.kind != "conversation"]
+    report = alice.dream()
+    after = [m.content for m in alice.list() if m.kind != "conversation"]
+    assert len(after) < len(before)
+    assert any("peanut" in text for text in after)
+    assert report.counts()["NONE"] + report.counts()["UPDATE"] >= 1
+
+
+def test_fact_types_come_from_the_configured_file(tmp_path: Path) -> None:
+    types_file = tmp_path / "types.toml"
+    types_file.write_text(
+        '[[fact_types]]\nname = "pet"\ndescription = "Pets the user has"\n', encoding="utf-8"
+    )
+    memex = fast_memex(tmp_path / "home", memory={"fact_types": str(types_file)})
+    extractor = SentenceExtractor()
+    memex.agent("alice").remember(
+        messages=[{"role": "user", "content": "I have a cat."}], extractor=extractor
+    )
+    assert [t.name for t in extractor.calls[0][1]] == ["pet"]
+    memex.close()
