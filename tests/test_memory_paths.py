@@ -97,6 +97,10 @@ ATTACKS = [
     ("user-case", "User/x.md"),
     ("user-lookalike-cyrillic", "us\u0435r/x.md"),
     ("emoji", "user/\U0001f600.md"),
+    ("lone-surrogate", "user/\ud800.md"),
+    ("private-use", "user/\ue000.md"),
+    ("unassigned", "user/\u0378.md"),
+    ("line-separator", "user/a\u2028b.md"),
     ("leading-combining-mark", "user/\u0301x.md"),
 ]
 
@@ -256,7 +260,15 @@ _NASTY = st.lists(
 
 
 @settings(max_examples=500)
-@given(st.one_of(st.text(max_size=60), _NASTY, _VALID_VIRTUAL), _USER_IDS)
+@given(
+    st.one_of(
+        st.text(max_size=60),
+        st.text(st.characters(exclude_categories=()), max_size=20),  # surrogates too
+        _NASTY,
+        _VALID_VIRTUAL,
+    ),
+    _USER_IDS,
+)
 def test_any_text_is_refused_or_lands_inside_the_owner(virtual: str, user_id: str) -> None:
     try:
         storage = to_storage_path(virtual, user_id)

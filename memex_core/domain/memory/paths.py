@@ -238,6 +238,10 @@ def _check_characters(path: str, fix: str) -> None:
         category = unicodedata.category(char)
         if category == "Cc":
             raise InvalidMemoryPath(path, f"contains the control character U+{ord(char):04X}", fix)
+        if category == "Cs":
+            raise InvalidMemoryPath(
+                path, f"contains the lone surrogate U+{ord(char):04X} (not valid Unicode text)", fix
+            )
         if category == "Cf":
             name = unicodedata.name(char, "unnamed")
             raise InvalidMemoryPath(
