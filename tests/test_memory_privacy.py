@@ -37,6 +37,10 @@ from memex_core.domain.memory.privacy import PrivateStripped, has_private_marker
         ("a <privateer> b", "a <privateer> b", 0),
         ("a <private-notes>x</private-notes> b", "a <private-notes>x</private-notes> b", 0),
         ("private matters", "private matters", 0),
+        ("a\r\n<private>x</private>\r\nb", "a\r\nb", 1),
+        ("a\r\n\r\n<private>\r\nx\r\n</private>\r\n\r\nb", "a\r\n\r\nb", 1),
+        ("a <private>x</private>\nb", "a\nb", 1),
+        ("a\n<private>x</private> b", "a\nb", 1),
         ("a </private\n<private>x</private> b", "a b", 1),
         ("keep <<private>x</private>private> tail", "keep", 2),  # no tag is rebuilt
     ],

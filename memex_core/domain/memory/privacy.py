@@ -114,12 +114,14 @@ def _join(left: str, right: str) -> str:
         return right.lstrip()
     if not right:
         return left
-    if left.endswith("\n") or right.startswith("\n"):
+    if left.endswith("\n") or right.startswith(("\n", "\r\n")):
         # The block had lines of its own: keep the larger of the two line breaks
         # around it, so "a\n<block>\nb" is "a\nb" and paragraphs stay paragraphs.
-        before = len(left) - len(left.rstrip("\n"))
-        after = len(right) - len(right.lstrip("\n"))
-        return left + "\n" * max(0, after - before) + right.lstrip("\n")
+        tail = left[len(left.rstrip("\r\n")) :]
+        head = right[: len(right) - len(right.lstrip("\r\n"))]
+        newline = "\r\n" if "\r\n" in tail + head else "\n"
+        extra = max(0, head.count("\n") - tail.count("\n"))
+        return left + newline * extra + right[len(head) :]
     if right[0] in _NO_SPACE_BEFORE:
         return left + right
     return f"{left} {right}"
