@@ -215,7 +215,7 @@ class MemoryHandle:
         """A memory by id (``mem_...``) or by path, within scope."""
         catalog = self._mx.catalog
         record = None
-        if ref.startswith("mem_"):
+        if isinstance(ref, str) and ref.startswith("mem_"):
             record = catalog.memory(self.scope, ref)
         else:
             record = catalog.memory_at_path(self.scope, self._storage_path(ref))
@@ -266,6 +266,8 @@ class MemoryHandle:
         """Memories in a collection (and those below it), oldest first."""
         with self._logged("list", collection or self.collection, tool_call_id):
             owners = self._readable_owners(user_id)
+            if not owners:  # another user's memory: nothing (memories() reads () as "any")
+                return []
             collections = self._collections(collection, owners)
             records = self._mx.catalog.memories(
                 self.scope,
