@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import shlex
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -169,7 +170,8 @@ class MemoryHandle:
             actor=self.actor.name,
             user_id=user_id if user_id is not None else self.actor.user_id,
             action=action,
-            target=target,
+            # A hostile caller may pass anything as a ref; the log stores it as text.
+            target=target if isinstance(target, str) else repr(target),
             tool_call_id=tool_call_id,
             outcome=outcome,
             detail=detail,
@@ -202,6 +204,8 @@ class MemoryHandle:
             **{**detail, **info.get("detail", {})},
         )
 
+    _path_hint = "paths start with user/ or shared/."
+
     def _storage_path(self, path: str) -> str:
         raise NotImplementedError
 
@@ -221,8 +225,7 @@ class MemoryHandle:
             record = catalog.memory_at_path(self.scope, self._storage_path(ref))
         if record is None:
             raise MemoryNotFound(
-                f"No memory {ref!r} here. Find ids with search or list; paths start with "
-                "user/ or shared/."
+                f"No memory {ref!r} here. Find ids with search or list; {self._path_hint}"
             )
         return record
 
@@ -264,7 +267,8 @@ class MemoryHandle:
         tool_call_id: str | None = None,
     ) -> builtins.list[MemoryRecord]:
         """Memories in a collection (and those below it), oldest first."""
-        with self._logged("list", collection or self.collection, tool_call_id):
+        with self._logged("list", collection or self.collection, tool_call_id) as info:
+            info["user_id"] = user_id if self.scope.is_operator else None
             owners = self._readable_owners(user_id)
             if not owners:  # another user's memory: nothing (memories() reads () as "any")
                 return []
@@ -446,7 +450,11 @@ class MemoryHandle:
         turns: builtins.list[Message] = []
         found: builtins.list[str] = []
         for raw in messages:
-            message = raw if isinstance(raw, Message) else Message(**raw)
+            message = (
+                raw
+                if isinstance(raw, Message)
+                else Message(str(raw["role"]), str(raw["content"]), raw.get("timestamp"))
+            )
             prepared = service.prepare(message.content)
             found.extend(prepared.redacted)
             result.private_removed += prepared.private_removed
@@ -639,7 +647,10 @@ class MemoryHandle:
     ) -> DreamReport:
         """Consolidate the facts of a collection (and those below it); see
         :mod:`memex_core.services.dream`. ``dry_run`` decides without writing."""
-        with self._logged("dream", collection or self.collection, tool_call_id, dry_run=dry_run):
+        with self._logged(
+            "dream", collection or self.collection, tool_call_id, dry_run=dry_run
+        ) as info:
+            info["user_id"] = user_id if self.scope.is_operator else None
             owners = tuple(o for o in self._readable_owners(user_id) if self.scope.can_write(o))
             collections = self._collections(collection, owners)
             names = (
@@ -701,6 +712,8 @@ class AgentMemory(MemoryHandle):
 
 class OperatorMemory(MemoryHandle):
     """Reads and writes anything, sees revisions and the access log, and can purge."""
+
+    _path_hint = "storage paths look like users/<user_id>/notes.md or shared/handbook.md."
 
     def __init__(self, memex: Memex, *, name: str = "operator", collection: str = ""):
         super().__init__(memex, Scope(Actor(OPERATOR, name), None, None), collection)
@@ -785,7 +798,7 @@ class OperatorMemory(MemoryHandle):
         if confirm != expected:
             raise MemexError(
                 f"Purging cannot be undone. To confirm, pass confirm={expected!r} "
-                f"(on the command line: --confirm {expected})."
+                f"(on the command line: --confirm {shlex.quote(expected)})."
             )
         catalog = self._mx.catalog
         if user_id is not None:

@@ -9,7 +9,6 @@ aim at them.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -112,21 +111,14 @@ PATH_OPERATIONS = {
     "links": "links",
 }
 
-_UNLOGGABLE = pytest.mark.xfail(
-    strict=True,
-    raises=sqlite3.Error,
-    reason="reported: the InvalidMemoryPath is raised, but logging it with the raw object as "
-    "target fails in sqlite (None: NOT NULL; list, PurePath: cannot bind), so the caller gets "
-    "an sqlite3 error and nothing is logged; MemoryHandle._log should store str(target)",
-)
 
 #: Refs a tool layer might pass that are not text at all (JSON numbers, lists, nulls).
 NON_TEXT_REFS = [
-    pytest.param(None, id="none", marks=_UNLOGGABLE),
+    pytest.param(None, id="none"),
     pytest.param(7, id="int"),
     pytest.param(b"users/bob/secret.md", id="bytes"),
-    pytest.param(PurePosixPath("users/bob/secret.md"), id="pathlib", marks=_UNLOGGABLE),
-    pytest.param(["users/bob/secret.md"], id="list", marks=_UNLOGGABLE),
+    pytest.param(PurePosixPath("users/bob/secret.md"), id="pathlib"),
+    pytest.param(["users/bob/secret.md"], id="list"),
 ]
 
 # -- family 2: ids ----------------------------------------------------------------------------

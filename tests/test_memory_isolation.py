@@ -1058,13 +1058,6 @@ def test_the_catalog_refuses_writes_outside_the_scope(home: Home, call: str) -> 
     assert foreign_state(home) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=pytest.fail.Exception,  # DID NOT RAISE
-    reason="reported (defence in depth, not reachable through the handles): "
-    "MemoryStore.write_memory does not check that a memory file's path lies under its owner, "
-    "so a scope-valid record owned by alice can be stored at users/bob/...",
-)
 def test_the_catalog_refuses_an_alice_record_stored_under_bobs_path(tiny: Home) -> None:
     home = tiny
     write = forged_write(home, id="mem_forged00000000000b", path="users/bob/planted.md")

@@ -295,6 +295,8 @@ class MemoryStore:
         if revision.memory_id != record.id or revision.revision != record.revision:
             raise ValueError("the revision must describe the record's current revision")
         self._check_write(scope, record.owner, record.id)
+        if record.path is not None and not record.path.startswith(f"{record.owner}/"):
+            raise MemoryAccessDenied(f"{record.path!r} is not a path of {record.owner!r}")
         for fragment in write.fragments:
             if fragment.owner != record.owner or fragment.conversation_id != record.id:
                 raise ValueError("memory fragments must carry the memory's id and owner")

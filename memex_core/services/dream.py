@@ -69,6 +69,7 @@ def dream(
                     earlier.add(memory.id)
                 if action == DELETE and target:
                     earlier.discard(target)
+                applied.examined_id = memory.id
                 report.decisions.append(applied)
                 if on_decision is not None:
                     on_decision(applied)

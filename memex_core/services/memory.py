@@ -84,6 +84,7 @@ class AppliedDecision:
     decision: ConsolidationDecision
     memory_id: str | None = None  # the memory added or changed
     applied: bool = False
+    examined_id: str | None = None  # in a dream: the stored memory the decision was about
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +96,7 @@ class AppliedDecision:
             "reason": self.decision.reason,
             "memory_id": self.memory_id,
             "applied": self.applied,
+            "examined_id": self.examined_id,
         }
 
 
