@@ -172,7 +172,7 @@ class DreamRun:
         self.examined += report.examined
         for applied in report.decisions:
             decision = applied.decision
-            examined = decision.fact.source_fragment_ids[0]
+            examined = applied.examined_id or decision.fact.source_fragment_ids[0]
             self.counts[decision.action] += 1
             self.decisions.append((examined, decision.action, decision.target_id))
             target = decision.target_id
