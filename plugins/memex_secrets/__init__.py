@@ -45,6 +45,5 @@ def register_redactors(register: Any) -> None:
         "detect_secrets",
         build_redactor,
         requires=("detect_secrets",),
-        extra="secrets",
         description="Replaces API keys, tokens, passwords and private keys with [REDACTED:<type>].",
     )
