@@ -633,13 +633,6 @@ def test_a_forged_fragment_claiming_alices_owner_does_not_surface_bobs_memory(
         assert all(h.text != "forged narwhal fragment" for h in hits)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="LEAK (reported): BM25 document frequencies are global across owners, so the order, "
-    "scores and ranks of alice's own hits change when bob remembers something with a query "
-    "word - an oracle on the words in bob's memory",
-)
 @pytest.mark.parametrize("mode", ["keyword", "hybrid"])
 def test_search_results_do_not_depend_on_other_users_memory(tiny: Home, mode: str) -> None:
     alice = tiny.alice()

@@ -13,6 +13,13 @@ than half the documents the epsilon floor itself is negative); such documents
 are still returned, last, because they do contain query words. A document whose
 score is exactly 0 (say its only query word has idf 0) is not returned.
 
+A search restricted to owners (``SearchFilters.owners``) is scored with N, the
+document frequencies and the average length of those owners' live documents
+only, as BM25Okapi built on them alone would: another user's documents must not
+move the caller's scores (see :mod:`memex_bm25.owner_stats`). Every other filter
+only selects hits; the statistics stay those of the owner set (or of the whole
+index without an owners filter).
+
 Layout: a large immutable *base* segment, a small *delta* segment holding
 recent additions, tombstones for deleted slots and exact document frequencies.
 ``add`` buffers documents; they become a segment on the next search, delete or
@@ -25,7 +32,7 @@ from __future__ import annotations
 import itertools
 import math
 from array import array
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +42,7 @@ import numpy as np
 from memex_bm25 import storage
 from memex_bm25.errors import IndexUnreadableError, TokenizerMismatchError
 from memex_bm25.filtering import filter_mask
+from memex_bm25.owner_stats import CorpusStats, DocTerms, okapi_idf
 from memex_bm25.segment import DocColumns, Segment
 from memex_bm25.settings import ScoringParams, StoreOptions, parse_settings
 from memex_bm25.tables import StringTable
@@ -57,6 +65,9 @@ TABLES = ("source", "role", "conversation", "owner", "collection")
 MATERIALISE_TOKENS = 4_000_000
 
 _LOAD_ATTEMPTS = 5
+
+#: Owner sets whose statistics are kept between changes (each holds a float per term and per slot).
+OWNER_STATS_CACHED = 16
 
 
 def _decode_id(raw: bytes) -> str:
@@ -180,6 +191,10 @@ class BM25Store:
         self._unusable: MemexError | None = None
         self._stamp: tuple[int, int, int] | None = None
         self._cache: dict[str, Any] = {}
+        # Statistics per owner set (cleared on every change, least recently used dropped
+        # first) and the doc-major view of a segment, kept while that segment lives.
+        self._owner_stats: OrderedDict[frozenset[int], CorpusStats] = OrderedDict()
+        self._doc_terms: dict[str, tuple[Segment, DocTerms]] = {}
 
     def _load(self) -> None:
         for attempt in range(_LOAD_ATTEMPTS):
@@ -311,6 +326,7 @@ class BM25Store:
 
     def _invalidate(self) -> None:
         self._cache.clear()
+        self._owner_stats.clear()
 
     @property
     def _n_slots(self) -> int:
@@ -327,13 +343,7 @@ class BM25Store:
     def _idf(self) -> np.ndarray:
         idf = self._cache.get("idf")
         if idf is None:
-            idf = np.zeros(len(self._df), dtype=np.float64)
-            present = self._df > 0
-            df = self._df[present].astype(np.float64)
-            if len(df):
-                raw = np.log(self._n_live - df + 0.5) - np.log(df + 0.5)
-                floor = self.scoring.epsilon * (raw.sum() / len(raw))
-                idf[present] = np.where(raw < 0, floor, raw)
+            idf = okapi_idf(self._df, self._n_live, self.scoring.epsilon)
             self._cache["idf"] = idf
         return idf
 
@@ -341,12 +351,64 @@ class BM25Store:
         """k1 * (1 - b + b * |D| / avgdl) per slot: the document-only part of BM25."""
         norm = self._cache.get("norm")
         if norm is None:
-            k1, b = self.scoring.k1, self.scoring.b
-            avgdl = self._total_len / self._n_live if self._total_len else 1.0
-            lengths = self._columns().doc_len.astype(np.float64)
-            norm = k1 * (1 - b + b * lengths / avgdl)
+            norm = self._norm(self._total_len, self._n_live)
             self._cache["norm"] = norm
         return norm
+
+    def _norm(self, total_len: int, n_docs: int) -> np.ndarray:
+        k1, b = self.scoring.k1, self.scoring.b
+        avgdl = total_len / n_docs if total_len else 1.0
+        lengths = self._columns().doc_len.astype(np.float64)
+        return k1 * (1 - b + b * lengths / avgdl)
+
+    def _segment_terms(self, name: str, segment: Segment) -> DocTerms:
+        entry = self._doc_terms.get(name)
+        if entry is None or entry[0] is not segment:
+            entry = self._doc_terms[name] = (segment, DocTerms.of(segment))
+        return entry[1]
+
+    def _owner_corpus(self, owners: Iterable[str]) -> CorpusStats:
+        """BM25 statistics of the live documents whose owner is in ``owners`` (materialised)."""
+        table = self._tables["owner"]
+        codes = frozenset(code for owner in owners if (code := table.lookup(owner)) is not None)
+        found = self._owner_stats.get(codes)
+        if found is not None:
+            self._owner_stats.move_to_end(codes)
+            return found
+        found = self._owner_statistics(codes)
+        self._owner_stats[codes] = found
+        if len(self._owner_stats) > OWNER_STATS_CACHED:
+            self._owner_stats.popitem(last=False)
+        return found
+
+    def _owner_statistics(self, codes: frozenset[int]) -> CorpusStats:
+        columns = self._columns()
+        members = np.isin(columns.owner, np.fromiter(codes, dtype=np.int64, count=len(codes)))
+        live = ~self._deleted if self._n_deleted else None
+        if live is not None:
+            members &= live  # tombstoned slots are out of N, df and the length sum, as globally
+        n_docs = int(np.count_nonzero(members))
+        if not n_docs:
+            return CorpusStats(0, np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.float64))
+        total_len = int(columns.doc_len[members].sum(dtype=np.int64))
+        # Count terms over the smaller side: the owner set's slots, or the live slots
+        # outside it, subtracted from the global frequencies.
+        outside = n_docs > self._n_live - n_docs
+        counted = members
+        if outside:
+            counted = ~members if live is None else live & ~members
+        n_terms = len(self._df)
+        df = np.zeros(n_terms, dtype=np.int64)
+        start = 0
+        for name, segment in (("base", self._base), ("delta", self._delta)):
+            local = np.flatnonzero(counted[start : start + segment.n_docs])
+            if len(local):
+                df += self._segment_terms(name, segment).document_frequencies(local, n_terms)
+            start += segment.n_docs
+        if outside:
+            df = self._df - df
+        idf = okapi_idf(df, n_docs, self.scoring.epsilon)
+        return CorpusStats(n_docs, idf, self._norm(total_len, n_docs))
 
     def _slot_index(self) -> dict[str, int]:
         """Fragment id -> slot for live documents, pending ones included (built lazily)."""
@@ -412,7 +474,13 @@ class BM25Store:
         df[: len(self._df)] = self._df
         self._df = df + fresh.document_frequencies(n_terms)
         if self._delta.n_docs:
-            self._delta = Segment.concat([(self._delta, None), (fresh, None)], n_terms)
+            previous = self._delta
+            self._delta = Segment.concat([(previous, None), (fresh, None)], n_terms)
+            # Appending documents appends to the doc-major view: extend it, don't rebuild.
+            known = self._doc_terms.get("delta")
+            if known is not None and known[0] is previous:
+                extended = DocTerms.concat(known[1], DocTerms.of(fresh))
+                self._doc_terms["delta"] = (self._delta, extended)
         else:
             self._delta = fresh
         self._deleted = np.concatenate([self._deleted, np.zeros(len(pending), dtype=bool)])
@@ -541,7 +609,10 @@ class BM25Store:
         counts = Counter(code for token in tokens if (code := lookup(token)) is not None)
         if not counts:
             return []
-        scores = self._scores(counts)
+        corpus = self._owner_corpus(filters.owners) if filters.owners else None
+        if corpus is not None and not corpus.n_docs:
+            return []
+        scores = self._scores(counts, corpus)
         candidates = np.flatnonzero(scores != 0)  # comparing first is 5x faster than on floats
         if self._n_deleted:
             candidates = candidates[~self._deleted[candidates]]
@@ -551,9 +622,12 @@ class BM25Store:
             candidates = candidates[filter_mask(filters, self._columns(), self._tables, candidates)]
         return self._top(scores, candidates, limit)
 
-    def _scores(self, counts: Mapping[int, int]) -> np.ndarray:
-        idf = self._idf()
-        norm = self._length_norm()
+    def _scores(self, counts: Mapping[int, int], corpus: CorpusStats | None = None) -> np.ndarray:
+        """Scores per slot against ``corpus``'s statistics (the whole index's by default)."""
+        if corpus is None:
+            idf, norm = self._idf(), self._length_norm()
+        else:
+            idf, norm = corpus.idf, corpus.norm
         k1_plus_1 = self.scoring.k1 + 1
         scores = np.zeros(self._n_slots, dtype=np.float64)
         for term, repeats in counts.items():
