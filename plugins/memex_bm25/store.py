@@ -195,6 +195,7 @@ class BM25Store:
         # first) and the doc-major view of a segment, kept while that segment lives.
         self._owner_stats: OrderedDict[frozenset[int], CorpusStats] = OrderedDict()
         self._doc_terms: dict[str, tuple[Segment, DocTerms]] = {}
+        self._scanned: set[str] = set()
 
     def _load(self) -> None:
         for attempt in range(_LOAD_ATTEMPTS):
@@ -361,11 +362,20 @@ class BM25Store:
         lengths = self._columns().doc_len.astype(np.float64)
         return k1 * (1 - b + b * lengths / avgdl)
 
-    def _segment_terms(self, name: str, segment: Segment) -> DocTerms:
+    def _segment_df(
+        self, name: str, segment: Segment, chosen: np.ndarray, n_terms: int
+    ) -> np.ndarray:
+        """Document frequencies over the slots ``chosen`` (a local mask) of ``segment``."""
         entry = self._doc_terms.get(name)
         if entry is None or entry[0] is not segment:
+            if name not in self._scanned:
+                # The first time, scan the postings: ~10x cheaper than building the
+                # doc-major view, so a one-off search (a CLI call) stays fast. Needed
+                # again, the view is built and kept for as long as the segment lives.
+                self._scanned.add(name)
+                return segment.terms_of_slots(chosen, n_terms)
             entry = self._doc_terms[name] = (segment, DocTerms.of(segment))
-        return entry[1]
+        return entry[1].document_frequencies(np.flatnonzero(chosen), n_terms)
 
     def _owner_corpus(self, owners: Iterable[str]) -> CorpusStats:
         """BM25 statistics of the live documents whose owner is in ``owners`` (materialised)."""
@@ -401,9 +411,9 @@ class BM25Store:
         df = np.zeros(n_terms, dtype=np.int64)
         start = 0
         for name, segment in (("base", self._base), ("delta", self._delta)):
-            local = np.flatnonzero(counted[start : start + segment.n_docs])
-            if len(local):
-                df += self._segment_terms(name, segment).document_frequencies(local, n_terms)
+            chosen = counted[start : start + segment.n_docs]
+            if chosen.any():
+                df += self._segment_df(name, segment, chosen, n_terms)
             start += segment.n_docs
         if outside:
             df = self._df - df
