@@ -248,7 +248,8 @@ def test_private_fragments_are_excluded_by_default_and_included_on_request(
     secret = make_fragment(0, owner="users/alice", private=True)
     public = make_fragment(1, owner="users/alice")
     corpus = make_fragment(2)
-    fragments = [secret, public, corpus]
+    other = make_fragment(3, owner="users/alice")  # on alice's 2 alone, "unique0" has idf 0
+    fragments = [secret, public, corpus, other]
     harness.add(fragments)
     every = [None, secret]
     for target in every:
