@@ -3,8 +3,11 @@
 The default extractor and consolidator (``[extractor] use = "rules"``,
 ``[consolidator] use = "rules"``). The extractor keeps first-person statements
 ("I prefer tea", "my name is Dana", "remember that ...") rewritten in the third
-person ("User prefers tea"); the consolidator compares texts (and the cosines
-memex supplies) to decide ADD, UPDATE, DELETE or NONE. Settings::
+person ("User prefers tea"); the consolidator reads each fact's content words
+after a small English equivalence table (:mod:`memex_rules.wording`), compares
+them (:mod:`memex_rules.compare`: a rewording has the same words, a fact with a
+changed slot adds some and drops others) and, with the cosines memex supplies,
+decides ADD, UPDATE, DELETE or NONE. Settings::
 
     [consolidator.rules]
     near_duplicate = 0.9
@@ -16,13 +19,17 @@ from typing import Any
 
 from memex_core.domain import PluginContext
 from memex_core.hookspecs import hookimpl
+from memex_rules.compare import Comparison, compare
 from memex_rules.consolidator import RulesConsolidator, content_words, contradicts
 from memex_rules.extractor import USER_ROLES, RulesExtractor
 from memex_rules.settings import RulesSettingError, RulesSettings, parse_settings
 from memex_rules.statements import Statement, read_statement, read_statements
+from memex_rules.wording import FactForm, read_form
 
 __all__ = [
     "USER_ROLES",
+    "Comparison",
+    "FactForm",
     "RulesConsolidator",
     "RulesExtractor",
     "RulesSettingError",
@@ -30,9 +37,11 @@ __all__ = [
     "Statement",
     "build_consolidator",
     "build_extractor",
+    "compare",
     "content_words",
     "contradicts",
     "parse_settings",
+    "read_form",
     "read_statement",
     "read_statements",
 ]
@@ -60,5 +69,8 @@ def register_consolidators(register: Any) -> None:
     register(
         "rules",
         build_consolidator,
-        description="Text rules: exact and near-duplicates, flipped negations; no model.",
+        description=(
+            "Text rules: rewordings (same content words after equivalences), flipped "
+            "negations, facts that add detail; no model."
+        ),
     )

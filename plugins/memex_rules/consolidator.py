@@ -1,16 +1,28 @@
 """The ``rules`` consolidator: ADD, UPDATE, DELETE or NONE by text rules, with no model.
 
-Checked in this order against the similar memories (most similar first):
+Each fact is read into a :class:`~memex_rules.wording.FactForm` (content words
+after a small English equivalence table) and compared with the similar
+memories (most similar first) by :func:`~memex_rules.compare.compare`. Checked
+in this order:
 
-1. **same fact**: equal after :func:`normalise_fact` -> ``NONE``;
-2. **contradiction**: the same statement with its negation flipped ("User likes
-   X" / "User does not like X" / "User no longer likes X" / "User dislikes X")
-   -> ``DELETE`` the memory, adding the new fact in its place;
-3. **near-duplicate**: embedding cosine >= ``near_duplicate`` (default 0.9) or
-   :func:`text_similarity` >= 0.85 -> ``NONE`` when the new fact adds no
-   content word, else ``UPDATE`` the memory to whichever text says more (the
-   new one on a tie: it is the more recent);
-4. otherwise ``ADD``.
+1. **same text**: equal after :func:`normalise_fact` -> ``NONE``;
+2. **same fact**: the same content words and polarity ("Alice enjoys sushi" /
+   "Sushi is something the user likes") -> ``NONE``, at any similarity memex
+   offers: the words decide, not the cosine;
+3. **contradiction**: the same statement with its polarity flipped ("User likes
+   X" / "User no longer likes X" / "User dislikes X"), or a comparison turned
+   round ("prefers tea over coffee" / "prefers coffee over tea") -> ``DELETE``
+   the memory, adding the new fact in its place;
+4. **more or less of the same**: the new fact has every content word of the
+   memory and more (``UPDATE`` the memory to the new text), or only some of
+   them (``NONE``: the memory says more), when the cosine is at least
+   ``near_duplicate`` (default 0.9) or the word overlap at least
+   :data:`TEXT_NEAR_DUPLICATE`; never when the extra words bring in another
+   person or a modal ("User's sister likes X", "wants to live in X");
+5. otherwise ``ADD``. In particular a fact that both adds and drops content
+   words is another fact (a slot changed: tea kind, weekday, city, relative),
+   however high the cosine: "prefers herbal tea over lemonade" is not "prefers
+   black tea over lemonade".
 """
 
 from __future__ import annotations
@@ -26,53 +38,36 @@ from memex_core.domain.contracts import (
     MemoryFact,
     SimilarMemory,
 )
-from memex_core.domain.memory.facts import fact_tokens, normalise_fact, text_similarity
-from memex_rules.statements import word_set
-
-#: text_similarity at or above which two facts count as near-duplicates.
-TEXT_NEAR_DUPLICATE = 0.85
-
-_NEGATORS = word_set("not no never dont doesnt didnt cannot cant wont isnt arent wasnt")
-#: "no longer", "not ... anymore": part of a negation, never a flip of their own.
-_NEGATION_NOISE = word_set("longer anymore")
-_AUXILIARIES = word_set("do doe does did is am are was were be been")
-#: Verbs folded onto "like", and those that also flip the polarity.
-_LIKE = word_set("like love enjoy adore")
-_DISLIKE = word_set("dislike hate detest loathe")
-#: Words that say nothing on their own: a fact adding only these adds no content.
-_FUNCTION_WORDS = word_set(
-    "a an the and or of to in on at for with by from as is are was were be been has have had "
-    "do doe does did their they them it this that its very really also just user"
+from memex_core.domain.memory.facts import normalise_fact
+from memex_rules.compare import (
+    ADDS,
+    OMITS,
+    OPPOSITE,
+    REVERSED,
+    SAME,
+    Comparison,
+    compare,
 )
+from memex_rules.wording import read_form
 
-
-def _polarity(text: str) -> tuple[tuple[str, ...], bool]:
-    """A statement's core words (negations and auxiliaries removed) and whether it is negated."""
-    core: list[str] = []
-    negated = False
-    for token in fact_tokens(text):
-        if token in _NEGATORS:
-            negated = not negated
-        elif token in _AUXILIARIES or token in _NEGATION_NOISE:
-            continue
-        elif token in _DISLIKE:
-            core.append("like")
-            negated = not negated
-        else:
-            core.append("like" if token in _LIKE else token)
-    return tuple(core), negated
+#: Word overlap (shared content words over the geometric mean of both counts) at or above
+#: which a fact that only adds to, or only leaves out of, a memory is folded into it.
+TEXT_NEAR_DUPLICATE = 0.85
 
 
 def contradicts(new: str, old: str) -> bool:
-    """True when ``new`` says the opposite of ``old``: same words, negation flipped."""
-    new_core, new_negated = _polarity(new)
-    old_core, old_negated = _polarity(old)
-    return bool(new_core) and new_core == old_core and new_negated != old_negated
+    """True when ``new`` says the opposite of ``old``: negation flipped or comparison reversed."""
+    return compare(read_form(new), read_form(old)).kind in (OPPOSITE, REVERSED)
 
 
 def content_words(text: str) -> set[str]:
-    """The words of ``text`` that carry meaning (function words left out)."""
-    return set(fact_tokens(text)) - _FUNCTION_WORDS
+    """The words of ``text`` that carry meaning, after the equivalence table (readable forms)."""
+    form = read_form(text)
+    return set(form.show(form.words))
+
+
+def _as_user(comparison: Comparison) -> str:
+    return f"; {comparison.named!r} read as the user" if comparison.named else ""
 
 
 class RulesConsolidator:
@@ -90,60 +85,77 @@ class RulesConsolidator:
                 return ConsolidationDecision(
                     NONE, fact, memory.memory_id, f"same as {memory.memory_id} after normalisation"
                 )
-        for memory in similar:
-            if contradicts(fact.text, memory.text):
+        form = read_form(fact.text)
+        compared = [(memory, compare(form, read_form(memory.text))) for memory in similar]
+        for memory, comparison in compared:
+            if comparison.kind == SAME:
+                return ConsolidationDecision(
+                    NONE,
+                    fact,
+                    memory.memory_id,
+                    f"same fact as {memory.memory_id} in other words (the same content words "
+                    f"after equivalences{_as_user(comparison)})",
+                )
+        for memory, comparison in compared:
+            if comparison.kind in (OPPOSITE, REVERSED):
+                how = (
+                    "the negation is flipped"
+                    if comparison.kind == OPPOSITE
+                    else "the comparison is reversed"
+                )
                 return ConsolidationDecision(
                     DELETE,
                     fact,
                     memory.memory_id,
-                    f"contradicts {memory.memory_id} ({memory.text!r}): the negation is flipped; "
+                    f"contradicts {memory.memory_id} ({memory.text!r}): {how}; "
                     "it is invalidated and the new fact added",
                 )
-        for memory in similar:
-            decision = self._near_duplicate(fact, memory)
+        for memory, comparison in compared:
+            decision = self._more_or_less(fact, memory, comparison)
             if decision is not None:
                 return decision
         if not similar:
             return ConsolidationDecision(ADD, fact, reason="no similar memory")
-        closest = similar[0]
+        closest, comparison = compared[0]
         return ConsolidationDecision(
             ADD,
             fact,
             reason=(
                 f"new: closest is {closest.memory_id} (cosine {closest.similarity:.2f}, "
-                f"text similarity {text_similarity(fact.text, closest.text):.2f}), "
-                "not a near-duplicate"
+                f"word overlap {comparison.overlap:.2f}); {self._why_new(comparison)}"
             ),
         )
 
-    def _near_duplicate(
-        self, fact: MemoryFact, memory: SimilarMemory
+    def _more_or_less(
+        self, fact: MemoryFact, memory: SimilarMemory, comparison: Comparison
     ) -> ConsolidationDecision | None:
-        textual = text_similarity(fact.text, memory.text)
+        if comparison.kind not in (ADDS, OMITS):
+            return None
         if memory.similarity >= self.near_duplicate:
             how = f"cosine {memory.similarity:.2f}"
-        elif textual >= TEXT_NEAR_DUPLICATE:
-            how = f"text similarity {textual:.2f}"
+        elif comparison.overlap >= TEXT_NEAR_DUPLICATE:
+            how = f"word overlap {comparison.overlap:.2f}"
         else:
             return None
         target = memory.memory_id
-        new_words, old_words = content_words(fact.text), content_words(memory.text)
-        added = sorted(new_words - old_words)
-        if not added:
-            return ConsolidationDecision(
-                NONE, fact, target, f"near-duplicate of {target} ({how}); adds nothing new"
-            )
-        if len(new_words) < len(old_words):
+        if comparison.kind == OMITS:
             return ConsolidationDecision(
                 NONE,
                 fact,
                 target,
-                f"near-duplicate of {target} ({how}); the stored text says more",
+                f"near-duplicate of {target} ({how}); the stored text says more: "
+                f"{', '.join(comparison.dropped)}{_as_user(comparison)}",
             )
         return ConsolidationDecision(
             UPDATE,
             fact,
             target,
-            f"near-duplicate of {target} ({how}); the new fact adds: {', '.join(added)}",
+            f"near-duplicate of {target} ({how}); the new fact adds: "
+            f"{', '.join(comparison.added)}{_as_user(comparison)}",
             text=fact.text,
         )
+
+    def _why_new(self, comparison: Comparison) -> str:
+        if comparison.kind in (ADDS, OMITS):
+            return "says more or less of it, but is not close enough"
+        return f"another fact: {comparison.why}"

@@ -5,7 +5,7 @@ Example::
     [consolidator]
     use = "rules"
     [consolidator.rules]
-    near_duplicate = 0.9   # embedding cosine at or above which a fact is a near-duplicate
+    near_duplicate = 0.9   # cosine at or above which a fact that only adds detail is folded
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ class RulesSettings:
 
 _HINTS = {
     "near_duplicate": (
-        "the embedding cosine at or above which a new fact counts as a near-duplicate, "
-        "a number above 0 and at most 1 (default 0.9)"
+        "the embedding cosine at or above which a new fact that only adds to (or only leaves "
+        "out of) a memory's content words is folded into it, a number above 0 and at most 1 "
+        "(default 0.9); rewordings fold and facts with a changed word stay apart at any cosine"
     ),
 }
 
