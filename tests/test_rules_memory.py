@@ -585,6 +585,17 @@ DISTINCT = [
     ("User has a meeting with Bob every Monday", "User has a meeting with Alice every Monday"),
     ("User likes coffee", "User likes coffee but not tea"),
     ("User can swim", "User can not swim well"),
+    # A word added after the object changes it; a number is never mere detail.
+    ("User likes cats", "User likes cat videos"),
+    ("User likes chocolate", "User likes chocolate cake"),
+    ("User is allergic to milk", "User is allergic to milk chocolate"),
+    ("User plays football", "User plays football video games"),
+    ("User works at Acme", "User works at Acme Bank"),
+    ("User lives in York", "User lives in New York"),
+    ("User has a kid", "User has two kids"),
+    ("User has one kid", "User has two kids"),
+    ("User has kids", "User has 3 kids"),
+    ("User prefers tea over coffee", "User prefers tea over coffee cake"),
 ]
 
 
@@ -642,13 +653,34 @@ def test_a_fact_that_adds_and_drops_words_is_another_fact() -> None:
 def test_word_overlap_finds_near_duplicates_when_the_cosine_is_low() -> None:
     # No embedder or a weak one: the words alone are close (cosine 0.4 is far below 0.9).
     decision = decide(
-        "User loves hiking in the Swiss Alps",
+        "User loves hiking in the Alps in summer",
         memory("mem_h", "User loves hiking in the Alps", 0.4),
     )
     assert decision.action == "UPDATE"
     assert decision.reason == (
-        "near-duplicate of mem_h (word overlap 0.89); the new fact adds: swiss"
+        "near-duplicate of mem_h (word overlap 0.89); the new fact adds: summer"
     )
+
+
+# A fact and the same fact with more detail: the longer one is kept (at a high cosine).
+REFINEMENTS = [
+    ("User loves hiking", "User loves hiking in the Alps"),
+    ("User prefers tea", "User prefers green tea"),
+    ("User plays the piano", "User plays the piano daily"),
+    ("User moved to Lisbon", "User moved to Lisbon last year"),
+    ("User lives in Lyon", "User lives in Lyon with their partner"),
+    ("User works at Acme", "User works at Acme as a data engineer"),
+    ("User speaks French", "User speaks French and German"),
+    ("User is vegetarian", "User has been vegetarian since college"),
+]
+
+
+@pytest.mark.parametrize(("short", "long"), REFINEMENTS)
+def test_a_fact_with_more_detail_is_kept_over_the_shorter(short: str, long: str) -> None:
+    update = decide(long, memory("mem_s", short, 0.95))
+    assert (update.action, update.target_id, update.new_text) == ("UPDATE", "mem_s", long)
+    none = decide(short, memory("mem_l", long, 0.95))
+    assert (none.action, none.target_id) == ("NONE", "mem_l")
 
 
 def test_unrelated_or_not_close_enough_is_added() -> None:

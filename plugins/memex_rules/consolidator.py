@@ -17,8 +17,10 @@ in this order:
    memory and more (``UPDATE`` the memory to the new text), or only some of
    them (``NONE``: the memory says more), when the cosine is at least
    ``near_duplicate`` (default 0.9) or the word overlap at least
-   :data:`TEXT_NEAR_DUPLICATE`; never when the extra words bring in another
-   person or a modal ("User's sister likes X", "wants to live in X");
+   :data:`TEXT_NEAR_DUPLICATE`; never when the extra words change what the
+   fact is about rather than describe it (another person, a modal, a number,
+   a new object: "User's sister likes X", "wants to live in X", "has two
+   kids", "likes cat videos"; see :mod:`memex_rules.compare`);
 5. otherwise ``ADD``. In particular a fact that both adds and drops content
    words is another fact (a slot changed: tea kind, weekday, city, relative),
    however high the cosine: "prefers herbal tea over lemonade" is not "prefers

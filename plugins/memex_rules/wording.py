@@ -30,7 +30,8 @@ another fact. The steps, all deterministic and English only:
    not "lives"); then verbs and nouns with the same meaning share one key
    (:data:`SYNONYMS`: like / love / enjoy / adore; dislike / hate -> ``not
    like``; prefer / favour; live / reside; have / own; kid / child; film /
-   movie...); number words become digits;
+   movie...); number words become digits ("one" only where it counts: not in
+   "one of", "the one");
 4. **roles**: in a comparison the second side is tagged (``prefer espresso
    than:tea``: "over", "than", "rather than", "instead of", "to" after
    "prefer X", or a leading "Over X, ..."), and so is what follows "from",
@@ -149,7 +150,7 @@ FUNCTION_WORDS = word_set(
     "being do does did can it its this that these those there here they them their theirs he him "
     "his she her hers we us our ours you your yours very really so also just still actually "
     "basically definitely truly indeed currently now always usually generally normally "
-    "typically often mostly quite pretty something thing things one ones each every who whom "
+    "typically often mostly quite pretty something thing things ones each every who whom "
     "whose which what some any while whereas although though yet nor"
 )
 #: Words after which a negation or a comparison's scope is unclear: "likes tea but not coffee".
@@ -218,14 +219,21 @@ NUMBERS = {
             "fourteen fifteen sixteen seventeen eighteen nineteen twenty"
         )
     )
-    if word != "one"  # "one of", "the one": rarely a count in a fact
 }
+#: Words around "one" that make it a pronoun, not a count: "one of", "the one", "no one".
+_ONE_BEFORE = word_set("the this that no every any which each some favourite favorite")
+_ONE_AFTER = word_set("of day another more")
 
 #: Verbs after which "to" is a direction, not the second side of "prefer X to Y".
 _MOTION = word_set(
     "go going goes come coming travel travelling traveling walk walking drive driving move "
     "moving get getting commute commuting fly flying cycle cycling run running listen "
     "listening talk talking speak speaking write writing reply replying stick sticking"
+)
+#: Prepositions kept as content words (they change the fact) that still start a new phrase.
+_PREPOSITIONS = word_set(
+    "since until till during after before near outside inside around behind beyond above below "
+    "under across opposite beside between without except via per"
 )
 #: Words that end the place after "from".
 _FROM_END = word_set("to in at on for with into until since and but than over ,")
@@ -244,6 +252,9 @@ class FactForm:
     #: Keys of words something is said *of*: "sister" in "User's sister lives in Porto" or
     #: "the sister of Alice ...". Such a word is a new subject, never a mere detail.
     possessed: frozenset[str] = frozenset()
+    #: The content keys in order, cut where a function word, comma or role change stood
+    #: between them: "User likes cat videos" is one run, "loves hiking in the Alps" two.
+    runs: tuple[tuple[str, ...], ...] = ()
     #: A readable word for each key, for reasons ("adds: herbal").
     shown: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
@@ -306,17 +317,25 @@ def read_form(text: str) -> FactForm:
     words: set[str] = set()
     shown: dict[str, str] = {}
     negated = joined = False
+    runs: list[list[str]] = [[]]
     tag = ""
     seen_prefer = False
     after_prefer: list[str] = []
     if tokens and tokens[0] == "over" and prefers and "," in tokens:
         tag, tokens = THAN, tokens[1:]  # "Over coffee, Alice prefers tea"
     for index, token in enumerate(tokens):
-        if token == ",":
-            tag = ""
-            continue
+        if token == "one":
+            before = tokens[index - 1] if index else ""
+            after = tokens[index + 1] if index + 1 < len(tokens) else ""
+            token = "the" if before in _ONE_BEFORE or after in _ONE_AFTER else "1"
         if token == POSSESSIVE:
             owned = True
+            continue
+        breaks = token in FUNCTION_WORDS or token in NEGATORS or token in _PREPOSITIONS
+        if runs[-1] and (breaks or not token.isalnum()):
+            runs.append([])  # "in", "since", "not", ",": the words either side are not one phrase
+        if token == ",":
+            tag = ""
             continue
         if token == "of" and last:
             following = [t for t in tokens[index + 1 : index + 3] if t != "the"][:1]
@@ -328,6 +347,7 @@ def read_form(text: str) -> FactForm:
             joined = True
         if token == "than" or (token == "over" and seen_prefer and after_prefer):
             tag = THAN
+            runs.append([])
             continue
         if (
             token == "to"
@@ -337,9 +357,11 @@ def read_form(text: str) -> FactForm:
             and after_prefer[-1] not in _MOTION
         ):
             tag = THAN  # "prefers tea to coffee", not "prefers to walk" or "going to"
+            runs.append([])
             continue
         if token == "from":
             tag = FROM
+            runs.append([])
             continue
         if token in NEGATORS:
             negated = not negated
@@ -359,4 +381,13 @@ def read_form(text: str) -> FactForm:
             possessed.add(tagged)
             owned = False
         last = tagged
-    return FactForm(frozenset(words), negated, names, joined, frozenset(possessed), shown)
+        runs[-1].append(tagged)
+    return FactForm(
+        frozenset(words),
+        negated,
+        names,
+        joined,
+        frozenset(possessed),
+        tuple(tuple(run) for run in runs if run),
+        shown,
+    )
