@@ -245,6 +245,9 @@ class Memex:
                     table.get("similarity_threshold", defaults.similarity_threshold)
                 ),
                 similar_limit=int(table.get("similar_limit", defaults.similar_limit)),
+                dream_similar_limit=int(
+                    table.get("dream_similar_limit", defaults.dream_similar_limit)
+                ),
                 fragment_chars=int(table.get("fragment_chars", defaults.fragment_chars)),
             )
             self._memory_service = MemoryService(

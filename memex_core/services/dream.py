@@ -54,6 +54,7 @@ def dream(
                     exclude=(memory.id,),
                     only=earlier,
                     candidates=[m for m in facts if m.id in earlier],
+                    limit=service.settings.dream_similar_limit,
                 )
                 decision = consolidator.decide(fact, similar)
                 if dry_run:

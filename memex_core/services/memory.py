@@ -55,7 +55,8 @@ class MemorySettings:
     """``[memory]`` settings."""
 
     similarity_threshold: float = 0.5  # closest memories a consolidator is shown
-    similar_limit: int = 5
+    similar_limit: int = 5  # shown to a consolidator when remembering (an LLM reads them all)
+    dream_similar_limit: int = 20  # shown during a dream: repeats hide behind a user's other facts
     fragment_chars: int = 2000
 
 
@@ -363,6 +364,7 @@ class MemoryService:
         exclude: Sequence[str] = (),
         only: set[str] | None = None,
         candidates: Sequence[MemoryRecord] | None = None,
+        limit: int | None = None,
     ) -> list[SimilarMemory]:
         """The closest active facts in the same owner and collection, at or above the
         similarity threshold, most similar first. Uses vectors when there are any,
@@ -370,7 +372,7 @@ class MemoryService:
         dream compares each memory with the ones before it); ``candidates`` limits the
         fallback's scan."""
         threshold = self.settings.similarity_threshold
-        limit = self.settings.similar_limit
+        limit = limit or self.settings.similar_limit
         skip = set(exclude)
         filters = SearchFilters(
             owners=(owner,),
