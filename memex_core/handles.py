@@ -20,15 +20,22 @@ import os
 import shlex
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from memex_core.catalog.memory import MemoryAccessDenied, MemoryLinkRow
-from memex_core.domain import Consolidator, Extractor, MemoryFact, SearchFilters
+from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.domain import (
+    ConsolidationDecision,
+    Consolidator,
+    Extractor,
+    MemoryFact,
+    SearchFilters,
+)
 from memex_core.domain.contracts import ADD
 from memex_core.domain.memory.memory_links import find_memory_links, resolve_memory_link
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.paths import (
+    owner_of_storage_path,
     to_storage_path,
     to_virtual_path,
     validate_storage_path,
@@ -58,7 +65,9 @@ from memex_core.services.dream import dream
 from memex_core.services.memory import (
     AppliedDecision,
     DreamReport,
+    MemoryService,
     Message,
+    Prepared,
     fingerprint,
 )
 from memex_core.services.ports import Progress
@@ -344,14 +353,6 @@ class MemoryHandle:
             record = self._find(ref)
             info["user_id"] = record.user_id
             catalog = self._mx.catalog
-
-            def row(link: MemoryLinkRow, path: str | None) -> dict[str, Any]:
-                return {
-                    "target": link.target,
-                    "path": self._shown_path(path),
-                    "memory_id": link.target_memory if path else link.source_memory,
-                }
-
             out = [
                 {
                     "target": link.target,
@@ -368,7 +369,7 @@ class MemoryHandle:
 
     # -- writing --------------------------------------------------------------------------
 
-    def _service(self) -> Any:
+    def _service(self) -> MemoryService:
         return self._mx.memory_service()
 
     def remember(
@@ -438,7 +439,7 @@ class MemoryHandle:
 
     def _remember_conversation(
         self,
-        service: Any,
+        service: MemoryService,
         messages: Sequence[Message | dict[str, Any]],
         owner: str,
         collection: str,
@@ -463,8 +464,6 @@ class MemoryHandle:
         result.redacted = tuple(found)
         if not turns:
             return []
-        from memex_core.services.memory import Prepared
-
         transcript = "\n\n".join(f"{t.role}: {t.content}" for t in turns)
         conversation = service.create(
             self.scope,
@@ -484,7 +483,7 @@ class MemoryHandle:
 
     def _store_fact(
         self,
-        service: Any,
+        service: MemoryService,
         fact: MemoryFact,
         owner: str,
         collection: str,
@@ -492,8 +491,6 @@ class MemoryHandle:
         consolidator: Consolidator | None,
         tool_call_id: str | None,
     ) -> AppliedDecision:
-        from memex_core.domain import ConsolidationDecision
-
         prepared = service.prepare(fact.text)
         fact = MemoryFact(prepared.text, fact.kind, fact.source_fragment_ids)
         same = self._mx.catalog.memories(
@@ -546,7 +543,7 @@ class MemoryHandle:
         Its ``[[...]]`` links join the link graph."""
         with self._logged("write", path, tool_call_id) as info:
             storage = self._storage_path(path)
-            owner = self._owner_of(storage)
+            owner = owner_of_storage_path(storage)
             info["user_id"] = owner_user_id(owner)
             if not self.scope.can_write(owner):
                 raise MemoryAccessDenied(
@@ -589,11 +586,6 @@ class MemoryHandle:
                     )
             info["detail"] = {"memory_id": record.id, "redacted": list(prepared.redacted)}
         return self._public(record)
-
-    def _owner_of(self, storage_path: str) -> str:
-        from memex_core.domain.memory.paths import owner_of_storage_path
-
-        return owner_of_storage_path(storage_path)
 
     def forget(
         self, ref: str, *, reason: str = "", tool_call_id: str | None = None
@@ -693,8 +685,6 @@ class AgentMemory(MemoryHandle):
         return None if path is None else to_virtual_path(path, self.user_id)
 
     def _public(self, record: MemoryRecord) -> MemoryRecord:
-        from dataclasses import replace
-
         return replace(record, path=self._shown_path(record.path))
 
     def _owner_for_new(self, user_id: str | None) -> str:
@@ -728,8 +718,7 @@ class OperatorMemory(MemoryHandle):
 
     def _readable_owners(self, user_id: str | None = None) -> tuple[str, ...]:
         if user_id is None:
-            known = self._mx.catalog.query("SELECT DISTINCT owner FROM memories")[1]
-            return tuple(sorted(str(r[0]) for r in known)) or (SHARED_OWNER,)
+            return tuple(self._mx.catalog.memory_owners()) or (SHARED_OWNER,)
         return (user_owner(validate_user_id(user_id)),)
 
     def agent(self, user_id: str, *, name: str = "agent", collection: str = "") -> AgentMemory:
@@ -761,8 +750,6 @@ class OperatorMemory(MemoryHandle):
                     f"Memory {record.id} has no revision {revision}; it has 1..{record.revision} "
                     f"(see `memex history {record.id}`)."
                 )
-            from memex_core.services.memory import Prepared
-
             with self._mx.lock, self._mx.memory_indexes().held():
                 record = self._service().revise(
                     self.scope,
@@ -773,7 +760,7 @@ class OperatorMemory(MemoryHandle):
                     kind=earlier.kind,
                     reason=f"restored revision {revision}",
                     tool_call_id=tool_call_id,
-                    links=self._links_of(replace_content(record, earlier.content)),
+                    links=self._links_of(replace(record, content=earlier.content)),
                 )
         return record
 
@@ -829,9 +816,3 @@ class OperatorMemory(MemoryHandle):
         """The access log, newest first (filters: user_id, actor, actor_kind, action,
         outcome, tool_call_id, since, until, limit)."""
         return self._mx.catalog.access_log(**filters)
-
-
-def replace_content(record: MemoryRecord, content: str) -> MemoryRecord:
-    from dataclasses import replace
-
-    return replace(record, content=content)

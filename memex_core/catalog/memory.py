@@ -22,6 +22,7 @@ from memex_core.domain.memory.records import (
     ACTIVE,
     AccessEntry,
     MemoryRecord,
+    MemoryWrite,
     Revision,
     Scope,
 )
@@ -55,22 +56,6 @@ class MemoryLinkRow:
     target: str  # as written
     target_path: str | None  # storage path it maps to (None when it cannot map)
     target_memory: str | None  # the memory at that path, when it exists and is readable
-
-
-@dataclass(frozen=True)
-class MemoryWrite:
-    """Everything one write changes, committed in one transaction.
-
-    ``record`` is the memory's new state, ``revision`` the revision that
-    records it, ``fragments`` its searchable fragments (empty unless active),
-    ``links`` the memory-file links as (target as written, storage path or None).
-    """
-
-    record: MemoryRecord
-    revision: Revision
-    fingerprint: str
-    fragments: Sequence[Fragment] = ()
-    links: Sequence[tuple[str, str | None]] = ()
 
 
 def _owner_clause(scope: Scope, column: str = "m.owner") -> tuple[str, list[Any]]:
@@ -221,14 +206,9 @@ class MemoryStore:
         )
         return [_revision(r) for r in rows]
 
-    def memory_fragment_ids(self, memory_id: str) -> list[str]:
-        return [
-            r[0]
-            for r in self._db.execute(
-                "SELECT id FROM fragments WHERE conversation_id = ? ORDER BY position, seq",
-                (memory_id,),
-            )
-        ]
+    def memory_owners(self) -> list[str]:
+        """Every owner that has memory (operators list across users with it)."""
+        return sorted(r[0] for r in self._db.execute("SELECT DISTINCT owner FROM memories"))
 
     def memory_outlinks(self, scope: Scope, memory_id: str) -> list[MemoryLinkRow]:
         """Links written in a readable memory file; targets outside the scope show as

@@ -39,6 +39,7 @@ from memex_core.domain.memory.records import (
     INVALIDATED,
     MEMORY_SOURCE,
     MemoryRecord,
+    MemoryWrite,
     Revision,
     Scope,
 )
@@ -144,7 +145,9 @@ class MemoryCatalog(Protocol):
 
     def memories_by_fragment(self, scope: Scope, fragment_ids: Sequence[str]) -> dict[str, str]: ...
 
-    def write_memory(self, scope: Scope, write: Any) -> tuple[list[Fragment], list[str]]: ...
+    def write_memory(
+        self, scope: Scope, write: MemoryWrite
+    ) -> tuple[list[Fragment], list[str]]: ...
 
 
 class MemoryIndexes(Protocol):

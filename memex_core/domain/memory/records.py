@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from memex_core.domain.fragment import Fragment
 
 AGENT, OPERATOR = "agent", "operator"
 #: Owner of memory every user's agents can read (``shared/...`` paths).
@@ -176,3 +179,19 @@ class AccessEntry:
             "outcome": self.outcome,
             "detail": self.detail,
         }
+
+
+@dataclass(frozen=True)
+class MemoryWrite:
+    """Everything one write changes, committed in one transaction.
+
+    ``record`` is the memory's new state, ``revision`` the revision that
+    records it, ``fragments`` its searchable fragments (empty unless active),
+    ``links`` the memory-file links as (target as written, storage path or None).
+    """
+
+    record: MemoryRecord
+    revision: Revision
+    fingerprint: str
+    fragments: Sequence[Fragment] = ()
+    links: Sequence[tuple[str, str | None]] = ()
