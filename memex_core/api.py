@@ -69,6 +69,7 @@ from memex_core.services.search import (
 )
 
 if TYPE_CHECKING:
+    from memex_core.agent_view import AgentView
     from memex_core.handles import AgentMemory, OperatorMemory
 
 TimeBound = str | float | int | datetime | date | None
@@ -216,6 +217,20 @@ class Memex:
         from memex_core.handles import AgentMemory
 
         return AgentMemory(self, user_id, name=name, collection=collection)
+
+    def view(
+        self,
+        user: str | None = None,
+        *,
+        name: str = "agent",
+        collection: str = "",
+        corpus: bool = True,
+    ) -> AgentView:
+        """What an agent may read: the corpus (unless ``corpus=False``) and, with a
+        ``user``, that user's and shared memory. Integrations read through this."""
+        from memex_core.agent_view import AgentView
+
+        return AgentView(self, user, name=name, collection=collection, corpus=corpus)
 
     def operator(self, name: str = "operator", *, collection: str = "") -> OperatorMemory:
         """A handle that can read and write all memory, see revisions and the log, purge."""
@@ -580,15 +595,7 @@ class Memex:
     ) -> ContextPack:
         """Context for an agent within ``budget_chars``: search hits, the notes they link
         to, then recent material; every item says why it is there. Deterministic."""
-        table = self.config.table("context")
-        defaults = ContextSettings()
-        settings = ContextSettings(
-            seed_limit=int(table.get("seed_limit", defaults.seed_limit)),
-            seed_share=float(table.get("seed_share", defaults.seed_share)),
-            recency_share=float(table.get("recency_share", defaults.recency_share)),
-            link_limit=int(table.get("link_limit", defaults.link_limit)),
-            item_chars=int(table.get("item_chars", defaults.item_chars)),
-        )
+        settings = self.context_settings()
         filters = make_filters(**filter_options) if filter_options else None
 
         def search(text: str, limit: int) -> list[Any]:
@@ -602,6 +609,18 @@ class Memex:
             )
         except ValueError as exc:
             raise MemexError(str(exc)) from exc
+
+    def context_settings(self) -> ContextSettings:
+        """The ``[context]`` table of the config over the defaults."""
+        table = self.config.table("context")
+        defaults = ContextSettings()
+        return ContextSettings(
+            seed_limit=int(table.get("seed_limit", defaults.seed_limit)),
+            seed_share=float(table.get("seed_share", defaults.seed_share)),
+            recency_share=float(table.get("recency_share", defaults.recency_share)),
+            link_limit=int(table.get("link_limit", defaults.link_limit)),
+            item_chars=int(table.get("item_chars", defaults.item_chars)),
+        )
 
     def stats(self) -> CorpusStats:
         first, last = self.catalog.time_span()

@@ -1,0 +1,318 @@
+"""What an agent may read through an integration: one scope, checked on every call.
+
+>>> view = Memex(home).view(user="alice")            # doctest: +SKIP
+>>> view.search("sqlite locking")                     # doctest: +SKIP
+>>> view.remember("Alice deploys on Fridays")         # doctest: +SKIP
+
+The LangChain and LlamaIndex adapters and the MCP server read through a view,
+never through :class:`~memex_core.api.Memex` directly, because their callers
+pass arguments an agent chose. A view reads:
+
+* the operator's ingested corpus (owner ``""``) when ``corpus`` is true: the
+  person who runs memex lends their own exports and notes to their agents;
+* with a ``user``, that user's memory (``users/<id>``) and shared memory,
+  through the :class:`~memex_core.handles.AgentMemory` handle for writes.
+
+Every search carries the owner filter into both indexes, every result is
+checked again afterwards, and an id outside the scope fails exactly like an
+unknown one, so a probe learns nothing about what exists elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from memex_core.domain import Fragment, SearchFilters
+from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, compact_hit, query_terms
+from memex_core.domain.documents import DocumentRecord
+from memex_core.domain.links import ResolvedLink
+from memex_core.domain.memory.namespaces import covers, validate_collection
+from memex_core.domain.memory.records import MEMORY_SOURCE, SHARED_OWNER, user_owner
+from memex_core.errors import MemexError
+from memex_core.services.search import SearchResults
+
+if TYPE_CHECKING:
+    from memex_core.api import Memex
+    from memex_core.handles import AgentMemory, RememberResult
+    from memex_core.services.explore import Exploration
+
+CORPUS_OWNER = ""  # fragments ingested by the operator (exports, transcripts, vaults)
+
+
+class AgentView:
+    """One agent's window on a memex home: the corpus (if lent) and one user's memory."""
+
+    def __init__(
+        self,
+        memex: Memex,
+        user: str | None = None,
+        *,
+        name: str = "agent",
+        collection: str = "",
+        corpus: bool = True,
+    ) -> None:
+        self._mx = memex
+        self.collection = validate_collection(collection)
+        self.corpus = corpus
+        self.memory: AgentMemory | None = (
+            None if user is None else memex.agent(user, name=name, collection=self.collection)
+        )
+        self.user_id = None if self.memory is None else self.memory.user_id
+        memory_owners = () if self.user_id is None else (user_owner(self.user_id), SHARED_OWNER)
+        self.memory_owners: tuple[str, ...] = memory_owners
+        self.owners: tuple[str, ...] = ((CORPUS_OWNER,) if corpus else ()) + memory_owners
+
+    def __repr__(self) -> str:
+        return (
+            f"AgentView(user={self.user_id!r}, corpus={self.corpus}, "
+            f"collection={self.collection!r})"
+        )
+
+    # -- scope ----------------------------------------------------------------------------
+
+    def readable(self, fragment: Fragment) -> bool:
+        """Whether this view may show ``fragment`` (its owner is in scope)."""
+        return fragment.owner in self.owners
+
+    def _log(self, action: str, target: str, tool_call_id: str | None, **detail: Any) -> None:
+        if self.memory is not None:  # without a user there is no one to file the entry under
+            self.memory._log(action, target, tool_call_id=tool_call_id, **detail)
+
+    def _scoped_filters(
+        self, collection: str | None, include_private: bool, filter_options: dict[str, Any]
+    ) -> SearchFilters | None:
+        """The caller's filters narrowed to this scope; None when the scope holds nothing."""
+        from memex_core.api import make_filters
+
+        filters = make_filters(include_private=include_private, **filter_options)
+        prefix = self.collection if collection is None else validate_collection(collection)
+        if not prefix:
+            return replace(filters, owners=self.owners) if self.owners else None
+        # A collection names memory: the corpus has none, so it drops out.
+        if not self.memory_owners or self.memory is None:
+            return None
+        known = self._mx.catalog.memory_collections(self.memory.scope, self.memory_owners)
+        names = tuple(name for name in known if covers(prefix, name))
+        if not names:
+            return None  # a prefix that matches nothing finds nothing; it never widens
+        return replace(filters, owners=self.memory_owners, collections=names)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        limit: int = 10,
+        *,
+        collection: str | None = None,
+        include_private: bool = False,
+        tool_call_id: str | None = None,
+        time_phrases: bool = True,
+        **filter_options: Any,
+    ) -> SearchResults:
+        """Search what this view may read. ``filter_options`` are those of
+        :func:`memex_core.api.make_filters` (source, conversation, role, since, until)."""
+        filters = self._scoped_filters(collection, include_private, filter_options)
+        if filters is None:
+            found = SearchResults(mode, [], ["nothing in this scope matches that collection"])
+        else:
+            found = self._mx.search(query, mode, limit, filters=filters, time_phrases=time_phrases)
+            # Defence in depth: the stores filtered already; never trust them alone.
+            found.results = [r for r in found.results if self.readable(r.fragment)]
+        self._log("search", query, tool_call_id, mode=mode, hits=len(found.results))
+        return found
+
+    def compact_search(
+        self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
+    ) -> tuple[list[CompactHit], list[str]]:
+        """Small hits (id, title, snippet, score, why): step one of progressive disclosure."""
+        found = self.search(query, limit=limit, **options)
+        terms = query_terms(query)
+        return [compact_hit(r, terms, snippet_chars) for r in found], found.notes
+
+    def get(self, ids: Sequence[str], *, tool_call_id: str | None = None) -> list[Fragment]:
+        """Fragments by id, in the order asked; unknown and out-of-scope ids are left out."""
+        wanted = [i for i in ids if isinstance(i, str)]
+        found = self._mx.catalog.get_many(wanted)
+        out = [found[i] for i in wanted if i in found and self.readable(found[i])]
+        self._log("get", ",".join(wanted)[:200], tool_call_id, found=len(out))
+        return out
+
+    def timeline(
+        self,
+        fragment_id: str,
+        before: int = 3,
+        after: int = 3,
+        *,
+        tool_call_id: str | None = None,
+    ) -> Timeline:
+        """The turns around a fragment this view may read (same error as an unknown id)."""
+        anchor = self._mx.catalog.get_many([fragment_id]).get(fragment_id)
+        if anchor is None or not self.readable(anchor):
+            self._log("timeline", fragment_id, tool_call_id, outcome="not_found")
+            raise MemexError(
+                f"No fragment with id {fragment_id!r}. Ids come from a search; give the full id."
+            )
+        timeline = self._mx.timeline(fragment_id, before, after)
+        kept = [
+            (f, o)
+            for f, o in zip(timeline.fragments, timeline.offsets, strict=True)
+            if self.readable(f)
+        ]
+        self._log("timeline", fragment_id, tool_call_id)
+        return replace(timeline, fragments=[f for f, _ in kept], offsets=[o for _, o in kept])
+
+    def explore(
+        self, note: str, similar: int = 5, *, tool_call_id: str | None = None
+    ) -> Exploration:
+        """A corpus note's links, backlinks and similar notes. Memory files have their own
+        links call (``view.memory.links``), which shows them by the agent's paths."""
+        from memex_core.services.explore import Explorer
+
+        if not self.corpus:
+            raise MemexError(
+                "This agent may not read the corpus, so there are no notes to explore. "
+                "Search memory instead."
+            )
+        graph = CorpusGraph(self._mx.catalog)
+        similar_search = None
+        if similar > 0 and self._mx.semantic_unavailable_reason() is None:
+            semantic_hits = self._mx.search_service("semantic").semantic_hits
+
+            def similar_search(text: str, limit: int, filters: SearchFilters) -> Any:
+                return semantic_hits(text, limit, replace(filters, owners=(CORPUS_OWNER,)))
+
+        exploration = Explorer(graph, similar_search).explore(note, similar)
+        self._log("explore", note, tool_call_id)
+        return exploration
+
+    def context(
+        self,
+        query: str,
+        budget_chars: int = 4000,
+        *,
+        mode: str = "hybrid",
+        collection: str | None = None,
+        time_phrases: bool = True,
+        tool_call_id: str | None = None,
+        **filter_options: Any,
+    ) -> ContextPack:
+        """Context within ``budget_chars`` from what this view may read (as
+        :meth:`Memex.context`)."""
+        from memex_core.services.context import ContextBuilder
+
+        filters = self._scoped_filters(collection, False, filter_options)
+        if filters is None:
+            return ContextPack(query=query, budget_chars=budget_chars)
+        scoped = filters
+
+        def search(text: str, limit: int) -> list[Any]:
+            found = self._mx.search(text, mode, limit, filters=scoped, time_phrases=time_phrases)
+            return [r for r in found.results if self.readable(r.fragment)]
+
+        graph = ScopedGraph(self._mx.catalog, filters.owners)
+        try:
+            pack = ContextBuilder(graph, search, self._mx.context_settings()).build(
+                query, budget_chars, filters
+            )
+        except ValueError as exc:
+            raise MemexError(str(exc)) from exc
+        self._log("context", query, tool_call_id, items=len(pack.items))
+        return pack
+
+    # -- writing --------------------------------------------------------------------------
+
+    def remember(self, text: str | None = None, **options: Any) -> RememberResult:
+        """Store a fact (or ``messages=`` a conversation) in this user's memory."""
+        if self.memory is None:
+            raise MemexError(
+                "Remembering needs a user to file the memory under: open the view with "
+                "a user (mx.view(user='alice'), `memex mcp --user alice`)."
+            )
+        return self.memory.remember(text, **options)
+
+
+def document_owner(document: DocumentRecord) -> str:
+    """The owner of a stored document: memory files carry it in their storage path."""
+    if document.source_kind != MEMORY_SOURCE and document.root != MEMORY_SOURCE:
+        return CORPUS_OWNER
+    from memex_core.domain.memory.paths import owner_of_storage_path
+
+    try:
+        return owner_of_storage_path(document.path)
+    except MemexError:
+        return "?"  # unreadable by anyone but the operator
+
+
+class ScopedGraph:
+    """A catalog graph that shows only documents and fragments of the given owners."""
+
+    def __init__(self, graph: Any, owners: Sequence[str]) -> None:
+        self._graph = graph
+        self.owners = frozenset(owners)
+
+    def _doc_ok(self, document: DocumentRecord | None) -> bool:
+        return document is not None and document_owner(document) in self.owners
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, Fragment]:
+        found = self._graph.get_many(ids)
+        return {k: f for k, f in found.items() if f.owner in self.owners}
+
+    def document(self, document_id: str) -> DocumentRecord | None:
+        doc = self._graph.document(document_id)
+        return doc if self._doc_ok(doc) else None
+
+    def documents(self, document_ids: Sequence[str]) -> dict[str, DocumentRecord]:
+        found = self._graph.documents(document_ids)
+        return {k: d for k, d in found.items() if self._doc_ok(d)}
+
+    def find_documents(self, name: str) -> list[DocumentRecord]:
+        return [d for d in self._graph.find_documents(name) if self._doc_ok(d)]
+
+    def _links_ok(self, links: list[ResolvedLink]) -> list[ResolvedLink]:
+        ids = {ln.source_document for ln in links} | {
+            ln.target_document for ln in links if ln.target_document
+        }
+        ok = set(self.documents(sorted(ids)))
+        return [
+            ln
+            for ln in links
+            if ln.source_document in ok and (ln.target_document is None or ln.target_document in ok)
+        ]
+
+    def outlinks(self, document_id: str) -> list[ResolvedLink]:
+        return self._links_ok(self._graph.outlinks(document_id))
+
+    def backlinks(self, document_id: str) -> list[ResolvedLink]:
+        return self._links_ok(self._graph.backlinks(document_id))
+
+    def backlink_counts(self, fragment_ids: Sequence[str]) -> dict[str, int]:
+        return dict(self._graph.backlink_counts(list(self.get_many(fragment_ids))))
+
+    def conversation_fragments(self, conversation_id: str) -> list[Fragment]:
+        return [
+            f for f in self._graph.conversation_fragments(conversation_id) if f.owner in self.owners
+        ]
+
+    def neighbours(self, fragment_id: str, before: int, after: int) -> list[Fragment]:
+        found = self._graph.neighbours(fragment_id, before, after)
+        return [f for f in found if f.owner in self.owners]
+
+    def recent_fragments(
+        self, limit: int, offset: int = 0, filters: SearchFilters | None = None
+    ) -> list[Fragment]:
+        filters = filters or SearchFilters()
+        owners = tuple(o for o in (filters.owners or tuple(self.owners)) if o in self.owners)
+        if not owners:
+            return []
+        return self._graph.recent_fragments(limit, offset, replace(filters, owners=owners))
+
+
+class CorpusGraph(ScopedGraph):
+    """The operator's corpus only: notes to explore, never memory files."""
+
+    def __init__(self, graph: Any) -> None:
+        super().__init__(graph, (CORPUS_OWNER,))
