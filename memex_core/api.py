@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memex_core.catalog import Catalog, WriteLock
+from memex_core.catalog.crashpoints import crash_point
+from memex_core.catalog.faults import from_os_error
 from memex_core.config import Config, load_config
 from memex_core.domain import (
     Consolidator,
@@ -54,9 +57,9 @@ from memex_core.services.context import ContextBuilder, ContextSettings
 from memex_core.services.explore import Exploration, Explorer
 from memex_core.services.indexing import (
     EMBEDDER_SETTING,
+    KeywordSync,
     MemoryIndexUpdater,
     VectorIndexer,
-    sync_keyword_index,
 )
 from memex_core.services.ingest import IngestService
 from memex_core.services.memory import MemoryService, MemorySettings
@@ -71,6 +74,7 @@ from memex_core.services.search import (
 if TYPE_CHECKING:
     from memex_core.agent_view import AgentView
     from memex_core.handles import AgentMemory, OperatorMemory
+    from memex_core.services.doctor import DoctorReport
 
 TimeBound = str | float | int | datetime | date | None
 MODES = ("hybrid", "keyword", "semantic")
@@ -126,7 +130,7 @@ class Memex:
         self.lock = WriteLock(self.home)
         self._catalog: Catalog | None = None
         self._keyword: KeywordStore | None = None
-        self._keyword_synced = False
+        self._keyword_sync: KeywordSync | None = None
         self._vectors: VectorStore | None = None
         self._embedder: Embedder | None = None
         self._ranker: Ranker | None = None
@@ -154,14 +158,30 @@ class Memex:
 
     @property
     def keyword_store(self) -> KeywordStore:
-        if self._keyword is None:
-            self._keyword = self._build("keyword_store")
-        if not self._keyword_synced:
+        return self.keyword_sync.keyword
+
+    @property
+    def keyword_sync(self) -> KeywordSync:
+        """The keyword store with its place in the catalog's change journal."""
+        if self._keyword_sync is None:
+            if self._keyword is None:
+                self._keyword = self._build("keyword_store")
+            sync = KeywordSync(self.catalog, self._keyword)
             # Close any gap left by an interrupted writer (in memory for readers;
             # writers flush it with their own changes).
-            sync_keyword_index(self.catalog, self._keyword)
-            self._keyword_synced = True
-        return self._keyword
+            sync.catch_up()
+            self._keyword_sync = sync
+        return self._keyword_sync
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the write lock; a home that cannot be written says so in words (which
+        folder, and what to do) instead of a traceback."""
+        try:
+            with self.lock:
+                yield
+        except OSError as exc:
+            raise from_os_error(exc, self.home) or exc from exc
 
     @property
     def embedder(self) -> Embedder:
@@ -247,7 +267,7 @@ class Memex:
                 return self._indexer()
 
             self._memory_indexes = MemoryIndexUpdater(
-                lambda: self.keyword_store, vectors, self._apply_vector_deletes
+                lambda: self.keyword_sync, vectors, self._apply_vector_deletes
             )
         return self._memory_indexes
 
@@ -306,13 +326,18 @@ class Memex:
         when an embedder and vector store are installed; otherwise the report says
         why not and ``backfill()`` can do it later.
         """
-        with self.lock:
+        with self.writing():
+            sync = self.keyword_sync
+            sync.catch_up()  # another process may have written since this one opened
             service = IngestService(
-                self.catalog, self.sources(), self.keyword_store, progress or NoProgress()
+                self.catalog, self.sources(), sync.keyword, progress or NoProgress()
             )
             command = " ".join(sys.argv[1:3]) or "ingest"
             resolved = [Path(p).expanduser().absolute() for p in paths]
             report = service.ingest(resolved, command=command)
+            sync.own_changes_applied()
+            sync.flushed()
+            crash_point("ingest.indexed")
             if not embed:
                 report.embedding_skipped_reason = "skipped on request (run `memex backfill`)"
             elif (reason := self.semantic_unavailable_reason()) is not None:
@@ -348,6 +373,7 @@ class Memex:
         pending = self.catalog.pending_vector_deletes()
         if pending:
             self.vector_store.delete(pending)
+            crash_point("vectors.deleted")
             self.catalog.clear_pending_vector_deletes(pending)
         return len(pending)
 
@@ -367,7 +393,9 @@ class Memex:
         batch = list(fragments)
         digest = hashlib.sha256("\n".join(sorted(f.id for f in batch)).encode()).hexdigest()
         kinds = sorted({f.source_kind for f in batch}) or ["api"]
-        with self.lock:
+        with self.writing():
+            sync = self.keyword_sync
+            sync.catch_up()
             run_id = self.catalog.start_run(f"add_fragments {origin}")
             new = self.catalog.add_file(
                 run_id=run_id,
@@ -377,9 +405,10 @@ class Memex:
                 source_kind=",".join(kinds),
                 fragments=batch,
             )
-            keyword = self.keyword_store
-            keyword.add(new)
-            keyword.flush()
+            sync.keyword.add(new)
+            sync.keyword.flush()
+            sync.own_changes_applied()
+            sync.flushed()
             self.catalog.finish_run(run_id, "finished", {"fragments_added": len(new)})
             if embed and self.semantic_unavailable_reason() is None:
                 self._indexer().backfill(progress=progress)
@@ -390,7 +419,7 @@ class Memex:
         reason = self.semantic_unavailable_reason()
         if reason:
             raise MemexError(reason)
-        with self.lock:
+        with self.writing():
             self._apply_vector_deletes()
             return self._indexer().backfill(batch_size=batch_size, progress=progress)
 
@@ -399,10 +428,12 @@ class Memex:
     ) -> dict[str, int]:
         """Recreate indexes from the catalog (the record of truth)."""
         done: dict[str, int] = {}
-        with self.lock:
+        with self.writing():
             if keyword:
                 store = self._build("keyword_store")
                 store.clear()
+                sync = KeywordSync(self.catalog, store)
+                sync.seen = self.catalog.last_fragment_change()  # under the lock: all of it
                 progress = progress or NoProgress()
                 progress.start("Keyword index", self.catalog.count_fragments())
                 batch: list[Fragment] = []
@@ -415,8 +446,9 @@ class Memex:
                 store.add(batch)
                 progress.advance(len(batch))
                 store.flush()
+                sync.flushed()
                 progress.finish()
-                self._keyword, self._keyword_synced = store, True
+                self._keyword, self._keyword_sync = store, sync
                 done["keyword"] = store.count()
             if vectors:
                 indexer = self._indexer()
@@ -642,6 +674,31 @@ class Memex:
             links=links,
             unresolved_links=unresolved,
         )
+
+    def doctor(self, *, repair: bool = False, progress: Progress | None = None) -> DoctorReport:
+        """Check the catalog, keyword index and vector store against each other; with
+        ``repair``, fix what drifted from the catalog (the record of truth) and check again.
+        See :mod:`memex_core.services.doctor`."""
+        from memex_core.services.doctor import Doctor, DoctorParts
+
+        def rebuild_keyword(progress: Progress) -> int:
+            return self.rebuild(keyword=True, progress=progress)["keyword"]
+
+        parts = DoctorParts(
+            home=str(self.home),
+            catalog=self.catalog,
+            open_keyword=lambda: self._build("keyword_store"),
+            vector_store=lambda: self.vector_store,
+            embedder=lambda: self.embedder,
+            semantic_reason=self.semantic_unavailable_reason,
+            rebuild_keyword=rebuild_keyword,
+            apply_vector_deletes=self._apply_vector_deletes,
+        )
+        with self.writing():  # a write in progress would look like drift
+            report = Doctor(parts).run(repair=repair, progress=progress)
+            if repair:  # reopen the keyword index as repaired on next use
+                self._keyword = self._keyword_sync = None
+        return report
 
     def explain_empty(self, query: str, mode: str, filters: SearchFilters) -> list[str]:
         """Guidance when a search found nothing: corpus size, coverage, the filter to blame."""

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from memex_core.catalog.crashpoints import crash_point
 from memex_core.catalog.rows import (
     INSERT_FRAGMENT,
     delete_fragments,
@@ -126,6 +127,8 @@ class DocumentStore:
             new_ids = {
                 r[0] for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))
             }
+            crash_point("catalog.document_txn")
+        crash_point("catalog.document_committed")
         return [f for f in fragments if f.id in new_ids], removed
 
     def touch_document(self, document_id: str, mtime_ns: int | None) -> None:
@@ -145,6 +148,7 @@ class DocumentStore:
             db.execute("DELETE FROM links WHERE source_document=?", (document_id,))
             db.execute("DELETE FROM documents WHERE id=?", (document_id,))
             db.execute("DELETE FROM conversations WHERE id=?", (document_id,))
+        crash_point("catalog.document_removed")
         return ids
 
     def links_under(self, root: str) -> list[tuple[int, str, str, str | None, str | None]]:

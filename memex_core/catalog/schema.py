@@ -195,4 +195,29 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    (
+        4,
+        """
+        -- Every fragment added to or removed from the catalog, in commit order. The keyword
+        -- index replays what came after the point it was flushed at (settings
+        -- 'keyword_synced_to'), so a writer that died between its catalog commit and its
+        -- index flush leaves a gap that the next process closes exactly, even when as many
+        -- fragments were removed as added. Rows up to that point are pruned after a flush.
+        CREATE TABLE fragment_changes (
+            seq  INTEGER PRIMARY KEY AUTOINCREMENT,
+            id   TEXT NOT NULL
+        );
+        CREATE TRIGGER fragments_added AFTER INSERT ON fragments
+        BEGIN
+            INSERT INTO fragment_changes (id) VALUES (new.id);
+        END;
+        CREATE TRIGGER fragments_removed AFTER DELETE ON fragments
+        BEGIN
+            INSERT INTO fragment_changes (id) VALUES (old.id);
+        END;
+        """,
+    )
+)
+
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -14,8 +14,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from memex_core.catalog.crashpoints import crash_point
 from memex_core.catalog.documents import DocumentStore
+from memex_core.catalog.faults import from_os_error, from_sqlite_error
 from memex_core.catalog.graph import LinkGraph
+from memex_core.catalog.health import HealthQueries
 from memex_core.catalog.memory import MemoryStore
 from memex_core.catalog.rows import (
     FRAGMENT_COLUMNS,
@@ -43,7 +46,31 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-class Catalog(DocumentStore, LinkGraph, MemoryStore):
+class _Connection(sqlite3.Connection):
+    """A connection whose storage failures (disk full, read-only home) say what to do.
+
+    The errors raised are still ``sqlite3.OperationalError`` subclasses.
+    """
+
+    database_path: Path
+
+    def _storage_error(self, exc: sqlite3.OperationalError) -> sqlite3.OperationalError:
+        return from_sqlite_error(exc, self.database_path) or exc
+
+    def execute(self, *args: Any) -> sqlite3.Cursor:
+        try:
+            return super().execute(*args)
+        except sqlite3.OperationalError as exc:
+            raise self._storage_error(exc) from exc
+
+    def executemany(self, *args: Any) -> sqlite3.Cursor:
+        try:
+            return super().executemany(*args)
+        except sqlite3.OperationalError as exc:
+            raise self._storage_error(exc) from exc
+
+
+class Catalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries):
     """Typed access to ``catalog.sqlite``. Writers must hold the home's WriteLock.
 
     Folder documents and the link graph live in :mod:`memex_core.catalog.documents`
@@ -53,13 +80,22 @@ class Catalog(DocumentStore, LinkGraph, MemoryStore):
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise from_os_error(exc, path.parent) or exc from exc
+        try:
+            db = sqlite3.connect(
+                path, isolation_level=None, check_same_thread=False, factory=_Connection
+            )
+            db.database_path = path
+            self._db = db
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=10000")
             self._db.execute("PRAGMA foreign_keys=ON")
+        except MemexError:
+            raise
         except sqlite3.DatabaseError as exc:
             raise MemexError(
                 f"{path}: cannot open the catalog ({exc}). If the file is damaged, move it "
@@ -119,7 +155,12 @@ class Catalog(DocumentStore, LinkGraph, MemoryStore):
             return self.db
 
         def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+            if exc_type is None:
+                self.db.execute("COMMIT")
+            elif self.db.in_transaction:
+                # SQLite rolls back by itself after some failures (a full disk); a second
+                # ROLLBACK would fail and hide the error that matters.
+                self.db.execute("ROLLBACK")
 
     def transaction(self) -> Catalog._Transaction:
         return Catalog._Transaction(self._db)
@@ -226,6 +267,8 @@ class Catalog(DocumentStore, LinkGraph, MemoryStore):
             new_ids = {
                 r[0] for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))
             }
+            crash_point("catalog.file_txn")
+        crash_point("catalog.file_committed")
         return [f for f in fragments if f.id in new_ids], removed
 
     def pending_vector_deletes(self) -> list[str]:
@@ -289,6 +332,36 @@ class Catalog(DocumentStore, LinkGraph, MemoryStore):
 
     def clear_embedded(self) -> None:
         self._db.execute("UPDATE fragments SET embedded_by=NULL")
+
+    # -- change journal (what the keyword index replays) ------------------------------
+
+    def last_fragment_change(self) -> int:
+        """The sequence number of the newest journal entry (0 when there is none)."""
+        row = self._db.execute("SELECT seq FROM sqlite_sequence WHERE name='fragment_changes'")
+        found = row.fetchone()
+        return int(found[0]) if found else 0
+
+    def fragment_changes_since(self, seq: int) -> tuple[int, list[str]]:
+        """Ids of fragments added or removed after journal entry ``seq`` (each once) and
+        the newest entry's number. Whether an id was added or removed is for the reader
+        to see in the catalog now: only the end state matters."""
+        rows = self._db.execute(
+            "SELECT seq, id FROM fragment_changes WHERE seq > ? ORDER BY seq", (seq,)
+        ).fetchall()
+        if not rows:
+            return max(seq, self.last_fragment_change()), []
+        return int(rows[-1][0]), list(dict.fromkeys(r[1] for r in rows))
+
+    def prune_fragment_changes(self, upto: int) -> None:
+        """Forget journal entries up to ``upto`` (every index has replayed them)."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM fragment_changes WHERE seq <= ?", (upto,))
+            db.execute(
+                "INSERT INTO settings VALUES ('fragment_changes_pruned', ?) ON CONFLICT(key) "
+                "DO UPDATE SET value = "
+                "MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
+                (str(upto),),
+            )
 
     # -- counts and settings --------------------------------------------------------
 

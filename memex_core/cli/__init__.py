@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from memex_core.cli.doctor import doctor
 from memex_core.cli.maintenance import backfill, rebuild
 from memex_core.cli.memory import COMMANDS as MEMORY_COMMANDS
 from memex_core.cli.overview import corpus, plugins, schema, sources
@@ -66,6 +67,7 @@ for command in (
     schema,
     backfill,
     rebuild,
+    doctor,
     query,
     sql,
     *MEMORY_COMMANDS,

@@ -1,15 +1,18 @@
 """Keeping the derived indexes in step with the catalog.
 
 The catalog commits first; indexes follow. If a process dies in between, the
-next writer notices the gap (counts differ, fragments lack vectors) and closes
-it, so a rerun always finishes the job.
+next process notices the gap (the catalog's change journal lists fragments the
+keyword index has not seen; fragments lack vectors; vector deletes are queued)
+and closes it, so a rerun always finishes the job.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Protocol
 
+from memex_core.catalog.crashpoints import crash_point
 from memex_core.domain import Embedder, Fragment, KeywordStore, SearchFilters, VectorStore
 from memex_core.errors import EmbedderMismatchError
 from memex_core.services.ports import CatalogPort, NoProgress, Progress
@@ -17,23 +20,124 @@ from memex_core.services.ports import CatalogPort, NoProgress, Progress
 EMBEDDER_SETTING = "embedder"
 
 
-def sync_keyword_index(catalog: CatalogPort, keyword: KeywordStore) -> tuple[int, int]:
-    """Add what the catalog has and the index lacks; drop what the catalog no longer has.
+class JournalCatalog(CatalogPort, Protocol):
+    """The catalog with its change journal (see :class:`KeywordSync`)."""
 
-    Cheap when they agree (a count comparison). Returns (added, removed).
-    """
-    if keyword.count() == catalog.count_fragments():
-        return 0, 0
+    def last_fragment_change(self) -> int: ...
+
+    def fragment_changes_since(self, seq: int) -> tuple[int, list[str]]: ...
+
+    def prune_fragment_changes(self, upto: int) -> None: ...
+
+
+#: Catalog setting: the change-journal entry the keyword index on disk is flushed up to.
+KEYWORD_SYNCED_SETTING = "keyword_synced_to"
+#: Catalog setting: journal entries up to here have been pruned.
+CHANGES_PRUNED_SETTING = "fragment_changes_pruned"
+
+
+def _int_setting(catalog: CatalogPort, key: str) -> int:
+    value = catalog.get_setting(key)
+    return int(value) if value and value.isdigit() else 0
+
+
+def apply_changes(
+    catalog: CatalogPort, keyword: KeywordStore, ids: Sequence[str]
+) -> tuple[int, int]:
+    """Make the index agree with the catalog on ``ids``: add those the catalog holds, drop
+    the others. Idempotent (adding a known id or dropping an unknown one does nothing)."""
+    added = removed = 0
+    for start in range(0, len(ids), 2000):
+        chunk = ids[start : start + 2000]
+        found = catalog.get_many(chunk)
+        gone = [i for i in chunk if i not in found]
+        if gone:
+            removed += keyword.delete(gone)
+        if found:
+            added += keyword.add(list(found.values()))
+    return added, removed
+
+
+def full_keyword_diff(catalog: CatalogPort, keyword: KeywordStore) -> tuple[int, int]:
+    """Compare every id (slow on a big home; for when the journal cannot say)."""
     catalog_ids = catalog.all_ids()
     index_ids = keyword.ids()
     stale = index_ids - catalog_ids
     removed = keyword.delete(stale) if stale else 0
-    missing = list(catalog_ids - index_ids)
+    missing = sorted(catalog_ids - index_ids)
     added = 0
     for start in range(0, len(missing), 2000):
         found = catalog.get_many(missing[start : start + 2000])
         added += keyword.add(list(found.values()))
     return added, removed
+
+
+class KeywordSync:
+    """Keeps one process's keyword store in step with the catalog, exactly and cheaply.
+
+    The catalog journals every fragment added or removed (``fragment_changes``).
+    ``seen`` is the journal entry this store reflects; :meth:`catch_up` replays
+    what came after it, so a writer that died between its catalog commit and its
+    index flush leaves a gap the next process closes, even when the gap removed
+    as many fragments as it added (a count comparison would miss that). Writers
+    call :meth:`flushed` after flushing, under the write lock, to record how far
+    the index on disk goes and to prune the journal up to there.
+    """
+
+    def __init__(self, catalog: JournalCatalog, keyword: KeywordStore) -> None:
+        self.catalog = catalog
+        self.keyword = keyword
+        self.seen: int | None = None
+
+    def _reloaded(self) -> bool:
+        refresh = getattr(self.keyword, "refresh", None)
+        return bool(refresh()) if callable(refresh) else False
+
+    def catch_up(self) -> tuple[int, int]:
+        """Apply every catalog change the store has not seen. Returns (added, removed)."""
+        catalog, keyword = self.catalog, self.keyword
+        if self.seen is None or self._reloaded():
+            # Fresh from disk: the index there reflects the journal up to the recorded point.
+            self.seen = _int_setting(catalog, KEYWORD_SYNCED_SETTING)
+        added = removed = 0
+        if self.seen < _int_setting(catalog, CHANGES_PRUNED_SETTING):
+            # Another writer flushed and pruned past what this (long-lived) store saw.
+            self.seen = catalog.last_fragment_change()
+            added, removed = full_keyword_diff(catalog, keyword)
+        else:
+            self.seen, ids = catalog.fragment_changes_since(self.seen)
+            added, removed = apply_changes(catalog, keyword, ids)
+        if keyword.count() != catalog.count_fragments():
+            # Changed behind the journal's back: an index folder deleted or restored, a
+            # catalog older than the journal. Rare, so the slow exact comparison is fine.
+            more, fewer = full_keyword_diff(catalog, keyword)
+            added, removed = added + more, removed + fewer
+        return added, removed
+
+    def own_changes_applied(self) -> None:
+        """Say that every catalog change since :meth:`catch_up` was made by this process and
+        applied to the store (the ingest path, under the write lock)."""
+        self.seen = self.catalog.last_fragment_change()
+
+    def flushed(self) -> None:
+        """Record that the store on disk reflects the journal up to ``seen``; prune it.
+        Call after ``keyword.flush()``, holding the write lock."""
+        if self.seen is None:
+            return
+        self.catalog.set_setting(KEYWORD_SYNCED_SETTING, str(self.seen))
+        self.catalog.prune_fragment_changes(self.seen)
+
+    def flush(self) -> None:
+        """Catch up, flush the store, record it: for writers whose changes may not all have
+        gone through this store (memory writes)."""
+        self.catch_up()
+        self.keyword.flush()
+        self.flushed()
+
+
+def sync_keyword_index(catalog: JournalCatalog, keyword: KeywordStore) -> tuple[int, int]:
+    """Bring ``keyword`` up to the catalog (in memory). Returns (added, removed)."""
+    return KeywordSync(catalog, keyword).catch_up()
 
 
 def embedder_signature(embedder: Embedder) -> str:
@@ -79,7 +183,9 @@ class VectorIndexer:
             for batch in self.catalog.iter_unembedded(self.embedder.name, batch_size):
                 vectors = self.embedder.embed_documents([f.searchable_text for f in batch])
                 self.store.upsert(batch, vectors)
+                crash_point("vectors.upserted")
                 self.catalog.mark_embedded([f.id for f in batch], self.embedder.name)
+                crash_point("vectors.marked")
                 done += len(batch)
                 progress.advance(len(batch))
         finally:
@@ -115,7 +221,7 @@ class MemoryIndexUpdater:
 
     def __init__(
         self,
-        keyword: Callable[[], KeywordStore],
+        keyword: Callable[[], KeywordSync],
         vectors: Callable[[], VectorIndexer | None],
         pending_deletes: Callable[[], int],
     ) -> None:
@@ -149,11 +255,11 @@ class MemoryIndexUpdater:
         self._new, self._removed = [], []
         if new or removed:
             gone = set(removed)
-            keyword = self._keyword()
+            sync = self._keyword()
             if removed:
-                keyword.delete(removed)
-            keyword.add([f for f in new if f.id not in gone])
-            keyword.flush()
+                sync.keyword.delete(removed)
+            sync.keyword.add([f for f in new if f.id not in gone])
+            sync.flush()
         self._flush_vectors(set(removed))
 
     def _flush_vectors(self, gone: set[str] | None = None) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memex_core.catalog.crashpoints import crash_point
 from memex_core.domain import (
     FileOutcome,
     FolderSource,
@@ -185,6 +186,7 @@ class IngestService:
                 self.keyword.delete(removed)
         if self.keyword is not None and new:
             self.keyword.add(new)
+        crash_point("ingest.keyword_added")
         return FileOutcome(
             label,
             ("updated" if removed else "new") if (new or removed) else "unchanged",

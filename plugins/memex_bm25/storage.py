@@ -10,6 +10,10 @@ A folder is written under a temporary name, synced, then renamed; the manifest
 is replaced last with ``os.replace``. A reader therefore sees either the old or
 the new manifest, and every folder a manifest names is complete. Nothing is
 pickled: arrays are ``.npy`` files saved with ``allow_pickle=False``.
+
+The manifest also records each file's size and CRC-32, so ``memex doctor`` can
+tell a file damaged on disk (bytes garbled after the fact) from a sound one;
+opening the index never pays for that check.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import json
 import os
 import shutil
 import uuid
+import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -62,12 +67,30 @@ def load_json(directory: Path, name: str) -> Any:
         return json.load(handle)
 
 
-def write_folder(root: Path, name: str, fill: Callable[[Path], None]) -> str:
-    """Create ``root/<name>-<random>`` complete or not at all; returns the folder name."""
+#: File name -> [size in bytes, CRC-32], for every file of one generation folder.
+Checksums = dict[str, list[int]]
+
+
+def file_checksum(path: Path) -> list[int]:
+    crc = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            crc = zlib.crc32(chunk, crc)
+    return [path.stat().st_size, crc]
+
+
+def folder_checksums(folder: Path) -> Checksums:
+    return {entry.name: file_checksum(entry) for entry in sorted(folder.iterdir())}
+
+
+def write_folder(root: Path, name: str, fill: Callable[[Path], None]) -> tuple[str, Checksums]:
+    """Create ``root/<name>-<random>`` complete or not at all; returns the folder name and
+    the checksums of its files."""
     temporary = root / f".tmp-{uuid.uuid4().hex}"
     temporary.mkdir(parents=True)
     try:
         fill(temporary)
+        sums = folder_checksums(temporary)
         _fsync_folder(temporary)
         final = f"{name}-{uuid.uuid4().hex[:8]}"
         os.rename(temporary, root / final)
@@ -75,7 +98,34 @@ def write_folder(root: Path, name: str, fill: Callable[[Path], None]) -> str:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     _fsync_folder(root)
-    return final
+    return final, sums
+
+
+def damaged_files(root: Path, folder: str, expected: Checksums) -> list[str]:
+    """Files of ``root/folder`` that are missing, extra, or differ from their checksums."""
+    problems: list[str] = []
+    directory = root / folder
+    try:
+        present = {entry.name for entry in directory.iterdir()}
+    except OSError as exc:
+        return [f"{folder}/: {exc.strerror or exc}"]
+    for name, (size, crc) in sorted(expected.items()):
+        if name not in present:
+            problems.append(f"{folder}/{name} is missing")
+            continue
+        try:
+            actual_size, actual_crc = file_checksum(directory / name)
+        except OSError as exc:
+            problems.append(f"{folder}/{name} cannot be read ({exc.strerror or exc})")
+            continue
+        if actual_size != size:
+            problems.append(f"{folder}/{name} has {actual_size} bytes, {size} were written")
+        elif actual_crc != crc:
+            problems.append(f"{folder}/{name} does not match its checksum (damaged on disk)")
+    problems.extend(
+        f"{folder}/{name} was not written by memex" for name in sorted(present - set(expected))
+    )
+    return problems
 
 
 def read_manifest(root: Path) -> dict[str, Any] | None:

@@ -47,6 +47,8 @@ from memex_bm25.segment import DocColumns, Segment
 from memex_bm25.settings import ScoringParams, StoreOptions, parse_settings
 from memex_bm25.tables import StringTable
 from memex_bm25.tokenizer import Tokenizer, describe_config
+from memex_core.catalog.crashpoints import crash_point
+from memex_core.catalog.faults import from_os_error
 from memex_core.domain import Fragment, SearchFilters, SignalHit
 from memex_core.errors import MemexError
 
@@ -190,6 +192,7 @@ class BM25Store:
         self._base_dirty = True
         self._unusable: MemexError | None = None
         self._stamp: tuple[int, int, int] | None = None
+        self._sums: dict[str, storage.Checksums] = {}
         self._cache: dict[str, Any] = {}
         # Statistics per owner set (cleared on every change, least recently used dropped
         # first) and the doc-major view of a segment, kept while that segment lives.
@@ -207,7 +210,7 @@ class BM25Store:
                 # manifest and opening its folders: read the manifest again.
                 if attempt == _LOAD_ATTEMPTS - 1:
                     self._fail(self._unreadable(f"missing file {exc.filename}"))
-            except (OSError, ValueError, KeyError, TypeError) as exc:
+            except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
                 self._fail(self._unreadable(f"{type(exc).__name__}: {exc}"))
                 return
 
@@ -220,7 +223,7 @@ class BM25Store:
     def _unreadable(self, reason: str) -> IndexUnreadableError:
         return IndexUnreadableError(
             f"The keyword index at {self.directory} cannot be read ({reason}). "
-            "Run `memex rebuild` to recreate it from the catalog."
+            "Run `memex doctor --repair` (or `memex rebuild`) to recreate it from the catalog."
         )
 
     def _load_once(self) -> None:
@@ -239,6 +242,10 @@ class BM25Store:
             )
         self._generation = int(manifest["generation"])
         self._base_name, self._delta_name = manifest["base"], manifest["delta"]
+        written = manifest.get("checksums") or {}
+        self._sums = {
+            name: written[name] for name in (self._base_name, self._delta_name) if name in written
+        }
         stored = manifest["tokenizer"]
         if self._configured_tokenizer is None:
             adopted = Tokenizer.from_config(stored)
@@ -536,14 +543,34 @@ class BM25Store:
             return
         if self._should_merge():
             self._merge_into_base()
+        try:
+            self._write_generation()
+        except OSError as exc:
+            raise from_os_error(exc, self.directory) or exc from exc
+
+    def _write_generation(self) -> None:
         root = self.directory
         root.mkdir(parents=True, exist_ok=True)
         generation = self._generation + 1
+        if storage.manifest_stamp(root) != self._stamp:
+            # Another process flushed since this store read the index. The base folder
+            # this store knows may be gone (a flush keeps one previous generation), so
+            # write it afresh, and number the generation after the one on disk.
+            self._base_dirty = True
+            generation = max(generation, self._generation_on_disk() + 1)
         previous = {name for name in (self._base_name, self._delta_name) if name}
         base_name = self._base_name
+        sums: dict[str, storage.Checksums] = {}
         if self._base_dirty or base_name is None:
-            base_name = storage.write_folder(root, f"base-{generation:06d}", self._write_base)
-        delta_name = storage.write_folder(root, f"delta-{generation:06d}", self._write_delta)
+            base_name, sums[base_name] = storage.write_folder(
+                root, f"base-{generation:06d}", self._write_base
+            )
+        elif base_name in self._sums:
+            sums[base_name] = self._sums[base_name]
+        delta_name, sums[delta_name] = storage.write_folder(
+            root, f"delta-{generation:06d}", self._write_delta
+        )
+        crash_point("bm25.folder_written")
         storage.write_manifest(
             root,
             {
@@ -557,12 +584,22 @@ class BM25Store:
                 "delta_docs": self._delta.n_docs,
                 "vocabulary": len(self._vocab),
                 "live_docs": self._n_live,
+                "checksums": sums,
             },
         )
+        crash_point("bm25.manifest_written")
         self._generation, self._base_name, self._delta_name = generation, base_name, delta_name
+        self._sums = sums
         self._dirty = self._base_dirty = False
         self._stamp = storage.manifest_stamp(root)
         storage.remove_unreferenced(root, keep={base_name, delta_name, *previous})
+
+    def _generation_on_disk(self) -> int:
+        try:
+            manifest = storage.read_manifest(self.directory) or {}
+            return int(manifest.get("generation", 0))
+        except (OSError, ValueError, TypeError):
+            return 0
 
     def _should_merge(self) -> bool:
         base, delta = self._base.n_docs, self._delta.n_docs
@@ -611,6 +648,13 @@ class BM25Store:
         """Best ``limit`` hits that pass ``filters``, best first; no zero-score hits."""
         self.refresh()
         self._require_usable()
+        try:
+            return self._search(query, limit, filters)
+        except (IndexError, ValueError) as exc:
+            # Arrays that loaded but point outside themselves: bytes damaged on disk.
+            raise self._unreadable(f"{type(exc).__name__} while searching: {exc}") from exc
+
+    def _search(self, query: str, limit: int, filters: SearchFilters) -> list[SignalHit]:
         self._materialise()
         if limit <= 0 or self._n_live == 0:
             return []
@@ -680,6 +724,33 @@ class BM25Store:
         self.refresh()
         self._require_usable()
         return set(self._slot_index())
+
+    def verify(self) -> list[str]:
+        """Problems with the index on disk (empty when sound): files that differ from the
+        checksums the manifest recorded, arrays that break the index's invariants. Reads
+        everything, so it is for ``memex doctor``, not for every open."""
+        from memex_bm25 import verify
+
+        self.refresh()
+        if self._unusable is not None:
+            return [str(self._unusable)]
+        try:
+            manifest = storage.read_manifest(self.directory)
+        except (OSError, ValueError) as exc:
+            return [f"{self.directory / storage.MANIFEST}: {exc}"]
+        problems = verify.file_problems(self.directory, manifest) if manifest else []
+        n_terms = len(self._vocab)
+        for label, segment in (("base", self._base), ("delta", self._delta)):
+            problems.extend(verify.segment_problems(label, segment, n_terms, self._tables))
+        if problems:
+            return problems
+        problems.extend(
+            verify.frequency_problems(
+                self._base, self._delta, self._deleted[: self._n_slots], self._df[:n_terms]
+            )
+        )
+        problems.extend(verify.duplicate_ids(self._columns().ids, self._deleted[: self._n_slots]))
+        return problems
 
     def stats(self) -> dict[str, Any]:
         """Sizes worth showing in ``memex stats`` or a bug report."""

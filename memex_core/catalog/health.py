@@ -1,0 +1,159 @@
+"""What ``memex doctor`` asks the catalog: its own integrity, embedding marks, memory rows.
+
+Read-only except for the few repairs that stay inside the catalog: taking back
+an embedding mark whose vector is gone, retiring the fragments of a deleted
+memory (its text stays in the revisions), copying a memory's scope onto its
+fragments, and closing the record of an ingest run that was killed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memex_core.catalog.rows import delete_fragments
+from memex_core.domain.memory.records import ACTIVE, MEMORY_SOURCE
+
+#: Status given to runs that were still "running" when their process died.
+INTERRUPTED = "interrupted"
+
+
+@dataclass
+class MemoryDrift:
+    """Disagreements between the memory tables and the fragments that make memory searchable."""
+
+    missing_revision: list[str] = field(default_factory=list)  # memory ids
+    inactive_fragments: list[str] = field(default_factory=list)  # fragment ids
+    orphan_fragments: list[str] = field(default_factory=list)  # fragment ids
+    scope_mismatch: list[str] = field(default_factory=list)  # fragment ids
+    active_without_fragments: list[str] = field(default_factory=list)  # memory ids
+
+
+def _chunks(ids: Sequence[str], size: int = 500) -> list[list[str]]:
+    return [list(ids[i : i + size]) for i in range(0, len(ids), size)]
+
+
+class HealthQueries:
+    """Mixed into :class:`~memex_core.catalog.sqlite.Catalog`; uses its connection."""
+
+    _db: sqlite3.Connection
+
+    def _begin(self) -> Any:
+        return self.transaction()  # type: ignore[attr-defined]  # Catalog's
+
+    # -- the file itself --------------------------------------------------------------
+
+    def quick_check(self) -> list[str]:
+        """SQLite's ``PRAGMA quick_check``: ``["ok"]`` or the problems it found."""
+        try:
+            return [str(r[0]) for r in self._db.execute("PRAGMA quick_check")]
+        except sqlite3.DatabaseError as exc:
+            return [str(exc)]
+
+    # -- embedding marks ---------------------------------------------------------------
+
+    def embedded_ids(self) -> dict[str, str]:
+        """Fragment id -> the embedder its vector was built by, for every marked fragment."""
+        rows = self._db.execute(
+            "SELECT id, embedded_by FROM fragments WHERE embedded_by IS NOT NULL"
+        )
+        return {r[0]: r[1] for r in rows}
+
+    def unmark_embedded(self, ids: Sequence[str]) -> None:
+        """Forget that these fragments have vectors, so the next backfill embeds them."""
+        with self._begin() as db:
+            for chunk in _chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                db.execute(f"UPDATE fragments SET embedded_by=NULL WHERE id IN ({marks})", chunk)
+
+    # -- ingest runs ----------------------------------------------------------------------
+
+    def interrupted_runs(self) -> list[tuple[int, float, str]]:
+        """(id, started_at, command) of runs recorded as running. Call with the write lock
+        held: then no run is really under way."""
+        rows = self._db.execute(
+            "SELECT id, started_at, COALESCE(command, '') FROM ingest_runs "
+            "WHERE status='running' ORDER BY id"
+        )
+        return [(int(r[0]), float(r[1]), str(r[2])) for r in rows]
+
+    def close_interrupted_runs(self, run_ids: Sequence[int]) -> None:
+        with self._begin() as db:
+            db.executemany(
+                "UPDATE ingest_runs SET status=? WHERE id=? AND status='running'",
+                [(INTERRUPTED, run_id) for run_id in run_ids],
+            )
+
+    # -- memory ---------------------------------------------------------------------------
+
+    def count_memories(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM memories").fetchone()[0])
+
+    def memory_drift(self) -> MemoryDrift:
+        db = self._db
+        drift = MemoryDrift()
+        drift.missing_revision = [
+            r[0]
+            for r in db.execute(
+                "SELECT m.id FROM memories m WHERE NOT EXISTS (SELECT 1 FROM memory_revisions r "
+                "WHERE r.memory_id = m.id AND r.revision = m.revision) ORDER BY m.id"
+            )
+        ]
+        drift.inactive_fragments = [
+            r[0]
+            for r in db.execute(
+                "SELECT f.id FROM fragments f JOIN memories m ON m.id = f.conversation_id "
+                "WHERE m.status != ? ORDER BY f.seq",
+                (ACTIVE,),
+            )
+        ]
+        drift.orphan_fragments = [
+            r[0]
+            for r in db.execute(
+                "SELECT f.id FROM fragments f WHERE f.source_kind = ? AND NOT EXISTS "
+                "(SELECT 1 FROM memories m WHERE m.id = f.conversation_id) ORDER BY f.seq",
+                (MEMORY_SOURCE,),
+            )
+        ]
+        drift.scope_mismatch = [
+            r[0]
+            for r in db.execute(
+                "SELECT f.id FROM fragments f JOIN memories m ON m.id = f.conversation_id "
+                "WHERE f.owner != m.owner OR f.collection != m.collection "
+                "OR f.private != m.private ORDER BY f.seq"
+            )
+        ]
+        drift.active_without_fragments = [
+            r[0]
+            for r in db.execute(
+                "SELECT m.id FROM memories m JOIN memory_revisions r "
+                "ON r.memory_id = m.id AND r.revision = m.revision "
+                "WHERE m.status = ? AND r.content != '' AND NOT EXISTS "
+                "(SELECT 1 FROM fragments f WHERE f.conversation_id = m.id) ORDER BY m.id",
+                (ACTIVE,),
+            )
+        ]
+        return drift
+
+    def retire_fragments(self, ids: Sequence[str]) -> None:
+        """Delete fragments (their vectors are queued for deletion, their links go)."""
+        with self._begin() as db:
+            delete_fragments(db, list(ids))
+
+    def copy_memory_scope(self, ids: Sequence[str]) -> None:
+        """Give these memory fragments their memory's owner, collection and privacy."""
+        with self._begin() as db:
+            for chunk in _chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                db.execute(
+                    "UPDATE fragments SET "
+                    "owner = (SELECT m.owner FROM memories m WHERE m.id = conversation_id), "
+                    "collection = (SELECT m.collection FROM memories m "
+                    "WHERE m.id = conversation_id), "
+                    "private = (SELECT m.private FROM memories m WHERE m.id = conversation_id) "
+                    f"WHERE id IN ({marks}) "
+                    "AND conversation_id IN (SELECT id FROM memories)",
+                    chunk,
+                )

@@ -1,0 +1,90 @@
+"""``memex doctor``: are the catalog, keyword index and vector store in agreement?"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from memex_core.cli.context import format_option, open_memex
+from memex_core.cli.progress import RichProgress
+
+if TYPE_CHECKING:
+    from memex_core.services.doctor import DoctorReport
+
+_STYLE = {"damage": "bold red", "drift": "yellow", "note": "cyan"}
+_COUNT_LABELS = {
+    "fragments": "Catalog fragments",
+    "keyword_documents": "Keyword documents",
+    "vectors": "Vectors",
+    "embedded": "Fragments marked embedded",
+    "pending_vector_deletes": "Vector deletes queued",
+    "changes_not_flushed": "Catalog changes not flushed to the keyword index",
+    "memories": "Memories",
+    "schema_version": "Catalog schema version",
+}
+
+
+@click.command()
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Fix drift from the catalog: add missing keyword documents and vectors, delete "
+    "orphans, rebuild a damaged keyword index. Nothing in the catalog is lost.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@format_option("panel", "json")
+@click.pass_context
+def doctor(ctx: click.Context, repair: bool, quiet: bool, output_format: str) -> None:
+    """Check the catalog, keyword index and vector store against each other.
+
+    \b
+    Compares them by id: fragments missing from an index, orphans an index
+    holds that the catalog does not, vectors of another embedder, queued
+    vector deletes, memory rows that disagree with their fragments, a damaged
+    index file. Exit status 0 when healthy, 1 when drift (or damage) remains.
+      memex doctor            report only
+      memex doctor --repair   fix drift from the catalog, then check again
+    """
+    mx = open_memex(ctx)
+    report = mx.doctor(repair=repair, progress=RichProgress(quiet or output_format == "json"))
+    if output_format == "json":
+        click.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        _print(report)
+    if not report.healthy:
+        sys.exit(1)
+
+
+def _print(report: DoctorReport) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"memex doctor: {report.home}", show_header=False)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for key, label in _COUNT_LABELS.items():
+        if key in report.final.counts:
+            value = report.final.counts[key]
+            table.add_row(label, "unreadable" if value is None else f"{value:,}")
+    console.print(table)
+    if report.before is not None:
+        if report.repairs:
+            console.print("[bold]Repaired:[/]")
+            for action in report.repairs:
+                console.print(f"  - {action}", highlight=False)
+        else:
+            console.print("Nothing needed repairing.")
+    for finding in report.findings:
+        style = _STYLE.get(finding.severity, "")
+        console.print(f"[{style}]{finding.severity}[/] {finding.summary}", highlight=False)
+        if finding.sample:
+            console.print(f"    e.g. {', '.join(finding.sample)}", highlight=False)
+        console.print(f"    {finding.fix}", style="dim", highlight=False)
+    if report.healthy:
+        console.print("[green]Healthy:[/] the catalog and both indexes agree.")
+    elif report.before is None:
+        console.print("Run `memex doctor --repair` to fix the drift from the catalog.")
