@@ -22,6 +22,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "docs" / "examples" / "memex-plugin-example"
 SAMPLE = "sample/work.journal"
+TUTORIAL = REPO / "docs" / "plugins" / "tutorial.md"
 
 
 def _installed_names() -> list[str]:
@@ -123,6 +124,7 @@ def test_the_plugin_command_is_on_the_memex_command_line(installed: Installed) -
     assert "journal-check" in installed.memex("--help").stdout
     checked = installed.memex("journal-check", SAMPLE).stdout
     assert checked.splitlines()[0] == f"{SAMPLE}: 3 entries, 2024-05-02T08:45 .. 2024-05-04"
+    assert checked.strip() in TUTORIAL.read_text(encoding="utf-8"), "update the tutorial's output"
 
 
 def test_memex_ingests_a_journal_and_dig_finds_it(installed: Installed) -> None:

@@ -15,6 +15,9 @@ HOOKS = sorted(
     if name.startswith("register_") and inspect.isfunction(value)
 )
 TESTS = Path(__file__).parent
+REPO = TESTS.parent
+#: Where plugins shipped in this repository live: built-ins, integrations, the tutorial's example.
+SHIPPED = (REPO / "plugins", REPO / "integrations", REPO / "docs" / "examples")
 
 
 def test_hooks_exist_for_every_plugin_kind() -> None:
@@ -45,3 +48,15 @@ def test_hook_has_a_test(hook: str) -> None:
         if path.name != Path(__file__).name and hook in path.read_text()
     ]
     assert users, f"no test implements {hook}; add one that registers a component through it"
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_hook_has_a_real_implementation_to_read(hook: str) -> None:
+    """A plugin author can always find a working example of a hook in this repository."""
+    implementations = [
+        path
+        for root in SHIPPED
+        for path in root.rglob("*.py")
+        if "tests" not in path.parts and f"def {hook}(" in path.read_text(encoding="utf-8")
+    ]
+    assert implementations, f"no plugin in {', '.join(p.name for p in SHIPPED)} implements {hook}"

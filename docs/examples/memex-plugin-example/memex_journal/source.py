@@ -111,7 +111,7 @@ class JournalSource:
         return any(HEADER.match(line) for line in head.splitlines())
 
     def ingest(self, path: Path) -> Iterator[Fragment]:
-        """Fragments of every entry, oldest line first."""
+        """Fragments of every entry, in the order they are written."""
         journal = path.stem
         conversation_id = f"journal:{journal}"
         used: set[str] = set()
