@@ -1,4 +1,4 @@
-"""Developer sessions: `nox -s tests`, `nox -s lint`, `nox -s bench`.
+"""Developer sessions: `nox -s tests`, `nox -s lint`, `nox -s bench`, `nox -s docs`.
 
 PyTorch is installed as torch==2.13.0 before anything that depends on it: an
 unpinned torch pulls several GB of CUDA packages.
@@ -39,3 +39,18 @@ def bench(session: nox.Session) -> None:
     session.install("-e", ".[test]")
     session.install("-r", "benchmarks/requirements.txt")
     session.run("python", "-m", "benchmarks.run", *session.posargs)
+
+
+@nox.session(python="3.11")
+def docs(session: nox.Session) -> None:
+    """Check the generated references and build the site with warnings as errors.
+
+    `nox -s docs -- serve` previews it at http://127.0.0.1:8000 instead. After changing a
+    command or a hook, regenerate the references with `python docs/generate.py`.
+    """
+    session.install("-e", ".[docs]")
+    session.run("python", "docs/generate.py", "--check")
+    if session.posargs[:1] == ["serve"]:
+        session.run("mkdocs", "serve", *session.posargs[1:])
+    else:
+        session.run("mkdocs", "build", "--strict", *session.posargs)
