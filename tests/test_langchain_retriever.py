@@ -14,11 +14,11 @@ import pytest
 pytest.importorskip("langchain_core")
 
 from langchain_core.documents import Document
-from memex_langchain import MemexRetriever, ScopeError
 
 from memex_core.api import Memex
 from memex_core.domain import SearchFilters
 from memex_core.errors import MemexError
+from memex_langchain import MemexRetriever, ScopeError
 from tests.test_langchain_helpers import (
     ALICE_PRIVATE,
     DAY,

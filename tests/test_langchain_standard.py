@@ -16,9 +16,9 @@ import pytest
 pytest.importorskip("langchain_tests")
 
 from langchain_tests.integration_tests import RetrieversIntegrationTests
-from memex_langchain import MemexRetriever
 
 from memex_core.api import Memex
+from memex_langchain import MemexRetriever
 from tests.test_langchain_helpers import build_home
 
 
