@@ -1,0 +1,258 @@
+"""``MemexMemoryBlock``: long-term memory for ``llama_index.core.memory.Memory``, kept in memex.
+
+>>> block = MemexMemoryBlock(memex=Memex(), session_scope=user_of_session)   # doctest: +SKIP
+>>> memory = Memory.from_defaults(                                            # doctest: +SKIP
+...     session_id="chat-42", token_limit=4000, memory_blocks=[block]
+... )
+
+When ``Memory``'s chat history outgrows its token limit, the oldest messages are
+flushed to the blocks: this one stores them in memex as a conversation memory of
+the session's user (memex extracts facts from it, redacts secrets and drops
+``<private>`` spans). Before every LLM call ``Memory`` asks the blocks for
+content: this one searches that user's memory (and shared memory) for what is
+relevant to the latest messages and returns it as text for the system prompt.
+
+Scope comes from the session, on every call: ``Memory`` passes its
+``session_id`` to ``aget`` and stamps it on flushed messages, and the block maps
+it to a user and collection with ``session_scope`` (or uses one fixed
+``user_id`` for single-user apps). The block holds no per-session state, so one
+block object can serve any number of sessions and users at once; per-call
+arguments can never change the user or collection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.bridge.pydantic import Field, model_validator
+from llama_index.core.memory.memory import BaseMemoryBlock
+
+from memex_core.api import MODES, Memex
+from memex_core.domain.fragment import ROLES
+from memex_core.domain.memory.namespaces import validate_collection
+from memex_core.domain.memory.paths import validate_user_id
+from memex_core.errors import MemexError
+from memex_core.handles import AgentMemory, MemoryHit, RememberResult
+from memex_core.services.memory import Message
+from memex_llamaindex.messages import query_from, to_turns
+from memex_llamaindex.threads import acall
+
+#: Keyword arguments that would change whose memory is read; refused in ``aget``.
+SCOPE_KWARGS = frozenset(
+    {
+        "user",
+        "user_id",
+        "users",
+        "owner",
+        "owners",
+        "collection",
+        "collections",
+        "search_collection",
+        "include_private",
+        "corpus",
+        "session_scope",
+        "memex",
+    }
+)
+SESSION_KEY = "session_id"  # where BaseMemoryBlock.aput stamps the session on messages
+CHARS_PER_TOKEN = 4  # for atruncate: the block cannot see Memory's tokenizer
+
+
+@dataclass(frozen=True)
+class SessionScope:
+    """Whose memory a session reads and writes.
+
+    ``collection`` is where flushed messages are stored; ``search_collection``
+    (default: the same) is what ``aget`` searches, that collection and every one
+    below it, so ``SessionScope("alice", "support:chat-42", "support")`` files
+    each chat separately but recalls across all of alice's support chats.
+    """
+
+    user_id: str
+    collection: str = ""
+    search_collection: str | None = None
+
+    def __post_init__(self) -> None:
+        validate_user_id(self.user_id)
+        validate_collection(self.collection)
+        if self.search_collection is not None:
+            validate_collection(self.search_collection)
+
+    @property
+    def searched(self) -> str:
+        return self.collection if self.search_collection is None else self.search_collection
+
+
+#: Maps a ``Memory`` session id to its scope: a :class:`SessionScope`, a bare user id (the
+#: block's ``collection`` then applies), or None for an anonymous session (nothing is read
+#: or stored). Raise for a session id you do not know.
+SessionResolver = Callable[[str], SessionScope | str | None]
+
+
+def default_format(hit: MemoryHit) -> str:
+    """One memory as a line of the prompt: ``- [kind] text``."""
+    text = " ".join(hit.text.split())
+    return f"- [{hit.kind}] {text}"
+
+
+class MemexMemoryBlock(BaseMemoryBlock[str]):
+    """Stores flushed chat messages in memex and recalls the user's relevant memories.
+
+    Give exactly one of ``user_id`` (every session is this user's) or
+    ``session_scope`` (a function from session id to user, or to a
+    :class:`SessionScope`).
+    """
+
+    name: str = Field(default="memex", description="The name of the memory block.")
+    description: str | None = Field(
+        default="What memex remembers about this user that bears on the conversation.",
+        description="A description of the memory block.",
+    )
+    memex: Memex = Field(exclude=True, description="The memex home memories live in.")
+    user_id: str | None = Field(
+        default=None, description="The one user every session belongs to (single-user apps)."
+    )
+    collection: str = Field(
+        default="", description="The collection memories are stored in and recalled from."
+    )
+    session_scope: SessionResolver | None = Field(
+        default=None, exclude=True, description="Maps a session id to its user and collection."
+    )
+    similarity_top_k: int = Field(default=5, description="How many memories to recall.")
+    mode: str = Field(default="hybrid", description="hybrid, keyword or semantic search.")
+    query_window: int = Field(
+        default=3, description="How many of the latest user/assistant messages form the query."
+    )
+    roles: tuple[str, ...] = Field(
+        default=("user", "assistant"),
+        description="Which flushed messages are stored, by memex role (user, assistant, "
+        "system, tool).",
+    )
+    consolidate: bool = Field(
+        default=False,
+        description="Run extracted facts through memex's consolidator (ADD/UPDATE/DELETE/NONE).",
+    )
+    agent_name: str = Field(default="llamaindex", description="Who the access log names.")
+    format_hit: Callable[[MemoryHit], str] = Field(
+        default=default_format, exclude=True, description="Renders one memory for the prompt."
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> MemexMemoryBlock:
+        if (self.user_id is None) == (self.session_scope is None):
+            raise MemexError(
+                "Say whose memory this block keeps: user_id='alice' when every session is one "
+                "user's, or session_scope=<function from session id to user id or "
+                "SessionScope> when sessions belong to different users (not both)."
+            )
+        if self.user_id is not None:
+            validate_user_id(self.user_id)
+        validate_collection(self.collection)
+        if self.mode not in MODES:
+            raise MemexError(f"Unknown search mode {self.mode!r}: use one of {', '.join(MODES)}.")
+        if self.similarity_top_k < 1 or self.query_window < 1:
+            raise MemexError("similarity_top_k and query_window must be at least 1")
+        unknown = sorted(set(self.roles) - set(ROLES))
+        if unknown:
+            raise MemexError(f"unknown roles {unknown}: memex roles are {', '.join(ROLES)}")
+        return self
+
+    # -- scope ------------------------------------------------------------------------------
+
+    def scope_for(self, session_id: str | None) -> SessionScope | None:
+        """The user and collection of ``session_id`` (None: an anonymous session)."""
+        if self.session_scope is None:
+            assert self.user_id is not None  # the validator makes sure
+            return SessionScope(self.user_id, self.collection)
+        if session_id is None:
+            raise MemexError(
+                "No session id: this block maps sessions to users, and Memory passes its "
+                "session_id; when calling the block directly, pass session_id=... too."
+            )
+        resolved = self.session_scope(session_id)
+        if resolved is None or isinstance(resolved, SessionScope):
+            return resolved
+        if isinstance(resolved, str):
+            return SessionScope(resolved, self.collection)
+        raise MemexError(
+            f"session_scope returned {type(resolved).__name__} for session {session_id!r}: "
+            "return a user id, a SessionScope, or None for an anonymous session"
+        )
+
+    def _handle(self, scope: SessionScope) -> AgentMemory:
+        view = self.memex.view(
+            user=scope.user_id, name=self.agent_name, collection=scope.collection, corpus=False
+        )
+        assert view.memory is not None  # a view with a user has a memory handle
+        return view.memory
+
+    # -- reading ----------------------------------------------------------------------------
+
+    async def _aget(
+        self,
+        messages: list[ChatMessage] | None = None,
+        session_id: str | None = None,
+        **block_kwargs: Any,
+    ) -> str:
+        """The memories relevant to the latest messages, one per line ("" for none)."""
+        refused = sorted(SCOPE_KWARGS.intersection(block_kwargs))
+        if refused:
+            raise MemexError(
+                f"{', '.join(refused)}: the session decides whose memory is read "
+                "(user_id= or session_scope= on the block), never a per-call argument."
+            )
+        scope = self.scope_for(session_id)
+        query = query_from(messages or [], self.query_window)
+        if scope is None or not query:
+            return ""
+        hits = await acall(self.memex, self._recall, scope, query)
+        return self._render(hits)
+
+    def _recall(self, scope: SessionScope, query: str) -> list[MemoryHit]:
+        return self._handle(scope).search(
+            query, limit=self.similarity_top_k, mode=self.mode, collection=scope.searched
+        )
+
+    def _render(self, hits: list[MemoryHit]) -> str:
+        lines: list[str] = []
+        for hit in hits:
+            line = self.format_hit(hit)
+            if line and line not in lines:  # a fact and the turn it came from may match
+                lines.append(line)
+        return "\n".join(lines)
+
+    async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
+        """Drop the least relevant memories (the last lines) until about
+        ``tokens_to_truncate`` tokens are gone."""
+        lines = content.splitlines()
+        budget = tokens_to_truncate * CHARS_PER_TOKEN
+        while lines and budget > 0:
+            budget -= len(lines.pop()) + 1
+        return "\n".join(lines) or None
+
+    # -- writing ----------------------------------------------------------------------------
+
+    async def _aput(self, messages: list[ChatMessage]) -> None:
+        """Store the flushed messages as a conversation memory of each session's user."""
+        # Read the session stamps now, before any await: Memory hands the same message
+        # objects to every block at once, and another block may change them.
+        by_session: dict[str | None, list[ChatMessage]] = {}
+        for message in messages:
+            session = message.additional_kwargs.get(SESSION_KEY)
+            by_session.setdefault(session if isinstance(session, str) else None, []).append(message)
+        for session_id, group in by_session.items():
+            scope = self.scope_for(session_id)
+            turns = to_turns(group, self.roles)
+            if scope is not None and turns:
+                await acall(self.memex, self._store, scope, turns)
+
+    def _store(self, scope: SessionScope, turns: list[Message]) -> RememberResult:
+        return self._handle(scope).remember(
+            messages=turns, collection=scope.collection, consolidate=self.consolidate
+        )
+
+
+__all__ = ["MemexMemoryBlock", "SessionResolver", "SessionScope", "default_format"]
