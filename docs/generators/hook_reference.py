@@ -152,6 +152,19 @@ def _render_class(cls: type, link: Callable[[str], str | None]) -> list[str]:
     return [*out, ""] if described else out
 
 
+def _with_extensions(names: list[str], known: dict[str, type]) -> list[str]:
+    """``names`` and the domain Protocols that extend them (``GraphAwareRanker`` for ``Ranker``)."""
+    out = []
+    for name in names:
+        out.append(name)
+        out += [
+            other
+            for other, cls in known.items()
+            if other != name and known[name] in cls.__mro__ and getattr(cls, "_is_protocol", False)
+        ]
+    return list(dict.fromkeys(out))
+
+
 def _choice(kind: str) -> str:
     """How config.toml picks and configures a component of ``kind`` (from memex's config)."""
     from memex_core.config import DEFAULT_COMPONENTS, SETTINGS_TABLES
@@ -173,9 +186,14 @@ def render() -> str:
     registry = load_registry()
     hooks = _hooks()
     contracts = {
-        name: [
-            n for n in dict.fromkeys(_DOMAIN_REF.findall(inspect.getdoc(hook) or "")) if n in known
-        ]
+        name: _with_extensions(
+            [
+                n
+                for n in dict.fromkeys(_DOMAIN_REF.findall(inspect.getdoc(hook) or ""))
+                if n in known
+            ],
+            known,
+        )
         for name, hook in hooks
     }
     contract_names = list(dict.fromkeys(n for names in contracts.values() for n in names))
