@@ -1,0 +1,243 @@
+"""memex results as the two things a tool returns: JSON-ready data and text a model reads.
+
+Pure functions over memex's domain objects; no SDK, no I/O. The text is short
+and names the next step (which tool, with which id), because the text is often
+all an agent sees; the data carries every field for clients that read
+structured content.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from memex_core.domain import Fragment
+from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline
+from memex_core.domain.results import SearchResult
+
+NEXT_AFTER_SEARCH = (
+    "Next: `timeline` with a hit's id shows what surrounds it; `get` with ids returns full text."
+)
+
+
+def iso(timestamp: float | None) -> str | None:
+    """UTC ISO 8601 with a ``Z``, or None for undated material."""
+    if timestamp is None:
+        return None
+    return datetime.fromtimestamp(timestamp, tz=UTC).isoformat().replace("+00:00", "Z")
+
+
+def _day(timestamp: float | None) -> str:
+    return (iso(timestamp) or "undated")[:10]
+
+
+def _label(fragment: Fragment) -> str:
+    heading = fragment.metadata.get("heading") if fragment.role == "note" else None
+    title = fragment.title or fragment.conversation_id
+    return f"{title} > {heading}" if heading else title
+
+
+def fragment_data(fragment: Fragment) -> dict[str, Any]:
+    """A fragment in full: text, where it sits, and where it came from."""
+    provenance = fragment.provenance
+    data: dict[str, Any] = {
+        "id": fragment.id,
+        "conversation_id": fragment.conversation_id,
+        "title": fragment.title,
+        "role": fragment.role,
+        "timestamp": iso(fragment.timestamp),
+        "source_kind": fragment.source_kind,
+        "content": fragment.content,
+        "provenance": {
+            "source_path": provenance.source_path,
+            "source_id": provenance.source_id,
+            "locator": provenance.locator,
+        },
+        "metadata": fragment.metadata,
+    }
+    if fragment.collection:
+        data["collection"] = fragment.collection
+    return data
+
+
+def _fragment_text(fragment: Fragment, mark: str = "") -> str:
+    head = f"{mark}[{fragment.id}] {_label(fragment)} · {fragment.source_kind} · "
+    head += f"{fragment.role} · {_day(fragment.timestamp)}"
+    return f"{head}\n{fragment.content}"
+
+
+# -- search ---------------------------------------------------------------------------------
+
+
+def compact_search(
+    query: str, mode: str, hits: Sequence[CompactHit], notes: Sequence[str]
+) -> tuple[str, dict[str, Any]]:
+    data = {
+        "query": query,
+        "mode": mode,
+        "concise": True,
+        "hits": [{**hit.to_dict(), "timestamp": iso(hit.timestamp)} for hit in hits],
+        "notes": list(notes),
+    }
+    lines = [_hits_heading(len(hits), query, notes)]
+    for n, hit in enumerate(hits, start=1):
+        lines.append(f"{n}. [{hit.id}] {hit.title} · {hit.source_kind} · {hit.role} · ")
+        lines[-1] += f"{_day(hit.timestamp)} · score {hit.score:.4f}"
+        lines.append(f"   {hit.why}")
+        lines.append(f"   {hit.snippet}")
+    if hits:
+        lines.append(NEXT_AFTER_SEARCH)
+    return "\n".join(lines), data
+
+
+def full_search(
+    query: str, mode: str, results: Sequence[SearchResult], notes: Sequence[str]
+) -> tuple[str, dict[str, Any]]:
+    data = {
+        "query": query,
+        "mode": mode,
+        "concise": False,
+        "hits": [
+            {
+                **fragment_data(r.fragment),
+                "score": r.score,
+                "ranks": r.ranks,
+                "scores": r.scores,
+            }
+            for r in results
+        ],
+        "notes": list(notes),
+    }
+    lines = [_hits_heading(len(results), query, notes)]
+    for n, result in enumerate(results, start=1):
+        lines.append(f"{n}. score {result.score:.4f} " + _fragment_text(result.fragment))
+    if results:
+        lines.append("Next: `timeline` with a hit's id shows the turns around it.")
+    return "\n\n".join(lines), data
+
+
+def _hits_heading(count: int, query: str, notes: Sequence[str]) -> str:
+    heading = f"{count} hit(s) for {query!r}."
+    if notes:
+        heading += " Notes: " + "; ".join(notes)
+    if not count:
+        heading += (
+            " Try other words, mode 'keyword' for exact terms, or fewer filters"
+            " (source, since, until, collection)."
+        )
+    return heading
+
+
+# -- timeline, get ----------------------------------------------------------------------------
+
+
+def timeline(found: Timeline) -> tuple[str, dict[str, Any]]:
+    data = {
+        "anchor_id": found.anchor_id,
+        "conversation_id": found.conversation_id,
+        "title": found.title,
+        "items": [
+            {"offset": offset, **fragment_data(fragment)}
+            for offset, fragment in zip(found.offsets, found.fragments, strict=True)
+        ],
+    }
+    blocks = [f"{found.title}: {len(found.fragments)} fragment(s) around {found.anchor_id}."]
+    for offset, fragment in zip(found.offsets, found.fragments, strict=True):
+        mark = ">> " if fragment.id == found.anchor_id else f"{offset:+d} "
+        blocks.append(_fragment_text(fragment, mark))
+    blocks.append("Next: `get` with ids returns fragments whole; a wider before/after shows more.")
+    return "\n\n".join(blocks), data
+
+
+def fragments(
+    found: Sequence[Fragment], memories: Sequence[dict[str, Any]], missing: Sequence[str]
+) -> tuple[str, dict[str, Any]]:
+    data = {
+        "fragments": [fragment_data(f) for f in found],
+        "memories": list(memories),
+        "missing": list(missing),
+    }
+    blocks = [_fragment_text(f) for f in found]
+    for memory in memories:
+        where = memory.get("path") or memory.get("collection") or "memory"
+        blocks.append(f"[{memory['id']}] memory · {memory['kind']} · {where}\n{memory['content']}")
+    if missing:
+        blocks.append(
+            f"Not found: {', '.join(missing)}. Ids come from search (or remember, for mem_ "
+            "ids); give the full id."
+        )
+    return "\n\n".join(blocks), data
+
+
+# -- explore, context, remember ---------------------------------------------------------------
+
+
+def exploration(found: Any, concise: bool) -> tuple[str, dict[str, Any]]:
+    """``found`` is a :class:`memex_core.services.explore.Exploration`."""
+    data = found.to_dict(concise)
+    lines = [f"{found.note.title} ({found.note.path})"]
+    lines.append(f"Links to ({len(found.outlinks)}):")
+    for link in found.outlinks:
+        where = link.target_path or "unresolved: no such note"
+        lines.append(f"  - {link.target_title or link.target} ({where})")
+    lines.append(f"Linked from ({len(found.backlinks)}):")
+    for backlink in found.backlinks:
+        lines.append(f"  - {backlink.source_title} ({backlink.source_path})")
+        if not concise and backlink.context:
+            lines.append(f"    {backlink.context}")
+    if found.similar:
+        lines.append(f"Similar, not linked ({len(found.similar)}):")
+        lines.extend(f"  - {s.title} ({s.path}, {s.score:.2f})" for s in found.similar)
+    lines.extend(f"Note: {note}" for note in found.notes)
+    lines.append("Next: `explore` a linked note by its path, or `search` within the topic.")
+    return "\n".join(lines), data
+
+
+def context_pack(pack: ContextPack) -> tuple[str, dict[str, Any]]:
+    data = pack.to_dict()
+    for item in data["items"]:
+        item["timestamp"] = iso(item["timestamp"])
+    if not pack.items:
+        return (
+            f"Nothing in scope matches {pack.query!r}. Try other words or `search` with "
+            "fewer filters.",
+            data,
+        )
+    blocks = [
+        f"Context for {pack.query!r}: {len(pack.items)} item(s), {pack.used_chars:,} of "
+        f"{pack.budget_chars:,} characters."
+    ]
+    for item in pack.items:
+        cut = " (cut; `get` returns it whole)" if item.truncated else ""
+        blocks.append(f"[{item.id}] {item.reason} · {item.title}{cut}\n{item.text}")
+    return "\n\n".join(blocks), data
+
+
+def remembered(result: Any, user: str, collection: str) -> tuple[str, dict[str, Any]]:
+    """``result`` is a :class:`memex_core.handles.RememberResult`."""
+    data = {
+        "user_id": user,
+        "collection": collection,
+        **result.to_dict(),
+        "memory_ids": result.memory_ids,
+    }
+    lines = []
+    for applied in result.decisions:
+        decision = applied.decision
+        if decision.action == "ADD":
+            lines.append(f"Remembered as {applied.memory_id}: {decision.fact.text}")
+        elif decision.action == "NONE":
+            lines.append(f"Already known ({applied.memory_id}): {decision.fact.text}")
+        else:
+            lines.append(f"{decision.action} {applied.memory_id}: {decision.reason}")
+    if not result.decisions:
+        lines.append("Nothing was stored: the text was empty once private parts were removed.")
+    if result.redacted:
+        lines.append(f"Redacted before storing: {', '.join(result.redacted)}.")
+    if result.private_removed:
+        lines.append(f"Left out {result.private_removed} <private> span(s).")
+    if any(applied.decision.action == "ADD" for applied in result.decisions):
+        where = f"collection {collection!r}" if collection else "the default collection"
+        lines.append(f"Stored for user {user!r} in {where}; `search` finds it from now on.")
+    return "\n".join(lines), data

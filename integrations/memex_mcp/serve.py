@@ -1,0 +1,37 @@
+"""Running the server on a transport: stdio, or streamable HTTP behind :class:`LoopbackGuard`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memex_mcp.guard import LoopbackGuard
+
+MCP_PATH = "/mcp"
+
+
+def run_stdio(server: Any) -> None:
+    """Serve on stdin/stdout until the client closes them. Nothing else may write to stdout."""
+    server.run("stdio")
+
+
+def run_http(server: Any, *, host: str, port: int, token: str, local_only: bool = True) -> None:
+    """Serve streamable HTTP at ``http://host:port/mcp`` until interrupted.
+
+    ``local_only`` (listening on loopback) also makes the guard and the SDK check
+    the Host header; a server deliberately exposed elsewhere cannot know its
+    public name, so only the Origin and the token protect it.
+    """
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    # The SDK's own DNS-rebinding check stays on behind the guard (defence in depth); with
+    # transport_security=None it turns itself on for loopback hosts only.
+    security = (
+        None if local_only else TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    )
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH, transport_security=security, host=host
+    )
+    guarded = LoopbackGuard(app, token, check_host=local_only)
+    config = uvicorn.Config(guarded, host=host, port=port, log_level="warning", lifespan="on")
+    uvicorn.Server(config).run()

@@ -1,0 +1,154 @@
+"""What each MCP tool does, as plain synchronous methods over one :class:`AgentView`.
+
+Kept apart from the SDK glue (:mod:`memex_mcp.server`) so the behaviour can be
+read and tested without a transport. Every method reads or writes through the
+view fixed at start-up; the collection a caller names is narrowed by
+:meth:`ServerScope.narrow` first. Failures raise :class:`ToolFailure` (or a
+:class:`MemexError` from memex) with a message that says what to do next; the
+server returns them as tool errors the model can act on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from memex_core.errors import MemexError
+from memex_mcp import render
+from memex_mcp.scope import ServerScope
+
+if TYPE_CHECKING:
+    from memex_core.agent_view import AgentView
+    from memex_core.api import Memex
+
+#: What a tool hands back: the text a model reads and the structured data.
+Output = tuple[str, dict[str, Any]]
+
+MEMORY_ID_PREFIX = "mem_"
+MAX_IDS = 50
+SEARCH_MODES = ("hybrid", "keyword", "semantic")
+
+
+class ToolFailure(MemexError):
+    """A tool call that cannot be done as asked; the message says what to do instead."""
+
+
+def _filters(source: Sequence[str] | None, since: str | None, until: str | None) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if source:
+        options["source"] = tuple(source)
+    if since:
+        options["since"] = since
+    if until:
+        options["until"] = until
+    return options
+
+
+class MemexTools:
+    """The tools of one server: a memex home seen through one agent's scope."""
+
+    def __init__(self, memex: Memex, scope: ServerScope) -> None:
+        self.memex = memex
+        self.scope = scope
+        self.view: AgentView = memex.view(
+            user=scope.user, name=scope.name, collection=scope.collection, corpus=scope.corpus
+        )
+
+    def fact_kinds(self) -> list[str]:
+        """The kinds ``remember`` accepts: the configured fact types and ``misc``."""
+        names = [fact_type.name for fact_type in self.memex.fact_types()]
+        return [*names, "misc"] if "misc" not in names else names
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        limit: int = 5,
+        concise: bool = True,
+        mode: str = "hybrid",
+        source: Sequence[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        collection: str | None = None,
+    ) -> Output:
+        if not query.strip():
+            raise ToolFailure("The query is empty: say what to look for, in a few words.")
+        if mode not in SEARCH_MODES:
+            raise ToolFailure(f"Unknown mode {mode!r}: use one of {', '.join(SEARCH_MODES)}.")
+        options: dict[str, Any] = {
+            "collection": self.scope.narrow(collection),
+            **_filters(source, since, until),
+        }
+        if concise:
+            hits, notes = self.view.compact_search(query, limit=limit, mode=mode, **options)
+            return render.compact_search(query, mode, hits, notes)
+        found = self.view.search(query, mode, limit, **options)
+        return render.full_search(query, mode, found.results, found.notes)
+
+    def timeline(self, fragment_id: str, before: int = 3, after: int = 3) -> Output:
+        return render.timeline(self.view.timeline(fragment_id.strip(), before, after))
+
+    def get(self, ids: Sequence[str]) -> Output:
+        wanted = list(dict.fromkeys(i.strip() for i in ids if i.strip()))
+        if not wanted:
+            raise ToolFailure("Give at least one id; ids come from search, timeline or remember.")
+        if len(wanted) > MAX_IDS:
+            raise ToolFailure(f"At most {MAX_IDS} ids per call; split the list.")
+        memory_ids = [i for i in wanted if i.startswith(MEMORY_ID_PREFIX)]
+        fragment_ids = [i for i in wanted if not i.startswith(MEMORY_ID_PREFIX)]
+        found = self.view.get(fragment_ids) if fragment_ids else []
+        memories = [m for m in (self._memory(i) for i in memory_ids) if m is not None]
+        seen = {f.id for f in found} | {m["id"] for m in memories}
+        missing = [i for i in wanted if i not in seen]
+        if missing and not seen:
+            raise ToolFailure(
+                f"No fragment or memory with id(s) {', '.join(map(repr, missing))}. Ids come "
+                "from search (or remember, for mem_ ids); give the full id, e.g. copied from "
+                "a search hit."
+            )
+        return render.fragments(found, memories, missing)
+
+    def _memory(self, memory_id: str) -> dict[str, Any] | None:
+        from memex_core.handles import MemoryNotFound
+
+        if self.view.memory is None:
+            return None
+        try:
+            return self.view.memory.get(memory_id).to_dict()
+        except MemoryNotFound:
+            return None
+
+    def explore(self, note: str, similar: int = 5, concise: bool = False) -> Output:
+        return render.exploration(self.view.explore(note, similar), concise)
+
+    def context(
+        self,
+        query: str,
+        budget_chars: int = 4000,
+        source: Sequence[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        collection: str | None = None,
+    ) -> Output:
+        if not query.strip():
+            raise ToolFailure("The query is empty: say what the context is for, in a few words.")
+        pack = self.view.context(
+            query,
+            budget_chars,
+            collection=self.scope.narrow(collection),
+            **_filters(source, since, until),
+        )
+        return render.context_pack(pack)
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def remember(self, text: str, collection: str | None = None, kind: str = "misc") -> Output:
+        if not text.strip():
+            raise ToolFailure("Nothing to remember: give the fact as one short sentence.")
+        kinds = self.fact_kinds()
+        if kind not in kinds:
+            raise ToolFailure(f"Unknown kind {kind!r}: use one of {', '.join(kinds)}.")
+        chosen = self.scope.narrow(collection)
+        result = self.view.remember(text, collection=chosen, kind=kind)
+        return render.remembered(result, self.scope.user, chosen or self.scope.collection)
