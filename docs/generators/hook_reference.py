@@ -19,7 +19,10 @@ from generators.markdown import docstring
 _DOMAIN_REF = re.compile(r"memex_core\.domain\.(\w+)")
 _NAME = re.compile(r"\b[A-Z]\w+\b")
 ALWAYS = ("PluginContext", "SourceError")
-WIDTH = 100  # the width ruff formats memex at  # what every factory receives, what sources raise
+WIDTH = 100  # the width ruff formats memex at
+# Highlighted as Python, but in the attribute form that `ruff format` leaves alone: these are
+# declarations generated for reading (``def f(...): ...``), not code to reformat.
+PYTHON_FENCE = "``` { .python }"  # what every factory receives, what sources raise
 
 
 def _hooks() -> list[tuple[str, Callable[..., Any]]]:
@@ -39,6 +42,14 @@ def _domain() -> dict[str, type]:
     return {cls.__name__: cls for cls in found if inspect.isclass(cls)}
 
 
+def _literal(value: object) -> str:
+    """A default as source code, strings in double quotes (as ruff writes them)."""
+    text = repr(value)
+    if isinstance(value, str) and text.startswith("'") and '"' not in value:
+        text = f'"{text[1:-1]}"'
+    return text
+
+
 def _annotation(value: Any) -> str:
     return value if isinstance(value, str) else inspect.formatannotation(value)
 
@@ -56,7 +67,7 @@ def _parts(func: Callable[..., Any]) -> tuple[list[str], str]:
         if param.annotation is not param.empty:
             text += f": {_annotation(param.annotation)}"
         if param.default is not param.empty:
-            text += f" = {param.default!r}"
+            text += f" = {_literal(param.default)}"
         params.append(text)
     empty = sig.return_annotation is sig.empty
     return params, "" if empty else f" -> {_annotation(sig.return_annotation)}"
@@ -85,7 +96,7 @@ def _fields(cls: type) -> list[str]:
         for field in dataclasses.fields(cls):
             line = f"{field.name}: {_annotation(field.type)}"
             if field.default is not dataclasses.MISSING:
-                line += f" = {field.default!r}"
+                line += f" = {_literal(field.default)}"
             elif field.default_factory is not dataclasses.MISSING:
                 line += f" = field(default_factory={_name(field.default_factory)})"
             lines.append(line)
@@ -143,7 +154,7 @@ def _render_class(cls: type, link: Callable[[str], str | None]) -> list[str]:
     if body and methods:
         body.append("")
     body += methods
-    out = [f"### {cls.__name__}", "", "```python", _class_line(cls), *(body or ["    ..."])]
+    out = [f"### {cls.__name__}", "", PYTHON_FENCE, _class_line(cls), *(body or ["    ..."])]
     out += ["```", "", docstring(inspect.getdoc(cls) or "", link), ""]
     described = [(n, v) for n, v in members if inspect.getdoc(v)]
     for name, value in described:
@@ -219,7 +230,7 @@ def render() -> str:
     ]
     out += ["", "## Hooks", ""]
     for name, hook in hooks:
-        out += [f"### {name}", "", "```python", "@hookimpl"]
+        out += [f"### {name}", "", PYTHON_FENCE, "@hookimpl"]
         out += [f"def {name}{_signature(hook)}:", "    ...", "```", ""]
         out += [docstring(inspect.getdoc(hook) or "", link), ""]
         if name in kind_of:
