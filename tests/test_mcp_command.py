@@ -263,3 +263,27 @@ def test_the_guard_passes_lifespan_and_closes_websockets() -> None:
     assert _call(guard, [], kind="lifespan") == [] and reached == ["lifespan"]
     assert _call(guard, GOOD, kind="websocket") == [{"type": "websocket.close", "code": 1008}]
     assert reached == ["lifespan"]
+
+
+# -- the guide stays true ------------------------------------------------------------------------
+
+
+def test_the_guide_documents_every_tool_prompt_and_option(
+    root: click.Group, tmp_path: Path
+) -> None:
+    pytest.importorskip("mcp")
+    from memex_core.api import Memex
+    from memex_mcp.server import build_server
+    from memex_mcp.tools import MemexTools
+
+    guide = (Path(__file__).parent.parent / "docs" / "integrations" / "mcp.md").read_text()
+    with Memex(tmp_path) as mx:
+        server = build_server(MemexTools(mx, ServerScope()))
+        tools = anyio.run(server.list_tools)
+        prompts = anyio.run(server.list_prompts)
+    for item in [*tools, *prompts]:
+        assert f"| `{item.name}` |" in guide, item.name
+    command = root.commands["mcp"]
+    for param in command.params:
+        for option in param.opts:
+            assert option in guide, option
