@@ -169,7 +169,9 @@ def test_metadata_filters_use_the_node_metadata_keys(mx: Memex) -> None:
     middle = stamps[len(stamps) // 2]
     filters = MetadataFilters(
         filters=[
-            MetadataFilter(key="source_kind", value=["chatgpt", "claude_ai"], operator="in"),
+            MetadataFilter(
+                key="source_kind", value=["chatgpt", "claude_ai"], operator=FilterOperator.IN
+            ),
             MetadataFilter(key="role", value="assistant"),
             MetadataFilter(key="timestamp", value=middle, operator=FilterOperator.GT),
         ]
@@ -208,9 +210,13 @@ def test_metadata_filters_use_the_node_metadata_keys(mx: Memex) -> None:
         MetadataFilters(
             filters=[MetadataFilters(filters=[MetadataFilter(key="role", value="user")])]
         ),
-        MetadataFilters(filters=[MetadataFilter(key="role", value="user", operator="!=")]),
         MetadataFilters(
-            filters=[MetadataFilter(key="timestamp", value="2024-01-01", operator=">")]
+            filters=[MetadataFilter(key="role", value="user", operator=FilterOperator.NE)]
+        ),
+        MetadataFilters(
+            filters=[
+                MetadataFilter(key="timestamp", value="2024-01-01", operator=FilterOperator.GT)
+            ]
         ),
         MetadataFilters(
             filters=[

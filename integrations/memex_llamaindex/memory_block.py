@@ -29,6 +29,7 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field, model_validator
 from llama_index.core.memory.memory import BaseMemoryBlock
+from llama_index.core.utils import get_tokenizer
 
 from memex_core.api import MODES, Memex
 from memex_core.domain.fragment import ROLES
@@ -58,7 +59,6 @@ SCOPE_KWARGS = frozenset(
     }
 )
 SESSION_KEY = "session_id"  # where BaseMemoryBlock.aput stamps the session on messages
-CHARS_PER_TOKEN = 4  # for atruncate: the block cannot see Memory's tokenizer
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,12 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
     agent_name: str = Field(default="llamaindex", description="Who the access log names.")
     format_hit: Callable[[MemoryHit], str] = Field(
         default=default_format, exclude=True, description="Renders one memory for the prompt."
+    )
+    tokenizer_fn: Callable[[str], list[Any]] | None = Field(
+        default=None,
+        exclude=True,
+        description="Counts tokens when Memory asks the block to shrink; give the one Memory "
+        "uses if not LlamaIndex's default.",
     )
 
     @model_validator(mode="after")
@@ -225,12 +231,14 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
         return "\n".join(lines)
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
-        """Drop the least relevant memories (the last lines) until about
-        ``tokens_to_truncate`` tokens are gone."""
+        """Drop the least relevant memories (the last lines) until ``tokens_to_truncate``
+        tokens are gone. Falling short would make Memory drop the whole block, so this
+        counts with the tokenizer Memory counts with (``tokenizer_fn``)."""
+        count = self.tokenizer_fn or get_tokenizer()
+        target = len(count(content)) - tokens_to_truncate
         lines = content.splitlines()
-        budget = tokens_to_truncate * CHARS_PER_TOKEN
-        while lines and budget > 0:
-            budget -= len(lines.pop()) + 1
+        while lines and len(count("\n".join(lines))) > target:
+            lines.pop()
         return "\n".join(lines) or None
 
     # -- writing ----------------------------------------------------------------------------
