@@ -83,7 +83,7 @@ def test_without_the_sdk_the_command_says_how_to_install_it(
 def test_http_options_need_http(root: click.Group) -> None:
     result = invoke(root, "mcp", "--port", "9000", "--token", TOKEN)
     assert result.exit_code == 2
-    assert "--port, --token only apply with --http" in result.output
+    assert "--port, --token are only for the HTTP server: add --http" in result.output
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "::", "example.com"])

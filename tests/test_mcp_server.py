@@ -433,7 +433,7 @@ def test_server_says_what_it_serves_on_stderr(home: Home, tmp_path: Path) -> Non
 
     async def body() -> None:
         async with mcp_session(home.path, "--user", "alice", "--no-corpus", log=log) as session:
-            assert "alice's past AI conversations" in session.instructions
+            assert "serving user 'alice'" in session.instructions
             assert session.server_info.name == "memex"
 
     run(body)

@@ -94,7 +94,11 @@ def mcp(
             if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
         ]
         if given:
-            raise click.UsageError(f"{', '.join(given)} only apply with --http.")
+            one = len(given) == 1
+            raise click.UsageError(
+                f"{', '.join(given)} {'is' if one else 'are'} only for the HTTP server: add "
+                f"--http, or leave {'it' if one else 'them'} out."
+            )
     elif not is_loopback(host) and not dangerously_allow_remote:
         raise click.UsageError(
             f"Refusing to listen on {host}: memex mcp serves this machine only "

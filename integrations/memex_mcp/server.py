@@ -29,8 +29,8 @@ from memex_mcp.tools import MAX_IDS, MemexTools, Output
 SERVER_NAME = "memex"
 
 INSTRUCTIONS = """\
-memex searches {user}'s past AI conversations, agent transcripts, notes and long-term memory \
-({scope}).
+memex searches past AI conversations, agent transcripts, notes and long-term memory, serving \
+{scope}.
 Work in small steps so you read only what you need:
 1. `search` returns compact hits (id, title, snippet, why it matched); 5 by default.
 2. `timeline` shows what surrounds a promising hit in its conversation or note.
@@ -204,7 +204,7 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
         SERVER_NAME,
         title="memex",
         version=_version(),
-        instructions=INSTRUCTIONS.format(user=scope.user, scope=scope.describe()),
+        instructions=INSTRUCTIONS.format(scope=scope.describe()),
         log_level="WARNING",
     )
     worker = Worker()
