@@ -80,14 +80,14 @@ def get(
     "options",
     [
         {},  # whose memory?
-        {"user_id": "alice", "session_scope": SESSIONS.get},  # both
-        {"user_id": "../bob"},
-        {"user_id": "users/bob"},
-        {"user_id": "alice", "collection": "a::b"},
-        {"user_id": "alice", "mode": "fuzzy"},
-        {"user_id": "alice", "similarity_top_k": 0},
-        {"user_id": "alice", "query_window": 0},
-        {"user_id": "alice", "roles": ("user", "robot")},
+        {"user": "alice", "session_scope": SESSIONS.get},  # both
+        {"user": "../bob"},
+        {"user": "users/bob"},
+        {"user": "alice", "collection": "a::b"},
+        {"user": "alice", "mode": "fuzzy"},
+        {"user": "alice", "similarity_top_k": 0},
+        {"user": "alice", "query_window": 0},
+        {"user": "alice", "roles": ("user", "robot")},
     ],
 )
 def test_configuration_mistakes_fail_when_built(mx: Memex, options: dict[str, Any]) -> None:
@@ -116,7 +116,7 @@ def test_scope_for_a_session(mx: Memex) -> None:
         mapped.scope_for("s4")
     with pytest.raises(MemexError, match="session_id"):
         mapped.scope_for(None)
-    fixed = MemexMemoryBlock(memex=mx, user_id="carol", collection="home")
+    fixed = MemexMemoryBlock(memex=mx, user="carol", collection="home")
     assert fixed.scope_for(None) == fixed.scope_for("any") == SessionScope("carol", "home")
     odd = MemexMemoryBlock(memex=mx, session_scope=lambda s: 42)
     with pytest.raises(MemexError, match="returned int"):
@@ -199,7 +199,7 @@ def test_a_session_without_a_user_mapping_fails_loudly(block: MemexMemoryBlock) 
 
 
 def test_only_the_chosen_roles_with_text_are_stored(mx: Memex) -> None:
-    block = MemexMemoryBlock(memex=mx, user_id="alice", roles=("user", "tool"))
+    block = MemexMemoryBlock(memex=mx, user="alice", roles=("user", "tool"))
     call = ToolCallBlock(tool_call_id="c1", tool_name="weather", tool_kwargs={"city": "Lisbon"})
     put(
         block,
@@ -246,7 +246,7 @@ def test_aget_recalls_the_users_memories_for_the_latest_messages(
 
 
 def test_the_query_window_picks_the_latest_messages(mx: Memex) -> None:
-    block = MemexMemoryBlock(memex=mx, user_id="alice", query_window=1, mode="keyword")
+    block = MemexMemoryBlock(memex=mx, user="alice", query_window=1, mode="keyword")
     put(block, [user("I drink jasmine tea")], None)
     put(block, [user("My cat is called Miso")], None)
     for filler in ("I hike on Sundays", "My car is blue", "I work as a nurse", "I play chess"):
@@ -276,7 +276,7 @@ def test_memory_cannot_be_asked_for_another_session(mx: Memex, block: MemexMemor
     with pytest.raises(TypeError):  # Memory passes its own session_id; a second one clashes
         asyncio.run(memory.aget(input="zanzibar kayak", session_id="bob-web"))
     with pytest.raises(MemexError):
-        asyncio.run(memory.aget(input="zanzibar kayak", user_id="bob"))
+        asyncio.run(memory.aget(input="zanzibar kayak", user="bob"))
     messages = asyncio.run(memory.aget(input="zanzibar kayak"))
     assert all("zanzibar" not in (m.content or "") for m in messages)
 
@@ -306,12 +306,12 @@ def test_shared_memory_is_recalled_for_everyone(mx: Memex, block: MemexMemoryBlo
 
 
 def test_atruncate_drops_the_least_relevant_lines(mx: Memex) -> None:
-    block = MemexMemoryBlock(memex=mx, user_id="alice", tokenizer_fn=str.split)
+    block = MemexMemoryBlock(memex=mx, user="alice", tokenizer_fn=str.split)
     content = "\n".join(f"- [fact] memory number {i} of six words" for i in range(5))  # 8 each
     shorter = asyncio.run(block.atruncate(content, tokens_to_truncate=12))
     assert shorter == "\n".join(content.splitlines()[:3])  # 16 tokens gone: just enough
     assert asyncio.run(block.atruncate(content, tokens_to_truncate=10_000)) is None
-    default = MemexMemoryBlock(memex=mx, user_id="alice")  # LlamaIndex's default tokenizer
+    default = MemexMemoryBlock(memex=mx, user="alice")  # LlamaIndex's default tokenizer
     assert asyncio.run(default.atruncate(content, tokens_to_truncate=1)) == "\n".join(
         content.splitlines()[:4]
     )
@@ -367,7 +367,7 @@ def test_inside_memory_flushing_stores_and_a_new_session_recalls(
 
 def test_a_truncatable_block_shrinks_to_the_token_limit(mx: Memex) -> None:
     block = MemexMemoryBlock(
-        memex=mx, user_id="alice", priority=1, similarity_top_k=10, tokenizer_fn=str.split
+        memex=mx, user="alice", priority=1, similarity_top_k=10, tokenizer_fn=str.split
     )
     for i in range(8):
         put(block, [user(f"kayak fact number {i} about the river and the marina")], None)

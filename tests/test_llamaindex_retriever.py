@@ -131,7 +131,7 @@ def test_keyword_mode_has_no_semantic_rank(mx: Memex) -> None:
 
 
 def test_memory_nodes_name_their_memory(mx: Memex) -> None:
-    nodes = MemexRetriever(mx, user_id="alice", corpus=False).retrieve("kayak marina")
+    nodes = MemexRetriever(mx, user="alice", corpus=False).retrieve("kayak marina")
     marina = next(n for n in nodes if "marina" in n.node.get_content())
     memory = mx.agent("alice").list(collection="acme:sport")[0]
     assert marina.node.metadata["memory_id"] == memory.id
@@ -195,6 +195,7 @@ def test_metadata_filters_use_the_node_metadata_keys(mx: Memex) -> None:
         {"owner": "users/bob"},
         {"include_private": True},
         {"user_id": "bob"},
+        {"user": "bob"},
         {"collection": "acme"},
         {"collections": ["acme:sport"]},
         {"since": "not a date"},
@@ -229,7 +230,7 @@ def test_metadata_filters_use_the_node_metadata_keys(mx: Memex) -> None:
 )
 def test_filters_never_carry_scope_and_are_refused_when_unclear(mx: Memex, filters: Any) -> None:
     with pytest.raises(MemexError):
-        MemexRetriever(mx, user_id="alice", filters=filters)
+        MemexRetriever(mx, user="alice", filters=filters)
 
 
 # -- scope ------------------------------------------------------------------------------
@@ -242,33 +243,33 @@ def test_without_a_user_it_reads_the_corpus_only(mx: Memex) -> None:
 
 
 def test_a_user_reads_corpus_own_and_shared_memory_never_anothers(mx: Memex) -> None:
-    retriever = MemexRetriever(mx, user_id="alice", similarity_top_k=50)
+    retriever = MemexRetriever(mx, user="alice", similarity_top_k=50)
     nodes = retriever.retrieve(f"kayak kayaking marina {BOB_SECRET}")
 
     assert owners(nodes) == {"", "users/alice", "shared"}
     assert BOB_SECRET not in texts(nodes)
-    keyword = MemexRetriever(mx, user_id="alice", mode="keyword")
+    keyword = MemexRetriever(mx, user="alice", mode="keyword")
     assert keyword.retrieve(BOB_SECRET) == []  # semantic search always finds something
 
 
 def test_corpus_false_reads_memory_only(mx: Memex) -> None:
-    nodes = MemexRetriever(mx, user_id="alice", corpus=False, similarity_top_k=50).retrieve(
+    nodes = MemexRetriever(mx, user="alice", corpus=False, similarity_top_k=50).retrieve(
         f"kayak kayaking sqlite {BOB_SECRET}"
     )
     assert owners(nodes) == {"users/alice", "shared"}
 
 
 def test_a_collection_narrows_to_that_memory(mx: Memex) -> None:
-    retriever = MemexRetriever(mx, user_id="alice", collection="acme", similarity_top_k=50)
+    retriever = MemexRetriever(mx, user="alice", collection="acme", similarity_top_k=50)
     nodes = retriever.retrieve(f"kayak sqlite {BOB_SECRET}")
     assert [n.node.get_content() for n in nodes] == ["Alice keeps her kayak at the marina"]
-    assert MemexRetriever(mx, user_id="alice", collection="nothing:here").retrieve("kayak") == []
+    assert MemexRetriever(mx, user="alice", collection="nothing:here").retrieve("kayak") == []
 
 
 def test_private_memory_only_when_asked_and_only_ones_own(mx: Memex) -> None:
     query = f"private kayak diary {BOB_SECRET}"
-    plain = MemexRetriever(mx, user_id="alice", corpus=False).retrieve(query)
-    asked = MemexRetriever(mx, user_id="alice", corpus=False, include_private=True).retrieve(query)
+    plain = MemexRetriever(mx, user="alice", corpus=False).retrieve(query)
+    asked = MemexRetriever(mx, user="alice", corpus=False, include_private=True).retrieve(query)
 
     assert "private kayak diary" not in texts(plain)
     assert "Alice keeps a private kayak diary" in texts(asked)
@@ -281,15 +282,15 @@ def test_private_memory_only_when_asked_and_only_ones_own(mx: Memex) -> None:
 )
 def test_a_hostile_user_id_is_refused(mx: Memex, user_id: Any) -> None:
     with pytest.raises(MemexError):
-        MemexRetriever(mx, user_id=user_id)
+        MemexRetriever(mx, user=user_id)
 
 
 @pytest.mark.parametrize(
     "options",
     [
         {"collection": "acme"},  # no user: the corpus has no collections
-        {"user_id": "alice", "collection": "acme:*"},
-        {"user_id": "alice", "collection": "../bob"},
+        {"user": "alice", "collection": "acme:*"},
+        {"user": "alice", "collection": "../bob"},
         {"corpus": False},  # nothing left to search
         {"mode": "fuzzy"},
         {"similarity_top_k": 0},
@@ -303,10 +304,10 @@ def test_invalid_options_fail_when_built(mx: Memex, options: dict[str, Any]) -> 
 
 
 def test_the_scope_is_fixed_once_built(mx: Memex) -> None:
-    retriever = MemexRetriever(mx, user_id="alice")
+    retriever = MemexRetriever(mx, user="alice")
     with pytest.raises(AttributeError):
-        retriever.user_id = "bob"  # type: ignore[misc]
-    assert repr(retriever).startswith("MemexRetriever(user_id='alice'")
+        retriever.user = "bob"  # type: ignore[misc]
+    assert repr(retriever).startswith("MemexRetriever(user='alice'")
 
 
 # -- async and threads ------------------------------------------------------------------------
@@ -315,7 +316,7 @@ def test_the_scope_is_fixed_once_built(mx: Memex) -> None:
 def test_aretrieve_matches_retrieve_and_runs_off_the_event_loop(
     mx: Memex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    retriever = MemexRetriever(mx, user_id="alice", similarity_top_k=8)
+    retriever = MemexRetriever(mx, user="alice", similarity_top_k=8)
     threads: list[threading.Thread] = []
     search = retriever._view.search
 
@@ -341,7 +342,7 @@ def test_a_memex_first_opened_in_a_worker_thread_works_everywhere(tmp_path: Path
     populate(seed)
     seed.close()
     fresh = fast_memex(home)  # nothing opened yet: the catalog opens in the worker thread
-    retriever = MemexRetriever(fresh, user_id="alice", similarity_top_k=3)
+    retriever = MemexRetriever(fresh, user="alice", similarity_top_k=3)
 
     async_nodes = asyncio.run(retriever.aretrieve(QUERY))
     sync_nodes = retriever.retrieve(QUERY)  # then the main thread uses the same connection
@@ -358,8 +359,8 @@ def test_concurrent_reads_and_writes_on_one_memex(tmp_path: Path) -> None:
 
     mx = fast_memex(tmp_path / "home")
     users = [f"user{i}" for i in range(4)]
-    blocks = {u: MemexMemoryBlock(memex=mx, user_id=u, collection="chat") for u in users}
-    retrievers = {u: MemexRetriever(mx, user_id=u, corpus=False) for u in users}
+    blocks = {u: MemexMemoryBlock(memex=mx, user=u, collection="chat") for u in users}
+    retrievers = {u: MemexRetriever(mx, user=u, corpus=False) for u in users}
 
     async def writes(user: str) -> None:
         for i in range(3):

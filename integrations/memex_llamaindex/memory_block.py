@@ -15,7 +15,7 @@ relevant to the latest messages and returns it as text for the system prompt.
 Scope comes from the session, on every call: ``Memory`` passes its
 ``session_id`` to ``aget`` and stamps it on flushed messages, and the block maps
 it to a user and collection with ``session_scope`` (or uses one fixed
-``user_id`` for single-user apps). The block holds no per-session state, so one
+``user`` for single-user apps). The block holds no per-session state, so one
 block object can serve any number of sessions and users at once; per-call
 arguments can never change the user or collection.
 """
@@ -71,12 +71,12 @@ class SessionScope:
     each chat separately but recalls across all of alice's support chats.
     """
 
-    user_id: str
+    user: str
     collection: str = ""
     search_collection: str | None = None
 
     def __post_init__(self) -> None:
-        validate_user_id(self.user_id)
+        validate_user_id(self.user)
         validate_collection(self.collection)
         if self.search_collection is not None:
             validate_collection(self.search_collection)
@@ -101,7 +101,7 @@ def default_format(hit: MemoryHit) -> str:
 class MemexMemoryBlock(BaseMemoryBlock[str]):
     """Stores flushed chat messages in memex and recalls the user's relevant memories.
 
-    Give exactly one of ``user_id`` (every session is this user's) or
+    Give exactly one of ``user`` (every session is this user's) or
     ``session_scope`` (a function from session id to user, or to a
     :class:`SessionScope`).
     """
@@ -112,7 +112,7 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
         description="A description of the memory block.",
     )
     memex: Memex = Field(exclude=True, description="The memex home memories live in.")
-    user_id: str | None = Field(
+    user: str | None = Field(
         default=None, description="The one user every session belongs to (single-user apps)."
     )
     collection: str = Field(
@@ -148,14 +148,14 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
 
     @model_validator(mode="after")
     def _check(self) -> MemexMemoryBlock:
-        if (self.user_id is None) == (self.session_scope is None):
+        if (self.user is None) == (self.session_scope is None):
             raise MemexError(
-                "Say whose memory this block keeps: user_id='alice' when every session is one "
+                "Say whose memory this block keeps: user='alice' when every session is one "
                 "user's, or session_scope=<function from session id to user id or "
                 "SessionScope> when sessions belong to different users (not both)."
             )
-        if self.user_id is not None:
-            validate_user_id(self.user_id)
+        if self.user is not None:
+            validate_user_id(self.user)
         validate_collection(self.collection)
         if self.mode not in MODES:
             raise MemexError(f"Unknown search mode {self.mode!r}: use one of {', '.join(MODES)}.")
@@ -171,8 +171,8 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
     def scope_for(self, session_id: str | None) -> SessionScope | None:
         """The user and collection of ``session_id`` (None: an anonymous session)."""
         if self.session_scope is None:
-            assert self.user_id is not None  # the validator makes sure
-            return SessionScope(self.user_id, self.collection)
+            assert self.user is not None  # the validator makes sure
+            return SessionScope(self.user, self.collection)
         if session_id is None:
             raise MemexError(
                 "No session id: this block maps sessions to users, and Memory passes its "
@@ -190,7 +190,7 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
 
     def _handle(self, scope: SessionScope) -> AgentMemory:
         view = self.memex.view(
-            user=scope.user_id, name=self.agent_name, collection=scope.collection, corpus=False
+            user=scope.user, name=self.agent_name, collection=scope.collection, corpus=False
         )
         assert view.memory is not None  # a view with a user has a memory handle
         return view.memory
@@ -208,7 +208,7 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
         if refused:
             raise MemexError(
                 f"{', '.join(refused)}: the session decides whose memory is read "
-                "(user_id= or session_scope= on the block), never a per-call argument."
+                "(user= or session_scope= on the block), never a per-call argument."
             )
         scope = self.scope_for(session_id)
         query = query_from(messages or [], self.query_window)

@@ -6,7 +6,7 @@
 
 Every search goes through an :class:`~memex_core.agent_view.AgentView`, so the
 retriever reads exactly the scope it was built with: the operator's corpus
-(``corpus=True``) and, with a ``user_id``, that user's and shared memory,
+(``corpus=True``) and, with a ``user``, that user's and shared memory,
 optionally narrowed to a ``collection``. LlamaIndex's ``retrieve`` takes only
 a query, so the scope cannot change per call; build another retriever (they
 are cheap) for another user.
@@ -40,10 +40,10 @@ class MemexRetriever(BaseRetriever):
             (as :func:`memex_core.api.make_filters` takes them), or LlamaIndex
             ``MetadataFilters`` on ``source_kind``, ``conversation_id``, ``role`` and
             ``timestamp``.
-        user_id: also search this user's memory (and shared memory). Without one the
+        user: also search this user's memory (and shared memory). Without one the
             retriever reads the corpus only.
         collection: only memory in this collection and below (the corpus has no
-            collections, so it drops out); needs ``user_id``.
+            collections, so it drops out); needs ``user``.
         corpus: whether the operator's ingested corpus is searched.
         include_private: include the user's memory marked private.
         time_phrases: read "last week", "in March" in a query as a time filter.
@@ -57,7 +57,7 @@ class MemexRetriever(BaseRetriever):
         similarity_top_k: int = 10,
         mode: str = "hybrid",
         filters: Filters | None = None,
-        user_id: str | None = None,
+        user: str | None = None,
         collection: str | None = None,
         corpus: bool = True,
         include_private: bool = False,
@@ -72,14 +72,14 @@ class MemexRetriever(BaseRetriever):
             raise MemexError(f"similarity_top_k must be a whole number, not {similarity_top_k!r}")
         if similarity_top_k < 1:
             raise MemexError("similarity_top_k must be at least 1")
-        if collection and user_id is None:
+        if collection and user is None:
             raise MemexError(
-                "A collection names memory, which belongs to a user: pass user_id= as well "
+                "A collection names memory, which belongs to a user: pass user= as well "
                 "(the corpus has no collections)."
             )
-        if not corpus and user_id is None:
+        if not corpus and user is None:
             raise MemexError(
-                "Nothing to search: corpus=False leaves only memory, which needs a user_id."
+                "Nothing to search: corpus=False leaves only memory, which needs a user."
             )
         super().__init__(callback_manager=callback_manager, verbose=verbose)
         self.memex = memex
@@ -90,11 +90,11 @@ class MemexRetriever(BaseRetriever):
         self._filter_options = filter_options(filters)
         # Built once: it validates user and collection now, and holds no per-query state.
         self._view: AgentView = memex.view(
-            user=user_id, name=agent_name, collection=collection or "", corpus=corpus
+            user=user, name=agent_name, collection=collection or "", corpus=corpus
         )
 
     @property
-    def user_id(self) -> str | None:
+    def user(self) -> str | None:
         return self._view.user_id
 
     @property
@@ -107,7 +107,7 @@ class MemexRetriever(BaseRetriever):
 
     def __repr__(self) -> str:
         return (
-            f"MemexRetriever(user_id={self.user_id!r}, collection={self.collection!r}, "
+            f"MemexRetriever(user={self.user!r}, collection={self.collection!r}, "
             f"corpus={self.corpus}, mode={self.mode!r}, similarity_top_k={self.similarity_top_k})"
         )
 
