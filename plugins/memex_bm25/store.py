@@ -666,8 +666,13 @@ class BM25Store:
         corpus = self._owner_corpus(filters.owners) if filters.owners else None
         if corpus is not None and not corpus.n_docs:
             return []
-        scores = self._scores(counts, corpus)
+        zero_weight: list[np.ndarray] = []
+        scores = self._scores(counts, corpus, zero_weight)
         candidates = np.flatnonzero(scores != 0)  # comparing first is 5x faster than on floats
+        if zero_weight:
+            # A term in exactly half the documents has idf log(1) = 0 in BM25Okapi, so its
+            # matches score 0; they still match (common in a user's small memory).
+            candidates = np.union1d(candidates, np.concatenate(zero_weight))
         if self._n_deleted:
             candidates = candidates[~self._deleted[candidates]]
         # Private slots are excluded by default, so an "empty" filter still needs the
@@ -676,8 +681,14 @@ class BM25Store:
             candidates = candidates[filter_mask(filters, self._columns(), self._tables, candidates)]
         return self._top(scores, candidates, limit)
 
-    def _scores(self, counts: Mapping[int, int], corpus: CorpusStats | None = None) -> np.ndarray:
-        """Scores per slot against ``corpus``'s statistics (the whole index's by default)."""
+    def _scores(
+        self,
+        counts: Mapping[int, int],
+        corpus: CorpusStats | None = None,
+        zero_weight: list[np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """Scores per slot against ``corpus``'s statistics (the whole index's by default).
+        Slots matched only by terms of weight 0 are appended to ``zero_weight``."""
         if corpus is None:
             idf, norm = self._idf(), self._length_norm()
         else:
@@ -686,17 +697,18 @@ class BM25Store:
         scores = np.zeros(self._n_slots, dtype=np.float64)
         for term, repeats in counts.items():
             weight = idf[term]
-            if weight == 0.0:
-                continue
             start = 0
             for segment in (self._base, self._delta):
                 slots, tf = segment.postings(term)
                 if len(slots):
                     where = slots + start if start else slots
-                    freq = tf.astype(np.float64)
-                    gain = weight * (freq * k1_plus_1 / (freq + norm[where]))
-                    # A term's postings hold each slot once, so fancy += is exact.
-                    scores[where] += gain * repeats if repeats > 1 else gain
+                    if weight != 0.0:
+                        freq = tf.astype(np.float64)
+                        gain = weight * (freq * k1_plus_1 / (freq + norm[where]))
+                        # A term's postings hold each slot once, so fancy += is exact.
+                        scores[where] += gain * repeats if repeats > 1 else gain
+                    elif zero_weight is not None:
+                        zero_weight.append(where)
                 start += segment.n_docs
         return scores
 
