@@ -31,12 +31,15 @@ from llama_index.core.bridge.pydantic import Field, model_validator
 from llama_index.core.memory.memory import BaseMemoryBlock
 from llama_index.core.utils import get_tokenizer
 
+from memex_core.agent_view import AgentView
 from memex_core.api import MODES, Memex
+from memex_core.domain import SearchResult
 from memex_core.domain.fragment import ROLES
 from memex_core.domain.memory.namespaces import validate_collection
 from memex_core.domain.memory.paths import validate_user_id
+from memex_core.domain.memory.records import CONVERSATION_KIND
 from memex_core.errors import MemexError
-from memex_core.handles import AgentMemory, MemoryHit, RememberResult
+from memex_core.handles import RememberResult
 from memex_core.services.memory import Message
 from memex_llamaindex.messages import query_from, to_turns
 from memex_llamaindex.threads import acall
@@ -92,10 +95,13 @@ class SessionScope:
 SessionResolver = Callable[[str], SessionScope | str | None]
 
 
-def default_format(hit: MemoryHit) -> str:
-    """One memory as a line of the prompt: ``- [kind] text``."""
-    text = " ".join(hit.text.split())
-    return f"- [{hit.kind}] {text}"
+def default_format(hit: SearchResult) -> str:
+    """One memory as a line of the prompt: ``- [preference] text`` for a fact or a file,
+    ``- [user said] text`` for a turn of a remembered conversation."""
+    fragment = hit.fragment
+    kind = fragment.metadata.get("kind") or "memory"
+    label = f"{fragment.role} said" if kind == CONVERSATION_KIND else kind
+    return f"- [{label}] {' '.join(fragment.content.split())}"
 
 
 class MemexMemoryBlock(BaseMemoryBlock[str]):
@@ -136,7 +142,7 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
         description="Run extracted facts through memex's consolidator (ADD/UPDATE/DELETE/NONE).",
     )
     agent_name: str = Field(default="llamaindex", description="Who the access log names.")
-    format_hit: Callable[[MemoryHit], str] = Field(
+    format_hit: Callable[[SearchResult], str] = Field(
         default=default_format, exclude=True, description="Renders one memory for the prompt."
     )
     tokenizer_fn: Callable[[str], list[Any]] | None = Field(
@@ -188,12 +194,11 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
             "return a user id, a SessionScope, or None for an anonymous session"
         )
 
-    def _handle(self, scope: SessionScope) -> AgentMemory:
-        view = self.memex.view(
+    def _view(self, scope: SessionScope) -> AgentView:
+        """The session user's memory and shared memory; never the operator's corpus."""
+        return self.memex.view(
             user=scope.user, name=self.agent_name, collection=scope.collection, corpus=False
         )
-        assert view.memory is not None  # a view with a user has a memory handle
-        return view.memory
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -217,12 +222,18 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
         hits = await acall(self.memex, self._recall, scope, query)
         return self._render(hits)
 
-    def _recall(self, scope: SessionScope, query: str) -> list[MemoryHit]:
-        return self._handle(scope).search(
-            query, limit=self.similarity_top_k, mode=self.mode, collection=scope.searched
+    def _recall(self, scope: SessionScope, query: str) -> list[SearchResult]:
+        found = self._view(scope).search(
+            query,
+            self.mode,
+            self.similarity_top_k,
+            collection=scope.searched,
+            # chat text is not a search command: "last week" in a message is no time filter
+            time_phrases=False,
         )
+        return found.results
 
-    def _render(self, hits: list[MemoryHit]) -> str:
+    def _render(self, hits: list[SearchResult]) -> str:
         lines: list[str] = []
         for hit in hits:
             line = self.format_hit(hit)
@@ -258,7 +269,7 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
                 await acall(self.memex, self._store, scope, turns)
 
     def _store(self, scope: SessionScope, turns: list[Message]) -> RememberResult:
-        return self._handle(scope).remember(
+        return self._view(scope).remember(
             messages=turns, collection=scope.collection, consolidate=self.consolidate
         )
 
