@@ -25,6 +25,9 @@ def failed_outcome(label: str, source_kind: str, exc: Exception) -> FileOutcome:
     if isinstance(exc, SourceError):
         where = f"{exc.location}: " if exc.location else ""
         error = where + exc.reason
+    elif isinstance(exc, UnicodeEncodeError) and "surrogates" in str(exc):
+        # A name (or text) holding bytes that are not UTF-8: the catalog cannot store it.
+        error = "the file name (or a path in it) is not valid UTF-8; rename the file to ingest it"
     elif isinstance(exc, READ_ERRORS):
         error = str(exc)
     else:

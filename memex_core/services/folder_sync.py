@@ -41,6 +41,9 @@ class FolderSync:
         except (SourceError, OSError) as exc:
             report.files.append(FileOutcome(root, "failed", source.source_kind, error=str(exc)))
             return
+        except Exception as exc:  # a buggy folder source must not stop the run either
+            report.files.append(failed_outcome(root, source.source_kind, exc))
+            return
         stored = self.catalog.documents_under(root)
         self.progress.start(f"Syncing {folder.name}", len(scan.documents))
         changed = False

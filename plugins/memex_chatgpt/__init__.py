@@ -5,6 +5,9 @@ Configure in ``config.toml``::
     [source.chatgpt]
     include_thinking = false   # index the model's reasoning messages too
 
+``max_export_bytes`` (default 2 GiB) and ``max_compression_ratio`` (default 200)
+guard against zip bombs; raise them only for an export you trust.
+
 Importing this package is cheap; the reader loads when the source is built.
 """
 
@@ -18,8 +21,12 @@ from memex_core.hookspecs import hookimpl
 
 def _build(context: PluginContext) -> Any:
     from memex_chatgpt.source import ChatGPTSource
+    from memex_core.source_kit import ExportLimits
 
-    return ChatGPTSource(include_thinking=bool(context.settings.get("include_thinking", False)))
+    return ChatGPTSource(
+        include_thinking=bool(context.settings.get("include_thinking", False)),
+        limits=ExportLimits.from_settings(context.settings, "source.chatgpt"),
+    )
 
 
 @hookimpl

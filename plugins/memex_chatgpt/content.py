@@ -196,5 +196,5 @@ def render_message(message: dict[str, Any]) -> RenderedMessage:
         text=text,
         metadata=extra,
         hidden=hidden,
-        reasoning=kind in REASONING_TYPES,
+        reasoning=isinstance(kind, str) and kind in REASONING_TYPES,
     )

@@ -30,6 +30,8 @@ from memex_chatgpt.thread import active_path
 from memex_core.domain import Fragment
 from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
 from memex_core.source_kit import (
+    DEFAULT_LIMITS,
+    ExportLimits,
     fragments_per_conversation,
     json_export_opens_with,
     parse_timestamp,
@@ -68,10 +70,15 @@ class ChatGPTSource:
     source_kind = SOURCE_KIND
 
     def __init__(
-        self, *, include_thinking: bool = False, max_chars: int = DEFAULT_MAX_CHARS
+        self,
+        *,
+        include_thinking: bool = False,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        limits: ExportLimits = DEFAULT_LIMITS,
     ) -> None:
         self.include_thinking = include_thinking
         self.max_chars = max_chars
+        self.limits = limits
 
     def can_handle(self, path: Path) -> bool:
         """True for a ``.json``/``.zip`` whose (member) text opens like a ChatGPT export."""
@@ -85,6 +92,7 @@ class ChatGPTSource:
             dict,
             _conversation_id,
             lambda conv, cid: self._conversation_fragments(str(path), conv, cid),
+            limits=self.limits,
         )
 
     def _conversation_fragments(

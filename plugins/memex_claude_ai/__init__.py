@@ -5,6 +5,9 @@ Configure in ``config.toml``::
     [source.claude_ai]
     include_thinking = false   # index Claude's thinking blocks too
 
+``max_export_bytes`` (default 2 GiB) and ``max_compression_ratio`` (default 200)
+guard against zip bombs; raise them only for an export you trust.
+
 Importing this package is cheap; the reader loads when the source is built.
 """
 
@@ -18,8 +21,12 @@ from memex_core.hookspecs import hookimpl
 
 def _build(context: PluginContext) -> Any:
     from memex_claude_ai.source import ClaudeAISource
+    from memex_core.source_kit import ExportLimits
 
-    return ClaudeAISource(include_thinking=bool(context.settings.get("include_thinking", False)))
+    return ClaudeAISource(
+        include_thinking=bool(context.settings.get("include_thinking", False)),
+        limits=ExportLimits.from_settings(context.settings, "source.claude_ai"),
+    )
 
 
 @hookimpl

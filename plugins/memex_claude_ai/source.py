@@ -32,6 +32,8 @@ from memex_claude_ai.content import Segment, file_names, render_message
 from memex_core.domain import Fragment
 from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
 from memex_core.source_kit import (
+    DEFAULT_LIMITS,
+    ExportLimits,
     fragments_per_conversation,
     json_export_opens_with,
     parse_timestamp,
@@ -62,10 +64,15 @@ class ClaudeAISource:
     source_kind = SOURCE_KIND
 
     def __init__(
-        self, *, include_thinking: bool = False, max_chars: int = DEFAULT_MAX_CHARS
+        self,
+        *,
+        include_thinking: bool = False,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        limits: ExportLimits = DEFAULT_LIMITS,
     ) -> None:
         self.include_thinking = include_thinking
         self.max_chars = max_chars
+        self.limits = limits
 
     def can_handle(self, path: Path) -> bool:
         """True for a ``.json``/``.zip`` whose (member) text opens like Claude.ai conversations."""
@@ -79,6 +86,7 @@ class ClaudeAISource:
             list,
             _conversation_id,
             lambda conv, cid: self._conversation_fragments(str(path), conv, cid),
+            limits=self.limits,
         )
 
     def _conversation_fragments(

@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from memex_core.domain import SourceError
-from memex_core.source_kit import find_json_key, warn_skipped
+from memex_core.source_kit import (
+    SURROGATE_ESCAPE,
+    find_json_key,
+    replace_lone_surrogates,
+    warn_skipped,
+)
 
 #: Record types only Claude Code writes: a conversation line carries ``sessionId``
 #: and ``uuid``; the bookkeeping kinds carry the field named here.
@@ -40,14 +45,19 @@ def is_claude_code_record(record: object) -> bool:
     if not isinstance(record, dict):
         return False
     kind = record.get("type")
+    if not isinstance(kind, str):  # a list or object here would not even hash
+        return False
     if kind in _CONVERSATION_TYPES:
         return isinstance(record.get("sessionId"), str) and "uuid" in record
-    marker = _BOOKKEEPING_MARKERS.get(kind) if isinstance(kind, str) else None
+    marker = _BOOKKEEPING_MARKERS.get(kind)
     return marker is not None and marker in record
 
 
 def _is_codex_record(record: object) -> bool:
-    return isinstance(record, dict) and "payload" in record and record.get("type") in _CODEX_TYPES
+    if not isinstance(record, dict) or "payload" not in record:
+        return False
+    kind = record.get("type")
+    return isinstance(kind, str) and kind in _CODEX_TYPES
 
 
 def looks_like_claude_code(path: Path) -> bool:
@@ -68,7 +78,7 @@ def looks_like_claude_code(path: Path) -> bool:
             return index == 0 and _opening_looks_like_claude_code(text)
         try:
             record = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
         if _is_codex_record(record):
             return False
@@ -152,8 +162,13 @@ def _parse_line(raw: bytes, *, strip_bom: bool) -> tuple[Any, str | None]:
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8 text (bad byte at column {exc.start + 1})"
     try:
-        return json.loads(text), None
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg} at column {exc.colno})"
     except RecursionError:
         return None, "JSON nested too deeply"
+    except ValueError as exc:  # an integer of more than 4300 digits, say
+        return None, f"not valid JSON ({exc})"
+    if SURROGATE_ESCAPE.search(text):
+        value = replace_lone_surrogates(value)  # half a surrogate pair: no text can store it
+    return value, None

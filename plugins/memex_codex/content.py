@@ -11,6 +11,8 @@ import re
 import shlex
 from typing import Any
 
+from memex_core.source_kit import replace_lone_surrogates
+
 _TEXT_PARTS = ("input_text", "output_text", "text", "summary_text", "reasoning_text")
 _EXIT_CODE = re.compile(r"^(?:exit code|process exited with code)\s*:?\s*(-?\d+)\b", re.IGNORECASE)
 
@@ -79,8 +81,8 @@ def render_arguments(arguments: object) -> str:
     value: object = arguments
     if isinstance(arguments, str):
         try:
-            value = json.loads(arguments)
-        except ValueError:
+            value = replace_lone_surrogates(json.loads(arguments))
+        except (ValueError, RecursionError):
             return arguments.strip()
     if isinstance(value, dict):
         return "\n".join(f"{key}: {_render_value(item)}" for key, item in value.items()).strip()
@@ -124,8 +126,8 @@ def tool_output(payload: dict[str, Any]) -> tuple[str, int | None]:
         stripped = output.lstrip()
         if stripped.startswith("{"):
             try:
-                wrapped = json.loads(stripped)
-            except ValueError:
+                wrapped = replace_lone_surrogates(json.loads(stripped))
+            except (ValueError, RecursionError):
                 wrapped = None
             if isinstance(wrapped, dict) and isinstance(wrapped.get("output"), str):
                 text = wrapped["output"]

@@ -65,7 +65,7 @@ def _classify(line: str, cut_short: bool, first: bool) -> _Verdict:
         return _Verdict.YES if _ENVELOPE_OPENING.match(line) else _Verdict.NO
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return _Verdict.NO
     if not isinstance(record, dict):
         return _Verdict.NO
@@ -79,6 +79,6 @@ def _classify(line: str, cut_short: bool, first: bool) -> _Verdict:
 def _is_state_marker(line: str) -> bool:
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(record, dict) and record.get("record_type") == "state"

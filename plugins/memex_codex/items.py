@@ -102,7 +102,7 @@ def read_items(records: list[RolloutRecord], path: Path) -> tuple[list[Item], st
     for record in records:
         try:
             _visit(walk, record)
-        except (AttributeError, TypeError, ValueError, KeyError) as exc:
+        except (AttributeError, TypeError, ValueError, KeyError, RecursionError) as exc:
             kind = record.payload.get("type") if isinstance(record.payload, dict) else None
             what = f"{record.kind}/{kind}" if kind else record.kind
             warn_skipped(
@@ -138,6 +138,8 @@ def _visit(walk: _Walk, record: RolloutRecord) -> None:
 def _response_item(walk: _Walk, record: RolloutRecord) -> None:
     payload = record.payload
     kind = payload.get("type")
+    if not isinstance(kind, str):
+        return  # an item without a readable type says nothing we could index
     if kind == "message":
         role = payload.get("role")
         if role == "user":

@@ -25,7 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from memex_core.domain import SourceError
-from memex_core.source_kit import parse_timestamp, warn_skipped
+from memex_core.source_kit import (
+    SURROGATE_ESCAPE,
+    parse_timestamp,
+    replace_lone_surrogates,
+    warn_skipped,
+)
 
 #: The ``type`` of an envelope line.
 ROLLOUT_TYPES = frozenset(
@@ -67,7 +72,10 @@ class RolloutRecord:
 
 def is_envelope(record: dict[str, Any]) -> bool:
     """A current-layout line: ``type`` is a rollout type and ``payload`` an object."""
-    return record.get("type") in ROLLOUT_TYPES and isinstance(record.get("payload"), dict)
+    kind = record.get("type")
+    return (
+        isinstance(kind, str) and kind in ROLLOUT_TYPES and isinstance(record.get("payload"), dict)
+    )
 
 
 def is_legacy_header(record: dict[str, Any]) -> bool:
@@ -82,7 +90,8 @@ def is_legacy_header(record: dict[str, Any]) -> bool:
 
 def is_bare_item(record: dict[str, Any]) -> bool:
     """A Responses-API item written without an envelope (old rollouts)."""
-    return record.get("type") in RESPONSE_ITEM_TYPES and "payload" not in record
+    kind = record.get("type")
+    return isinstance(kind, str) and kind in RESPONSE_ITEM_TYPES and "payload" not in record
 
 
 def _to_record(line: int, record: dict[str, Any], first: bool) -> RolloutRecord | None:
@@ -100,8 +109,16 @@ def _to_record(line: int, record: dict[str, Any], first: bool) -> RolloutRecord 
 
 
 def _parse_line(raw: bytes) -> Any:
-    """The JSON value of one line; raises ValueError (incl. JSON and UTF-8 errors)."""
-    return json.loads(raw.decode("utf-8"))
+    """The JSON value of one line; raises ValueError (incl. JSON and UTF-8 errors, and
+    nesting too deep to parse)."""
+    text = raw.decode("utf-8")
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    if SURROGATE_ESCAPE.search(text):
+        value = replace_lone_surrogates(value)  # half a surrogate pair: no text can store it
+    return value
 
 
 def read_rollout(path: str | Path) -> list[RolloutRecord]:

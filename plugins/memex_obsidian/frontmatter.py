@@ -58,25 +58,62 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     return None, text, 1
 
 
-def json_safe(value: Any) -> Any:
+#: Most values (scalars, list items, keys) a note's properties may hold once expanded.
+#: YAML anchors let a few lines stand for billions of values ("billion laughs");
+#: a note's real properties hold a few dozen.
+MAX_PROPERTY_VALUES = 10_000
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class PropertiesTooLarge(ValueError):
+    """Frontmatter that expands past :data:`MAX_PROPERTY_VALUES` values, or contains itself."""
+
+
+def json_safe(value: Any, budget: int = MAX_PROPERTY_VALUES) -> Any:
     """``value`` with YAML's non-JSON types converted: dates to ISO strings, keys to strings.
 
-    Bytes (``!!binary``) become base64 text, sets lists, and non-finite floats
-    strings, so the result always survives ``json.dumps(..., allow_nan=False)``.
+    Bytes (``!!binary``) become base64 text, sets lists, non-finite floats
+    strings and lone surrogates U+FFFD, so the result always survives
+    ``json.dumps(..., allow_nan=False)`` and UTF-8. Raises
+    :class:`PropertiesTooLarge` when the value holds more than ``budget`` values
+    once YAML's shared references are expanded, or contains itself.
     """
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return {str(json_safe(key)): json_safe(item) for key, item in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [json_safe(item) for item in value]
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii")
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
+    return _Converter(budget).convert(value)
+
+
+class _Converter:
+    def __init__(self, budget: int) -> None:
+        self.left = budget
+        self.open: set[int] = set()  # containers being converted: meeting one again is a loop
+
+    def convert(self, value: Any) -> Any:
+        self.left -= 1
+        if self.left < 0:
+            raise PropertiesTooLarge(f"more than {MAX_PROPERTY_VALUES} values once expanded")
+        if isinstance(value, Mapping | list | tuple | set | frozenset):
+            if id(value) in self.open:
+                raise PropertiesTooLarge("a value that contains itself")
+            self.open.add(id(value))
+            try:
+                if isinstance(value, Mapping):
+                    return {
+                        str(self.convert(key)): self.convert(item) for key, item in value.items()
+                    }
+                return [self.convert(item) for item in value]
+            finally:
+                self.open.discard(id(value))
+        if isinstance(value, datetime | date):
+            return value.isoformat()
+        if isinstance(value, bytes):
+            return base64.b64encode(value).decode("ascii")
+        if isinstance(value, float) and not math.isfinite(value):
+            return str(value)
+        if isinstance(value, str):
+            return _SURROGATE.sub("\ufffd", value)
+        if value is None or isinstance(value, int | float | bool):
+            return value
+        return _SURROGATE.sub("\ufffd", str(value))
 
 
 def _yaml_line(exc: yaml.YAMLError) -> int | None:
@@ -91,6 +128,24 @@ def read_frontmatter(text: str, path: str | Path) -> Frontmatter:
         return Frontmatter({}, body, body_line)
     try:
         data = yaml.safe_load(yaml_text)
+    except RecursionError:
+        warn_skipped(
+            path,
+            "frontmatter",
+            "its frontmatter, nested too deeply to read; the note is still indexed, "
+            "without properties",
+        )
+        return Frontmatter({}, body, body_line)
+    except (ValueError, TypeError, OverflowError) as exc:
+        # PyYAML's constructors raise these for values that look typed but are not
+        # (``date: 0000-00-00``, a timestamp past the year 9999).
+        warn_skipped(
+            path,
+            "frontmatter",
+            f"its frontmatter, which holds a value YAML cannot build ({exc}); the note is "
+            "still indexed, without properties: fix the YAML between the two --- lines",
+        )
+        return Frontmatter({}, body, body_line)
     except yaml.YAMLError as exc:
         line = _yaml_line(exc)
         location = f"line {line + 2}" if line is not None else "frontmatter"  # +1 for "---"
@@ -112,7 +167,18 @@ def read_frontmatter(text: str, path: str | Path) -> Frontmatter:
             "properties; the note is still indexed, without properties",
         )
         return Frontmatter({}, body, body_line)
-    return Frontmatter({str(key): value for key, value in data.items()}, body, body_line)
+    try:
+        # Expanded (and made JSON-safe) once, here, so a YAML bomb costs a bounded walk.
+        safe = json_safe(data)
+    except (PropertiesTooLarge, RecursionError) as exc:
+        warn_skipped(
+            path,
+            "frontmatter",
+            f"its frontmatter, which holds {exc}; the note is still indexed, without "
+            "properties: simplify the YAML between the two --- lines",
+        )
+        return Frontmatter({}, body, body_line)
+    return Frontmatter(safe, body, body_line)
 
 
 def aliases_from_property(value: object) -> tuple[str, ...]:
@@ -153,9 +219,12 @@ def frontmatter_timestamp(data: Mapping[str, Any]) -> float | None:
     YAML dates and datetimes, and ISO strings (``2024-05-01``, ``2024-05-01T09:30``,
     with ``Z`` or an offset); a date or time without offset is taken as UTC.
     """
-    lowered = {key.lower(): value for key, value in data.items()}
+    lowered = {str(key).lower(): value for key, value in data.items()}
     for key in DATE_KEYS:
-        stamp = _as_timestamp(lowered.get(key))
+        try:
+            stamp = _as_timestamp(lowered.get(key))
+        except OverflowError:  # 0001-01-01 with a positive offset falls before year 1
+            stamp = None
         if stamp is not None:
             return stamp
     return None

@@ -7,7 +7,7 @@ cheaply, :meth:`ObsidianSource.read_document` parses one note (see
 resolves links itself (with :class:`memex_core.domain.link_resolution.LinkResolver`).
 
 Errors, decided once: a note that cannot be read (missing, not UTF-8, outside
-the vault) raises :class:`SourceError`; broken frontmatter only warns, the
+the vault, a link loop) raises :class:`SourceError`; broken frontmatter only warns, the
 note is still indexed without its properties.
 """
 
@@ -56,12 +56,18 @@ class ObsidianSource:
             raise SourceError(folder, f"{path!r} is not a path inside the vault", "read_document")
         file = folder.joinpath(*parts)
         try:
+            # A note swapped for a link after the scan must not lead out of the vault either.
+            if not file.resolve(strict=True).is_relative_to(folder.resolve()):
+                raise SourceError(
+                    file, "a symbolic link to a file outside the vault; memex reads only the vault"
+                )
             raw = file.read_bytes()
             mtime = file.stat().st_mtime
         except FileNotFoundError as exc:
             raise SourceError(file, "note not found; scan the vault again") from exc
-        except OSError as exc:
-            raise SourceError(file, f"cannot read the note ({exc.strerror or exc})") from exc
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a link loop (Python < 3.13)
+            reason = getattr(exc, "strerror", None) or exc
+            raise SourceError(file, f"cannot read the note ({reason})") from exc
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
