@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -128,6 +129,8 @@ class Memex:
         self.home = self.config.home
         self.registry = registry or load_registry()
         self.lock = WriteLock(self.home)
+        # One caller at a time from threads: see memex_core.threads.
+        self.call_lock = threading.RLock()
         self._catalog: Catalog | None = None
         self._keyword: KeywordStore | None = None
         self._keyword_sync: KeywordSync | None = None

@@ -31,7 +31,6 @@ from llama_index.core.vector_stores.types import (
 from memex_core.api import Memex
 from memex_core.errors import MemexError
 from memex_llamaindex import MemexMemoryBlock, MemexRetriever
-from memex_llamaindex.threads import lock_for
 from tests.component_doubles import fast_memex
 
 EXPORTS = Path(__file__).resolve().parents[1] / "examples" / "exports"
@@ -383,5 +382,5 @@ def test_concurrent_reads_and_writes_on_one_memex(tmp_path: Path) -> None:
         assert {f"{user} likes topic{i} and kayaks" for i in range(3)} <= {
             n.node.get_content() for n in mine
         }
-    assert lock_for(mx) is lock_for(mx)
+    assert mx.call_lock is mx.call_lock  # one lock per Memex, shared by every integration
     mx.close()

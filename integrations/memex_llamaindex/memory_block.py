@@ -41,8 +41,8 @@ from memex_core.domain.memory.records import CONVERSATION_KIND
 from memex_core.errors import MemexError
 from memex_core.handles import RememberResult
 from memex_core.services.memory import Message
+from memex_core.threads import acall
 from memex_llamaindex.messages import query_from, to_turns
-from memex_llamaindex.threads import acall
 
 #: Keyword arguments that would change whose memory is read; refused in ``aget``.
 SCOPE_KWARGS = frozenset(

@@ -21,9 +21,9 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from memex_core.agent_view import AgentView
 from memex_core.api import MODES, Memex
 from memex_core.errors import MemexError
+from memex_core.threads import acall, call
 from memex_llamaindex.filters import Filters, filter_options
 from memex_llamaindex.nodes import to_node
-from memex_llamaindex.threads import acall, call
 
 DEFAULT_NAME = "llamaindex"  # how the access log names this agent
 
