@@ -38,7 +38,7 @@ FIXTURES = REPO / "tests" / "fixtures"
 
 # -- example counts ---------------------------------------------------------------------
 
-#: The profile for a bigger run: ``HYPOTHESIS_PROFILE=hostile python -m pytest tests/test_hostile_*``.
+#: The bigger run: ``HYPOTHESIS_PROFILE=hostile python -m pytest tests/test_hostile_*``.
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "")
 SCALE = 10 if PROFILE == "hostile" else 1
 

@@ -154,7 +154,9 @@ notes = st.one_of(
 #: (a billion laughs), a structure that contains itself, nesting past the stack.
 YAML_BOMBS = [
     "---\na: &a [x, x, x, x, x, x, x, x, x]\n"
-    + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
+    + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
+    )
     + "---\nbody\n",
     "---\nloop: &loop [*loop]\n---\nbody\n",
     "---\nself: &s {me: *s}\n---\nbody\n",
