@@ -20,6 +20,7 @@ from memex_core.catalog.faults import from_os_error, from_sqlite_error
 from memex_core.catalog.graph import LinkGraph
 from memex_core.catalog.health import HealthQueries
 from memex_core.catalog.memory import MemoryStore
+from memex_core.catalog.read_only import connect_read_only, run_query
 from memex_core.catalog.rows import (
     FRAGMENT_COLUMNS,
     INSERT_FRAGMENT,
@@ -30,7 +31,7 @@ from memex_core.catalog.rows import (
 )
 from memex_core.catalog.schema import LATEST_VERSION, MIGRATIONS
 from memex_core.domain import Fragment
-from memex_core.errors import MemexError, ReadOnlyQueryError
+from memex_core.errors import MemexError
 
 
 def _statements(script: str) -> list[str]:
@@ -411,35 +412,12 @@ class Catalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries):
     # -- read-only SQL ----------------------------------------------------------------
 
     def read_only(self) -> sqlite3.Connection:
-        """A separate connection that can only read: opened read-only, query_only set,
-        and an authorizer that refuses anything but reading (no ATTACH, no PRAGMA)."""
-        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
-        conn.execute("PRAGMA query_only=1")
-        allowed = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION}
-        allowed.add(getattr(sqlite3, "SQLITE_RECURSIVE", 33))
-
-        def authorize(action: int, *_: object) -> int:
-            return sqlite3.SQLITE_OK if action in allowed else sqlite3.SQLITE_DENY
-
-        conn.set_authorizer(authorize)
-        return conn
+        """A separate connection that can only read (see :mod:`memex_core.catalog.read_only`)."""
+        return connect_read_only(self.path)
 
     def query(self, sql: str, limit: int | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
-        conn = self.read_only()
-        try:
-            cursor = conn.execute(sql)
-            columns = [d[0] for d in cursor.description or ()]
-            rows = cursor.fetchmany(limit) if limit else cursor.fetchall()
-            return columns, rows
-        except sqlite3.DatabaseError as exc:
-            if "not authorized" in str(exc) or "readonly" in str(exc).lower():
-                raise ReadOnlyQueryError(
-                    f"Refused: {exc}. `memex query` only reads the catalog (SELECT ...); "
-                    "writes, ATTACH and PRAGMA are not allowed."
-                ) from exc
-            raise MemexError(f"SQL error: {exc}") from exc
-        finally:
-            conn.close()
+        """One read-only statement; writes, ATTACH, PRAGMA... raise :class:`ReadOnlyQueryError`."""
+        return run_query(self.path, sql, limit)
 
     def close(self) -> None:
         self._db.close()
