@@ -330,6 +330,7 @@ class Memex:
         why not and ``backfill()`` can do it later.
         """
         with self.writing():
+            self.catalog.close_interrupted_runs()  # holding the lock: any "running" run died
             sync = self.keyword_sync
             sync.catch_up()  # another process may have written since this one opened
             service = IngestService(

@@ -2,7 +2,9 @@
 
 A document is synced as a unit: storing a new version replaces its fragments
 and links in one transaction, keeping the fragments whose id did not change (so
-their vectors survive); removing it deletes everything it contributed.
+their vectors survive); removing it deletes everything it contributed. The same
+transaction marks the folder's links as needing resolution, and the mark goes
+only once they are resolved, so a sync killed in between is finished by the next.
 """
 
 from __future__ import annotations
@@ -46,6 +48,16 @@ def row_to_document(row: Sequence[Any]) -> DocumentRecord:
     )
 
 
+def _links_key(root: str) -> str:
+    return f"links_stale:{root}"
+
+
+def _mark_links_stale(db: sqlite3.Connection, root: str) -> None:
+    """Inside the transaction that changes a document: the folder's links must be resolved
+    again, even if this process dies before it gets to it."""
+    db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, '1')", (_links_key(root),))
+
+
 class DocumentStore:
     """Mixed into :class:`~memex_core.catalog.sqlite.Catalog`; uses its connection."""
 
@@ -76,6 +88,7 @@ class DocumentStore:
         fragments = document.fragments
         keep = {f.id for f in fragments}
         with self._begin() as db:
+            _mark_links_stale(db, root)
             previous = [
                 r[0]
                 for r in db.execute(
@@ -138,6 +151,8 @@ class DocumentStore:
     def remove_document(self, document_id: str) -> list[str]:
         """Delete a document, its fragments and its outgoing links; returns the fragment ids."""
         with self._begin() as db:
+            for (root,) in db.execute("SELECT root FROM documents WHERE id=?", (document_id,)):
+                _mark_links_stale(db, root)
             ids = [
                 r[0]
                 for r in db.execute(
@@ -150,6 +165,15 @@ class DocumentStore:
             db.execute("DELETE FROM conversations WHERE id=?", (document_id,))
         crash_point("catalog.document_removed")
         return ids
+
+    def links_stale(self, root: str) -> bool:
+        """Whether documents of ``root`` changed since its links were last resolved."""
+        key = _links_key(root)
+        return self._db.execute("SELECT 1 FROM settings WHERE key=?", (key,)).fetchone() is not None
+
+    def links_resolved(self, root: str) -> None:
+        """Record that every link of ``root`` was resolved against its current documents."""
+        self._db.execute("DELETE FROM settings WHERE key=?", (_links_key(root),))
 
     def links_under(self, root: str) -> list[tuple[int, str, str, str | None, str | None]]:
         """(link id, linking document's path, target as written, target_path, target_document)

@@ -79,8 +79,13 @@ class HealthQueries:
         )
         return [(int(r[0]), float(r[1]), str(r[2])) for r in rows]
 
-    def close_interrupted_runs(self, run_ids: Sequence[int]) -> None:
+    def close_interrupted_runs(self, run_ids: Sequence[int] | None = None) -> None:
+        """Record runs (all those still "running" by default) as interrupted. Call with
+        the write lock held."""
         with self._begin() as db:
+            if run_ids is None:
+                db.execute("UPDATE ingest_runs SET status=? WHERE status='running'", (INTERRUPTED,))
+                return
             db.executemany(
                 "UPDATE ingest_runs SET status=? WHERE id=? AND status='running'",
                 [(INTERRUPTED, run_id) for run_id in run_ids],

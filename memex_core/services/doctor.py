@@ -157,14 +157,15 @@ class Doctor:
     def check(self) -> Inspection:
         seen = Inspection()
         catalog_ids = self._check_catalog(seen)
-        self._check_keyword(seen, catalog_ids)
-        self._check_vectors(seen, catalog_ids)
-        self._check_memory(seen)
+        if catalog_ids is not None:  # a damaged catalog cannot be compared with anything
+            self._check_keyword(seen, catalog_ids)
+            self._check_vectors(seen, catalog_ids)
+            self._check_memory(seen)
         order = {severity: n for n, severity in enumerate(SEVERITIES)}
         seen.findings.sort(key=lambda f: (order[f.severity], f.code))
         return seen
 
-    def _check_catalog(self, seen: Inspection) -> set[str]:
+    def _check_catalog(self, seen: Inspection) -> set[str] | None:
         catalog = self.catalog
         problems = catalog.quick_check()
         if problems != ["ok"]:
@@ -180,6 +181,7 @@ class Doctor:
                     sample=tuple(problems[:SAMPLE_SIZE]),
                 )
             )
+            return None
         version = catalog.schema_version()
         seen.counts["schema_version"] = version
         if version != LATEST_VERSION:
@@ -217,9 +219,9 @@ class Doctor:
         fix_rebuild = "--repair rebuilds the keyword index from the catalog."
         try:
             store = self.parts.open_keyword()
+            index_ids = store.ids()
             verify = getattr(store, "verify", None)
             problems: list[str] = verify() if callable(verify) else []
-            index_ids = store.ids() if not problems else set()
         except Exception as exc:  # any failure to read the index is what we report
             seen.counts["keyword_documents"] = None
             seen.findings.append(
@@ -482,6 +484,8 @@ class Doctor:
         done: list[str] = []
         catalog = self.catalog
         codes = found.codes()
+        if "catalog.damaged" in codes:
+            return done  # indexes rebuilt from a damaged catalog would spread the damage
         reindex: list[str] = []
 
         runs = catalog.interrupted_runs()

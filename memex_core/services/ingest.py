@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from memex_core.catalog.crashpoints import crash_point
 from memex_core.domain import (
@@ -23,6 +24,7 @@ from memex_core.domain import (
     IngestReport,
     KeywordStore,
     Source,
+    SourceError,
 )
 from memex_core.domain.contracts import REPLACE_CHANGED_FILES
 from memex_core.services.file_reading import failed_outcome, sha256_of
@@ -123,8 +125,7 @@ class IngestService:
         status = "failed"
         try:
             for folder_source, folder in folders:
-                syncer = FolderSync(self._folder_catalog(), self.keyword, self.progress)
-                syncer.sync(run_id, folder_source, folder, report)
+                self._sync_folder(run_id, folder_source, folder, report)
             self.progress.start("Ingesting", len(candidates))
             for candidate in candidates:
                 self.progress.advance(0, description=f"Ingesting {candidate.path.name}")
@@ -196,8 +197,43 @@ class IngestService:
             fragments_removed=len(removed),
         )
 
-    def _folder_catalog(self) -> FolderCatalogPort:
+    def _sync_folder(
+        self, run_id: int, source: FolderSource, folder: Path, report: IngestReport
+    ) -> None:
+        catalog = self._folder_catalog()
+        syncer = _LinkRecordingSync(catalog, self.keyword, self.progress)
+        syncer.sync(run_id, source, folder, report)
+        root = str(folder.resolve())
+        if catalog.links_stale(root):
+            # An earlier run stored documents and died before resolving the folder's links
+            # (this run found nothing changed, so the sync did not resolve them).
+            try:
+                files = source.scan(folder).files
+            except (SourceError, OSError):
+                return  # the sync already reported the folder as failed
+            syncer.resolve_links(root, files)
+
+    def _folder_catalog(self) -> LinkTrackingCatalog:
         catalog = self.catalog
         if not hasattr(catalog, "store_document"):
             raise TypeError("this catalog cannot store folder documents")
         return catalog  # type: ignore[return-value]
+
+
+class LinkTrackingCatalog(FolderCatalogPort, Protocol):
+    """A folder catalog that remembers, durably, when a folder's links need resolving."""
+
+    def links_stale(self, root: str) -> bool: ...
+
+    def links_resolved(self, root: str) -> None: ...
+
+
+class _LinkRecordingSync(FolderSync):
+    """Records in the catalog when a folder's links have been resolved."""
+
+    catalog: LinkTrackingCatalog
+
+    def resolve_links(self, root: str, files: list[str]) -> int:
+        changed = super().resolve_links(root, files)
+        self.catalog.links_resolved(root)
+        return changed

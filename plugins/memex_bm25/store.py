@@ -437,7 +437,10 @@ class BM25Store:
                 raw_ids, slots = ids[live].tolist(), live.tolist()
             else:
                 raw_ids, slots = ids.tolist(), range(len(ids))
-            index = dict(zip(map(_decode_id, raw_ids), slots, strict=True))
+            try:
+                index = dict(zip(map(_decode_id, raw_ids), slots, strict=True))
+            except UnicodeDecodeError as exc:  # bytes damaged on disk
+                raise self._unreadable(f"a fragment id is not valid UTF-8: {exc}") from exc
             first_pending = self._n_slots
             for offset, fragment_id in enumerate(self._pending.ids):
                 index[fragment_id] = first_pending + offset
