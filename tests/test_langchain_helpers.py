@@ -8,6 +8,7 @@ behind a query that simply does not match.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -128,7 +129,7 @@ def build_home(home: Path) -> Memex:
 
 
 @pytest.fixture
-def lc_memex(memex_home: Path) -> Memex:
+def lc_memex(memex_home: Path) -> Iterator[Memex]:
     mx = build_home(memex_home)
     yield mx
     mx.close()

@@ -53,9 +53,11 @@ def no_bob(docs: list[Document]) -> None:
 def test_document_id_content_and_metadata_come_from_the_fragment(mx: Memex) -> None:
     docs = MemexRetriever(memex=mx, k=10).invoke(SQLITE)
     assert docs
-    fragments = {f.id: f for f in mx.get([d.id for d in docs])}
+    ids = [d.id for d in docs if d.id is not None]
+    fragments = {f.id: f for f in mx.get(ids)}
     assert set(fragments) == {d.id for d in docs}
     for doc in docs:
+        assert doc.id is not None
         fragment = fragments[doc.id]
         assert doc.page_content == fragment.content
         meta = doc.metadata

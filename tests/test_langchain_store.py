@@ -24,6 +24,7 @@ from langgraph.store.base import (
     BaseStore,
     GetOp,
     InvalidNamespaceError,
+    Item,
     ListNamespacesOp,
     PutOp,
     SearchOp,
@@ -196,8 +197,10 @@ def test_batch_runs_mixed_operations_in_order(store: MemexStore) -> None:
         ]
     )
     assert results[0] is None and results[2] is None and results[6] is None
-    assert results[1].value == {"v": 1} and results[3].value == {"v": 2}
-    assert [i.value for i in results[4]] == [{"v": 2}]
+    first, second, found = results[1], results[3], results[4]
+    assert isinstance(first, Item) and isinstance(second, Item) and isinstance(found, list)
+    assert first.value == {"v": 1} and second.value == {"v": 2}
+    assert [i.value for i in found if isinstance(i, Item)] == [{"v": 2}]
     assert results[5] == [("alice", "p")]
     assert results[7] is None
 
@@ -213,7 +216,7 @@ def test_async_methods_and_concurrent_calls(store: MemexStore) -> None:
         await store.adelete(("alice", "async"), "k0")
         assert await store.aget(("alice", "async"), "k0") is None
         results = await store.abatch([GetOp(("alice", "async"), "k1")])
-        assert results[0].value == {"i": 1}
+        assert isinstance(results[0], Item) and results[0].value == {"i": 1}
 
     asyncio.run(main())
 
