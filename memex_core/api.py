@@ -51,7 +51,7 @@ from memex_core.domain.disclosure import (
     label_of,
     query_terms,
 )
-from memex_core.domain.timeparse import parse_time_bound
+from memex_core.domain.timeparse import FilterValueError, parse_time_bound
 from memex_core.errors import MemexError
 from memex_core.plugins import PluginRegistry, PluginUnavailable, load_registry
 from memex_core.services.context import ContextBuilder, ContextSettings
@@ -100,11 +100,33 @@ def make_filters(
 ) -> SearchFilters:
     """Build :class:`SearchFilters` from user-friendly values (strings or lists, loose times).
 
-    Private memory is left out unless ``include_private``."""
+    Private memory is left out unless ``include_private``. A value of the wrong
+    kind (a number for ``source``, a list holding ``None``, a time that is no
+    time) raises :class:`~memex_core.domain.timeparse.FilterValueError`, which
+    is both a :class:`MemexError` and a ``ValueError``, naming the filter.
+    """
+
+    def texts(name: str, value: object) -> tuple[str, ...]:
+        if isinstance(value, bytes | bytearray) or (
+            value is not None and not isinstance(value, str) and not isinstance(value, Iterable)
+        ):
+            raise FilterValueError(
+                f"the {name} filter takes text or a list of texts, not {type(value).__name__}"
+            )
+        items = _as_tuple(value)
+        wrong = [item for item in items if not isinstance(item, str)]
+        if wrong:
+            raise FilterValueError(
+                f"the {name} filter takes text, not {type(wrong[0]).__name__} ({wrong[0]!r:.40})"
+            )
+        return items
+
+    if not isinstance(include_private, bool):
+        raise FilterValueError(f"include_private is true or false, not {include_private!r:.40}")
     return SearchFilters(
-        source_kinds=_as_tuple(source),
-        conversation_ids=_as_tuple(conversation),
-        roles=_as_tuple(role),
+        source_kinds=texts("source", source),
+        conversation_ids=texts("conversation", conversation),
+        roles=texts("role", role),
         since=parse_time_bound(since),
         until=parse_time_bound(until, end_of_day=True),
         include_private=include_private,

@@ -459,7 +459,7 @@ def extract_time_phrase(query: str, now: datetime | None = None) -> TimePhrase |
     try:
         since = _midnight(best.first, zone) if best.first is not None else None
         until = _midnight(best.end_day, zone) if best.end_day is not None else None
-    except (ValueError, OverflowError):
+        last = best.end_day - timedelta(days=1) if best.end_day is not None else None
+    except (ValueError, OverflowError):  # "before 01/01/0001" runs off the calendar
         return None
-    last = best.end_day - timedelta(days=1) if best.end_day is not None else None
     return TimePhrase(best.phrase, _without(query, best), since, until, best.first, last)
