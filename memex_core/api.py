@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from memex_core.catalog import Catalog, WriteLock
 from memex_core.catalog.crashpoints import crash_point
-from memex_core.catalog.faults import from_os_error
+from memex_core.catalog.faults import storage_error
 from memex_core.config import Config, load_config
 from memex_core.domain import (
     Consolidator,
@@ -205,8 +205,13 @@ class Memex:
         try:
             with self.lock:
                 yield
-        except OSError as exc:
-            raise from_os_error(exc, self.home) or exc from exc
+        except MemexError:
+            raise
+        except Exception as exc:
+            translated = storage_error(exc, self.home)
+            if translated is None:
+                raise
+            raise translated from exc
 
     @property
     def embedder(self) -> Embedder:

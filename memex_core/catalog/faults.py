@@ -99,3 +99,28 @@ def from_sqlite_error(exc: sqlite3.Error, database: Path) -> CatalogStorageError
     ):
         return CatalogNotWritableError(not_writable_message(home, database, str(exc)))
     return None
+
+
+_FULL_WORDS = ("database or disk is full", "no space left on device", "disk quota exceeded")
+_READ_ONLY_WORDS = ("read-only file system", "readonly database")
+
+
+def storage_error(exc: BaseException, home: Path) -> StorageError | None:
+    """The storage error behind any failure during a write, or None.
+
+    Errors from memex's own code are already :class:`StorageError`; this is the
+    net for components that wrap the OS or SQLite error in their own exception
+    (chroma raises ``InternalError('... (code: 13) database or disk is full')``).
+    """
+    if isinstance(exc, StorageError):
+        return exc
+    if isinstance(exc, OSError):
+        return from_os_error(exc, home)
+    if isinstance(exc, sqlite3.Error):
+        return from_sqlite_error(exc, home / "catalog.sqlite")
+    text = str(exc).lower()
+    if any(words in text for words in _FULL_WORDS):
+        return DiskFullError(disk_full_message(home, home, str(exc)))
+    if any(words in text for words in _READ_ONLY_WORDS):
+        return NotWritableError(not_writable_message(home, home, str(exc)))
+    return None

@@ -55,20 +55,23 @@ class _Connection(sqlite3.Connection):
 
     database_path: Path
 
-    def _storage_error(self, exc: sqlite3.OperationalError) -> sqlite3.OperationalError:
-        return from_sqlite_error(exc, self.database_path) or exc
-
     def execute(self, *args: Any) -> sqlite3.Cursor:
         try:
             return super().execute(*args)
         except sqlite3.OperationalError as exc:
-            raise self._storage_error(exc) from exc
+            translated = from_sqlite_error(exc, self.database_path)
+            if translated is None:
+                raise
+            raise translated from exc
 
     def executemany(self, *args: Any) -> sqlite3.Cursor:
         try:
             return super().executemany(*args)
         except sqlite3.OperationalError as exc:
-            raise self._storage_error(exc) from exc
+            translated = from_sqlite_error(exc, self.database_path)
+            if translated is None:
+                raise
+            raise translated from exc
 
 
 class Catalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries):
@@ -84,7 +87,10 @@ class Catalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise from_os_error(exc, path.parent) or exc from exc
+            translated = from_os_error(exc, path.parent)
+            if translated is None:
+                raise
+            raise translated from exc
         try:
             db = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, factory=_Connection

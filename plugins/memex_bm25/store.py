@@ -549,7 +549,10 @@ class BM25Store:
         try:
             self._write_generation()
         except OSError as exc:
-            raise from_os_error(exc, self.directory) or exc from exc
+            translated = from_os_error(exc, self.directory)
+            if translated is None:
+                raise
+            raise translated from exc
 
     def _write_generation(self) -> None:
         root = self.directory
