@@ -70,6 +70,7 @@ from memex_core.services.search import (
     DEFAULT_SEMANTIC_WEIGHT,
     SearchResults,
     SearchService,
+    VectorStoreUnavailableError,
 )
 
 if TYPE_CHECKING:
@@ -374,9 +375,21 @@ class Memex:
             elif (reason := self.semantic_unavailable_reason()) is not None:
                 report.embedding_skipped_reason = reason
             else:
-                self._apply_vector_deletes()
-                report.embedded = self._indexer().backfill(progress=embed_progress)
+                try:
+                    self._apply_vector_deletes()
+                    report.embedded = self._indexer().backfill(progress=embed_progress)
+                except VectorStoreUnavailableError as exc:
+                    # The catalog and keyword index hold everything; vectors wait.
+                    report.embedding_skipped_reason = self._vectors_pending(exc)
         return report
+
+    def _vectors_pending(self, failure: VectorStoreUnavailableError) -> str:
+        pending = self._indexer().pending()
+        return (
+            f"{failure} {pending:,} fragment(s) wait for vectors; the next `memex ingest` or "
+            "`memex backfill` stores them once the vector store answers (keyword search "
+            "finds them meanwhile)."
+        )
 
     def sync(
         self,
@@ -524,6 +537,7 @@ class Memex:
                 self.config.search_setting("candidate_depth", DEFAULT_CANDIDATE_DEPTH)
             ),
             semantic_unavailable_reason=semantic_reason,
+            keyword_fallback=lambda: self.keyword_store,
         )
 
     def search(

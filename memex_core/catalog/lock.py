@@ -6,26 +6,62 @@ import fcntl
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from memex_core.errors import WriteLockedError
+from memex_core.errors import MemexError, WriteLockedError
 
 DEFAULT_TIMEOUT_S = 10.0
+TIMEOUT_ENV = "MEMEX_LOCK_TIMEOUT"
+#: How long a waiting writer gives the holder to write its name into the lock file
+#: before saying that it waits for an unknown holder.
+_NAME_GRACE_S = 1.0
+
+
+def _to_stderr(message: str) -> None:
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+def _timeout_from_env() -> float:
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # also refuses nan
+        raise MemexError(
+            f"{TIMEOUT_ENV}={raw!r} is not a number of seconds. Set it to how long a writer "
+            "may wait for another one (0 = do not wait), or unset it for the default "
+            f"{DEFAULT_TIMEOUT_S:g} s."
+        )
+    return value
 
 
 class WriteLock:
-    """An advisory ``flock`` on ``$MEMEX_HOME/write.lock``.
+    """An advisory ``flock`` on ``$MEMEX_HOME/write.lock``: one writing process per home.
 
     Readers never take it (SQLite WAL lets them read while a write is under way).
     The kernel releases the lock when the holder dies, so a crash never leaves a
-    stale lock behind. Waits up to ``MEMEX_LOCK_TIMEOUT`` seconds (default 10).
+    stale lock behind. The holder writes ``pid N: <command>`` into the file, so a
+    writer that has to wait can say whom it waits for: it says so once through
+    ``notify`` (stderr by default) and waits up to ``timeout`` seconds
+    (``MEMEX_LOCK_TIMEOUT``, default 10; 0 = fail at once), then raises
+    :class:`WriteLockedError` naming the holder.
     """
 
-    def __init__(self, home: Path, timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        home: Path,
+        timeout: float | None = None,
+        notify: Callable[[str], None] | None = _to_stderr,
+    ) -> None:
         self.path = home / "write.lock"
-        env = os.environ.get("MEMEX_LOCK_TIMEOUT")
-        self.timeout = timeout if timeout is not None else float(env or DEFAULT_TIMEOUT_S)
+        self.timeout = timeout if timeout is not None else _timeout_from_env()
+        self.notify = notify
         self._fd: int | None = None
         self._depth = 0
 
@@ -35,26 +71,48 @@ class WriteLock:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + self.timeout
+        started = time.monotonic()
+        told = False
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip()
+                holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip()
+                waited = time.monotonic() - started
+                if waited >= self.timeout:
                     os.close(fd)
-                    raise WriteLockedError(
-                        f"Another memex process is writing to {self.path.parent} "
-                        f"({holder or 'holder unknown'}). Wait for it to finish and run the "
-                        "command again, or set MEMEX_LOCK_TIMEOUT=<seconds> to wait longer."
-                    ) from None
+                    raise WriteLockedError(self._refusal(holder)) from None
+                if not told and (holder or waited >= _NAME_GRACE_S):
+                    told = True
+                    if self.notify is not None:
+                        self.notify(
+                            f"Another memex process is writing to {self.path.parent} "
+                            f"({holder or 'holder unknown'}); waiting up to "
+                            f"{self.timeout:g} s for it to finish ({TIMEOUT_ENV} sets how "
+                            "long)."
+                        )
                 time.sleep(0.1)
         os.ftruncate(fd, 0)
         command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))
         os.pwrite(fd, f"pid {os.getpid()}: {command[:200]}".encode(), 0)
         self._fd = fd
         self._depth = 1
+
+    def _refusal(self, holder: str) -> str:
+        who = (
+            f"Another memex process is writing to {self.path.parent} ({holder or 'holder unknown'})"
+        )
+        if self.timeout <= 0:
+            return (
+                f"{who}, and this command was told not to wait. Run it again when that one "
+                f"has finished, or let it wait ({TIMEOUT_ENV}=<seconds>, default "
+                f"{DEFAULT_TIMEOUT_S:g})."
+            )
+        return (
+            f"{who}; gave up after waiting {self.timeout:g} s. Wait for it to finish and run "
+            f"the command again, or set {TIMEOUT_ENV}=<seconds> to wait longer."
+        )
 
     def release(self) -> None:
         if self._fd is None:

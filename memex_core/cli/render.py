@@ -18,7 +18,9 @@ def iso(timestamp: float | None) -> str | None:
     return datetime.fromtimestamp(timestamp, tz=UTC).isoformat().replace("+00:00", "Z")
 
 
-def result_to_dict(result: SearchResult) -> dict[str, Any]:
+def result_to_dict(result: SearchResult, fallback: str | None = None) -> dict[str, Any]:
+    """One search result for JSON. ``fallback`` is why these are keyword results standing in
+    for a failed semantic search (``SearchResults.fallback``), else None."""
     fragment = result.fragment
     provenance = fragment.provenance
     return {
@@ -32,6 +34,7 @@ def result_to_dict(result: SearchResult) -> dict[str, Any]:
         "timestamp": iso(fragment.timestamp),
         "ranks": result.ranks,
         "scores": result.scores,
+        "fallback": fallback,
         "provenance": {
             "source_path": provenance.source_path,
             "source_id": provenance.source_id,
@@ -41,8 +44,8 @@ def result_to_dict(result: SearchResult) -> dict[str, Any]:
     }
 
 
-def results_json(results: Iterable[SearchResult]) -> str:
-    return json.dumps([result_to_dict(r) for r in results], indent=2, ensure_ascii=False)
+def results_json(results: Iterable[SearchResult], fallback: str | None = None) -> str:
+    return json.dumps([result_to_dict(r, fallback) for r in results], indent=2, ensure_ascii=False)
 
 
 def snippet(text: str, query: str, width: int = 360) -> str:

@@ -89,11 +89,14 @@ def run_search(
         terms = query_terms(query)
         hits = [compact_hit(r, terms) for r in results]
         if output_format == "json":
-            click.echo(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))
+            # Compact hits stay small: the key appears only when semantic search failed.
+            extra = {"fallback": results.fallback} if results.fallback else {}
+            dicts = [{**h.to_dict(), **extra} for h in hits]
+            click.echo(json.dumps(dicts, indent=2, ensure_ascii=False))
         else:
             print_compact(hits)
     elif output_format == "json":
-        click.echo(results_json(results))
+        click.echo(results_json(results, results.fallback))
     elif output_format == "ids":
         for result in results:
             click.echo(result.id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain import (
@@ -16,6 +16,7 @@ from memex_core.domain import (
     SignalHit,
     VectorStore,
 )
+from memex_core.errors import MemexError
 from memex_core.services.ports import CatalogPort
 
 #: Hits each signal hands to the ranker (at least ``limit``). Deep lists let fragments
@@ -26,13 +27,28 @@ DEFAULT_CANDIDATE_DEPTH = 10
 DEFAULT_SEMANTIC_WEIGHT = 0.5
 
 
+class VectorStoreUnavailableError(MemexError):
+    """The vector store cannot answer right now (say a chroma server that stopped).
+
+    Vector stores raise it (or a subclass) for outages that may end by themselves, as
+    opposed to a broken configuration. Searches then fall back to keyword results,
+    marked as such, and ingest keeps the fragments' vectors pending for a later
+    backfill. The message says what is down and what to do.
+    """
+
+
 @dataclass
 class SearchResults:
-    """Results, best first, plus notes a user should see (e.g. a signal that was unavailable)."""
+    """Results, best first, plus notes a user should see (e.g. a signal that was unavailable).
+
+    ``fallback`` is set when the semantic signal failed at query time and these are
+    keyword results standing in for it: it holds the reason (also among ``notes``).
+    """
 
     mode: str
     results: list[SearchResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    fallback: str | None = None
 
     def __iter__(self) -> Iterator[SearchResult]:
         return iter(self.results)
@@ -48,7 +64,11 @@ class SearchService:
     """Runs each signal with the filters pushed down, fuses, and loads fragments.
 
     ``keyword``, ``vectors`` and ``embedder`` may be ``None`` when not installed;
-    hybrid search then degrades to the signal that is there and says so.
+    hybrid search then degrades to the signal that is there and says so. When the
+    vector store fails at query time (:class:`VectorStoreUnavailableError`), hybrid
+    and semantic searches answer with keyword results and set ``fallback``;
+    ``keyword_fallback`` supplies the keyword store for a semantic search, lazily, so
+    that a semantic search that works never loads it.
     """
 
     def __init__(
@@ -60,6 +80,7 @@ class SearchService:
         ranker: Ranker,
         candidate_depth: int = DEFAULT_CANDIDATE_DEPTH,
         semantic_unavailable_reason: str | None = None,
+        keyword_fallback: Callable[[], KeywordStore] | None = None,
     ) -> None:
         self.catalog = catalog
         self.keyword_store = keyword
@@ -68,6 +89,7 @@ class SearchService:
         self.ranker = ranker
         self.candidate_depth = candidate_depth
         self.semantic_unavailable_reason = semantic_unavailable_reason
+        self.keyword_fallback = keyword_fallback
 
     @property
     def semantic_available(self) -> bool:
@@ -110,7 +132,14 @@ class SearchService:
             out = SearchResults(SEMANTIC)
             out.notes.append(self.semantic_unavailable_reason or "semantic search unavailable")
             return out
-        hits = self.semantic_hits(query, limit, filters, min_score, query_vector)
+        try:
+            hits = self.semantic_hits(query, limit, filters, min_score, query_vector)
+        except VectorStoreUnavailableError as exc:
+            store = self.keyword_store
+            if store is None and self.keyword_fallback is not None:
+                store = self.keyword_fallback()
+            fallback = self._single(KEYWORD, store.search(query, limit, filters) if store else [])
+            return self._fell_back(fallback, SEMANTIC, exc)
         return self._single(SEMANTIC, hits)
 
     def hybrid(
@@ -127,17 +156,23 @@ class SearchService:
         depth = max(limit, self.candidate_depth)
         signals: dict[str, Sequence[SignalHit]] = {}
         notes: list[str] = []
+        failure: VectorStoreUnavailableError | None = None
         if semantic_weight < 1.0 or not self.semantic_available:
             signals[KEYWORD] = self.keyword_hits(query, depth, filters)
         if self.semantic_available and semantic_weight > 0.0:
-            signals[SEMANTIC] = self.semantic_hits(query, depth, filters, None, query_vector)
+            try:
+                signals[SEMANTIC] = self.semantic_hits(query, depth, filters, None, query_vector)
+            except VectorStoreUnavailableError as exc:
+                failure = exc
+                if KEYWORD not in signals:
+                    signals[KEYWORD] = self.keyword_hits(query, depth, filters)
         elif not self.semantic_available:
             notes.append(
                 (self.semantic_unavailable_reason or "semantic search unavailable")
                 + "; showing keyword results only"
             )
         weights = {KEYWORD: 1.0 - semantic_weight, SEMANTIC: semantic_weight}
-        if not self.semantic_available:
+        if not self.semantic_available or failure is not None:
             weights[KEYWORD] = 1.0
         fused = self.ranker.fuse(signals, weights, limit)
         fragments = self.catalog.get_many([h.id for h in fused])
@@ -151,7 +186,19 @@ class SearchService:
             for h in fused
             if h.id in fragments
         ]
-        return SearchResults("hybrid", results, notes)
+        out = SearchResults("hybrid", results, notes)
+        return out if failure is None else self._fell_back(out, "hybrid", failure)
+
+    @staticmethod
+    def _fell_back(
+        out: SearchResults, mode: str, failure: VectorStoreUnavailableError
+    ) -> SearchResults:
+        """Mark keyword results that stand in for a failed semantic signal."""
+        reason = f"semantic search failed, so these are keyword results only: {failure}"
+        out.mode = mode
+        out.notes.append(reason)
+        out.fallback = reason
+        return out
 
     def _single(self, signal: str, hits: list[SignalHit]) -> SearchResults:
         fragments = self.catalog.get_many([h.id for h in hits])

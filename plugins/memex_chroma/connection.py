@@ -3,6 +3,11 @@
 Resolving the location is pure and cheap; only :func:`open_client` imports
 chromadb (about 0.7 s), so building the store object costs nothing until it is
 first used.
+
+chromadb's HTTP client waits forever by default (its httpx session has no
+timeout), so a server that hangs would hang every search. :func:`open_client`
+first asks the server's heartbeat with a short connect timeout, then gives the
+client's session :class:`Timeouts`.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from memex_core.errors import MemexError
+from memex_core.services.search import VectorStoreUnavailableError
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
@@ -23,14 +29,29 @@ if TYPE_CHECKING:
 URL_ENV = "MEMEX_CHROMA_URL"
 #: chroma's own default port, used when the URL names none.
 DEFAULT_HTTP_PORT = 8000
+#: chroma's heartbeat, asked before a client is made (the v2 API of chroma 1.x).
+HEARTBEAT_PATH = "/api/v2/heartbeat"
 
 
 class ChromaConfigError(MemexError):
     """The chroma location in the environment or config.toml is unusable."""
 
 
-class ChromaUnreachableError(MemexError):
-    """The configured chroma server did not answer."""
+class ChromaUnreachableError(VectorStoreUnavailableError):
+    """The configured chroma server did not answer (searches fall back to keyword results)."""
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds to wait for a chroma server: to connect, and for any one request.
+
+    A refused connection fails in about a millisecond on the same machine; these
+    bound a server that is unreachable over the network or hung. ``request`` must
+    cover the slowest upsert batch and query, so it is generous.
+    """
+
+    connect: float = 2.0
+    request: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -96,7 +117,47 @@ def resolve_location(
     return ChromaLocation(path=folder)
 
 
-def open_client(location: ChromaLocation) -> ClientAPI:
+def unreachable(server: ServerAddress, problem: str) -> ChromaUnreachableError:
+    """The error for a server that does not answer, with what to do about it."""
+    return ChromaUnreachableError(
+        f"The chroma server at {server.url} ({server.origin}) is not answering ({problem}). "
+        f"Start it (for example `chroma run --path <folder> --port {server.port}`); memex "
+        f"reconnects by itself. Or use the local folder instead: unset {URL_ENV} and remove "
+        "`url` from [vector.chroma] in config.toml."
+    )
+
+
+def describe_failure(exc: BaseException) -> str:
+    """A short account of a connection failure, e.g. ``ConnectError: connection refused``."""
+    text = str(exc).strip() or "no answer"
+    return f"{type(exc).__name__}: {text}"
+
+
+def _check_heartbeat(server: ServerAddress, timeouts: Timeouts) -> None:
+    import httpx
+
+    scheme = "https" if server.ssl else "http"
+    url = f"{scheme}://{server.host}:{server.port}{HEARTBEAT_PATH}"
+    try:  # a heartbeat is instant, so the connect timeout bounds all of it
+        httpx.get(url, timeout=timeouts.connect).raise_for_status()
+    except httpx.HTTPError as exc:
+        raise unreachable(server, describe_failure(exc)) from exc
+
+
+def _bound_requests(client: ClientAPI, timeouts: Timeouts) -> None:
+    """Give chromadb's httpx session timeouts (it has none; see the module docstring).
+
+    ``_server._session`` is chromadb's own attribute (1.x): when a later version
+    moves it, requests simply keep chromadb's default.
+    """
+    import httpx
+
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if isinstance(session, httpx.Client):
+        session.timeout = httpx.Timeout(timeouts.request, connect=timeouts.connect)
+
+
+def open_client(location: ChromaLocation, timeouts: Timeouts | None = None) -> ClientAPI:
     """Connect to chroma. Imports chromadb, so call it only when the store is used."""
     import chromadb
     from chromadb.config import Settings
@@ -109,13 +170,13 @@ def open_client(location: ChromaLocation) -> ClientAPI:
         assert location.path is not None
         location.path.mkdir(parents=True, exist_ok=True)
         return chromadb.PersistentClient(path=location.path, settings=settings)
+    timeouts = timeouts or Timeouts()
+    _check_heartbeat(server, timeouts)
     try:
-        return chromadb.HttpClient(
+        client = chromadb.HttpClient(
             host=server.host, port=server.port, ssl=server.ssl, settings=settings
         )
     except ValueError as exc:  # chromadb turns connection failures into ValueError
-        raise ChromaUnreachableError(
-            f"Could not reach the chroma server at {server.url} ({server.origin}): {exc} "
-            f"Start it (for example `chroma run --path <folder> --port {server.port}`) "
-            f"or unset {URL_ENV} to use the local folder."
-        ) from exc
+        raise unreachable(server, describe_failure(exc)) from exc
+    _bound_requests(client, timeouts)
+    return client

@@ -7,18 +7,23 @@ metadata that search filters need, and filters run inside chroma before top-k.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from memex_chroma.access import FolderAccess
 from memex_chroma.connection import (
     ChromaConfigError,
     ChromaLocation,
+    Timeouts,
     open_client,
     resolve_location,
 )
 from memex_chroma.metadata import fragment_metadata, where_clause
+from memex_chroma.outage import ServerHealth
 from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
 from memex_core.errors import EmbedderMismatchError
 
@@ -61,13 +66,30 @@ def _positive_int(settings: Mapping[str, Any], key: str, default: int) -> int:
     return value
 
 
+def _seconds(settings: Mapping[str, Any], key: str, default: float) -> float:
+    value = settings.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ChromaConfigError(
+            f"[vector.chroma] {key} in config.toml must be a positive number of seconds, got "
+            f"{value!r}. Fix or remove it (the default is {default:g})."
+        )
+    return float(value)
+
+
 class ChromaVectorStore:
     """A :class:`memex_core.domain.VectorStore` backed by one chroma collection.
 
-    The chroma client is created on first use and kept for the life of this
-    object (one client per store). ``embedder_name``, when known, is recorded
-    in the collection metadata with the dimension, and a store refuses to mix
-    vectors of another embedder or dimension into the collection.
+    The chroma client is created on first use. ``embedder_name``, when known, is
+    recorded in the collection metadata with the dimension, and a store refuses to
+    mix vectors of another embedder or dimension into the collection.
+
+    Every public method is one *operation*. On a local folder an operation holds the
+    folder's lock, shared or exclusive, and the client belongs to the folder (see
+    :mod:`memex_chroma.access`: chroma's embedded client is not safe across
+    processes). On a server, an operation that cannot reach it raises
+    :class:`~memex_chroma.connection.ChromaUnreachableError` (a
+    ``VectorStoreUnavailableError``, which searches answer with keyword results),
+    and calls in the next few seconds fail at once (see :mod:`memex_chroma.outage`).
     """
 
     def __init__(
@@ -77,42 +99,88 @@ class ChromaVectorStore:
         collection_name: str = DEFAULT_COLLECTION,
         embedder_name: str | None = None,
         ef_search: int = DEFAULT_EF_SEARCH,
+        timeouts: Timeouts | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.location = location
         self.collection_name = collection_name
         self.embedder_name = embedder_name
         self.ef_search = ef_search
+        self.timeouts = timeouts or Timeouts()
         self._client: ClientAPI | None = None
         self._collection: Collection | None = None
         self._max_batch: int | None = None
         # Only ever goes from False to True (until clear()): a stale True costs time, not privacy.
         self._private_stored = False
+        self._access: FolderAccess | None = None  # attached on first use, on a folder
+        self._client_generation = -1
+        self.health: ServerHealth | None = None
+        if location.server is not None:
+            self.health = ServerHealth(location.server, clock=clock)
 
     @classmethod
     def from_context(cls, context: PluginContext) -> ChromaVectorStore:
         """Build from ``MEMEX_CHROMA_URL`` and the ``[vector.chroma]`` settings table."""
         settings = context.settings
+        defaults = Timeouts()
         return cls(
             resolve_location(context.home, settings),
             collection_name=str(settings.get("collection") or DEFAULT_COLLECTION),
             ef_search=_positive_int(settings, "ef_search", DEFAULT_EF_SEARCH),
+            timeouts=Timeouts(
+                connect=_seconds(settings, "connect_timeout", defaults.connect),
+                request=_seconds(settings, "timeout", defaults.request),
+            ),
         )
 
     # -- connection -----------------------------------------------------------------
 
+    def _open(self) -> ClientAPI:
+        return open_client(self.location, self.timeouts)
+
+    @contextmanager
+    def _operation(self, *, write: bool = False) -> Iterator[None]:
+        """Hold what one public method needs: the folder's lock, or the server's health."""
+        if self.location.path is not None:
+            if self._access is None:
+                self._access = FolderAccess.attach(self.location.path)
+            with self._access.operation(self._open, write=write):
+                access = self._access
+                if self._client_generation != access.generation:
+                    # The folder's client was (re)opened: collections from the old one are stale.
+                    self._client, self._collection = access.client, None
+                    self._client_generation = access.generation
+                yield
+            return
+        assert self.health is not None
+        with self.health.guarded():
+            if self._client is None:
+                self._client = self._open()
+            yield
+
     @property
     def client(self) -> ClientAPI:
-        """The chroma client, connected on first access."""
+        """The chroma client, connected on first access.
+
+        Use it inside the store's own methods; outside them (tests, a one-off look)
+        nothing holds the folder's lock while it is used.
+        """
         if self._client is None:
-            self._client = open_client(self.location)
+            with self._operation():
+                pass
+        assert self._client is not None
         return self._client
 
     def close(self) -> None:
         """Release the client (and, for a local folder, chroma's hold on its files)."""
-        # close() lives on chromadb's Client, not on the ClientAPI interface it returns.
-        close = getattr(self._client, "close", None)
-        if close is not None:
-            close()
+        if self._access is not None:
+            self._access.detach()
+            self._access = None
+        else:
+            # close() lives on chromadb's Client, not on the ClientAPI interface it returns.
+            close = getattr(self._client, "close", None)
+            if close is not None:
+                close()
         self._client = None
         self._collection = None
         self._max_batch = None
@@ -126,7 +194,8 @@ class ChromaVectorStore:
     def max_batch_size(self) -> int:
         """The most records chroma accepts in one call (asked once, then cached)."""
         if self._max_batch is None:
-            self._max_batch = max(1, int(self.client.get_max_batch_size()))
+            with self._operation():
+                self._max_batch = max(1, int(self.client.get_max_batch_size()))
         return self._max_batch
 
     def _existing_collection(self) -> Collection | None:
@@ -204,14 +273,15 @@ class ChromaVectorStore:
 
     def stored_embedding(self) -> tuple[str | None, int | None]:
         """``(embedder name, dimension)`` recorded in the collection, ``(None, None)`` if empty."""
-        collection = self._existing_collection()
-        recorded = (collection.metadata if collection is not None else None) or {}
-        embedder = recorded.get(EMBEDDER_KEY)
-        dimension = recorded.get(DIMENSION_KEY)
-        return (
-            str(embedder) if embedder is not None else None,
-            int(dimension) if isinstance(dimension, int) else None,
-        )
+        with self._operation():
+            collection = self._existing_collection()
+            recorded = (collection.metadata if collection is not None else None) or {}
+            embedder = recorded.get(EMBEDDER_KEY)
+            dimension = recorded.get(DIMENSION_KEY)
+            return (
+                str(embedder) if embedder is not None else None,
+                int(dimension) if isinstance(dimension, int) else None,
+            )
 
     # -- VectorStore ------------------------------------------------------------------
 
@@ -236,6 +306,10 @@ class ChromaVectorStore:
         if len(rows) != len(fragments):
             matrix = matrix[rows]
             fragments = [fragments[row] for row in rows]
+        with self._operation(write=True):
+            self._upsert(fragments, matrix)
+
+    def _upsert(self, fragments: Sequence[Fragment], matrix: np.ndarray) -> None:
         collection = self._collection_for(int(matrix.shape[1]))
         if any(fragment.private for fragment in fragments):
             self._mark_private_stored(collection)
@@ -251,11 +325,14 @@ class ChromaVectorStore:
     def delete(self, ids: Iterable[str]) -> None:
         """Remove vectors by fragment id; unknown ids are ignored."""
         unique = list(dict.fromkeys(ids))
-        collection = self._existing_collection()
-        if collection is None or not unique:
+        if not unique:
             return
-        for part in _batches(len(unique), self.max_batch_size()):
-            collection.delete(ids=unique[part])
+        with self._operation(write=True):
+            collection = self._existing_collection()
+            if collection is None:
+                return
+            for part in _batches(len(unique), self.max_batch_size()):
+                collection.delete(ids=unique[part])
 
     def search(
         self, vector: Sequence[float] | np.ndarray, limit: int, filters: SearchFilters
@@ -263,21 +340,22 @@ class ChromaVectorStore:
         """Best ``limit`` fragments passing ``filters`` by cosine similarity, best first."""
         if limit <= 0:
             return []
-        collection = self._existing_collection()
-        if collection is None:
-            return []
         query = np.asarray(vector, dtype=np.float32)
         if query.ndim != 1:
             raise ValueError(f"the query vector must be 1-D, got shape {query.shape}")
-        self._check_compatible(collection, int(query.shape[0]))
-        private_stored = not filters.include_private and self._holds_private()
-        collection = self._collection or collection
-        result = collection.query(
-            query_embeddings=query.reshape(1, -1),
-            n_results=limit,
-            where=where_clause(filters, private_stored=private_stored),
-            include=["distances"],
-        )
+        with self._operation():
+            collection = self._existing_collection()
+            if collection is None:
+                return []
+            self._check_compatible(collection, int(query.shape[0]))
+            private_stored = not filters.include_private and self._holds_private()
+            collection = self._collection or collection
+            result = collection.query(
+                query_embeddings=query.reshape(1, -1),
+                n_results=limit,
+                where=where_clause(filters, private_stored=private_stored),
+                include=["distances"],
+            )
         ids = result["ids"][0]
         distances = (result["distances"] or [[]])[0]
         # The collection uses cosine distance (1 - cosine similarity). Clamp the
@@ -290,27 +368,30 @@ class ChromaVectorStore:
         return hits
 
     def count(self) -> int:
-        collection = self._existing_collection()
-        return collection.count() if collection is not None else 0
+        with self._operation():
+            collection = self._existing_collection()
+            return collection.count() if collection is not None else 0
 
     def ids(self) -> set[str]:
         """Every fragment id with a stored vector (for consistency checks with the catalog)."""
-        collection = self._existing_collection()
-        if collection is None:
-            return set()
-        found: set[str] = set()
-        page = self.max_batch_size()
-        offset = 0
-        while True:
-            batch = collection.get(include=[], limit=page, offset=offset)["ids"]
-            found.update(batch)
-            if len(batch) < page:
-                return found
-            offset += page
+        with self._operation():
+            collection = self._existing_collection()
+            if collection is None:
+                return set()
+            found: set[str] = set()
+            page = self.max_batch_size()
+            offset = 0
+            while True:
+                batch = collection.get(include=[], limit=page, offset=offset)["ids"]
+                found.update(batch)
+                if len(batch) < page:
+                    return found
+                offset += page
 
     def clear(self) -> None:
         """Drop every vector (and the recorded embedder); the next upsert starts afresh."""
-        if self._existing_collection() is not None:
-            self.client.delete_collection(self.collection_name)
-        self._collection = None
-        self._private_stored = False
+        with self._operation(write=True):
+            if self._existing_collection() is not None:
+                self.client.delete_collection(self.collection_name)
+            self._collection = None
+            self._private_stored = False

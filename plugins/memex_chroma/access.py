@@ -1,0 +1,180 @@
+"""Several processes on one chroma folder: one writer or many readers at a time.
+
+chroma's embedded client (``PersistentClient``) is made for one process. Measured
+with chromadb 1.5.9 on a 64-d collection that another process was filling
+(``tests/test_concurrency.py`` keeps the safe side of this true):
+
+- a client that stays open while another process writes answers from what it
+  loaded: after the writer had finished, only 30-40% of exact-match queries found
+  their own vector, and they never recovered; no error was raised;
+- a client opened while another process wrote crashed its process (SIGSEGV) or made
+  the *writer's* upsert fail ("Error in compaction: Failed to apply logs to the
+  metadata segment", "attempt to write a readonly database");
+- three processes opening the folder at once after a writer was killed mid-upsert
+  once left the collection unreadable until it was rebuilt ("Failed to apply logs to
+  the hnsw segment writer").
+
+So every operation on the folder holds an ``flock`` on ``memex-access.lock`` inside
+it: shared to read, exclusive to write and to open a client (opening may replay a
+killed writer's log). Each write leaves a new token in the file; a process whose
+client was opened under another token closes and reopens it first (about 20 ms),
+so it sees what the writer stored. With both rules, readers in other processes got
+every exact match right, during and after a write, in the same experiment.
+
+A write holds the lock for one upsert call (at most chroma's batch size), so a
+search waits milliseconds, never for a whole ingest. The kernel drops the lock of a
+process that dies. A chroma server (``MEMEX_CHROMA_URL``) needs none of this.
+
+chromadb shares one in-memory system among all the clients of a folder in a
+process, so closing one client does not refresh the others. The client therefore
+belongs to the folder's :class:`FolderAccess`, one per folder per process, which
+every store on that folder uses.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+
+#: The lock and token file, inside the chroma folder (chroma ignores files it did not make).
+LOCK_NAME = "memex-access.lock"
+_TOKEN_BYTES = 64
+
+
+class FolderAccess:
+    """The lock, change token and chroma client of one folder, shared in this process.
+
+    Get it with :meth:`attach` and give it back with :meth:`detach`. Operations nest
+    (an upsert asks the batch size); the outermost one takes the lock. A thread lock
+    serialises this process's threads, because ``flock`` on one file description would
+    turn one thread's exclusive lock into another's shared one.
+    """
+
+    _shared: ClassVar[dict[Path, FolderAccess]] = {}
+    _registry = threading.Lock()
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = folder / LOCK_NAME
+        self.users = 0
+        self._threads = threading.RLock()
+        self._fd: int | None = None
+        self._client: ClientAPI | None = None
+        self._token = ""
+        self._depth = 0
+        self._exclusive = False
+        self._wrote = False
+        #: Bumped whenever the client is replaced, so stores drop collections they cached.
+        self.generation = 0
+
+    @classmethod
+    def attach(cls, folder: Path) -> FolderAccess:
+        key = folder.expanduser().resolve()
+        with cls._registry:
+            access = cls._shared.get(key)
+            if access is None:
+                access = cls._shared[key] = cls(key)
+            access.users += 1
+            return access
+
+    def detach(self) -> None:
+        """One store is done; the last one closes the client and the lock file."""
+        with FolderAccess._registry, self._threads:
+            self.users -= 1
+            if self.users > 0:
+                return
+            FolderAccess._shared.pop(self.folder, None)
+            self._close_client()
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+    @property
+    def client(self) -> ClientAPI:
+        """The client, inside :meth:`operation` only."""
+        if self._client is None:
+            raise RuntimeError("the chroma client is only available inside an operation")
+        return self._client
+
+    @contextmanager
+    def operation(self, opener: Callable[[], ClientAPI], *, write: bool) -> Iterator[None]:
+        """Hold the folder for one operation: shared to read, exclusive to write.
+
+        Opens the client (exclusively) when there is none, and reopens it when another
+        process wrote since it was opened. A write leaves a new token, even one that
+        failed half-way, so other processes reopen rather than trust what they hold.
+        """
+        with self._threads:
+            if self._depth:
+                if write and not self._exclusive:
+                    self._flock(fcntl.LOCK_EX)
+                    self._exclusive = True
+                self._wrote = self._wrote or write
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._exclusive = write or self._client is None
+            self._wrote = write
+            self._flock(fcntl.LOCK_EX if self._exclusive else fcntl.LOCK_SH)
+            self._depth = 1
+            try:
+                self._refresh(opener)
+                yield
+            finally:
+                self._depth = 0
+                try:
+                    if self._wrote:
+                        self._token = self._new_token()
+                finally:
+                    self._flock(fcntl.LOCK_UN)
+
+    def _refresh(self, opener: Callable[[], ClientAPI]) -> None:
+        token = self._read_token()
+        if self._client is not None and token == self._token:
+            return
+        if not self._exclusive:  # not atomic: another writer may slip in, so re-read
+            self._flock(fcntl.LOCK_EX)
+            self._exclusive = True
+            token = self._read_token()
+        self._close_client()
+        self._client = opener()
+        self._token = token
+        self.generation += 1
+
+    def _close_client(self) -> None:
+        # close() lives on chromadb's Client, not on the ClientAPI interface.
+        close = getattr(self._client, "close", None)
+        if close is not None:
+            close()
+        self._client = None
+
+    def _file(self) -> int:
+        if self._fd is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        return self._fd
+
+    def _flock(self, operation: int) -> None:
+        fcntl.flock(self._file(), operation)
+
+    def _read_token(self) -> str:
+        return os.pread(self._file(), _TOKEN_BYTES, 0).decode("ascii", "replace").strip()
+
+    def _new_token(self) -> str:
+        token = uuid.uuid4().hex
+        fd = self._file()
+        os.pwrite(fd, token.encode("ascii"), 0)
+        os.ftruncate(fd, len(token))
+        return token
