@@ -26,7 +26,7 @@ hashing embedder and a vector store kept in one SQLite file in the home (the
 in-memory test double would not outlive the process). The "crashes survived"
 figure of docs/reliability.md is the number of ``test_ingest_killed_and_rerun...``
 cases that passed: the sum of ``KILLS_PER_SCENARIO`` over the scenarios that ran
-(44 with the shared data, 22 without).
+(54 with the shared data, 22 without).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,6 +78,13 @@ def write_vault(folder: Path) -> Path:
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_text(text, encoding="utf-8")
     return folder
+
+
+def stored(home: Path) -> ListingVectorStore:
+    """The vector store double of ``home``."""
+    store = component_doubles._STORES[home]
+    assert isinstance(store, ListingVectorStore)
+    return store
 
 
 def doctor_memex(home: Path, store: ListingVectorStore | None = None) -> Memex:
@@ -270,7 +277,7 @@ def vectors_all_dropped(home: Path, t: Template) -> None:
 def vector_orphans_added(home: Path, t: Template) -> None:
     store = component_doubles._STORES[home]
     ghosts = [fake_fragment(n) for n in range(4)]
-    store.upsert(ghosts, np.eye(len(ghosts), 64, dtype=np.float32))
+    store.upsert(ghosts, np.eye(len(ghosts), 64, dtype=np.float32).tolist())
 
 
 def vector_deletes_left_queued(home: Path, t: Template) -> None:
@@ -403,7 +410,7 @@ def test_the_doctor_finds_the_damage_and_repair_undoes_it(
 ) -> None:
     before = catalog_rows(home)
     damage(home, template)
-    mx = doctor_memex(home, component_doubles._STORES[home])
+    mx = doctor_memex(home, stored(home))
     found = mx.doctor()
     assert codes <= {f.code for f in found.findings}, found.to_dict()
     if codes - {"catalog.interrupted_runs", "vectors.not_embedded"}:
@@ -413,7 +420,7 @@ def test_the_doctor_finds_the_damage_and_repair_undoes_it(
     assert repaired.healthy and repaired.repairs, repaired.to_dict()
     assert not repaired.findings, repaired.to_dict()  # not even a note is left
 
-    again = doctor_memex(home, component_doubles._STORES[home])
+    again = doctor_memex(home, stored(home))
     assert again.doctor().to_dict()["findings"] == []
     assert search_results(again) == template.results
     assert catalog_rows(home) == before  # nothing in the catalog was lost
@@ -423,20 +430,18 @@ def test_repaired_indexes_equal_indexes_built_afresh_from_the_catalog(
     home: Path, template: Template, tmp_path: Path
 ) -> None:
     everything_at_once(home, template)
-    doctor_memex(home, component_doubles._STORES[home]).doctor(repair=True)
+    doctor_memex(home, stored(home)).doctor(repair=True)
     fresh = tmp_path / "fresh"
     fresh.mkdir()
     shutil.copy(home / "catalog.sqlite", fresh / "catalog.sqlite")
     rebuilt = doctor_memex(fresh)
     rebuilt.rebuild(keyword=True, vectors=True)
     assert rebuilt.doctor().healthy
-    assert search_results(rebuilt) == search_results(
-        doctor_memex(home, component_doubles._STORES[home])
-    )
+    assert search_results(rebuilt) == search_results(doctor_memex(home, stored(home)))
 
 
 def test_a_healthy_home_needs_no_repair(home: Path) -> None:
-    mx = doctor_memex(home, component_doubles._STORES[home])
+    mx = doctor_memex(home, stored(home))
     report = mx.doctor(repair=True)
     assert report.healthy and report.repairs == [] and report.findings == []
     counts = report.final.counts
@@ -446,12 +451,17 @@ def test_a_healthy_home_needs_no_repair(home: Path) -> None:
 
 def test_repair_embeds_only_what_is_missing(home: Path, template: Template) -> None:
     vectors_dropped(home, template)
-    store = component_doubles._STORES[home]
+    store = stored(home)
     dropped = len(template.store.vectors) - len(store.vectors)
     mx = doctor_memex(home, store)
     calls: list[int] = []
     real = mx.embedder.embed_documents
-    mx.embedder.embed_documents = lambda texts: calls.append(len(texts)) or real(texts)  # type: ignore[method-assign]
+
+    def counting(texts: Sequence[str]) -> Sequence[Sequence[float]]:
+        calls.append(len(texts))
+        return real(texts)
+
+    mx.embedder.embed_documents = counting  # type: ignore[method-assign]
     assert mx.doctor(repair=True).healthy
     assert sum(calls) == dropped > 0
 
@@ -501,7 +511,7 @@ def test_damage_a_person_must_decide_on_is_reported_and_left_alone(
     damage(home, template)
     before = catalog_rows(home)
     vectors = dict(component_doubles._STORES[home].vectors)
-    mx = doctor_memex(home, component_doubles._STORES[home])
+    mx = doctor_memex(home, stored(home))
     report = mx.doctor(repair=True)
     finding = report.final.get(code)
     assert finding is not None and finding.severity == "damage" and not report.healthy
@@ -522,7 +532,7 @@ def test_a_damaged_catalog_is_reported_and_nothing_is_rebuilt_from_it(home: Path
     start = (root - 1) * page_size
     data[start + 8 : start + page_size] = bytes(page_size - 8)  # wipe an index page
     path.write_bytes(bytes(data))
-    mx = doctor_memex(home, component_doubles._STORES[home])
+    mx = doctor_memex(home, stored(home))
     keyword_before = sorted(p.name for p in bm25_root(home).iterdir())
     report = mx.doctor(repair=True)
     assert not report.healthy and report.repairs == []
@@ -539,7 +549,7 @@ def run(monkeypatch: pytest.MonkeyPatch, home: Path):
     monkeypatch.setenv("MEMEX_HOME", str(home))
     monkeypatch.setattr(
         "memex_core.cli.context.Memex",
-        lambda home=None: doctor_memex(Path(home), component_doubles._STORES[Path(home)]),
+        lambda home=None: doctor_memex(Path(home), stored(Path(home))),
     )
     runner = CliRunner()
 
@@ -595,7 +605,7 @@ def test_chroma_vectors_dropped_and_orphaned_are_repaired(tmp_path: Path) -> Non
     ids = sorted(store.ids())  # type: ignore[attr-defined]
     store.delete(ids[::3])
     ghosts = [fake_fragment(n) for n in range(3)]
-    store.upsert(ghosts, np.eye(3, 64, dtype=np.float32))
+    store.upsert(ghosts, np.eye(3, 64, dtype=np.float32).tolist())
 
     found = mx.doctor()
     missing, orphans = found.final.get("vectors.missing"), found.final.get("vectors.orphans")
