@@ -60,10 +60,29 @@ NOTES = {
 
 
 class ListingVectorStore(MemoryVectorStore):
-    """The in-memory double, able to list its ids like the chroma store does."""
+    """The in-memory double, able to list its ids like the chroma store does. ``broken``
+    makes every read fail (a damaged store) until :meth:`clear`, or for good with
+    ``"unreachable"`` (a server that is down)."""
+
+    broken: bool | str = False
+
+    def _check(self) -> None:
+        if self.broken:
+            raise RuntimeError(f"vector store {self.broken}: cannot read the collection")
 
     def ids(self) -> set[str]:
+        self._check()
         return set(self.vectors)
+
+    def count(self) -> int:
+        self._check()
+        return super().count()
+
+    def clear(self) -> None:
+        if self.broken == "unreachable":
+            self._check()
+        self.broken = False
+        super().clear()
 
     def clone(self) -> ListingVectorStore:
         copy = ListingVectorStore()
@@ -274,6 +293,10 @@ def vectors_all_dropped(home: Path, t: Template) -> None:
     component_doubles._STORES[home].clear()
 
 
+def vector_store_broken(home: Path, t: Template) -> None:
+    stored(home).broken = "damaged"
+
+
 def vector_orphans_added(home: Path, t: Template) -> None:
     store = component_doubles._STORES[home]
     ghosts = [fake_fragment(n) for n in range(4)]
@@ -375,6 +398,7 @@ CORRUPTIONS: list[tuple[Damage, set[str]]] = [
     (vectors_dropped, {"vectors.missing"}),
     (vectors_all_dropped, {"vectors.missing"}),
     (vector_orphans_added, {"vectors.orphans"}),
+    (vector_store_broken, {"vectors.unreadable"}),
     (vector_deletes_left_queued, {"vectors.pending_deletes"}),
     (embedding_marks_lost, {"vectors.not_embedded"}),
     (marked_by_another_embedder, {"vectors.other_embedder"}),
@@ -518,6 +542,17 @@ def test_damage_a_person_must_decide_on_is_reported_and_left_alone(
     assert finding.fix  # says what to do
     assert catalog_rows(home) == before
     assert component_doubles._STORES[home].vectors.keys() >= vectors.keys()  # none deleted
+
+
+def test_a_vector_store_that_cannot_be_reached_is_reported_not_cleared(home: Path) -> None:
+    store = stored(home)
+    store.broken = "unreachable"
+    vectors = dict(store.vectors)
+    report = doctor_memex(home, store).doctor(repair=True)
+    assert not report.healthy
+    assert report.final.get("vectors.unreadable") is not None
+    assert any("could not repair the vector store" in r for r in report.repairs)
+    assert store.vectors.keys() == vectors.keys()
 
 
 def test_a_damaged_catalog_is_reported_and_nothing_is_rebuilt_from_it(home: Path) -> None:

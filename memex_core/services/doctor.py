@@ -508,7 +508,10 @@ class Doctor:
 
         done.extend(self._repair_keyword(codes, reindex, progress))
         if "vectors.not_checked" not in codes and "vectors.embedder_mismatch" not in codes:
-            done.extend(self._repair_vectors(codes, reindex, progress))
+            try:
+                done.extend(self._repair_vectors(codes, reindex, progress))
+            except Exception as exc:  # a store that cannot be reached stays as found
+                done.append(f"could not repair the vector store: {exc}")
         return done
 
     def _repair_keyword(self, codes: set[str], reindex: list[str], progress: Progress) -> list[str]:
