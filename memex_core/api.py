@@ -184,7 +184,9 @@ class Memex:
 
     @property
     def keyword_store(self) -> KeywordStore:
-        return self.keyword_sync.keyword
+        sync = self.keyword_sync
+        sync.refresh()  # another process may have flushed a newer index since
+        return sync.keyword
 
     @property
     def keyword_sync(self) -> KeywordSync:

@@ -558,3 +558,23 @@ def test_a_gap_that_removed_as_many_fragments_as_it_added_is_closed_on_open(
     hits = mx.search("rewritten", mode="keyword", limit=5)
     assert hits and all("ewritten" in h.fragment.content for h in hits)
     mx.close()
+
+
+def test_a_reader_that_caught_up_in_memory_still_sees_later_writes(tmp_path: Path) -> None:
+    """A long-lived reader (an MCP server, say) opens while a writer's catalog commits are
+    not yet in the index: it catches up in memory. Writes flushed later by other processes
+    must still reach it."""
+    exports = generated_exports(tmp_path / "exports")
+    home = tmp_path / "home"
+    first = [exports / "chatgpt-0", exports / "chatgpt-1"]
+    killed = memex(home, *ingest_args(first), crash_at="ingest.keyword_added:2")
+    assert killed.returncode == -signal.SIGKILL
+    reader = crash_memex(home)
+    assert reader.keyword_store.ids() == reader.catalog.all_ids()  # caught up in memory
+    for batch in (["chatgpt-2"], ["chatgpt-3", "chatgpt-4"]):
+        done = memex(home, *ingest_args([exports / name for name in batch]))
+        assert done.returncode == 0, done.stderr
+        assert reader.keyword_store.ids() == reader.catalog.all_ids()
+        newest = f"gen-{batch[-1][-1]}-3"
+        assert reader.search("question", mode="keyword", conversation=newest, limit=3)
+    reader.close()

@@ -114,6 +114,21 @@ class KeywordSync:
             added, removed = added + more, removed + fewer
         return added, removed
 
+    def refresh(self) -> None:
+        """For reads: if another process flushed a newer index, load it and catch up again.
+
+        A store that caught up in memory holds unflushed changes, so it would never load
+        a newer generation by itself and a long-lived reader would stop seeing new
+        writes. Outside a write (which holds the lock, so nobody else flushes) those
+        changes are only the catch-up, which the catalog can always replay.
+        """
+        changed = getattr(self.keyword, "changed_on_disk", None)
+        reload = getattr(self.keyword, "reload", None)
+        if callable(changed) and callable(reload) and changed():
+            reload()
+            self.seen = None
+            self.catch_up()
+
     def own_changes_applied(self) -> None:
         """Say that every catalog change since :meth:`catch_up` was made by this process and
         applied to the store (the ingest path, under the write lock)."""

@@ -330,6 +330,15 @@ class BM25Store:
         self._load()
         return True
 
+    def changed_on_disk(self) -> bool:
+        """Whether another process flushed since this store loaded or flushed."""
+        return storage.manifest_stamp(self.directory) != self._stamp
+
+    def reload(self) -> None:
+        """Load the generation on disk, dropping unflushed changes (for a reader whose only
+        changes were a catch-up with the catalog that the newer generation holds)."""
+        self._load()
+
     # -- derived arrays (cached until the next change) ----------------------------
 
     def _invalidate(self) -> None:
