@@ -29,9 +29,11 @@ import pytest
 
 pytest.importorskip("chromadb", reason="chromadb is not installed (pip install 'memex[chroma]')")
 
-from memex_chroma.outage import FIRST_RETRY_S, MAX_RETRY_S
+from memex_chroma.connection import ChromaConfigError, ChromaUnreachableError, parse_server_url
+from memex_chroma.outage import FIRST_RETRY_S, MAX_RETRY_S, ServerHealth
 from memex_chroma.store import ChromaVectorStore
 from memex_core.api import Memex
+from memex_core.domain import PluginContext
 from memex_core.services.search import SearchResults
 from tests.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
 from tests.conftest import EXAMPLES
@@ -42,8 +44,6 @@ from tests.test_concurrency import (
     write_config,
     write_material,
 )
-
-pytestmark = pytest.mark.chroma_server
 
 #: How a server goes away in the search tests.
 STOP_MODES = ("terminated", "killed", "paused", "down-at-start")
@@ -106,6 +106,7 @@ def search_every_mode(mx: Memex) -> dict[str, SearchResults]:
     }
 
 
+@pytest.mark.chroma_server
 @pytest.mark.parametrize("how", STOP_MODES)
 def test_searches_fall_back_to_keywords_and_recover_without_a_restart(
     how: str,
@@ -144,6 +145,7 @@ def test_searches_fall_back_to_keywords_and_recover_without_a_restart(
         assert_semantic(found["semantic"])
 
 
+@pytest.mark.chroma_server
 def test_a_failed_server_is_not_asked_again_before_its_retry_time(
     chroma_server: ChromaServer,  # noqa: F811
     memex_home: Path,
@@ -171,6 +173,7 @@ def test_a_failed_server_is_not_asked_again_before_its_retry_time(
         assert again.fallback is not None and "next try in 2.0 s" in again.fallback
 
 
+@pytest.mark.chroma_server
 def test_ingest_while_the_server_is_down_leaves_vectors_pending(
     chroma_server: ChromaServer,  # noqa: F811
     memex_home: Path,
@@ -203,6 +206,7 @@ def test_ingest_while_the_server_is_down_leaves_vectors_pending(
         assert chroma_store(mx).count() == mx.catalog.count_fragments()
 
 
+@pytest.mark.chroma_server
 def test_the_command_line_says_so_and_json_carries_it(
     chroma_server: ChromaServer,  # noqa: F811
     memex_home: Path,
@@ -246,3 +250,57 @@ def test_the_command_line_says_so_and_json_carries_it(
     with worker_memex(memex_home) as mx:
         report = mx.doctor()
         assert report.healthy, [f.to_dict() for f in report.findings]
+
+
+# -- without a server ----------------------------------------------------------------------
+
+
+def test_retry_delay_doubles_while_down_and_resets_on_success() -> None:
+    import httpx
+
+    clock = Clock()
+    health = ServerHealth(parse_server_url("http://127.0.0.1:9", "from a test"), clock=clock)
+    delays = []
+    for _ in range(6):
+        refused = pytest.raises(ChromaUnreachableError, match="ConnectError: refused")
+        with refused, health.guarded():
+            raise httpx.ConnectError("refused")
+        with (
+            pytest.raises(ChromaUnreachableError, match="next try in") as waiting,
+            health.guarded(),
+        ):
+            raise AssertionError("not called inside the retry delay")
+        delays.append(float(str(waiting.value).split("next try in ")[1].split(" s")[0]))
+        clock.advance(delays[-1])
+    assert delays == [1.0, 2.0, 4.0, 8.0, 10.0, 10.0]
+    with health.guarded():
+        pass  # it answered
+    assert not health.down
+    with pytest.raises(ChromaUnreachableError), health.guarded():
+        raise httpx.ReadTimeout("hung")
+    retry = pytest.raises(ChromaUnreachableError, match=r"ReadTimeout: hung; next try in 1\.0 s")
+    with retry, health.guarded():
+        pass
+
+
+def test_other_errors_are_not_outages() -> None:
+    health = ServerHealth(parse_server_url("http://127.0.0.1:9", "from a test"), clock=Clock())
+    with pytest.raises(ValueError), health.guarded():
+        raise ValueError("a bad query is not a dead server")
+    assert not health.down
+
+
+@pytest.mark.parametrize("key", ["timeout", "connect_timeout"])
+@pytest.mark.parametrize("value", [0, -1, "soon", True])
+def test_rejects_bad_timeouts(tmp_path: Path, key: str, value: object) -> None:
+    context = PluginContext(home=tmp_path, settings={key: value})
+    with pytest.raises(ChromaConfigError, match=f"{key} in config.toml"):
+        ChromaVectorStore.from_context(context)
+
+
+def test_timeouts_come_from_the_settings(tmp_path: Path) -> None:
+    context = PluginContext(
+        home=tmp_path, settings={"url": "http://127.0.0.1:9", "timeout": 3, "connect_timeout": 0.5}
+    )
+    store = ChromaVectorStore.from_context(context)
+    assert (store.timeouts.request, store.timeouts.connect) == (3.0, 0.5)

@@ -556,3 +556,37 @@ def test_memex_readers_in_other_processes_see_every_write(tmp_path: Path) -> Non
             row = batch % 100
             hits = reader.search(batch_vector(batch, row), 1, SearchFilters())
             assert hits[0].id == make_fragment(batch * 100 + row).id
+
+
+# -- the lock itself -----------------------------------------------------------------------------
+
+
+def test_a_waiting_writer_says_once_whom_it_waits_for(tmp_path: Path) -> None:
+    from memex_core.catalog import WriteLock
+    from memex_core.errors import WriteLockedError
+
+    told: list[str] = []
+    with WriteLock(tmp_path):
+        waiting = WriteLock(tmp_path, timeout=0.3, notify=told.append)
+        with pytest.raises(WriteLockedError, match=r"gave up after waiting 0\.3 s") as refused:
+            waiting.acquire()
+        assert f"pid {os.getpid()}" in str(refused.value)
+        with pytest.raises(WriteLockedError, match="told not to wait"):
+            WriteLock(tmp_path, timeout=0, notify=told.append).acquire()
+    assert len(told) == 1  # once per wait, and not at all without waiting
+    assert f"(pid {os.getpid()}:" in told[0] and "waiting up to 0.3 s" in told[0]
+    with WriteLock(tmp_path, timeout=0):  # free again: no wait, no message
+        pass
+    assert len(told) == 1
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "nan"])
+def test_a_bad_lock_timeout_is_a_user_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    from memex_core.catalog import WriteLock
+    from memex_core.errors import MemexError
+
+    monkeypatch.setenv("MEMEX_LOCK_TIMEOUT", value)
+    with pytest.raises(MemexError, match="MEMEX_LOCK_TIMEOUT"):
+        WriteLock(tmp_path)

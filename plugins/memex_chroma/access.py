@@ -129,16 +129,28 @@ class FolderAccess:
             self._wrote = write
             self._flock(fcntl.LOCK_EX if self._exclusive else fcntl.LOCK_SH)
             self._depth = 1
+            failed = False
             try:
                 self._refresh(opener)
                 yield
+            except BaseException:
+                failed = True
+                raise
             finally:
                 self._depth = 0
                 try:
                     if self._wrote:
-                        self._token = self._new_token()
+                        self._leave_token(failed)
                 finally:
                     self._flock(fcntl.LOCK_UN)
+
+    def _leave_token(self, failed: bool) -> None:
+        try:
+            self._token = self._new_token()
+        except OSError:
+            # A full disk can refuse even these bytes; the operation's own error matters more.
+            if not failed:
+                raise
 
     def _refresh(self, opener: Callable[[], ClientAPI]) -> None:
         token = self._read_token()
