@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -28,12 +30,14 @@ from memex_claude_ai.source import ClaudeAISource
 from memex_claude_code.source import ClaudeCodeSource
 from memex_codex.source import CodexSource
 from memex_core.api import Memex
+from memex_core.cli import cli
 from memex_obsidian.source import ObsidianSource
 from tests import claude_code_builders as cc
 from tests import codex_builders as cx
 from tests.component_doubles import fast_memex
 from tests.hostile_builders import (
     DEPTHS,
+    FIXTURES,
     catalog_state,
     corrupted,
     dumps,
@@ -369,3 +373,46 @@ def test_vault_of_odd_notes_syncs_without_raising(
     assert status["nul.md"].status == "new"
     assert status["binary.md"].status == "failed"
     assert "UTF-8" in (status["binary.md"].error or "")
+
+
+def test_cli_ingest_of_hostile_files_names_each_and_shows_no_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setattr("memex_core.cli.context.Memex", lambda home=None: fast_memex(Path(home)))
+    files = tmp_path / "in"
+    files.mkdir()
+    bomb = files / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        # Opens like a ChatGPT export, then 8 MiB of spaces: about 1000:1.
+        opening = b'[{"title": "t", "mapping": {"a": {"id": "a", "message": null}}'
+        archive.writestr("conversations.json", opening + b" " * (8 * 1024**2) + b"}]")
+    truncated = files / "truncated.json"
+    truncated.write_bytes((FIXTURES / "chatgpt" / "conversations.json").read_bytes()[:5000])
+    not_utf8 = files / "latin1.json"
+    not_utf8.write_bytes(b'[{"mapping": {}, "title": "caf\xe9"}]')
+    deep = files / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    good = files / "conversations.json"
+    good.write_bytes((FIXTURES / "chatgpt" / "conversations.json").read_bytes())
+    tally("cli ingest", 5)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--home",
+            str(home),
+            "ingest",
+            "--no-embed",
+            *map(str, (bomb, truncated, not_utf8, deep, good)),
+        ],
+    )
+    output = result.output.replace("\n", " ")
+    assert "Traceback" not in output, output
+    assert result.exit_code == 1, output
+    assert "1 new" in output
+    lines = result.output.replace("\n", "").split("failed ")
+    reasons = {Path(line.split(": ", 1)[0]).name: line for line in lines[1:]}
+    assert "zip bomb" in reasons["bomb.zip"]
+    assert "line " in reasons["truncated.json"] and "invalid JSON" in reasons["truncated.json"]
+    assert "not UTF-8" in reasons["latin1.json"]
+    assert "deep.jsonl" in reasons
