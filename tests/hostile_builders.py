@@ -108,7 +108,7 @@ ODD_NUMBERS = [
     2**63,
     -(2**63) - 1,
     10**300,
-    10**4000,  # past the 4300-digit int/str limit? no: 4001 digits, just under it
+    10**4000,  # 4001 digits: just under Python's 4300-digit limit (see BIG_INT)
     1e308,
     -1e308,
     float("nan"),
@@ -122,6 +122,8 @@ ODD_NUMBERS = [
 
 #: Placeholder replaced, after serialising, by JSON nested this many levels deep.
 DEEP = "__memex_deep__"
+#: Placeholder replaced by an integer of 5000 digits, past what Python's int() parses.
+BIG_INT = "__memex_big_int__"
 DEPTHS = [50, 900, 5000, 100_000]
 
 scalars = st.one_of(
@@ -145,6 +147,7 @@ json_values = st.recursive(
 replacements = st.one_of(
     json_values,
     st.just(DEEP),
+    st.just(BIG_INT),
     st.integers(min_value=10_000, max_value=300_000).map(lambda n: "w " * n),  # huge text
 )
 
@@ -201,8 +204,10 @@ def mutated(draw: st.DrawFn, base: Any, most: int = 4) -> Any:
 
 
 def dumps(value: Any, depth: int) -> str:
-    """JSON text of ``value``, each :data:`DEEP` placeholder nested ``depth`` levels deep."""
+    """JSON text of ``value``: each :data:`DEEP` placeholder nested ``depth`` levels deep,
+    each :data:`BIG_INT` a 5000-digit integer."""
     text = json.dumps(value, allow_nan=True)
+    text = text.replace(json.dumps(BIG_INT), "9" * 5000)
     return text.replace(json.dumps(DEEP), "[" * depth + "1" + "]" * depth)
 
 
