@@ -697,7 +697,7 @@ def iter_export(
     where = f"{member} in {path}" if is_zip_path(path) else str(path)
     for in_list, index, value in _iter_top_level(path, member, limits):
         if not in_list:
-            yield from iter_records(value, marker_key, where)
+            yield from iter_records(value, marker_key, path)
             return
         entries += 1
         location = f"conversation {index + 1}"
