@@ -48,7 +48,7 @@ def register_sources(register: Any) -> None:
 def register_keyword_stores(register: Any) -> None:
     """Register lexical indexes (``memex_core.domain.KeywordStore``).
 
-    The store chosen by the ``keyword_store`` setting (default ``bm25``) serves
+    The store chosen by ``[keyword] use`` in ``config.toml`` (default ``bm25``) serves
     ``memex keyword`` and the keyword signal of ``memex dig``.
     """
 
@@ -58,7 +58,7 @@ def register_vector_stores(register: Any) -> None:
     """Register vector indexes (``memex_core.domain.VectorStore``).
 
     memex computes embeddings itself and passes them in; a store never embeds.
-    The ``vector_store`` setting (default ``chroma``) picks one.
+    ``[vector] use`` in ``config.toml`` (default ``chroma``) picks one.
     """
 
 
@@ -66,7 +66,8 @@ def register_vector_stores(register: Any) -> None:
 def register_embedders(register: Any) -> None:
     """Register text embedders (``memex_core.domain.Embedder``).
 
-    The catalog records the embedder name and dimension that built the stored
+    ``[embedder] use`` in ``config.toml`` (default ``minilm``) picks one. The
+    catalog records the embedder name and dimension that built the stored
     vectors; switching embedders requires ``memex rebuild --vectors``.
     """
 
@@ -75,7 +76,7 @@ def register_embedders(register: Any) -> None:
 def register_rankers(register: Any) -> None:
     """Register rankers that fuse signal rankings (``memex_core.domain.Ranker``).
 
-    The ``ranker`` setting (default ``rrf``) picks the one hybrid search uses.
+    ``[ranker] use`` in ``config.toml`` (default ``rrf``) picks the one hybrid search uses.
     """
 
 
