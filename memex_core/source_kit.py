@@ -145,6 +145,35 @@ def warn_skipped(path: str | Path, location: str, reason: str) -> None:
     warnings.warn(f"{path} ({location}): skipped, {reason}", SkippedItemWarning, stacklevel=3)
 
 
+#: Skipped items reported one by one per file; past this, one line says how many more.
+MAX_SKIP_WARNINGS = 100
+
+
+class _Skips:
+    """Warns about the first :data:`MAX_SKIP_WARNINGS` skipped items of a file, then counts:
+    a file of a million odd entries must not print a million lines."""
+
+    def __init__(self, where: str | Path) -> None:
+        self.where = where
+        self.count = 0
+
+    def skip(self, location: str, reason: str) -> None:
+        self.count += 1
+        if self.count <= MAX_SKIP_WARNINGS:
+            warnings.warn(
+                f"{self.where} ({location}): skipped, {reason}", SkippedItemWarning, stacklevel=3
+            )
+
+    def finish(self) -> None:
+        if self.count > MAX_SKIP_WARNINGS:
+            more = self.count - MAX_SKIP_WARNINGS
+            warnings.warn(
+                f"{self.where}: skipped {more} more item(s) like the ones above",
+                SkippedItemWarning,
+                stacklevel=3,
+            )
+
+
 def is_zip_path(path: str | Path) -> bool:
     """Whether ``path`` should be read as a zip archive (decided by its suffix)."""
     return Path(path).suffix.lower() == ".zip"
@@ -695,6 +724,8 @@ def iter_export(
     seen_record = False
     entries = 0
     where = f"{member} in {path}" if is_zip_path(path) else str(path)
+    skips = _Skips(where)
+    reason = f"not a conversation (no {marker_key!r})"
     for in_list, index, value in _iter_top_level(path, member, limits):
         if not in_list:
             yield from iter_records(value, marker_key, path)
@@ -705,13 +736,16 @@ def iter_export(
             if not seen_record:
                 seen_record = True
                 for skipped in pending:
-                    warn_skipped(where, skipped, f"not a conversation (no {marker_key!r})")
+                    skips.skip(skipped, reason)
                 pending.clear()
             yield location, None, value
         elif seen_record:
-            warn_skipped(where, location, f"not a conversation (no {marker_key!r})")
-        elif len(pending) < 1000:
+            skips.skip(location, reason)
+        elif len(pending) < MAX_SKIP_WARNINGS:
             pending.append(location)
+        else:
+            skips.count += 1  # reported in the total once a record shows up
+    skips.finish()
     if entries and not seen_record:
         raise SourceError(
             path,
@@ -739,22 +773,24 @@ def fragments_per_conversation(
     """
     where = f"{DEFAULT_MEMBER} in {path}" if is_zip_path(path) else str(path)
     expected = "an object" if marker_type is dict else f"a {marker_type.__name__}"
+    skips = _Skips(where)
     for location, key, record in iter_export(path, marker_key, limits=limits):
         try:
             cid = conversation_id(record, key)
         except (AttributeError, TypeError, ValueError, KeyError) as exc:
-            warn_skipped(where, location, f"unreadable id ({type(exc).__name__}: {exc})")
+            skips.skip(location, f"unreadable id ({type(exc).__name__}: {exc})")
             continue
         label = f"{location} (id {cid})"
         if not isinstance(record.get(marker_key), marker_type):
-            warn_skipped(where, label, f"its {marker_key!r} is not {expected}")
+            skips.skip(label, f"its {marker_key!r} is not {expected}")
             continue
         try:
             fragments = list(build(record, cid))
         except (AttributeError, TypeError, ValueError, KeyError, RecursionError) as exc:
-            warn_skipped(where, label, f"unreadable ({type(exc).__name__}: {exc})")
+            skips.skip(label, f"unreadable ({type(exc).__name__}: {str(exc)[:200]})")
             continue
         yield from fragments
+    skips.finish()
 
 
 def iter_records(

@@ -31,6 +31,7 @@ from memex_claude_code.source import ClaudeCodeSource
 from memex_codex.source import CodexSource
 from memex_core.api import Memex
 from memex_core.cli import cli
+from memex_core.source_kit import MAX_SKIP_WARNINGS, SkippedItemWarning
 from memex_obsidian.source import ObsidianSource
 from tests import claude_code_builders as cc
 from tests import codex_builders as cx
@@ -416,3 +417,21 @@ def test_cli_ingest_of_hostile_files_names_each_and_shows_no_traceback(
     assert "line " in reasons["truncated.json"] and "invalid JSON" in reasons["truncated.json"]
     assert "not UTF-8" in reasons["latin1.json"]
     assert "deep.jsonl" in reasons
+
+
+def test_a_million_odd_entries_do_not_print_a_million_lines(workdir: Path) -> None:
+    """Skipped conversations are named one by one up to a cap, then counted."""
+    good = fixture_json("chatgpt")[0]
+    broken = json.loads(json.dumps(good))
+    for node in broken["mapping"].values():
+        if node.get("message"):
+            node["message"]["metadata"] = {"attachments": 5}  # not a list: the build fails
+    path = fresh(workdir, ".json")
+    path.write_text(json.dumps([good, *[broken] * 150, *[42] * 150]))
+    tally("chatgpt", 301)
+    with pytest.warns(SkippedItemWarning) as caught:
+        fragments = list(ChatGPTSource().ingest(path))
+    messages = [str(w.message) for w in caught]
+    assert fragments and len(messages) == 2 * MAX_SKIP_WARNINGS + 2
+    assert sum("unreadable (TypeError" in m for m in messages) == MAX_SKIP_WARNINGS
+    assert any("skipped 50 more item(s)" in m for m in messages)
