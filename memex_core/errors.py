@@ -15,3 +15,13 @@ class EmbedderMismatchError(MemexError):
 
 class ReadOnlyQueryError(MemexError):
     """A query tried to do more than read the catalog."""
+
+
+class VectorStoreUnavailableError(MemexError):
+    """The vector store cannot answer right now (say a chroma server that stopped).
+
+    Vector stores raise it (or a subclass) for outages that may end by themselves, as
+    opposed to a broken configuration. Searches then fall back to keyword results,
+    marked as such, and ingest keeps the fragments' vectors pending for a later
+    backfill. The message says what is down and what to do.
+    """

@@ -16,10 +16,21 @@ from memex_core.domain import IngestReport
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--no-embed", is_flag=True, help="Skip embedding now; run `memex backfill` later.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@click.option(
+    "--no-wait",
+    is_flag=True,
+    help="Fail at once if another memex process is writing to this home, instead of "
+    "waiting (MEMEX_LOCK_TIMEOUT seconds, default 10).",
+)
 @format_option("panel", "json")
 @click.pass_context
 def ingest(
-    ctx: click.Context, paths: tuple[str, ...], no_embed: bool, quiet: bool, output_format: str
+    ctx: click.Context,
+    paths: tuple[str, ...],
+    no_embed: bool,
+    quiet: bool,
+    no_wait: bool,
+    output_format: str,
 ) -> None:
     """Ingest exports: files, folders (searched recursively) or export .zip files.
 
@@ -33,6 +44,8 @@ def ingest(
     if any file failed.
     """
     mx = open_memex(ctx)
+    if no_wait:
+        mx.lock.timeout = 0
     report = mx.ingest(
         *paths,
         embed=not no_embed,
@@ -45,9 +58,17 @@ def ingest(
 @click.command()
 @click.option("--no-embed", is_flag=True, help="Skip embedding now; run `memex backfill` later.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@click.option(
+    "--no-wait",
+    is_flag=True,
+    help="Fail at once if another memex process is writing to this home, instead of "
+    "waiting (MEMEX_LOCK_TIMEOUT seconds, default 10).",
+)
 @format_option("panel", "json")
 @click.pass_context
-def sync(ctx: click.Context, no_embed: bool, quiet: bool, output_format: str) -> None:
+def sync(
+    ctx: click.Context, no_embed: bool, quiet: bool, no_wait: bool, output_format: str
+) -> None:
     """Re-read the paths listed in config.toml and ingest only what changed.
 
     \b
@@ -58,6 +79,8 @@ def sync(ctx: click.Context, no_embed: bool, quiet: bool, output_format: str) ->
     are replaced and deleted notes removed; transcripts that grew are updated.
     """
     mx = open_memex(ctx)
+    if no_wait:
+        mx.lock.timeout = 0
     report = mx.sync(
         embed=not no_embed,
         progress=RichProgress(quiet or output_format == "json"),

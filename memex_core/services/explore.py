@@ -8,7 +8,7 @@ from typing import Any
 
 from memex_core.domain import DocumentRecord, ResolvedLink, SearchFilters, SignalHit
 from memex_core.domain.disclosure import snippet
-from memex_core.errors import MemexError
+from memex_core.errors import MemexError, VectorStoreUnavailableError
 from memex_core.services.ports import GraphPort
 
 #: How much of a note stands for it when looking for similar notes.
@@ -165,7 +165,11 @@ class Explorer:
         fragments = self.graph.conversation_fragments(note.id)
         profile = note.title + "\n" + "\n".join(f.content for f in fragments)
         filters = SearchFilters(source_kinds=(note.source_kind,))
-        hits = self.similar_search(profile[:_PROFILE_CHARS], 10 * limit + 20, filters)
+        try:
+            hits = self.similar_search(profile[:_PROFILE_CHARS], 10 * limit + 20, filters)
+        except VectorStoreUnavailableError as exc:
+            notes.append(f"similar notes need semantic search: {exc}")
+            return []
         found = self.graph.get_many([h.id for h in hits])
         best: dict[str, float] = {}
         for hit in hits:

@@ -16,7 +16,7 @@ from memex_core.domain import (
     SignalHit,
     VectorStore,
 )
-from memex_core.errors import MemexError
+from memex_core.errors import VectorStoreUnavailableError
 from memex_core.services.ports import CatalogPort
 
 #: Hits each signal hands to the ranker (at least ``limit``). Deep lists let fragments
@@ -25,16 +25,6 @@ from memex_core.services.ports import CatalogPort
 #: 0.716 at 50) and lifted LoCoMo evidence recall@10 from 0.571 to 0.651.
 DEFAULT_CANDIDATE_DEPTH = 10
 DEFAULT_SEMANTIC_WEIGHT = 0.5
-
-
-class VectorStoreUnavailableError(MemexError):
-    """The vector store cannot answer right now (say a chroma server that stopped).
-
-    Vector stores raise it (or a subclass) for outages that may end by themselves, as
-    opposed to a broken configuration. Searches then fall back to keyword results,
-    marked as such, and ingest keeps the fragments' vectors pending for a later
-    backfill. The message says what is down and what to do.
-    """
 
 
 @dataclass
@@ -214,3 +204,13 @@ class SearchService:
             if h.id in fragments
         ]
         return SearchResults(signal, results)
+
+
+# Re-exported: vector stores and callers have imported it from here.
+__all__ = [
+    "DEFAULT_CANDIDATE_DEPTH",
+    "DEFAULT_SEMANTIC_WEIGHT",
+    "SearchResults",
+    "SearchService",
+    "VectorStoreUnavailableError",
+]
