@@ -457,7 +457,11 @@ class Memex:
             sync.flushed()
             self.catalog.finish_run(run_id, "finished", {"fragments_added": len(new)})
             if embed and self.semantic_unavailable_reason() is None:
-                self._indexer().backfill(progress=progress)
+                try:
+                    self._apply_vector_deletes()
+                    self._indexer().backfill(progress=progress)
+                except VectorStoreUnavailableError:
+                    pass  # stored and keyword-searchable; `memex backfill` adds the vectors
         return len(new)
 
     def backfill(self, batch_size: int = 256, progress: Progress | None = None) -> int:

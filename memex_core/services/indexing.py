@@ -14,7 +14,7 @@ from typing import Protocol
 
 from memex_core.catalog.crashpoints import crash_point
 from memex_core.domain import Embedder, Fragment, KeywordStore, SearchFilters, VectorStore
-from memex_core.errors import EmbedderMismatchError
+from memex_core.errors import EmbedderMismatchError, VectorStoreUnavailableError
 from memex_core.services.ports import CatalogPort, NoProgress, Progress
 
 EMBEDDER_SETTING = "embedder"
@@ -282,9 +282,14 @@ class MemoryIndexUpdater:
         indexer = self._vectors()
         if indexer is None:
             return
-        self._pending_deletes()
         gone = gone or set()
-        indexer.embed([f for f in pending if f.id not in gone])
+        try:
+            self._pending_deletes()
+            indexer.embed([f for f in pending if f.id not in gone])
+        except VectorStoreUnavailableError:
+            # The memory is committed and keyword-searchable; its fragments stay without
+            # vectors in the catalog, so the next ingest or `memex backfill` embeds them.
+            pass
 
     def nearest(
         self, text: str, filters: SearchFilters, limit: int
@@ -294,4 +299,8 @@ class MemoryIndexUpdater:
             return None
         self._flush_vectors()  # a dream compares with memories written a moment ago
         vector = indexer.embedder.embed_query(text)
-        return [(hit.id, hit.score) for hit in indexer.store.search(vector, limit, filters)]
+        try:
+            hits = indexer.store.search(vector, limit, filters)
+        except VectorStoreUnavailableError:
+            return None  # compare by words instead, as a home without vectors does
+        return [(hit.id, hit.score) for hit in hits]
