@@ -36,9 +36,20 @@ class Sizes:
     add_sustained_batches: int = 20
     scifact_queries: int | None = None  # None: all 300 test queries, all 5,183 documents
     locomo_conversations: int | None = None  # None: all five development conversations
-    cold_fragments: int = 10_000
+    cold_sizes: tuple[int, ...] = (10_000, 100_000)
     cold_runs: int = 7
     sweeps: bool = True
+    # The speed benchmarks (hybrid latency, ingest, memory, growth): see benchmarks/scale.py.
+    hybrid_sizes: tuple[int, ...] = (10_000, 100_000)
+    growth_sizes: tuple[int, ...] = (1_000, 10_000, 100_000, 1_000_000)
+    memory_size: int = 100_000
+    hybrid_queries: int = 300  # memex: the first N SciFact queries, each timed once
+    peer_queries: int = 100  # peers: at most N of the same queries ...
+    peer_budget: float = 40.0  # ... or as many as fit in this many seconds (at least 10)
+    vectors_max: int = 100_000  # larger homes are keyword-only (see benchmarks/scale.py)
+    ingest_texts: int = 1_000  # ingest throughput: passages per round ...
+    ingest_rounds: int = 3  # ... and rounds (ingest and the bare embedder alternate)
+    model_warmup_texts: int = 256  # texts the ingest process embeds for real (model memory)
 
     @classmethod
     def quick(cls) -> Sizes:
@@ -49,9 +60,19 @@ class Sizes:
             add_sustained_batches=4,
             scifact_queries=40,
             locomo_conversations=1,
-            cold_fragments=1_000,
+            cold_sizes=(1_000,),
             cold_runs=3,
             sweeps=False,
+            hybrid_sizes=(500, 1_000),
+            growth_sizes=(500, 1_000, 2_000),
+            memory_size=1_000,
+            hybrid_queries=30,
+            peer_queries=10,
+            peer_budget=10.0,
+            vectors_max=1_000,
+            ingest_texts=100,
+            ingest_rounds=1,
+            model_warmup_texts=32,
         )
 
 
@@ -107,7 +128,7 @@ class CachingEmbedder:
         self.stats = stats
         self.queries = queries
 
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         todo = [t for t in dict.fromkeys(texts) if t not in self.cache]
         if todo:
             started = time.perf_counter()
@@ -116,7 +137,9 @@ class CachingEmbedder:
             self.stats["texts"] += len(todo)
             for text, vector in zip(todo, vectors, strict=True):
                 self.cache[text] = np.asarray(vector, dtype=np.float32)
-        return [self.cache[t].tolist() for t in texts]
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([self.cache[t] for t in texts])
 
     def embed_query(self, text: str) -> np.ndarray:
         vector = self.queries.get(text)
@@ -133,6 +156,7 @@ class RunContext:
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
     embed_stats: dict[str, float] = field(default_factory=lambda: {"seconds": 0.0, "texts": 0})
     query_vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    charts: Path | None = None  # where the growth charts go (None: not drawn)
     _inner_embedder: Any = None
 
     def registry(self) -> PluginRegistry:
@@ -152,13 +176,19 @@ class RunContext:
         registry.register_plugin(BenchPlugin(), name="benchmarks")
         return registry
 
-    def _cached_embedder(self, plugin_context: PluginContext) -> CachingEmbedder:
+    def inner_embedder(self, plugin_context: PluginContext | None = None) -> Any:
+        """The default embedder itself (no cache), built once per run."""
         if self._inner_embedder is None:
             self._inner_embedder = load_registry().build(
-                "embedder", DEFAULT_COMPONENTS["embedder"], plugin_context
+                "embedder",
+                DEFAULT_COMPONENTS["embedder"],
+                plugin_context or PluginContext(home=self.tmp),
             )
+        return self._inner_embedder
+
+    def _cached_embedder(self, plugin_context: PluginContext) -> CachingEmbedder:
         return CachingEmbedder(
-            self._inner_embedder, self.vectors, self.embed_stats, self.query_vectors
+            self.inner_embedder(plugin_context), self.vectors, self.embed_stats, self.query_vectors
         )
 
     def home(self, name: str, config: str = "") -> Path:

@@ -1,6 +1,6 @@
 """Run the benchmarks and write docs/benchmarks.md.
 
-    python -m benchmarks.run                      # everything (about 20-30 min on 2 cores)
+    python -m benchmarks.run                      # everything (about 45 min on 2 cores)
     python -m benchmarks.run --only keyword,adds  # some of them
     python -m benchmarks.run --quick              # reduced sizes: a smoke run
 
@@ -23,10 +23,14 @@ from benchmarks import (
     adds,
     cold_start,
     context_budget,
+    growth,
+    hybrid_latency,
+    ingest_throughput,
     keyword_latency,
     locomo,
     memory_duplicates,
     memory_throughput,
+    peak_memory,
     scifact,
     vault,
 )
@@ -47,6 +51,10 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "vault": ("7. Obsidian vault ingest and re-sync", vault.run),
     "remember_throughput": ("8. Remembering facts one call at a time", memory_throughput.run),
     "dream_duplicates": ("9. Reworded duplicate facts and `dream()`", memory_duplicates.run),
+    "hybrid": ("10. Hybrid query latency against LangChain and LlamaIndex", hybrid_latency.run),
+    "ingest": ("11. Ingest throughput against the embedder alone", ingest_throughput.run),
+    "memory": ("12. Peak memory (RSS) at 100,000 fragments", peak_memory.run),
+    "growth": ("13. Growth from 1,000 to 1,000,000 fragments", growth.run),
 }
 
 
@@ -89,7 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     load_at_start = load_average()
     tmp = Path(tempfile.mkdtemp(prefix="memex-bench-"))
-    ctx = RunContext(tmp=tmp, sizes=Sizes.quick() if args.quick else Sizes(), quick=args.quick)
+    ctx = RunContext(
+        tmp=tmp,
+        sizes=Sizes.quick() if args.quick else Sizes(),
+        quick=args.quick,
+        charts=args.output.parent / growth.CHART_FOLDER,
+    )
     sections: list[Section] = []
     failed = False
     try:

