@@ -88,6 +88,12 @@ class AgentView:
 
         filters = make_filters(include_private=include_private, **filter_options)
         prefix = self.collection if collection is None else validate_collection(collection)
+        if self.collection and not covers(self.collection, prefix):
+            # The view's collection is a bound, not a default: a call may narrow it only.
+            raise MemexError(
+                f"This agent is limited to collection {self.collection!r}: ask for it or a "
+                f"collection below it (like '{self.collection}:notes'), not {prefix!r}."
+            )
         if not prefix:
             return replace(filters, owners=self.owners) if self.owners else None
         # A collection names memory: the corpus has none, so it drops out.

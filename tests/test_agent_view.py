@@ -168,3 +168,12 @@ def test_remember_goes_to_the_users_memory_and_is_logged(mx: Memex) -> None:
     assert ("search", "langchain", "call-8") in actions
     bob_sees = mx.view(user="bob").search("favourite lake Garda", limit=20)
     assert all(r.fragment.owner != "users/alice" for r in bob_sees)
+
+
+def test_a_view_collection_is_a_bound_not_a_default(mx: Memex) -> None:
+    view = mx.view(user="alice", collection="acme:sport")
+    assert [r.fragment.owner for r in view.search("kayak", limit=50)] == ["users/alice"]
+    assert view.search("kayak", limit=50, collection="acme:sport:boats").results == []
+    for wider in ("acme", "acme:other", ""):
+        with pytest.raises(MemexError, match="limited to collection 'acme:sport'"):
+            view.search("kayak", collection=wider)

@@ -28,7 +28,6 @@ from pydantic import ConfigDict, Field, PrivateAttr
 from memex_core.api import MODES, Memex, TimeBound
 from memex_core.domain.memory.namespaces import validate_collection
 from memex_core.domain.memory.paths import validate_user_id
-from memex_langchain._threads import memex_lock
 from memex_langchain.documents import to_document
 from memex_langchain.scope import CallScope, narrow
 
@@ -146,7 +145,7 @@ class MemexRetriever(BaseRetriever):
         filters = {name: kwargs.get(name, getattr(self, name)) for name in FILTER_ARGS}
         filters = {name: value for name, value in filters.items() if value is not None}
         memex = self._memex()
-        with memex_lock(memex):
+        with memex.call_lock:  # one caller at a time (memex_core.threads)
             view = memex.view(
                 scope.user, name=self.agent_name, collection=scope.collection, corpus=scope.corpus
             )

@@ -66,7 +66,6 @@ from memex_core.domain.memory.paths import validate_user_id
 from memex_core.domain.memory.records import ACTIVE, FILE_KIND, USERS_PREFIX, MemoryRecord
 from memex_core.errors import MemexError
 from memex_core.handles import MemoryNotFound
-from memex_langchain._threads import memex_lock
 from memex_langchain.scope import ScopeError
 
 if TYPE_CHECKING:
@@ -217,7 +216,7 @@ class MemexStore(BaseStore):
         write alone flushes the keyword index each time, which dominates its cost).
         """
         results: list[Result] = []
-        with memex_lock(self.memex):
+        with self.memex.call_lock:  # one caller at a time (memex_core.threads)
             for is_put, run in itertools.groupby(ops, key=lambda op: isinstance(op, PutOp)):
                 if not is_put:
                     results.extend(self._run(op) for op in run)
