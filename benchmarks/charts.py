@@ -33,6 +33,7 @@ def line_chart(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     figure, axes = plt.subplots(figsize=(7, 4.2), dpi=110)
     markers = "os^dvx"
@@ -43,6 +44,11 @@ def line_chart(
     axes.set_xscale("log")
     if log_y:
         axes.set_yscale("log")
+    plain = FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 1 else f"{value:g}")
+    axes.xaxis.set_major_formatter(plain)
+    axes.xaxis.set_minor_formatter(NullFormatter())
+    axes.yaxis.set_major_formatter(plain)
+    axes.set_xticks(sorted({x for one in series for x in one.xs}))
     axes.set_xlabel("fragments in the corpus")
     axes.set_ylabel(ylabel)
     axes.set_title(title)

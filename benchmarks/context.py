@@ -1,9 +1,10 @@
 """What every benchmark shares in one run: sizes, the temp folder, progress output, embeddings.
 
-Embeddings are computed once per distinct text per run and kept in memory
-(never on disk): :class:`CachingEmbedder` wraps the configured embedder, so
-homes built later (the chunked SciFact variant, the cold-start home) and the
-exact-cosine peers reuse the vectors instead of paying for MiniLM again. The
+Embeddings are computed once per distinct text and kept in memory for the run
+and on disk for later runs (:mod:`benchmarks.vector_cache`, under
+``.memex-bench/``): :class:`CachingEmbedder` wraps the configured embedder, so
+homes built later (the chunked SciFact variant) and the exact-cosine peers reuse
+the vectors instead of paying for MiniLM again, and so does the next run. The
 vectors are exactly the embedder's; only the bench's build time shrinks.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.vector_cache import VectorCache, default_cache, text_key
 from memex_core.api import Memex
 from memex_core.config import DEFAULT_COMPONENTS
 from memex_core.domain import PluginContext
@@ -120,6 +122,7 @@ class CachingEmbedder:
         cache: dict[str, np.ndarray],
         stats: dict[str, float],
         queries: dict[str, np.ndarray],
+        disk: VectorCache | None = None,
     ):
         self.inner = inner
         self.name: str = inner.name
@@ -127,16 +130,26 @@ class CachingEmbedder:
         self.cache = cache
         self.stats = stats
         self.queries = queries
+        self.disk = disk
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         todo = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if todo and self.disk is not None:
+            stored = [t for t in todo if text_key(t) in self.disk.rows]
+            for text, vector in zip(stored, self.disk.matrix(stored), strict=True):
+                self.cache[text] = vector
+            self.stats["from_disk"] = self.stats.get("from_disk", 0) + len(stored)
+            todo = [t for t in todo if t not in self.cache]
         if todo:
             started = time.perf_counter()
             vectors = self.inner.embed_documents(todo)
             self.stats["seconds"] += time.perf_counter() - started
             self.stats["texts"] += len(todo)
-            for text, vector in zip(todo, vectors, strict=True):
-                self.cache[text] = np.asarray(vector, dtype=np.float32)
+            matrix = np.asarray(vectors, dtype=np.float32)
+            if self.disk is not None:
+                self.disk.append(todo, matrix)
+            for text, vector in zip(todo, matrix, strict=True):
+                self.cache[text] = vector
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([self.cache[t] for t in texts])
@@ -158,6 +171,7 @@ class RunContext:
     query_vectors: dict[str, np.ndarray] = field(default_factory=dict)
     charts: Path | None = None  # where the growth charts go (None: not drawn)
     _inner_embedder: Any = None
+    _disk: VectorCache | None = None
 
     def registry(self) -> PluginRegistry:
         """The installed plugins plus the run's caching wrapper around the default embedder."""
@@ -187,9 +201,17 @@ class RunContext:
         return self._inner_embedder
 
     def _cached_embedder(self, plugin_context: PluginContext) -> CachingEmbedder:
+        inner = self.inner_embedder(plugin_context)
         return CachingEmbedder(
-            self.inner_embedder(plugin_context), self.vectors, self.embed_stats, self.query_vectors
+            inner, self.vectors, self.embed_stats, self.query_vectors, self.disk_cache()
         )
+
+    def disk_cache(self) -> VectorCache:
+        """The on-disk vectors of the default embedder (one per run: a single writer)."""
+        if self._disk is None:
+            inner = self.inner_embedder()
+            self._disk = default_cache(inner.name, inner.dimension)
+        return self._disk
 
     def home(self, name: str, config: str = "") -> Path:
         path = self.tmp / name

@@ -18,9 +18,7 @@ import numpy as np
 from benchmarks.context import RunContext, log
 from benchmarks.data import load_locomo, load_scifact, locomo_file, missing, scifact_dir
 from benchmarks.fragments import passage_corpus
-from benchmarks.vector_cache import EMBED_BATCH, VectorCache, default_cache
-
-__all__ = ["default_cache", "describe", "ensure_vectors", "passages", "unavailable"]
+from benchmarks.vector_cache import EMBED_BATCH, VectorCache
 from memex_core.domain import Fragment
 
 _DRAWS: dict[int, list[Fragment]] = {}
@@ -68,7 +66,7 @@ def ensure_vectors(ctx: RunContext, texts: Sequence[str]) -> Vectors:
     """Make sure every text has a cached vector, embedding the missing ones with the
     default embedder in batches of 256 (what ingest's backfill uses)."""
     embedder = ctx.inner_embedder()
-    cache = default_cache(embedder.name, embedder.dimension)
+    cache = ctx.disk_cache()
     todo = len(cache.missing(texts))
     if todo:
         log(f"embedding {todo:,} passages once for the on-disk vector cache ({cache.folder})")

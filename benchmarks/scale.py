@@ -54,6 +54,14 @@ class Timing:
     def p50_of_first(self, count: int) -> float:
         return percentile(self.times[:count], 50)
 
+    def p50_without_embedding(self, count: int | None = None) -> float | None:
+        """p50 of each query's time minus the time spent embedding it (None if not timed)."""
+        embeds = self.extra.get("embed_times")
+        if not embeds:
+            return None
+        rest = [t - e for t, e in zip(self.times, embeds, strict=True)]
+        return percentile(rest[:count] if count else rest, 50)
+
 
 @dataclass
 class Point:
@@ -135,8 +143,7 @@ def point(ctx: RunContext, size: int, *, with_peers: bool = True) -> Point:
     if found is None:
         vectors = vectors_for(ctx, size, texts)
         write_corpus(corpus_file, passages)
-        embedder = ctx.inner_embedder()
-        cache_folder = str(corpus.default_cache(embedder.name, embedder.dimension).folder)
+        cache_folder = str(ctx.disk_cache().folder)
         home = ctx.tmp / f"scale-{size}"
         source = "cache" if vectors == VECTORS_REAL else "none"
         log(f"scale {size:,}: building the memex home ({vectors})")
@@ -181,8 +188,7 @@ def measure_peers(
 ) -> dict[str, Timing | str]:
     out: dict[str, Timing | str] = {}
     timed, warmup = queries()
-    embedder = ctx.inner_embedder()
-    cache_folder = str(corpus.default_cache(embedder.name, embedder.dimension).folder)
+    cache_folder = str(ctx.disk_cache().folder)
     for name, command in PEER_NAMES.items():
         reason = peers.unavailable(name)
         if reason is None and size > PEER_MAX_SIZE:

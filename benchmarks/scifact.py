@@ -145,8 +145,12 @@ def run(ctx: RunContext) -> Section:
         "tokens; exact cosine over the very vectors memex stored (all-MiniLM-L6-v2); RRF k=60 "
         "over the two full rankings. Target: hybrid >= 0.69.",
         f"Adding the {len(fragments):,} documents took {add_seconds:.0f} s, of which "
-        f"embedding {embedded:,} texts {embed_seconds:.0f} s "
-        f"({embedded / max(embed_seconds, 1e-9):.0f} texts/s on this machine).",
+        + (
+            f"embedding {embedded:,} texts {embed_seconds:.0f} s "
+            f"({embedded / max(embed_seconds, 1e-9):.0f} texts/s on this machine)."
+            if embedded
+            else "no embedding: the vectors came from the on-disk cache of an earlier run."
+        ),
     )
     if ctx.sizes.sweeps:
         mx, blocks = sweep.run(ctx, mx, home, task, "nDCG@10", ours, TARGET_HYBRID)

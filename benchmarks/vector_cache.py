@@ -31,6 +31,8 @@ from benchmarks.data import REPO_ROOT
 CACHE_ROOT = REPO_ROOT / ".memex-bench" / "vectors"
 #: Environment variable naming another cache folder (the tests use a temporary one).
 CACHE_ENV = "MEMEX_BENCH_CACHE"
+#: Bytes per line of keys.txt: 32 hex digits and a newline.
+KEY_LINE = 33
 #: Texts embedded per call while filling the cache (also what ingest's backfill uses).
 EMBED_BATCH = 256
 
@@ -50,7 +52,11 @@ def embedder_folder(name: str, dimension: int) -> Path:
 
 
 class VectorCache:
-    """Vectors of texts, by text hash, in an append-only file pair. Not for concurrent writers."""
+    """Vectors of texts, by text hash, in an append-only file pair.
+
+    One writer at a time (the bench runs one); readers in other processes may open it
+    while it writes and see the rows complete so far.
+    """
 
     def __init__(self, folder: Path, dimension: int) -> None:
         self.folder = folder
@@ -63,20 +69,28 @@ class VectorCache:
         self._load()
 
     def _load(self) -> None:
+        """Read the keys; rows past the shorter of the two files (a torn write) are ignored
+        here and cut off by the next :meth:`append`, so readers never change the files."""
         keys = self.keys_path.read_text().split() if self.keys_path.exists() else []
         size = self.vectors_path.stat().st_size if self.vectors_path.exists() else 0
-        count = min(len(keys), size // self.row_bytes)
-        if count != len(keys) or size != count * self.row_bytes:
-            # A torn write: keep the rows both files agree on.
-            with self.vectors_path.open("ab") as handle:
-                handle.truncate(count * self.row_bytes)
-            self.keys_path.write_text("".join(k + "\n" for k in keys[:count]))
+        self.count = min(len(keys), size // self.row_bytes)
         self.rows = {}
-        for row, key in enumerate(keys[:count]):
+        for row, key in enumerate(keys[: self.count]):
             self.rows.setdefault(key, row)
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def _repair(self) -> None:
+        """Cut both files back to the rows they agree on (before appending)."""
+        size = self.vectors_path.stat().st_size if self.vectors_path.exists() else 0
+        key_bytes = self.keys_path.stat().st_size if self.keys_path.exists() else 0
+        if size == self.count * self.row_bytes and key_bytes == self.count * KEY_LINE:
+            return
+        keys = self.keys_path.read_text().split() if self.keys_path.exists() else []
+        with self.vectors_path.open("ab") as handle:
+            handle.truncate(self.count * self.row_bytes)
+        self.keys_path.write_text("".join(k + "\n" for k in keys[: self.count]))
 
     def missing(self, texts: Iterable[str]) -> list[str]:
         """Distinct texts without a stored vector, in first-seen order."""
@@ -88,6 +102,7 @@ class VectorCache:
             raise ValueError(
                 f"expected {len(texts)} x {self.dimension} vectors, got {matrix.shape}"
             )
+        self._repair()
         with self.vectors_path.open("ab") as handle:
             handle.write(matrix.tobytes())
             handle.flush()
@@ -95,9 +110,9 @@ class VectorCache:
         keys = [text_key(t) for t in texts]
         with self.keys_path.open("a") as handle:
             handle.write("".join(k + "\n" for k in keys))
-        start = len(self.rows)
         for offset, key in enumerate(keys):
-            self.rows.setdefault(key, start + offset)
+            self.rows.setdefault(key, self.count + offset)
+        self.count += len(keys)
 
     def fill(
         self,

@@ -186,16 +186,37 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _time_queries(search: Any, queries: Sequence[str], budget: float | None) -> list[float]:
+class EmbedClock:
+    """Wraps a query-embedding callable and adds up the time spent in it."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.spent = 0.0
+
+    def __call__(self, text: str) -> Any:
+        started = time.perf_counter()
+        try:
+            return self.inner(text)
+        finally:
+            self.spent += time.perf_counter() - started
+
+
+def _time_queries(
+    search: Any, queries: Sequence[str], budget: float | None, clock: EmbedClock
+) -> tuple[list[float], list[float]]:
+    """Each query's wall time, and the part of it spent embedding the query."""
     times: list[float] = []
+    embeds: list[float] = []
     deadline = None if budget is None else time.perf_counter() + budget
     for query in queries:
+        clock.spent = 0.0
         started = time.perf_counter()
         search(query)
         times.append(time.perf_counter() - started)
+        embeds.append(clock.spent)
         if deadline is not None and time.perf_counter() > deadline and len(times) >= 10:
             break
-    return times
+    return times, embeds
 
 
 PHASE_QUERIES = 100
@@ -234,12 +255,18 @@ def query_memex(spec: dict[str, Any]) -> dict[str, Any]:
     for query in spec["warmup"]:
         mx.search(query, mode, 10)
     hits = [len(mx.search(q, mode, 10)) for q in queries[:5]]
-    times = _time_queries(lambda q: mx.search(q, mode, 10), queries, spec.get("budget"))
+    clock = EmbedClock(mx.embedder.embed_query)
+    mx.embedder.embed_query = clock  # type: ignore[method-assign]  # called via the instance
+    times, embeds = _time_queries(
+        lambda q: mx.search(q, mode, 10), queries, spec.get("budget"), clock
+    )
+    mx.embedder.embed_query = clock.inner  # type: ignore[method-assign]
     mode = first.mode
     phases = _phases(mx, queries[:PHASE_QUERIES]) if mode == "hybrid" else {}
     mx.close()
     return {
         "times": times,
+        "embed_times": embeds,
         "phases": phases,
         "first_query_seconds": first_seconds,
         "hits": hits,
@@ -263,21 +290,19 @@ def query_peer(spec: dict[str, Any], which: str) -> dict[str, Any]:
     )
     cache = VectorCache(Path(spec["cache"]), embedder.dimension)
     corpus = [f for batch in read_corpus(Path(spec["corpus"])) for f in batch]
+    clock = EmbedClock(lambda text: np.asarray(embedder.embed_query(text)))
     peer = peers.build(
-        name,
-        corpus,
-        lambda texts: cache.matrix(list(texts)),
-        lambda text: np.asarray(embedder.embed_query(text)),
-        Path(spec["folder"]),
+        name, corpus, lambda texts: cache.matrix(list(texts)), clock, Path(spec["folder"])
     )
     del corpus
     queries: list[str] = spec["queries"]
     hits = [len(peer.search(q)) for q in queries[:3]]
     for query in spec["warmup"]:
         peer.search(query)
-    times = _time_queries(peer.search, queries, spec.get("budget"))
+    times, embeds = _time_queries(peer.search, queries, spec.get("budget"), clock)
     return {
         "times": times,
+        "embed_times": embeds,
         "build_seconds": peer.build_seconds,
         "hits": hits,
         "peak_rss_mb": peak_rss_mb(),

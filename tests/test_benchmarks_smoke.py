@@ -117,6 +117,7 @@ def quick_ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> RunContext:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.delenv("MEMEX_CHROMA_URL", raising=False)
+    monkeypatch.setenv("MEMEX_BENCH_CACHE", str(tmp_path / "vector-cache"))  # not the repo's
     return RunContext(tmp=tmp_path, sizes=Sizes.quick(), quick=True)
 
 
@@ -385,7 +386,6 @@ def test_speed_sections_run_tiny_without_the_peers(
     reason = quick_ctx.embedder_available()
     if reason:
         pytest.skip(reason)
-    monkeypatch.setenv("MEMEX_BENCH_CACHE", str(tmp_path / "vector-cache"))
     monkeypatch.setattr(peers, "unavailable", lambda name: "not installed (test)")
     quick_ctx.sizes = replace(
         quick_ctx.sizes,
