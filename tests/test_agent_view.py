@@ -177,3 +177,15 @@ def test_a_view_collection_is_a_bound_not_a_default(mx: Memex) -> None:
     for wider in ("acme", "acme:other", ""):
         with pytest.raises(MemexError, match="limited to collection 'acme:sport'"):
             view.search("kayak", collection=wider)
+
+
+@pytest.mark.parametrize("odd", ["\ud800", "mem_\udfff", "\x00", "x" * 10_000])
+def test_odd_ids_are_unknown_ids_and_are_logged(mx: Memex, odd: str) -> None:
+    view = mx.view(user="alice")
+    assert view.get([odd], tool_call_id=odd) == []
+    with pytest.raises(MemexError, match="No fragment with id"):
+        view.timeline(odd)
+    with pytest.raises(MemexError):
+        view.memory.get(odd)  # type: ignore[union-attr]
+    targets = [entry.target for entry in mx.operator().access_log(user_id="alice")]
+    assert len(targets) >= 3

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memex_core.catalog.documents import DOCUMENT_COLUMNS, row_to_document
-from memex_core.catalog.rows import FRAGMENT_COLUMNS, row_to_fragment
+from memex_core.catalog.rows import FRAGMENT_COLUMNS, is_storable, row_to_fragment
 from memex_core.domain import DocumentRecord, Fragment, ResolvedLink, SearchFilters
 
 _LINK_COLUMNS = (
@@ -123,6 +123,8 @@ class LinkGraph:
     def neighbours(self, fragment_id: str, before: int, after: int) -> list[Fragment]:
         """Up to ``before`` fragments preceding ``fragment_id`` in its conversation, the
         fragment itself, and up to ``after`` following it; empty if the id is unknown."""
+        if not is_storable(fragment_id):
+            return []
         row = self._db.execute(
             "SELECT conversation_id FROM fragments WHERE id=?", (fragment_id,)
         ).fetchone()

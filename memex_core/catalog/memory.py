@@ -16,7 +16,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memex_core.catalog.rows import INSERT_FRAGMENT, delete_fragments, fragment_rows
+from memex_core.catalog.rows import (
+    INSERT_FRAGMENT,
+    delete_fragments,
+    fragment_rows,
+    is_storable,
+)
 from memex_core.domain import Fragment
 from memex_core.domain.memory.records import (
     ACTIVE,
@@ -112,6 +117,8 @@ class MemoryStore:
     def memory(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
         """The memory with this id, if ``scope`` may read it (None otherwise, so another
         user's id is indistinguishable from an unknown one)."""
+        if not is_storable(memory_id):
+            return None
         owners, params = _owner_clause(scope)
         row = self._db.execute(
             f"SELECT {_MEMORY_COLUMNS} {_FROM_MEMORY} WHERE m.id = ? AND {owners}",
@@ -457,10 +464,10 @@ class MemoryStore:
                 actor,
                 user_id,
                 action,
-                target,
-                tool_call_id,
+                _loggable(target),
+                None if tool_call_id is None else _loggable(tool_call_id),
                 outcome,
-                json.dumps(detail or {}, ensure_ascii=False, default=str),
+                _loggable(json.dumps(detail or {}, ensure_ascii=False, default=str)),
             ),
         )
         return int(cur.lastrowid or 0)
@@ -519,3 +526,9 @@ class MemoryStore:
             )
             for r in rows
         ]
+
+
+def _loggable(text: str) -> str:
+    """``text`` as the log can store it: what a caller passed is kept, but half a surrogate
+    pair (which UTF-8 cannot hold) is written as its escape, ``\\ud800``."""
+    return text if is_storable(text) else text.encode("utf-8", "backslashreplace").decode()

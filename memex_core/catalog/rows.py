@@ -20,6 +20,22 @@ INSERT_FRAGMENT = (
 )
 
 
+def is_storable(text: object) -> bool:
+    """Whether ``text`` can be an id or key in the catalog: a string SQLite can bind.
+
+    Ids arrive from agents and tool arguments; one holding half a surrogate pair
+    (``"\ud800"``) cannot be encoded as UTF-8, so it names nothing stored. Lookups
+    treat it as unknown instead of failing with a UnicodeEncodeError.
+    """
+    if not isinstance(text, str):
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def fragment_rows(fragments: Sequence[Fragment], run_id: int | None) -> list[tuple[Any, ...]]:
     """Insert rows for ``INSERT_FRAGMENT``; position counts within each conversation."""
     positions: dict[str, int] = {}

@@ -26,6 +26,7 @@ from memex_core.catalog.rows import (
     INSERT_FRAGMENT,
     delete_fragments,
     fragment_rows,
+    is_storable,
     row_to_fragment,
     upsert_conversations,
 )
@@ -289,7 +290,7 @@ class Catalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries):
 
     def get_many(self, ids: Sequence[str]) -> dict[str, Fragment]:
         found: dict[str, Fragment] = {}
-        ids = list(dict.fromkeys(ids))
+        ids = [i for i in dict.fromkeys(ids) if is_storable(i)]
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
