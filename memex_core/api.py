@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memex_core.catalog import Catalog, WriteLock
-from memex_core.catalog.crashpoints import crash_point
 from memex_core.catalog.faults import storage_error
 from memex_core.config import Config, load_config
+from memex_core.crashpoints import crash_point
 from memex_core.domain import (
     Consolidator,
     CorpusStats,

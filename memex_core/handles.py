@@ -404,7 +404,7 @@ class MemoryHandle:
             info["user_id"] = owner_user_id(owner)
             service = self._service()
             result = RememberResult()
-            with self._mx.lock, self._mx.memory_indexes().held():
+            with self._mx.writing(), self._mx.memory_indexes().held():
                 if messages is not None:
                     facts = self._remember_conversation(
                         service,
@@ -557,7 +557,7 @@ class MemoryHandle:
             service = self._service()
             prepared = service.prepare(content)
             links = [(t, resolve_memory_link(t, storage)) for t in find_memory_links(prepared.text)]
-            with self._mx.lock, self._mx.memory_indexes().held():
+            with self._mx.writing(), self._mx.memory_indexes().held():
                 existing = self._mx.catalog.memory_at_path(self.scope, storage)
                 target = collection if collection is not None else self.collection
                 if existing is None:
@@ -597,7 +597,7 @@ class MemoryHandle:
             info["user_id"] = record.user_id
             if record.status == DELETED:
                 return self._public(record)
-            with self._mx.lock, self._mx.memory_indexes().held():
+            with self._mx.writing(), self._mx.memory_indexes().held():
                 record = self._service().soft_delete(
                     self.scope, record, reason or "forgotten", tool_call_id
                 )
@@ -610,7 +610,7 @@ class MemoryHandle:
             info["user_id"] = record.user_id
             if record.status == ACTIVE:
                 return self._public(record)
-            with self._mx.lock, self._mx.memory_indexes().held():
+            with self._mx.writing(), self._mx.memory_indexes().held():
                 record = self._service().revise(
                     self.scope,
                     record,
@@ -652,7 +652,7 @@ class MemoryHandle:
             )
             groups = [(o, c) for o in owners for c in names]
             chosen = consolidator or self._mx.consolidator()
-            with self._mx.lock, self._mx.memory_indexes().held():
+            with self._mx.writing(), self._mx.memory_indexes().held():
                 report = dream(
                     self._service(),
                     self.scope,
@@ -750,7 +750,7 @@ class OperatorMemory(MemoryHandle):
                     f"Memory {record.id} has no revision {revision}; it has 1..{record.revision} "
                     f"(see `memex history {record.id}`)."
                 )
-            with self._mx.lock, self._mx.memory_indexes().held():
+            with self._mx.writing(), self._mx.memory_indexes().held():
                 record = self._service().revise(
                     self.scope,
                     record,
@@ -798,7 +798,7 @@ class OperatorMemory(MemoryHandle):
             ]
         else:
             ids = [self._find(i).id for i in memory_ids]
-        with self._mx.lock, self._mx.memory_indexes().held():
+        with self._mx.writing(), self._mx.memory_indexes().held():
             removed = catalog.purge_memories(self.scope, ids)
             self._mx.memory_indexes().apply([], removed)
             if user_id is not None:

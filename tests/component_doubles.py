@@ -76,6 +76,9 @@ class MemoryVectorStore:
     def count(self) -> int:
         return len(self.vectors)
 
+    def ids(self) -> set[str]:
+        return set(self.vectors)
+
     def clear(self) -> None:
         self.vectors.clear()
         self.fragments.clear()

@@ -10,7 +10,7 @@ Each scenario is one ingest run over a set of paths:
   Obsidian Help vault (skipped when ../shared/data is absent).
 
 A clean run with ``MEMEX_CRASH_TRACE`` records every crash point passed (see
-:mod:`memex_core.catalog.crashpoints`); the kill points (20 over the first run on
+:mod:`memex_core.crashpoints`); the kill points (20 over the first run on
 the real data, see ``KILLS_PER_SCENARIO``) are chosen from that trace,
 deterministically: every point name at least once, the rest spread evenly over
 the run. For each, a copy of the starting home is ingested in a subprocess that
@@ -48,8 +48,8 @@ import numpy as np
 import pytest
 
 from memex_core.api import Memex
-from memex_core.catalog.crashpoints import CRASH_ENV, POINTS, TRACE_ENV
 from memex_core.config import Config, default_home, load_config
+from memex_core.crashpoints import CRASH_ENV, POINTS, TRACE_ENV
 from memex_core.domain import Fragment, Provenance, SearchFilters, SignalHit
 from memex_core.hookspecs import hookimpl
 from memex_core.plugins import PluginRegistry, load_registry

@@ -15,13 +15,13 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from memex_core.catalog.crashpoints import crash_point
 from memex_core.catalog.rows import (
     INSERT_FRAGMENT,
     delete_fragments,
     fragment_rows,
     upsert_conversations,
 )
+from memex_core.crashpoints import crash_point
 from memex_core.domain import DocumentRecord, Fragment, ParsedDocument
 
 DOCUMENT_COLUMNS = (

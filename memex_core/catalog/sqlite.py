@@ -14,7 +14,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from memex_core.catalog.crashpoints import crash_point
 from memex_core.catalog.documents import DocumentStore
 from memex_core.catalog.faults import from_os_error, from_sqlite_error
 from memex_core.catalog.graph import LinkGraph
@@ -31,6 +30,7 @@ from memex_core.catalog.rows import (
     upsert_conversations,
 )
 from memex_core.catalog.schema import LATEST_VERSION, MIGRATIONS
+from memex_core.crashpoints import crash_point
 from memex_core.domain import Fragment
 from memex_core.errors import MemexError
 

@@ -147,7 +147,12 @@ class KeywordStore(Protocol):
 
 @runtime_checkable
 class VectorStore(Protocol):
-    """Nearest-neighbour search over fragment embeddings supplied by memex."""
+    """Nearest-neighbour search over fragment embeddings supplied by memex.
+
+    A store may also offer ``ids() -> set[str]``, every fragment id holding a
+    vector: ``memex doctor`` then compares them with the catalog one by one
+    (without it, only the counts).
+    """
 
     def upsert(self, fragments: Sequence[Fragment], vectors: Sequence[Sequence[float]]) -> None: ...
 

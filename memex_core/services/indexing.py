@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Protocol
 
-from memex_core.catalog.crashpoints import crash_point
+from memex_core.crashpoints import crash_point
 from memex_core.domain import Embedder, Fragment, KeywordStore, SearchFilters, VectorStore
 from memex_core.errors import EmbedderMismatchError, VectorStoreUnavailableError
 from memex_core.services.ports import CatalogPort, NoProgress, Progress

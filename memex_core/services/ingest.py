@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from memex_core.catalog.crashpoints import crash_point
+from memex_core.crashpoints import crash_point
 from memex_core.domain import (
     FileOutcome,
     FolderSource,

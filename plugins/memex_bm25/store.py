@@ -47,8 +47,8 @@ from memex_bm25.segment import DocColumns, Segment
 from memex_bm25.settings import ScoringParams, StoreOptions, parse_settings
 from memex_bm25.tables import StringTable
 from memex_bm25.tokenizer import Tokenizer, describe_config
-from memex_core.catalog.crashpoints import crash_point
 from memex_core.catalog.faults import from_os_error
+from memex_core.crashpoints import crash_point
 from memex_core.domain import Fragment, SearchFilters, SignalHit
 from memex_core.errors import MemexError
 
