@@ -53,7 +53,7 @@ def run(ctx: RunContext) -> Section:
                     f"{ratio:.1f}x",
                     ">= 10x",
                     f"LangChain {ms(peer.p50)} vs memex {ms(ours)} (same {len(peer.times)} "
-                    "queries)",
+                    f"queries){_without_embedding(point, peer)}",
                     ratio >= TARGET_RATIO,
                 )
             )
@@ -77,6 +77,8 @@ def run(ctx: RunContext) -> Section:
                 len(point.memex.times),
                 ms(point.memex.p50),
                 ms(point.memex.p95),
+                _ms_or_dash(point.memex.p50_without_embedding()),
+                "-",
                 "-",
                 f"{point.build['keyword_seconds'] + point.build['vector_seconds']:.0f} s",
                 f"{point.memex.peak_rss_mb:,.0f} MB",
@@ -171,3 +173,11 @@ def _peer_p50(point: scale.Point, name: str) -> str:
 
 def _ms_or_dash(seconds: float | None) -> str:
     return "-" if seconds is None else ms(seconds)
+
+
+def _without_embedding(point: scale.Point, peer: scale.Timing) -> str:
+    rest = peer.p50_without_embedding()
+    ours = point.memex.p50_without_embedding(len(peer.times))
+    if not rest or not ours:
+        return ""
+    return f"; without embedding the query: {rest / ours:.1f}x ({ms(rest)} vs {ms(ours)})"

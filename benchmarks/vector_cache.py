@@ -145,6 +145,8 @@ class VectorCache:
         """The vectors of ``texts`` (all cached), one row each, read without mapping the file
         (so a process measuring its peak memory holds only the rows it asked for)."""
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return out
         with self.vectors_path.open("rb") as handle:
             fd = handle.fileno()
             for i, text in enumerate(texts):
