@@ -1,10 +1,13 @@
-"""Developer sessions: `nox -s tests`, `nox -s lint`, `nox -s bench`, `nox -s docs`.
+"""Developer sessions: `nox -s tests`, `nox -s lint`, `nox -s bench`, `nox -s docs`,
+`nox -s reliability`.
 
 PyTorch is installed as torch==2.13.0 before anything that depends on it: an
 unpinned torch pulls several GB of CUDA packages.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import nox
 
@@ -54,3 +57,48 @@ def docs(session: nox.Session) -> None:
         session.run("mkdocs", "serve", *session.posargs[1:])
     else:
         session.run("mkdocs", "build", "--strict", *session.posargs)
+
+
+RELIABILITY_TESTS = [
+    "tests/test_crash_ingest.py",
+    "tests/test_doctor.py",
+    "tests/test_disk_faults.py",
+    "tests/test_concurrency.py",
+    "tests/test_chroma_outage.py",
+    "tests/test_vector_outage_writes.py",
+    "tests/test_hostile_sources.py",
+    "tests/test_hostile_archives.py",
+    "tests/test_hostile_vault.py",
+    "tests/test_hostile_sql.py",
+    "tests/test_hostile_queries.py",
+    "tests/test_memory_isolation.py",
+    "tests/test_agent_view.py",
+    "tests/test_langchain_retriever.py",
+    "tests/test_langchain_store.py",
+    "tests/test_llamaindex_retriever.py",
+    "tests/test_llamaindex_memory.py",
+    "tests/test_mcp_server.py",
+    "tests/test_mcp_http.py",
+]
+
+
+@nox.session(python="3.11")
+def reliability(session: nox.Session) -> None:
+    """Run the fault, hostile-input and isolation families; rewrite docs/reliability.md."""
+    session.install(TORCH)
+    session.install("-e", ".[test]")
+    tmp = Path(session.create_tmp())
+    junit, counts = tmp / "reliability.xml", tmp / "hostile-counts.json"
+    counts.unlink(missing_ok=True)
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "-q",
+        f"--junitxml={junit}",
+        *RELIABILITY_TESTS,
+        *session.posargs,
+        env={"MEMEX_RELIABILITY_COUNTS": str(counts)},
+        success_codes=[0, 1],  # the report shows failures, and then fails the session
+    )
+    session.run("python", "docs/reliability_report.py", str(junit), str(counts))
