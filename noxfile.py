@@ -37,7 +37,14 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def bench(session: nox.Session) -> None:
-    """Benchmarks against peers in the same run; writes docs/benchmarks.md."""
+    """Benchmarks against peers in the same run; writes docs/benchmarks.md and its charts.
+
+    The peers (LangChain, LlamaIndex, rank_bm25) and matplotlib come from
+    benchmarks/requirements.txt and are installed here only. `nox -s bench -- --quick`
+    is a smoke run; `-- --only hybrid,growth` runs some sections. MiniLM vectors of the
+    benchmark texts are cached in .memex-bench/ (gitignored): the first run embeds
+    ~100,000 passages (about an hour on 2 cores), later runs reuse them.
+    """
     session.install(TORCH)
     session.install("-e", ".[test]")
     session.install("-r", "benchmarks/requirements.txt")

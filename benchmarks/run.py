@@ -1,10 +1,12 @@
 """Run the benchmarks and write docs/benchmarks.md.
 
-    python -m benchmarks.run                      # everything (about 45 min on 2 cores)
+    python -m benchmarks.run                      # everything (45-60 min on 2 cores)
     python -m benchmarks.run --only keyword,adds  # some of them
     python -m benchmarks.run --quick              # reduced sizes: a smoke run
 
 Temporary homes live under one temp folder, removed at the end (``--keep`` keeps it).
+MiniLM vectors of the benchmark texts are cached under ``.memex-bench/`` between runs
+(see benchmarks/vector_cache.py): the first run also embeds ~100,000 passages.
 """
 
 from __future__ import annotations
