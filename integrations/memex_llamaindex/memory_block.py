@@ -195,9 +195,10 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
         )
 
     def _view(self, scope: SessionScope) -> AgentView:
-        """The session user's memory and shared memory; never the operator's corpus."""
+        """The session user's memory and shared memory; never the operator's corpus. Reads
+        are bound to the session's search collection; writes name their collection."""
         return self.memex.view(
-            user=scope.user, name=self.agent_name, collection=scope.collection, corpus=False
+            user=scope.user, name=self.agent_name, collection=scope.searched, corpus=False
         )
 
     # -- reading ----------------------------------------------------------------------------
