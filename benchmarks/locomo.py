@@ -1,7 +1,9 @@
 """Benchmark 4: LoCoMo (development split) evidence recall@10 through the real Memex pipeline.
 
 One home holds every turn of the development conversations, one fragment per
-turn with content ``"speaker: text"``. Each question searches its own
+turn with content ``"speaker: text"`` and role ``user`` or ``assistant`` (the two
+speakers), so memex indexes them as conversation turns, with turn context
+(``[index]``) as it would a chat export. Each question searches its own
 conversation (the ``conversation`` filter) and scores the share of its evidence
 turns among the top 10. Category 5 (adversarial) is skipped, as are evidence ids
 that name no turn of the conversation; a question left without evidence is skipped.
@@ -16,13 +18,13 @@ import numpy as np
 
 from benchmarks import quality, sweep
 from benchmarks.context import RunContext, StderrProgress, log
-from benchmarks.data import LocomoSet, load_locomo, locomo_file, missing
+from benchmarks.data import LocomoSet, Question, load_locomo, locomo_file, missing
 from benchmarks.fragments import locomo_fragments
 from benchmarks.metrics import mean, recall_at_k
 from benchmarks.report import Check, Section, table
 from memex_core.api import make_filters
 
-TARGET_HYBRID = 0.60
+TARGET_HYBRID = 0.72  # issue 6
 REFERENCE = {"keyword": 0.527, "semantic": 0.508, "hybrid": 0.576}
 PEER_NAMES = {"keyword": "rank_bm25", "semantic": "exact cosine", "hybrid": "RRF of both"}
 CATEGORIES = {1: "1 multi-hop", 2: "2 temporal", 3: "3 open-domain", 4: "4 single-hop"}
@@ -39,6 +41,53 @@ def _subset(data: LocomoSet, conversations: int | None) -> LocomoSet:
         data.malformed_ids,
         data.skipped_no_evidence,
     )
+
+
+def by_conversation_blocks(sweeper: sweep.Sweeper, questions: list[Question]) -> list[str]:
+    """Hybrid recall per conversation, and a leave-one-conversation-out check.
+
+    The data holds five conversations and no held-out split, so each conversation in
+    turn is held out: the best hybrid setting of the whole sweep on the other four is
+    scored on it, next to the defaults (chosen for the general case, not per split).
+    """
+    groups: dict[str, list[int]] = defaultdict(list)
+    for index, question in enumerate(questions):
+        groups[question.conversation_id].append(index)
+    hybrid = {k: o for (k, mode), o in sweeper.outcomes.items() if mode == "hybrid"}
+    base, previous = sweeper.base, sweeper.outcome(sweep.PREVIOUS_DEFAULTS)
+
+    def on(outcome: quality.Outcome, members: list[int]) -> float:
+        return mean([outcome.per_query[i] for i in members])
+
+    rows: list[list[object]] = []
+    for conversation, members in groups.items():
+        held_out = set(members)
+        others = [i for i in range(len(questions)) if i not in held_out]
+        tuned = max(hybrid, key=lambda k: (on(hybrid[k], others), k == base))
+        rows.append(
+            [
+                conversation,
+                len(members),
+                f"{on(previous, members):.3f}",
+                f"{on(hybrid[base], members):.3f}",
+                f"{on(hybrid[tuned], members):.3f} ({sweep.describe(tuned, base)})",
+            ]
+        )
+    return [
+        "Hybrid recall@10 per conversation. Leave one conversation out: the best of the "
+        f"{len(hybrid)} hybrid settings above on the other four conversations, scored on the "
+        "one left out (what tuning on this data would get on a new conversation):",
+        table(
+            [
+                "conversation",
+                "questions",
+                "previous defaults",
+                "defaults",
+                "tuned on the other four",
+            ],
+            rows,
+        ),
+    ]
 
 
 def run(ctx: RunContext) -> Section:
@@ -92,7 +141,7 @@ def run(ctx: RunContext) -> Section:
         Check(
             "LoCoMo dev evidence recall@10, hybrid",
             f"{hybrid:.3f}",
-            ">= 0.60",
+            f">= {TARGET_HYBRID:g}",
             f"RRF of rank_bm25 + exact cosine {peer_means['hybrid']:.3f} (reference "
             f"{REFERENCE['hybrid']})",
             hybrid >= TARGET_HYBRID,
@@ -147,11 +196,21 @@ def run(ctx: RunContext) -> Section:
         "Peers: each conversation indexed on its own (rank_bm25 on lowercase `\\w+` tokens, "
         "exact cosine over the vectors memex stored, RRF k=60 over the two full rankings); "
         "memex searches one shared home with the conversation filter, so its BM25 statistics "
-        "span all conversations. Target: hybrid >= 0.60.",
+        f"span all conversations. Target: hybrid >= {TARGET_HYBRID:g}.",
         f"Adding the turns (embedding included) took {add_seconds:.0f} s.",
     )
     if ctx.sizes.sweeps:
-        mx, blocks = sweep.run(ctx, mx, home, task, "recall@10", ours, TARGET_HYBRID)
+        mx, blocks = sweep.run(
+            ctx,
+            mx,
+            home,
+            task,
+            "recall@10",
+            ours,
+            TARGET_HYBRID,
+            conversations=True,
+            extra=lambda sweeper: by_conversation_blocks(sweeper, questions),
+        )
         section.add(*blocks)
     mx.close()
     return section

@@ -23,7 +23,7 @@ from benchmarks.metrics import mean, ndcg_at_k
 from benchmarks.report import Check, Section, table
 from memex_core.domain import SearchFilters
 
-TARGET_HYBRID = 0.69
+TARGET_HYBRID = 0.70  # issue 6
 REFERENCE = {"keyword": 0.652, "semantic": 0.645, "hybrid": 0.678}
 PEER_NAMES = {"keyword": "rank_bm25", "semantic": "exact cosine", "hybrid": "RRF of both"}
 
@@ -100,7 +100,7 @@ def run(ctx: RunContext) -> Section:
         Check(
             "SciFact nDCG@10, hybrid",
             f"{hybrid:.3f}",
-            ">= 0.69",
+            f">= {TARGET_HYBRID:g}",
             f"RRF of rank_bm25 + exact cosine {peer_scores['hybrid']:.3f} (reference "
             f"{REFERENCE['hybrid']})",
             hybrid >= TARGET_HYBRID,
@@ -129,7 +129,9 @@ def run(ctx: RunContext) -> Section:
     section.add(
         f"{len(data.docs):,} documents, {len(pairs)} test queries. Memex at its defaults: "
         f"bm25, all-MiniLM-L6-v2 in chroma, weighted RRF; "
-        f"{sweep.describe_defaults(sweep.memex_defaults())}.",
+        f"{sweep.describe_defaults(sweep.memex_defaults())}. Each abstract is stored as a "
+        "one-message conversation (role user), so turn context finds no earlier turn; the "
+        "keyword index counts its text double, as it does every conversation turn.",
         table(
             [
                 "mode",
@@ -143,7 +145,7 @@ def run(ctx: RunContext) -> Section:
         ),
         "Peers (the reference method, same run): rank_bm25 BM25Okapi on lowercase `\\w+` "
         "tokens; exact cosine over the very vectors memex stored (all-MiniLM-L6-v2); RRF k=60 "
-        "over the two full rankings. Target: hybrid >= 0.69.",
+        f"over the two full rankings. Target: hybrid >= {TARGET_HYBRID:g}.",
         f"Adding the {len(fragments):,} documents took {add_seconds:.0f} s, of which "
         + (
             f"embedding {embedded:,} texts {embed_seconds:.0f} s "

@@ -52,10 +52,24 @@ from memex_core.domain.disclosure import (
     query_terms,
 )
 from memex_core.domain.timeparse import FilterValueError, parse_time_bound
+from memex_core.domain.turn_context import (
+    IndexContext,
+    TurnContextSettingError,
+    parse_index_table,
+)
 from memex_core.errors import MemexError
 from memex_core.plugins import PluginRegistry, PluginUnavailable, load_registry
 from memex_core.services.context import ContextBuilder, ContextSettings
 from memex_core.services.explore import Exploration, Explorer
+from memex_core.services.index_text import (
+    ContextualKeywordStore,
+    IndexTexts,
+    pending_changes,
+    record_keyword_context,
+    record_vector_context,
+    recorded_context,
+    settle_context,
+)
 from memex_core.services.indexing import (
     EMBEDDER_SETTING,
     KeywordSync,
@@ -193,7 +207,7 @@ class Memex:
         """The keyword store with its place in the catalog's change journal."""
         if self._keyword_sync is None:
             if self._keyword is None:
-                self._keyword = self._build("keyword_store")
+                self._keyword = self._keyword_store_as_recorded()
             sync = KeywordSync(self.catalog, self._keyword)
             # Close any gap left by an interrupted writer (in memory for readers;
             # writers flush it with their own changes).
@@ -201,12 +215,50 @@ class Memex:
             self._keyword_sync = sync
         return self._keyword_sync
 
+    # -- what the indexes see (turn context) ---------------------------------------
+
+    def index_context(self) -> IndexContext:
+        """The ``[index]`` table of config.toml: the turn context each index should have."""
+        try:
+            return parse_index_table(self.config.table("index"))
+        except TurnContextSettingError as exc:
+            raise MemexError(str(exc)) from exc
+
+    def indexed_context(self) -> IndexContext:
+        """The turn context the indexes of this home were built with (new fragments get
+        the same until ``memex rebuild``)."""
+        return recorded_context(self.catalog, self.index_context())
+
+    def index_setting_notes(self, mode: str = "hybrid") -> list[str]:
+        """Sentences saying which index was built with another turn context than configured
+        (and which rebuild applies it); empty when they agree."""
+        changes = pending_changes(self.indexed_context(), self.index_context())
+        skip = {"keyword": "vectors", "semantic": "keyword"}.get(mode)
+        return [sentence for index, sentence in changes if index != skip]
+
+    def _index_texts(self, context: IndexContext | None = None) -> IndexTexts:
+        """Turn context as recorded for this home (read at each use: another process may
+        rebuild), or ``context`` fixed (a rebuild applying the configured one)."""
+        fixed = context
+        return IndexTexts(
+            self.catalog, (lambda: fixed) if fixed is not None else self.indexed_context
+        )
+
+    def _keyword_store_as_recorded(
+        self, context: IndexContext | None = None
+    ) -> ContextualKeywordStore:
+        return ContextualKeywordStore(self._build("keyword_store"), self._index_texts(context))
+
     @contextmanager
     def writing(self) -> Iterator[None]:
         """Hold the write lock; a home that cannot be written says so in words (which
-        folder, and what to do) instead of a traceback."""
+        folder, and what to do) instead of a traceback.
+
+        Before anything is written, the turn context the indexes are built with is
+        recorded if it is not yet (an empty home takes the configured one)."""
         try:
             with self.lock:
+                settle_context(self.catalog, self.index_context())
                 yield
         except MemexError:
             raise
@@ -259,8 +311,9 @@ class Memex:
                 )
         return None
 
-    def _indexer(self) -> VectorIndexer:
-        return VectorIndexer(self.catalog, self.vector_store, self.embedder)
+    def _indexer(self, context: IndexContext | None = None) -> VectorIndexer:
+        texts = self._index_texts(context)
+        return VectorIndexer(self.catalog, self.vector_store, self.embedder, texts.for_vectors)
 
     # -- agent memory -------------------------------------------------------------
 
@@ -479,8 +532,11 @@ class Memex:
         """Recreate indexes from the catalog (the record of truth)."""
         done: dict[str, int] = {}
         with self.writing():
+            configured = self.index_context()
             if keyword:
-                store = self._build("keyword_store")
+                # Built with the configured turn context, recorded once it is on disk.
+                applied = IndexContext(configured.keyword, self.indexed_context().vectors)
+                store = self._keyword_store_as_recorded(applied)
                 store.clear()
                 sync = KeywordSync(self.catalog, store)
                 sync.seen = self.catalog.last_fragment_change()  # under the lock: all of it
@@ -497,12 +553,18 @@ class Memex:
                 progress.advance(len(batch))
                 store.flush()
                 sync.flushed()
+                record_keyword_context(self.catalog, configured.keyword)
                 progress.finish()
-                self._keyword, self._keyword_sync = store, sync
+                self._keyword = ContextualKeywordStore(store.inner, self._index_texts())
+                self._keyword_sync = KeywordSync(self.catalog, self._keyword)
+                self._keyword_sync.seen = sync.seen
                 done["keyword"] = store.count()
             if vectors:
                 indexer = self._indexer()
                 indexer.reset()
+                # The store is empty now: every vector from here on has the configured
+                # context, so an interrupted backfill resumes with the same.
+                record_vector_context(self.catalog, configured.vectors)
                 done["vectors"] = indexer.backfill(progress=progress)
         return done
 
@@ -595,6 +657,7 @@ class Memex:
         found = self._search(query, mode, limit, filters, semantic_weight, min_score)
         if time_note is not None:
             found.notes.insert(0, time_note)
+        found.notes.extend(self.index_setting_notes(mode))
         return found
 
     def _search(
@@ -738,12 +801,16 @@ class Memex:
         parts = DoctorParts(
             home=str(self.home),
             catalog=self.catalog,
-            open_keyword=lambda: self._build("keyword_store"),
+            open_keyword=self._keyword_store_as_recorded,
             vector_store=lambda: self.vector_store,
             embedder=lambda: self.embedder,
             semantic_reason=self.semantic_unavailable_reason,
             rebuild_keyword=rebuild_keyword,
             apply_vector_deletes=self._apply_vector_deletes,
+            prepare_vectors=self._index_texts().for_vectors,
+            index_setting_changes=lambda: pending_changes(
+                self.indexed_context(), self.index_context()
+            ),
         )
         with self.writing():  # a write in progress would look like drift
             report = Doctor(parts).run(repair=repair, progress=progress)

@@ -18,11 +18,16 @@ component's own settings::
     [ranker]
     use = "rrf"
     [ranker.rrf]
-    k = 60
+    k = 10
 
     [search]
-    candidate_depth = 10       # hits each signal hands to the ranker (at least limit)
-    semantic_weight = 0.5      # share of the semantic signal in hybrid search
+    candidate_depth = 40       # hits each signal hands to the ranker (at least limit)
+    semantic_weight = 0.4      # share of the semantic signal in hybrid search
+
+    [index]                    # what the indexes see of a conversation turn
+    keyword_context_turns = 2  # earlier turns indexed with each turn (0: the turn alone)
+    vector_context_turns = 0   # the same for the vectors
+    context_chars = 300        # the end of each earlier turn that is kept
 
     [source.claude_ai]         # a source's own settings
     include_thinking = false

@@ -46,7 +46,7 @@ def test_fake_graph_and_ranker_satisfy_the_contracts() -> None:
 
 
 def test_hub_moves_up_by_the_documented_factor() -> None:
-    rrf = {h.id: h.score for h in ReciprocalRankFusion(60).fuse(SIGNALS, WEIGHTS, 10)}
+    rrf = {h.id: h.score for h in ReciprocalRankFusion().fuse(SIGNALS, WEIGHTS, 10)}
     fused = bound({"d": 20}, boost=0.1).fuse(SIGNALS, WEIGHTS, 10)
     by_id = {h.id: h for h in fused}
     assert by_id["d"].score == pytest.approx(rrf["d"] * (1 + 0.1 * math.log1p(20)))
@@ -122,7 +122,7 @@ def test_empty_signals() -> None:
 
 def test_settings_defaults_and_values() -> None:
     assert parse_settings({}) == parse_settings(None)
-    assert (parse_settings({}).k, parse_settings({}).boost) == (60.0, 0.1)
+    assert (parse_settings({}).k, parse_settings({}).boost) == (10.0, 0.1)  # rrf's default k
     parsed = parse_settings({"k": 10, "boost": 0.5})
     assert (parsed.k, parsed.boost) == (10.0, 0.5)
 

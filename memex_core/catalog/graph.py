@@ -10,12 +10,15 @@ from typing import Any
 from memex_core.catalog.documents import DOCUMENT_COLUMNS, row_to_document
 from memex_core.catalog.rows import FRAGMENT_COLUMNS, is_storable, row_to_fragment
 from memex_core.domain import DocumentRecord, Fragment, ResolvedLink, SearchFilters
+from memex_core.domain.memory.records import MEMORY_SOURCE
+from memex_core.domain.turn_context import DIALOGUE_ROLES, TurnText
 
 _LINK_COLUMNS = (
     "source_document, source_fragment, target, kind, heading, block, display, target_path, "
     "target_document"
 )
 _ORDER = "ORDER BY position IS NULL, position, seq"
+_TURN_ROLES = ",".join(f"'{role}'" for role in DIALOGUE_ROLES)
 
 
 def _row_to_link(row: Sequence[Any]) -> ResolvedLink:
@@ -119,6 +122,24 @@ class LinkGraph:
             (conversation_id,),
         )
         return [row_to_fragment(r) for r in rows]
+
+    def dialogue_turns(self, conversation_ids: Sequence[str]) -> dict[str, list[TurnText]]:
+        """Each conversation's turns (user and assistant fragments, not agent memory) in
+        order, as the indexes see them: what turn context is built from."""
+        found: dict[str, list[TurnText]] = {}
+        for chunk in _chunks(conversation_ids):
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                "SELECT conversation_id, id, json_extract(metadata, '$.message_id'), "
+                "COALESCE(index_text, content) FROM fragments "
+                f"WHERE conversation_id IN ({marks}) AND role IN ({_TURN_ROLES}) "
+                f"AND source_kind != ? ORDER BY conversation_id, {_ORDER[len('ORDER BY ') :]}",
+                (*chunk, MEMORY_SOURCE),
+            )
+            for conversation, fid, message, text in rows:
+                message = fid if message is None else str(message)
+                found.setdefault(conversation, []).append(TurnText(fid, message, text))
+        return found
 
     def neighbours(self, fragment_id: str, before: int, after: int) -> list[Fragment]:
         """Up to ``before`` fragments preceding ``fragment_id`` in its conversation, the

@@ -25,7 +25,7 @@ from typing import Any
 
 from memex_core.catalog import Catalog
 from memex_core.catalog.schema import LATEST_VERSION
-from memex_core.domain import Embedder, KeywordStore, VectorStore
+from memex_core.domain import Embedder, Fragment, KeywordStore, VectorStore
 from memex_core.services.indexing import (
     EMBEDDER_SETTING,
     KEYWORD_SYNCED_SETTING,
@@ -118,7 +118,10 @@ class DoctorParts:
     ``open_keyword`` builds a fresh keyword store as it is on disk (no catch-up, so
     drift stays visible); ``semantic_reason`` is why vectors cannot be checked
     (None when they can); ``rebuild_keyword`` recreates the keyword index from the
-    catalog; ``apply_vector_deletes`` deletes the vectors the catalog queued.
+    catalog; ``apply_vector_deletes`` deletes the vectors the catalog queued;
+    ``prepare_vectors`` adds turn context to what is embedded and
+    ``index_setting_changes`` names each index built with another turn context than
+    configured (both from :mod:`memex_core.services.index_text`).
     """
 
     home: str
@@ -129,6 +132,8 @@ class DoctorParts:
     semantic_reason: Callable[[], str | None]
     rebuild_keyword: Callable[[Progress], int]
     apply_vector_deletes: Callable[[], int]
+    prepare_vectors: Callable[[list[Fragment]], list[Fragment]] | None = None
+    index_setting_changes: Callable[[], list[tuple[str, str]]] = list
 
 
 def _sample(ids: Iterable[str]) -> tuple[str, ...]:
@@ -161,6 +166,7 @@ class Doctor:
             self._check_keyword(seen, catalog_ids)
             self._check_vectors(seen, catalog_ids)
             self._check_memory(seen)
+            self._check_index_settings(seen)
         order = {severity: n for n, severity in enumerate(SEVERITIES)}
         seen.findings.sort(key=lambda f: (order[f.severity], f.code))
         return seen
@@ -419,6 +425,34 @@ class Doctor:
                 )
             )
 
+    def _check_index_settings(self, seen: Inspection) -> None:
+        """An index built with another turn context than config.toml asks for: the keyword
+        index is rebuilt by --repair (cheap); re-embedding everything is left to the user."""
+        for index, sentence in self.parts.index_setting_changes():
+            if index == "keyword":
+                seen.findings.append(
+                    Finding(
+                        "keyword.context_setting",
+                        DRIFT,
+                        sentence,
+                        "--repair (or `memex rebuild`) rebuilds the keyword index with the "
+                        "configured setting.",
+                        count=1,
+                    )
+                )
+            else:
+                seen.findings.append(
+                    Finding(
+                        "vectors.context_setting",
+                        NOTE,
+                        sentence,
+                        "Run `memex rebuild --vectors` to re-embed everything with the "
+                        "configured setting, or set it back in config.toml. The doctor will "
+                        "not re-embed on its own.",
+                        count=1,
+                    )
+                )
+
     def _check_memory(self, seen: Inspection) -> None:
         drift = self.catalog.memory_drift()
         seen.counts["memories"] = self.catalog.count_memories()
@@ -515,7 +549,7 @@ class Doctor:
         return done
 
     def _repair_keyword(self, codes: set[str], reindex: list[str], progress: Progress) -> list[str]:
-        if codes & {"keyword.unreadable", "keyword.damaged"}:
+        if codes & {"keyword.unreadable", "keyword.damaged", "keyword.context_setting"}:
             count = self.parts.rebuild_keyword(progress)
             return [f"rebuilt the keyword index from the catalog ({_plural(count, 'fragment')})"]
         store = self.parts.open_keyword()
@@ -542,7 +576,7 @@ class Doctor:
         done: list[str] = []
         embedder = self.parts.embedder()
         store = self.parts.vector_store()
-        indexer = VectorIndexer(catalog, store, embedder)
+        indexer = VectorIndexer(catalog, store, embedder, self.parts.prepare_vectors)
         if codes & {"vectors.unreadable", "vectors.count"}:
             indexer.reset()
             done.append("cleared the vector store to embed everything again")

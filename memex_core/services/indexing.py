@@ -162,10 +162,21 @@ def embedder_signature(embedder: Embedder) -> str:
 class VectorIndexer:
     """Embeds fragments that lack vectors and stores them; guards against mixing embedders."""
 
-    def __init__(self, catalog: CatalogPort, store: VectorStore, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        catalog: CatalogPort,
+        store: VectorStore,
+        embedder: Embedder,
+        prepare: Callable[[list[Fragment]], list[Fragment]] | None = None,
+    ) -> None:
         self.catalog = catalog
         self.store = store
         self.embedder = embedder
+        # What the embedder sees of each fragment (turn context: services/index_text.py).
+        self.prepare = prepare or list
+
+    def _texts(self, fragments: list[Fragment]) -> list[str]:
+        return [f.searchable_text for f in self.prepare(fragments)]
 
     def check_compatible(self) -> None:
         recorded = self.catalog.get_setting(EMBEDDER_SETTING)
@@ -196,7 +207,7 @@ class VectorIndexer:
         done = 0
         try:
             for batch in self.catalog.iter_unembedded(self.embedder.name, batch_size):
-                vectors = self.embedder.embed_documents([f.searchable_text for f in batch])
+                vectors = self.embedder.embed_documents(self._texts(batch))
                 self.store.upsert(batch, vectors)
                 crash_point("vectors.upserted")
                 self.catalog.mark_embedded([f.id for f in batch], self.embedder.name)
@@ -214,7 +225,7 @@ class VectorIndexer:
         self.check_compatible()
         if not self.catalog.get_setting(EMBEDDER_SETTING):
             self.catalog.set_setting(EMBEDDER_SETTING, embedder_signature(self.embedder))
-        vectors = self.embedder.embed_documents([f.searchable_text for f in fragments])
+        vectors = self.embedder.embed_documents(self._texts(fragments))
         self.store.upsert(fragments, vectors)
         self.catalog.mark_embedded([f.id for f in fragments], self.embedder.name)
         return len(fragments)

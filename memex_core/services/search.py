@@ -19,12 +19,16 @@ from memex_core.domain import (
 from memex_core.errors import VectorStoreUnavailableError
 from memex_core.services.ports import CatalogPort
 
-#: Hits each signal hands to the ranker (at least ``limit``). Deep lists let fragments
-#: that are mediocre in both signals outrank one that a single signal ranks first; on
-#: the benchmarks (docs/benchmarks.md) depth 10 kept SciFact nDCG@10 flat (0.715 vs
-#: 0.716 at 50) and lifted LoCoMo evidence recall@10 from 0.571 to 0.651.
-DEFAULT_CANDIDATE_DEPTH = 10
-DEFAULT_SEMANTIC_WEIGHT = 0.5
+#: Hits each signal hands to the ranker (at least ``limit``), and the semantic signal's
+#: share of the fused score. Chosen with the ranker's k (10, memex_rrf.DEFAULT_K) on both
+#: benchmarks (docs/benchmarks.md): BM25 is the stronger signal on conversations and on
+#: SciFact, so it weighs 0.6; deep candidate lists let a fragment both signals like rise,
+#: and the small k keeps a hit one signal ranks first from being buried by that depth
+#: (depth 40 with k 60 lost LoCoMo recall). Against 10 / 0.5 / k 60: LoCoMo evidence
+#: recall@10 0.719 -> 0.742 (better on each of the 5 conversations), SciFact nDCG@10
+#: 0.714 -> 0.726 (train queries, not used to choose: 0.712 -> 0.719).
+DEFAULT_CANDIDATE_DEPTH = 40
+DEFAULT_SEMANTIC_WEIGHT = 0.4
 
 
 @dataclass

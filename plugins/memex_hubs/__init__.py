@@ -7,7 +7,7 @@ from other documents to the fragment's document. Choose it in config.toml::
     [ranker]
     use = "hubs"
     [ranker.hubs]
-    k = 60
+    k = 10
     boost = 0.1
 
 Without a link graph (memex binds one through ``bind_graph``) it ranks exactly
@@ -36,5 +36,5 @@ def register_rankers(register: Any) -> None:
     register(
         "hubs",
         build_ranker,
-        description="RRF, then a lift for notes with many backlinks (k=60, boost=0.1).",
+        description="RRF, then a lift for notes with many backlinks (k=10, boost=0.1).",
     )

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from memex_core.domain import FusedHit, LinkGraphView, SignalHit
-from memex_rrf import ReciprocalRankFusion
+from memex_rrf import DEFAULT_K, ReciprocalRankFusion
 
 
 class HubRanker:
@@ -23,7 +23,7 @@ class HubRanker:
     link graph exists) the ranker is exactly :class:`ReciprocalRankFusion`.
     """
 
-    def __init__(self, k: float = 60.0, boost: float = 0.1) -> None:
+    def __init__(self, k: float = DEFAULT_K, boost: float = 0.1) -> None:
         if not boost >= 0:  # also rejects NaN
             raise ValueError("hubs boost must be >= 0")
         self._rrf = ReciprocalRankFusion(k=k)

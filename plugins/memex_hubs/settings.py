@@ -5,7 +5,7 @@ Example::
     [ranker]
     use = "hubs"
     [ranker.hubs]
-    k = 60        # RRF damping, as in [ranker.rrf]
+    k = 10        # RRF damping, as in [ranker.rrf]
     boost = 0.1   # fused score x (1 + boost * ln(1 + backlinks)); 0 means plain RRF
 """
 
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memex_core.errors import MemexError
+from memex_rrf import DEFAULT_K
 
 
 class HubsSettingError(MemexError):
@@ -25,12 +26,12 @@ class HubsSettingError(MemexError):
 
 @dataclass(frozen=True)
 class HubsSettings:
-    k: float = 60.0
+    k: float = DEFAULT_K
     boost: float = 0.1
 
 
 _HINTS = {
-    "k": "RRF's damping constant, a non-negative number (default 60)",
+    "k": f"RRF's damping constant, a non-negative number (default {DEFAULT_K:g})",
     "boost": "how much backlinks lift a note, a non-negative number (default 0.1; 0 = plain RRF)",
 }
 

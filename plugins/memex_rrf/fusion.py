@@ -6,6 +6,11 @@ from collections.abc import Mapping, Sequence
 
 from memex_core.domain import FusedHit, SignalHit
 
+#: Smaller than the textbook 60: with deep candidate lists (``[search] candidate_depth``)
+#: a large k lets fragments that are mediocre in both signals outrank one that a signal
+#: ranks first (measured in docs/benchmarks.md).
+DEFAULT_K = 10.0
+
 
 class ReciprocalRankFusion:
     """``score(d) = sum over signals s of weight_s / (k + rank_s(d))``.
@@ -16,7 +21,7 @@ class ReciprocalRankFusion:
     best individual rank, then by id, so the order is deterministic.
     """
 
-    def __init__(self, k: float = 60.0) -> None:
+    def __init__(self, k: float = DEFAULT_K) -> None:
         if k < 0:
             raise ValueError("RRF k must be >= 0")
         self.k = k
