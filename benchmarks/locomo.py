@@ -112,6 +112,7 @@ def run(ctx: RunContext) -> Section:
     mx.add_fragments(fragments, origin="bench:locomo-dev", progress=StderrProgress())
     add_seconds = time.perf_counter() - started
     ours = quality.evaluate_modes(ctx, mx, task)
+    time_phrases = quality.time_phrase_line(mx, task, "recall@10", "question")
 
     log("LoCoMo: peers per conversation (rank_bm25, exact cosine, RRF over full rankings)")
     query_vectors = np.array([mx.embedder.embed_query(q) for q in task.queries], dtype=np.float32)
@@ -197,6 +198,7 @@ def run(ctx: RunContext) -> Section:
         "exact cosine over the vectors memex stored, RRF k=60 over the two full rankings); "
         "memex searches one shared home with the conversation filter, so its BM25 statistics "
         f"span all conversations. Target: hybrid >= {TARGET_HYBRID:g}.",
+        time_phrases,
         f"Adding the turns (embedding included) took {add_seconds:.0f} s.",
     )
     if ctx.sizes.sweeps:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -21,7 +21,12 @@ _REGEX_TOKEN = re.compile(r"\w+")
 
 @dataclass
 class Task:
-    """Queries, how to score one query's ranked keys, and how a hit maps to a key."""
+    """Queries, how to score one query's ranked keys, and how a hit maps to a key.
+
+    ``time_phrases`` is off: these collections carry no timestamps, and memex reads a
+    phrase such as "in June" in a query as a time filter, which no undated fragment
+    passes (:func:`time_phrase_queries` counts the queries concerned).
+    """
 
     queries: list[str]
     filters: list[SearchFilters]
@@ -29,6 +34,7 @@ class Task:
     key: Callable[[SearchResult], str]
     limit: int = 10  # results asked of memex (more than k when chunks map to one key)
     k: int = 10
+    time_phrases: bool = False
 
 
 @dataclass
@@ -48,11 +54,35 @@ def evaluate(mx: Memex, task: Task, mode: str, weight: float | None = None) -> O
             limit=task.limit,
             filters=filters,
             semantic_weight=weight if mode == "hybrid" else None,
+            time_phrases=task.time_phrases,
         )
         ranked = dedupe([task.key(r) for r in results])[: task.k]
         scores.append(task.score(index, ranked))
     elapsed = (time.perf_counter() - started) / max(len(task.queries), 1)
     return Outcome(mean(scores), scores, elapsed)
+
+
+def time_phrase_queries(queries: Sequence[str]) -> int:
+    """How many queries hold a phrase memex would read as a time filter by default."""
+    from memex_core.timephrases import extract_time_phrase
+
+    return sum(1 for query in queries if extract_time_phrase(query) is not None)
+
+
+def time_phrase_line(mx: Memex, task: Task, metric: str, label: str) -> str:
+    """The hybrid figure with memex's default time-phrase reading on, as a sentence."""
+    count = time_phrase_queries(task.queries)
+    if not count:
+        return f"No {label} holds a time phrase."
+    log(f"  hybrid with time phrases read as filters ({count} {label}s hold one)")
+    with_phrases = evaluate(mx, replace(task, time_phrases=True), "hybrid")
+    return (
+        f'{count} of the {len(task.queries)} {label}s hold a phrase such as "in June" or '
+        '"last year", which memex reads as a time filter by default (`--no-time-phrases` '
+        "turns that off); these fragments carry no timestamps, so no fragment would pass "
+        f"it. The figures above search with time phrases off; with them on, hybrid {metric} "
+        f"is {with_phrases.mean:.3f}."
+    )
 
 
 def evaluate_modes(ctx: RunContext, mx: Memex, task: Task) -> dict[str, Outcome]:

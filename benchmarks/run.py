@@ -107,8 +107,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     sections: list[Section] = []
     failed = False
+    command = "python -m benchmarks.run" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
+
+    def write(pending: list[Section]) -> None:
+        text = render(
+            sections + pending,
+            command=command,
+            quick=args.quick,
+            wall_seconds=time.perf_counter() - started,
+            load_at_start=load_at_start,
+        )
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text, encoding="utf-8")
+
     try:
-        for key, (title, bench) in BENCHMARKS.items():
+        todo = list(BENCHMARKS.items())
+        for number, (key, (title, bench)) in enumerate(todo):
             if key not in args.only:
                 sections.append(Section(key, title, skipped="not selected (--only)"))
                 continue
@@ -119,21 +133,19 @@ def main(argv: list[str] | None = None) -> int:
                 failed = True
                 traceback.print_exc()
                 sections.append(Section(key, title, skipped=f"FAILED: {type(exc).__name__}: {exc}"))
+            # After each section, so that an interrupted run leaves what it measured.
+            write(
+                [
+                    Section(k, t, skipped="not run yet (run interrupted)")
+                    for k, (t, _) in todo[number + 1 :]
+                ]
+            )
     finally:
         if args.keep:
             log(f"temporary homes kept in {tmp}")
         else:
             shutil.rmtree(tmp, ignore_errors=True)
-    command = "python -m benchmarks.run" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
-    text = render(
-        sections,
-        command=command,
-        quick=args.quick,
-        wall_seconds=time.perf_counter() - started,
-        load_at_start=load_at_start,
-    )
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(text, encoding="utf-8")
+    write([])
     log(f"wrote {args.output}")
     return 1 if failed else 0
 

@@ -65,6 +65,7 @@ def run(ctx: RunContext) -> Section:
     embedded = ctx.embed_stats["texts"] - before["texts"]
     embed_seconds = ctx.embed_stats["seconds"] - before["seconds"]
     ours = quality.evaluate_modes(ctx, mx, task)
+    time_phrases = quality.time_phrase_line(mx, task, "nDCG@10", "query")
 
     log("SciFact: peers (rank_bm25, exact cosine, RRF over full rankings)")
     texts = [f.content for f in fragments]  # one per document, in document order
@@ -146,6 +147,7 @@ def run(ctx: RunContext) -> Section:
         "Peers (the reference method, same run): rank_bm25 BM25Okapi on lowercase `\\w+` "
         "tokens; exact cosine over the very vectors memex stored (all-MiniLM-L6-v2); RRF k=60 "
         f"over the two full rankings. Target: hybrid >= {TARGET_HYBRID:g}.",
+        time_phrases,
         f"Adding the {len(fragments):,} documents took {add_seconds:.0f} s, of which "
         + (
             f"embedding {embedded:,} texts {embed_seconds:.0f} s "

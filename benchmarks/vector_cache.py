@@ -17,6 +17,7 @@ which the next load drops.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import time
@@ -54,8 +55,8 @@ def embedder_folder(name: str, dimension: int) -> Path:
 class VectorCache:
     """Vectors of texts, by text hash, in an append-only file pair.
 
-    One writer at a time (the bench runs one); readers in other processes may open it
-    while it writes and see the rows complete so far.
+    Writers in several processes take turns under a file lock; readers never change the
+    files and see the rows complete when they opened it.
     """
 
     def __init__(self, folder: Path, dimension: int) -> None:
@@ -81,16 +82,25 @@ class VectorCache:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def _repair(self) -> None:
-        """Cut both files back to the rows they agree on (before appending)."""
+    def _catch_up(self) -> None:
+        """Under the lock: take in rows other writers appended since this object last looked,
+        then cut off a torn tail (a writer killed between its two writes) so appends line up."""
         size = self.vectors_path.stat().st_size if self.vectors_path.exists() else 0
         key_bytes = self.keys_path.stat().st_size if self.keys_path.exists() else 0
-        if size == self.count * self.row_bytes and key_bytes == self.count * KEY_LINE:
-            return
-        keys = self.keys_path.read_text().split() if self.keys_path.exists() else []
-        with self.vectors_path.open("ab") as handle:
-            handle.truncate(self.count * self.row_bytes)
-        self.keys_path.write_text("".join(k + "\n" for k in keys[: self.count]))
+        complete = min(key_bytes // KEY_LINE, size // self.row_bytes)
+        if complete > self.count:
+            with self.keys_path.open("rb") as handle:
+                handle.seek(self.count * KEY_LINE)
+                fresh = handle.read((complete - self.count) * KEY_LINE).decode().split()
+            for offset, key in enumerate(fresh):
+                self.rows.setdefault(key, self.count + offset)
+            self.count = complete
+        if size != self.count * self.row_bytes:
+            with self.vectors_path.open("ab") as handle:
+                handle.truncate(self.count * self.row_bytes)
+        if key_bytes != self.count * KEY_LINE:
+            with self.keys_path.open("ab") as handle:
+                handle.truncate(self.count * KEY_LINE)
 
     def missing(self, texts: Iterable[str]) -> list[str]:
         """Distinct texts without a stored vector, in first-seen order."""
@@ -102,17 +112,25 @@ class VectorCache:
             raise ValueError(
                 f"expected {len(texts)} x {self.dimension} vectors, got {matrix.shape}"
             )
-        self._repair()
-        with self.vectors_path.open("ab") as handle:
-            handle.write(matrix.tobytes())
-            handle.flush()
-            os.fsync(handle.fileno())
         keys = [text_key(t) for t in texts]
-        with self.keys_path.open("a") as handle:
-            handle.write("".join(k + "\n" for k in keys))
-        for offset, key in enumerate(keys):
-            self.rows.setdefault(key, self.count + offset)
-        self.count += len(keys)
+        # Several bench runs may share the cache (developers run sections side by side):
+        # appends are serialised by an exclusive lock, and each writer first takes in what
+        # the others wrote, so rows and keys always stay in step.
+        with (self.folder / "lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                self._catch_up()
+                with self.vectors_path.open("ab") as handle:
+                    handle.write(matrix.tobytes())
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                with self.keys_path.open("a") as handle:
+                    handle.write("".join(k + "\n" for k in keys))
+                for offset, key in enumerate(keys):
+                    self.rows.setdefault(key, self.count + offset)
+                self.count += len(keys)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def fill(
         self,

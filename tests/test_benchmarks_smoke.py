@@ -355,6 +355,21 @@ def test_vector_cache_keeps_vectors_by_text_and_survives_a_torn_write(tmp_path: 
         torn.matrix(["never seen"])
 
 
+def test_vector_cache_writers_in_two_processes_stay_in_step(tmp_path: Path) -> None:
+    import numpy as np
+
+    from benchmarks.vector_cache import VectorCache
+
+    first, second = VectorCache(tmp_path, 2), VectorCache(tmp_path, 2)  # opened side by side
+    first.append(["a"], np.array([[1, 1]], dtype=np.float32))
+    second.append(["b", "c"], np.array([[2, 2], [3, 3]], dtype=np.float32))
+    first.append(["d"], np.array([[4, 4]], dtype=np.float32))
+    for cache in (first, second, VectorCache(tmp_path, 2)):
+        known = [t for t in "abcd" if not cache.missing([t])]
+        assert cache.matrix(known).tolist() == [[ord(t) - 96] * 2 for t in known]
+    assert len(VectorCache(tmp_path, 2)) == 4
+
+
 def test_peer_availability_names_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     from benchmarks import peers
 
