@@ -159,6 +159,20 @@ class VectorCache:
                 next_log = time.perf_counter() + 30
         return len(todo), time.perf_counter() - started
 
+    def matrix_or_embed(
+        self, texts: Sequence[str], embed: Callable[[list[str]], np.ndarray]
+    ) -> tuple[np.ndarray, int]:
+        """Like :meth:`matrix`, embedding (and not storing) any text the cache lacks, for
+        readers that must not fail if another process cut rows off. Returns (vectors,
+        how many had to be embedded)."""
+        missing = [t for t in texts if text_key(t) not in self.rows]
+        if not missing:
+            return self.matrix(texts), 0
+        fresh = dict(zip(missing, np.asarray(embed(missing), dtype=np.float32), strict=True))
+        known = [t for t in texts if t not in fresh]
+        found = dict(zip(known, self.matrix(known), strict=True))
+        return np.stack([fresh[t] if t in fresh else found[t] for t in texts]), len(missing)
+
     def matrix(self, texts: Sequence[str]) -> np.ndarray:
         """The vectors of ``texts`` (all cached), one row each, read without mapping the file
         (so a process measuring its peak memory holds only the rows it asked for)."""

@@ -353,6 +353,9 @@ def test_vector_cache_keeps_vectors_by_text_and_survives_a_torn_write(tmp_path: 
     assert calls == [["e"], ["f"]]  # only what was missing, each once
     with pytest.raises(KeyError, match="fill the cache first"):
         torn.matrix(["never seen"])
+    mixed, embedded = torn.matrix_or_embed(["b", "never seen"], embed)
+    assert embedded == 1 and mixed.tolist() == [vectors[1].tolist(), [1.0, 1.0, 1.0]]
+    assert torn.missing(["never seen"]) == ["never seen"]  # embedded, not stored
 
 
 def test_vector_cache_writers_in_two_processes_stay_in_step(tmp_path: Path) -> None:
