@@ -112,7 +112,7 @@ def run(ctx: RunContext) -> Section:
     mx.add_fragments(fragments, origin="bench:locomo-dev", progress=StderrProgress())
     add_seconds = time.perf_counter() - started
     ours = quality.evaluate_modes(ctx, mx, task)
-    time_phrases = quality.time_phrase_line(mx, task, "recall@10", "question")
+    time_phrases = quality.time_phrase_line(mx, task, "recall@10", "questions")
 
     log("LoCoMo: peers per conversation (rank_bm25, exact cosine, RRF over full rankings)")
     query_vectors = np.array([mx.embedder.embed_query(q) for q in task.queries], dtype=np.float32)

@@ -69,15 +69,16 @@ def time_phrase_queries(queries: Sequence[str]) -> int:
     return sum(1 for query in queries if extract_time_phrase(query) is not None)
 
 
-def time_phrase_line(mx: Memex, task: Task, metric: str, label: str) -> str:
-    """The hybrid figure with memex's default time-phrase reading on, as a sentence."""
+def time_phrase_line(mx: Memex, task: Task, metric: str, plural: str) -> str:
+    """The hybrid figure with memex's default time-phrase reading on, as a sentence
+    (``plural`` names the queries: "questions")."""
     count = time_phrase_queries(task.queries)
     if not count:
-        return f"No {label} holds a time phrase."
-    log(f"  hybrid with time phrases read as filters ({count} {label}s hold one)")
+        return f"None of the {plural} holds a time phrase."
+    log(f"  hybrid with time phrases read as filters ({count} {plural} hold one)")
     with_phrases = evaluate(mx, replace(task, time_phrases=True), "hybrid")
     return (
-        f'{count} of the {len(task.queries)} {label}s hold a phrase such as "in June" or '
+        f'{count} of the {len(task.queries)} {plural} hold a phrase such as "in June" or '
         '"last year", which memex reads as a time filter by default (`--no-time-phrases` '
         "turns that off); these fragments carry no timestamps, so no fragment would pass "
         f"it. The figures above search with time phrases off; with them on, hybrid {metric} "

@@ -65,7 +65,7 @@ def run(ctx: RunContext) -> Section:
     embedded = ctx.embed_stats["texts"] - before["texts"]
     embed_seconds = ctx.embed_stats["seconds"] - before["seconds"]
     ours = quality.evaluate_modes(ctx, mx, task)
-    time_phrases = quality.time_phrase_line(mx, task, "nDCG@10", "query")
+    time_phrases = quality.time_phrase_line(mx, task, "nDCG@10", "queries")
 
     log("SciFact: peers (rank_bm25, exact cosine, RRF over full rankings)")
     texts = [f.content for f in fragments]  # one per document, in document order

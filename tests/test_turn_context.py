@@ -465,3 +465,31 @@ def test_an_empty_home_takes_the_configured_setting(memex_home: Path) -> None:
     assert mx.catalog.get_setting(KEYWORD_CONTEXT_SETTING) == "turns=1,chars=120,own=2"
     assert mx.catalog.get_setting(VECTOR_CONTEXT_SETTING) == "off"
     mx.close()
+
+
+def test_the_keyword_store_reads_repeated_lines_exactly(tmp_path: Path) -> None:
+    """The bm25 store tokenizes line by line, remembering lines it saw in the same add
+    (turn context repeats them); the scores are still exactly BM25Okapi's."""
+    from rank_bm25 import BM25Okapi
+
+    from memex_bm25.store import BM25Store
+    from memex_bm25.tokenizer import Tokenizer
+
+    texts = [
+        "Which ferry goes to Zanzibar?\nWhich ferry goes to Zanzibar?",
+        "Which ferry goes to Zanzibar?\nThe fast ferry, twice a day.\nThe fast ferry, twice a day.",
+        "ferry\n\nferry ferries\r\nZANZIBAR\tharbour",
+        "one line only, no break at all",
+        "",
+    ]
+    store = BM25Store(tmp_path / "bm25")
+    store.add([_fragment(str(n), "user", text) for n, text in enumerate(texts)])
+    tokenize = Tokenizer().tokenize
+    reference = BM25Okapi([tokenize(text) for text in texts])
+    for query in ("ferry zanzibar", "twice day", "harbour ferries", "line"):
+        expected = reference.get_scores(tokenize(query))
+        found = {h.id: h.score for h in store.search(query, 10, SearchFilters())}
+        for n, score in enumerate(expected):
+            assert found.get(str(n), 0.0) == pytest.approx(score, rel=1e-9, abs=1e-12) or (
+                str(n) not in found and score <= 0
+            )

@@ -67,6 +67,10 @@ TABLES = ("source", "role", "conversation", "owner", "collection")
 MATERIALISE_TOKENS = 4_000_000
 
 _LOAD_ATTEMPTS = 5
+#: Lines whose term codes one ``add`` remembers. Turn context (memex_core/domain/
+#: turn_context.py) indexes a turn's own text twice and again as the next turns'
+#: context, so consecutive index texts share whole lines.
+_LINE_CACHE = 4096
 
 #: Owner sets whose statistics are kept between changes (each holds a float per term and per slot).
 OWNER_STATS_CACHED = 16
@@ -467,10 +471,26 @@ class BM25Store:
         tables = self._tables
         next_slot = self._n_slots + len(pending)
         added = 0
+        lines: dict[str, list[int]] = {}
+
+        def term_codes(text: str) -> list[int]:
+            # Tokens never span a line break (\w+), so line by line gives the same terms.
+            if "\n" not in text:
+                return vocab.codes(tokenize(text))
+            out: list[int] = []
+            for line in text.split("\n"):
+                found = lines.get(line)
+                if found is None:
+                    if len(lines) >= _LINE_CACHE:
+                        lines.clear()
+                    found = lines[line] = vocab.codes(tokenize(line))
+                out.extend(found)
+            return out
+
         for fragment in fragments:
             if fragment.id in known:
                 continue
-            terms = vocab.codes(tokenize(fragment.searchable_text))
+            terms = term_codes(fragment.searchable_text)
             codes = {
                 "source": tables["source"].code(fragment.source_kind),
                 "role": tables["role"].code(fragment.role),
