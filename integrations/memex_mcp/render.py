@@ -9,9 +9,9 @@ structured content.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
+from memex_core.cli.render import fragment_to_dict, iso
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline
 from memex_core.domain.results import SearchResult
@@ -19,13 +19,6 @@ from memex_core.domain.results import SearchResult
 NEXT_AFTER_SEARCH = (
     "Next: `timeline` with a hit's id shows what surrounds it; `get` with ids returns full text."
 )
-
-
-def iso(timestamp: float | None) -> str | None:
-    """UTC ISO 8601 with a ``Z``, or None for undated material."""
-    if timestamp is None:
-        return None
-    return datetime.fromtimestamp(timestamp, tz=UTC).isoformat().replace("+00:00", "Z")
 
 
 def _day(timestamp: float | None) -> str:
@@ -39,23 +32,8 @@ def _label(fragment: Fragment) -> str:
 
 
 def fragment_data(fragment: Fragment) -> dict[str, Any]:
-    """A fragment in full: text, where it sits, and where it came from."""
-    provenance = fragment.provenance
-    data: dict[str, Any] = {
-        "id": fragment.id,
-        "conversation_id": fragment.conversation_id,
-        "title": fragment.title,
-        "role": fragment.role,
-        "timestamp": iso(fragment.timestamp),
-        "source_kind": fragment.source_kind,
-        "content": fragment.content,
-        "provenance": {
-            "source_path": provenance.source_path,
-            "source_id": provenance.source_id,
-            "locator": provenance.locator,
-        },
-        "metadata": fragment.metadata,
-    }
+    """A fragment in full, as ``memex get --format json`` shows it (plus its collection)."""
+    data = fragment_to_dict(fragment)
     if fragment.collection:
         data["collection"] = fragment.collection
     return data
