@@ -493,3 +493,53 @@ def test_the_keyword_store_reads_repeated_lines_exactly(tmp_path: Path) -> None:
             assert found.get(str(n), 0.0) == pytest.approx(score, rel=1e-9, abs=1e-12) or (
                 str(n) not in found and score <= 0
             )
+
+
+def test_only_turns_stored_before_count_as_context() -> None:
+    order = [
+        TurnText("a", "m1", "A", stored=1),
+        TurnText("late", "m9", "LATE", stored=9),  # a later batch placed between them
+        TurnText("b", "m2", "B", stored=2),
+    ]
+    assert earlier_turns(order, 2, 2) == ["A"]
+    assert earlier_turns(order, 1, 2) == ["A"]
+
+
+def test_a_conversation_added_in_two_batches_indexes_as_a_rebuild_would(
+    memex_home: Path,
+) -> None:
+    """Turns of one conversation arriving in two calls (or files): each turn's context
+    is fixed when it is stored, so a rebuild (or a rerun after a crash) indexes the same."""
+    mx = fast_memex(memex_home)
+
+    def batch(first: int, words: list[str]) -> list[Fragment]:
+        out: list[Fragment] = []
+        for n, text_ in enumerate(words, start=first):
+            out.extend(
+                message_fragments(
+                    source_kind="chatgpt",
+                    source_path=f"batch-{first}",
+                    conversation_id="c",
+                    message_id=f"m{n}",
+                    role="user" if n % 2 else "assistant",
+                    text=text_,
+                    timestamp=None,
+                    title=None,
+                )
+            )
+        return out
+
+    mx.add_fragments(batch(0, [QUESTION, ANSWER, THANKS]), origin="one")
+    mx.add_fragments(batch(3, ["What about the return ferry?", "Same pier, at six."]), origin="two")
+    queries = ("zanzibar", "kilimanjaro ferry", "return pier", "booked six")
+
+    def scores() -> dict[str, list[tuple[str, float]]]:
+        return {
+            q: [(r.id, round(r.score, 9)) for r in mx.search(q, mode="keyword", limit=10)]
+            for q in queries
+        }
+
+    before = scores()
+    mx.rebuild()
+    assert scores() == before
+    mx.close()

@@ -131,14 +131,14 @@ class LinkGraph:
             marks = ",".join("?" * len(chunk))
             rows = self._db.execute(
                 "SELECT conversation_id, id, json_extract(metadata, '$.message_id'), "
-                "COALESCE(index_text, content) FROM fragments "
+                "COALESCE(index_text, content), seq FROM fragments "
                 f"WHERE conversation_id IN ({marks}) AND role IN ({_TURN_ROLES}) "
                 f"AND source_kind != ? ORDER BY conversation_id, {_ORDER[len('ORDER BY ') :]}",
                 (*chunk, MEMORY_SOURCE),
             )
-            for conversation, fid, message, text in rows:
+            for conversation, fid, message, text, seq in rows:
                 message = fid if message is None else str(message)
-                found.setdefault(conversation, []).append(TurnText(fid, message, text))
+                found.setdefault(conversation, []).append(TurnText(fid, message, text, seq))
         return found
 
     def neighbours(self, fragment_id: str, before: int, after: int) -> list[Fragment]:

@@ -130,11 +130,13 @@ def is_turn(fragment: Fragment) -> bool:
 @dataclass(frozen=True)
 class TurnText:
     """One dialogue fragment in its conversation's order: its id, the message it belongs
-    to (chunks of one message share it) and the text the indexes see of it."""
+    to (chunks of one message share it), the text the indexes see of it, and when the
+    catalog stored it (its insertion order)."""
 
     id: str
     message: str
     text: str
+    stored: int = 0
 
 
 def tail(text: str, chars: int) -> str:
@@ -150,14 +152,19 @@ def tail(text: str, chars: int) -> str:
 
 def earlier_turns(order: Sequence[TurnText], index: int, turns: int) -> list[str]:
     """The texts of up to ``turns`` messages before ``order[index]``'s message, oldest
-    first; a message split into chunks is one turn, its chunks joined."""
+    first; a message split into chunks is one turn, its chunks joined.
+
+    Only turns stored before it count: then a turn's context is the same whenever it is
+    indexed (at ingest, or later by a rebuild, a repair or a rerun after a crash), even
+    when a later file adds turns to the same conversation."""
     own = order[index].message
+    stored = order[index].stored
     found: list[list[str]] = []
     current: str | None = None
     for position in range(index - 1, -1, -1):
         item = order[position]
-        if item.message == own:
-            continue  # an earlier chunk of the same message
+        if item.message == own or item.stored > stored:
+            continue  # an earlier chunk of the same message, or stored after it
         if item.message != current:
             if len(found) == turns:
                 break
