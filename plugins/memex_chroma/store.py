@@ -22,6 +22,7 @@ from memex_chroma.connection import (
     open_client,
     resolve_location,
 )
+from memex_chroma.log_tail import unsynced_records
 from memex_chroma.metadata import fragment_metadata, where_clause
 from memex_chroma.outage import ServerHealth
 from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
@@ -54,6 +55,14 @@ PRIVATE_KEY = "private_stored"
 def _batches(count: int, size: int) -> Iterator[slice]:
     for start in range(0, count, size):
         yield slice(start, start + size)
+
+
+def _sync_threshold(collection: Collection) -> int:
+    """The collection's ``sync_threshold`` (chroma's default 1,000 when not recorded)."""
+    # configuration_json, not configuration: the latter warns about the (absent) embedding function.
+    hnsw = (getattr(collection, "configuration_json", None) or {}).get("hnsw") or {}
+    value = hnsw.get("sync_threshold") if isinstance(hnsw, dict) else None
+    return value if isinstance(value, int) and value > 0 else 1000
 
 
 def _positive_int(settings: Mapping[str, Any], key: str, default: int) -> int:
@@ -113,6 +122,7 @@ class ChromaVectorStore:
         # Only ever goes from False to True (until clear()): a stale True costs time, not privacy.
         self._private_stored = False
         self._access: FolderAccess | None = None  # attached on first use, on a folder
+        self._wrote = False  # since the last settle(): see settle()
         self._client_generation = -1
         self.health: ServerHealth | None = None
         if location.server is not None:
@@ -315,6 +325,7 @@ class ChromaVectorStore:
             self._mark_private_stored(collection)
         ids = [fragment.id for fragment in fragments]
         metadatas = [fragment_metadata(fragment) for fragment in fragments]
+        self._wrote = True
         for part in _batches(len(ids), self.max_batch_size()):
             collection.upsert(
                 ids=ids[part],
@@ -331,6 +342,7 @@ class ChromaVectorStore:
             collection = self._existing_collection()
             if collection is None:
                 return
+            self._wrote = True
             for part in _batches(len(unique), self.max_batch_size()):
                 collection.delete(ids=unique[part])
 
@@ -366,6 +378,64 @@ class ChromaVectorStore:
         ]
         hits.sort(key=lambda hit: hit.score, reverse=True)  # stable: keeps chroma's tie order
         return hits
+
+    def prepare(self) -> None:
+        """Open the client and load the index into memory, so the first search is fast.
+
+        memex calls this on a background thread while it embeds the query: loading
+        100,000 vectors takes chroma ~0.2 s, mostly in Rust, which overlaps with the
+        embedding. A missing or empty collection needs nothing.
+        """
+        with self._operation():
+            collection = self._existing_collection()
+            if collection is None:
+                return
+            dimension = (collection.metadata or {}).get(DIMENSION_KEY)
+            if not isinstance(dimension, int) or dimension < 1:
+                return
+            probe = np.zeros((1, dimension), dtype=np.float32)
+            probe[0, 0] = 1.0  # any unit vector: the answer is thrown away
+            collection.query(query_embeddings=probe, n_results=1, include=["distances"])
+
+    def settle(self) -> int:
+        """After a bulk write, bring chroma's index files up to its log; returns records re-written.
+
+        Without it, every later process replays up to ``sync_threshold - 1`` logged
+        writes into the index before its first search (see :mod:`memex_chroma.log_tail`).
+        chroma cannot be told to sync, so this re-writes that many unchanged records
+        (same ids, vectors and metadata) to cross the threshold: about as long as one
+        replay, paid once by the writer instead of by every reader. Does nothing on a
+        server, when this store wrote nothing since it opened, or when the collection
+        holds fewer records than the threshold (replaying a small index is cheap).
+        """
+        if self.location.path is None or not self._wrote:
+            return 0
+        rewritten = 0
+        with self._operation(write=True):
+            self._wrote = False
+            collection = self._existing_collection()
+            if collection is None:
+                return 0
+            threshold = _sync_threshold(collection)
+            for _ in range(3):  # chroma syncs between its own batches: check and go again
+                behind = unsynced_records(self.location.path, str(collection.id))
+                if not behind:
+                    break
+                needed = max(1, threshold - behind)
+                if collection.count() < threshold:
+                    break  # a small index replays in milliseconds
+                rows = collection.get(limit=needed, include=["embeddings", "metadatas"])
+                ids = list(rows["ids"])
+                embeddings = np.asarray(rows["embeddings"], dtype=np.float32)
+                metadatas: list[Any] = list(rows["metadatas"] or [])
+                for part in _batches(len(ids), self.max_batch_size()):
+                    collection.upsert(
+                        ids=ids[part],
+                        embeddings=embeddings[part],
+                        metadatas=metadatas[part] or None,
+                    )
+                rewritten += len(ids)
+        return rewritten
 
     def count(self) -> int:
         with self._operation():
