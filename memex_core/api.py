@@ -12,11 +12,12 @@ keyword search never imports the embedder or the vector store.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date, datetime
@@ -433,6 +434,7 @@ class Memex:
                 try:
                     self._apply_vector_deletes()
                     report.embedded = self._indexer().backfill(progress=embed_progress)
+                    self._settle_vectors()
                 except VectorStoreUnavailableError as exc:
                     # The catalog and keyword index hold everything; vectors wait.
                     report.embedding_skipped_reason = self._vectors_pending(exc)
@@ -524,7 +526,9 @@ class Memex:
             raise MemexError(reason)
         with self.writing():
             self._apply_vector_deletes()
-            return self._indexer().backfill(batch_size=batch_size, progress=progress)
+            done = self._indexer().backfill(batch_size=batch_size, progress=progress)
+            self._settle_vectors()
+            return done
 
     def rebuild(
         self, *, keyword: bool = True, vectors: bool = False, progress: Progress | None = None
@@ -566,29 +570,47 @@ class Memex:
                 # context, so an interrupted backfill resumes with the same.
                 record_vector_context(self.catalog, configured.vectors)
                 done["vectors"] = indexer.backfill(progress=progress)
+                self._settle_vectors()
         return done
 
     # -- reading ----------------------------------------------------------------
 
-    def _embed_query_while_opening_vectors(self, query: str) -> Sequence[float]:
-        """Embed the query while the vector store opens in a background thread.
+    def _start_preparing_vectors(self) -> Future[None] | None:
+        """Build the vector store and let it load its index on a background thread.
 
-        Opening Chroma costs most of a cold ``memex dig`` (importing chromadb
-        alone takes ~0.6 s); loading MiniLM and running the query through it is
-        numpy and Rust work that releases the GIL, so the two overlap well. The
-        embedder is built first, in this thread, so that shared libraries such
-        as numpy are imported by one thread only.
+        Opening Chroma costs most of a cold ``memex dig``: importing chromadb takes
+        ~0.6 s and loading 100,000 vectors ~0.2 s. Started before the keyword index
+        loads and the query is embedded, the loading (Rust) and the embedding (numpy)
+        overlap with each other and with the rest. None when the store is already
+        open. The embedder is built first, on this thread, so that shared libraries
+        such as numpy are imported by one thread only.
         """
-        embedder = self.embedder
         if self._vectors is not None:
-            return embedder.embed_query(query)
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memex-open") as pool:
-            opening = pool.submit(self._build, "vector_store")
-            try:
-                vector = embedder.embed_query(query)
-            finally:
-                self._vectors = opening.result()
-        return vector
+            return None
+        self.embedder  # noqa: B018 - see above
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memex-open")
+        try:
+            return pool.submit(self._prepared_vector_store)
+        finally:
+            pool.shutdown(wait=False)  # the thread ends with its one task
+
+    def _prepared_vector_store(self) -> None:
+        store = self._build("vector_store")
+        prepare = getattr(store, "prepare", None)
+        if callable(prepare):
+            # Only a head start: whatever went wrong, the search itself meets and reports.
+            with contextlib.suppress(Exception):
+                prepare()
+        self._vectors = store
+
+    def _settle_vectors(self) -> None:
+        """After a bulk write, let the vector store make its files ready for the next reader
+        (see the optional ``settle`` of :class:`~memex_core.domain.VectorStore`)."""
+        settle = getattr(self._vectors, "settle", None)
+        if callable(settle):
+            # Everything is stored either way; without it only the next start-up is slower.
+            with contextlib.suppress(VectorStoreUnavailableError):
+                settle()
 
     def search_service(self, mode: str) -> SearchService:
         semantic_reason = self.semantic_unavailable_reason() if mode != "keyword" else None
@@ -630,7 +652,9 @@ class Memex:
         fragment, its score, and per signal its rank and raw score. With
         ``time_phrases`` (default) and no explicit time filter, a phrase such as
         "last week" or "in March" in the query becomes a since/until filter and is
-        taken out of the query; the results' notes say how it was read.
+        taken out of the query; the results' notes say how it was read. When that
+        filter leaves nothing (say, chats without dates), the query is searched as
+        written, with no time filter, and the note says so.
         """
         if mode not in MODES:
             raise MemexError(f"Unknown search mode {mode!r}: use one of {', '.join(MODES)}.")
@@ -640,7 +664,8 @@ class Memex:
             filters = make_filters(
                 source=source, conversation=conversation, role=role, since=since, until=until
             )
-        time_note = None
+        time_note = time_reading = None
+        unfiltered = (query, filters)
         if time_phrases and filters.since is None and filters.until is None:
             from memex_core.timephrases import extract_time_phrase
 
@@ -653,8 +678,18 @@ class Memex:
                     # the phrase's end is exclusive, the filter's inclusive
                     until=None if phrase.until is None else phrase.until - 1e-6,
                 )
-                time_note = f"time filter: {phrase.describe()} (turn off with --no-time-phrases)"
+                time_reading = phrase.describe()
+                time_note = f"time filter: {time_reading} (turn off with --no-time-phrases)"
         found = self._search(query, mode, limit, filters, semantic_weight, min_score)
+        if time_note is not None and not found.results:
+            # A phrase read as a time filter that leaves nothing (say, notes or chats
+            # without dates) must not hide what the words find: search them as written.
+            words, plain_filters = unfiltered
+            found = self._search(words, mode, limit, plain_filters, semantic_weight, min_score)
+            time_note = (
+                f"time filter: {time_reading} matched nothing, so these results are "
+                "from any time (turn off with --no-time-phrases)"
+            )
         if time_note is not None:
             found.notes.insert(0, time_note)
         found.notes.extend(self.index_setting_notes(mode))
@@ -673,11 +708,16 @@ class Memex:
         if weight is None:
             weight = float(self.config.search_setting("semantic_weight", DEFAULT_SEMANTIC_WEIGHT))
         query_vector = None
-        if mode == "semantic" or (mode == "hybrid" and weight > 0.0):
-            if mode == "hybrid":
-                self.keyword_store  # noqa: B018 - load the keyword index first, on this thread
-            if self.semantic_unavailable_reason() is None:
-                query_vector = self._embed_query_while_opening_vectors(query)
+        wants_vectors = mode == "semantic" or (mode == "hybrid" and weight > 0.0)
+        if wants_vectors and self.semantic_unavailable_reason() is None:
+            preparing = self._start_preparing_vectors()
+            try:
+                if mode == "hybrid":
+                    self.keyword_store  # noqa: B018 - loads while the vector store does
+                query_vector = self.embedder.embed_query(query)
+            finally:
+                if preparing is not None:
+                    preparing.result()
         service = self.search_service(mode)
         if mode == "keyword":
             return service.keyword(query, limit, filters)

@@ -149,9 +149,17 @@ class KeywordStore(Protocol):
 class VectorStore(Protocol):
     """Nearest-neighbour search over fragment embeddings supplied by memex.
 
-    A store may also offer ``ids() -> set[str]``, every fragment id holding a
-    vector: ``memex doctor`` then compares them with the catalog one by one
-    (without it, only the counts).
+    A store may also offer, each optional:
+
+    - ``ids() -> set[str]``, every fragment id holding a vector: ``memex doctor``
+      then compares them with the catalog one by one (without it, only the counts);
+    - ``prepare() -> None``, open and load what the first search needs. memex calls
+      it on a background thread at a process's first semantic search, while the
+      query is embedded, so a slow open costs a cold ``memex dig`` less. Errors are
+      ignored there: the search that follows meets and reports them;
+    - ``settle() -> int``, called after bulk writes (ingest, backfill, rebuild) to
+      leave the files ready for the next process to open quickly; returns the
+      records it re-wrote. Never after a single small batch such as a memory write.
     """
 
     def upsert(self, fragments: Sequence[Fragment], vectors: Sequence[Sequence[float]]) -> None: ...
