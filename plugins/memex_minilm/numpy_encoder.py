@@ -100,18 +100,29 @@ def _length_sorted_batches(lengths: Sequence[int], workers: int) -> list[list[in
 
 @dataclass(frozen=True)
 class _Layer:
-    qkv_weight: np.ndarray  # (3 * hidden, hidden): query, key and value fused into one matmul
+    """One encoder layer's weights, each matrix stored transposed and contiguous.
+
+    Why transposed: ``x @ w`` with a contiguous (in, out) matrix runs ~25-35% faster
+    in OpenBLAS than ``x @ w.T`` on the checkpoint's (out, in) layout when ``x`` has
+    few rows (measured on 19-token queries, single-threaded), and a query always has.
+    """
+
+    qkv: np.ndarray  # (hidden, 3 * hidden): query, key and value fused into one matmul
     qkv_bias: np.ndarray
-    attn_out_weight: np.ndarray
+    attn_out: np.ndarray
     attn_out_bias: np.ndarray
     attn_ln_weight: np.ndarray
     attn_ln_bias: np.ndarray
-    inter_weight: np.ndarray
+    inter: np.ndarray
     inter_bias: np.ndarray
-    out_weight: np.ndarray
+    out: np.ndarray
     out_bias: np.ndarray
     out_ln_weight: np.ndarray
     out_ln_bias: np.ndarray
+
+
+def _transposed(weight: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(weight.T)
 
 
 class NumpyMiniLM:
@@ -156,21 +167,23 @@ class NumpyMiniLM:
             p = f"encoder.layer.{i}."
             self.layers.append(
                 _Layer(
-                    qkv_weight=np.concatenate(
-                        [get(p + "attention.self.query.weight") * scale]
-                        + [get(p + f"attention.self.{n}.weight") for n in ("key", "value")]
+                    qkv=_transposed(
+                        np.concatenate(
+                            [get(p + "attention.self.query.weight") * scale]
+                            + [get(p + f"attention.self.{n}.weight") for n in ("key", "value")]
+                        )
                     ),
                     qkv_bias=np.concatenate(
                         [get(p + "attention.self.query.bias") * scale]
                         + [get(p + f"attention.self.{n}.bias") for n in ("key", "value")]
                     ),
-                    attn_out_weight=get(p + "attention.output.dense.weight"),
+                    attn_out=_transposed(get(p + "attention.output.dense.weight")),
                     attn_out_bias=get(p + "attention.output.dense.bias"),
                     attn_ln_weight=get(p + "attention.output.LayerNorm.weight"),
                     attn_ln_bias=get(p + "attention.output.LayerNorm.bias"),
-                    inter_weight=get(p + "intermediate.dense.weight"),
+                    inter=_transposed(get(p + "intermediate.dense.weight")),
                     inter_bias=get(p + "intermediate.dense.bias"),
-                    out_weight=get(p + "output.dense.weight"),
+                    out=_transposed(get(p + "output.dense.weight")),
                     out_bias=get(p + "output.dense.bias"),
                     out_ln_weight=get(p + "output.LayerNorm.weight"),
                     out_ln_bias=get(p + "output.LayerNorm.bias"),
@@ -227,7 +240,7 @@ class NumpyMiniLM:
         x = layer_norm_(x.reshape(batch * length, hidden), *self.embed_ln, eps)
 
         for layer in self.layers:
-            qkv = x @ layer.qkv_weight.T
+            qkv = x @ layer.qkv
             qkv += layer.qkv_bias
             # Per-head views (heads, n, head_dim) of one text; their rows are unit-stride, so
             # matmul hands them straight to BLAS (copying to contiguous is slower overall).
@@ -244,13 +257,13 @@ class NumpyMiniLM:
                 attended = scores @ v
                 attended /= total  # softmax's division on (n, head_dim), not (n, n)
                 context[row, :n] = attended.transpose(1, 0, 2)
-            attn = context.reshape(batch * length, hidden) @ layer.attn_out_weight.T
+            attn = context.reshape(batch * length, hidden) @ layer.attn_out
             attn += layer.attn_out_bias
             attn += x
             x = layer_norm_(attn, layer.attn_ln_weight, layer.attn_ln_bias, eps)
-            inter = x @ layer.inter_weight.T
+            inter = x @ layer.inter
             inter += layer.inter_bias
-            out = gelu_(inter) @ layer.out_weight.T
+            out = gelu_(inter) @ layer.out
             out += layer.out_bias
             out += x
             x = layer_norm_(out, layer.out_ln_weight, layer.out_ln_bias, eps)
