@@ -228,3 +228,27 @@ def test_a_second_writer_is_told_who_holds_the_lock(memex_home: Path, export: Pa
     with first.lock, pytest.raises(WriteLockedError, match="Another memex process is writing"):
         second.ingest(export)
     assert second.ingest(export).fragments_added == 6
+
+
+def test_a_time_phrase_that_leaves_nothing_falls_back_to_the_words(fast_mx: Memex) -> None:
+    from memex_core.domain.chunking import message_fragments
+
+    fragments = list(
+        message_fragments(
+            source_kind="app",
+            source_path="app:test",
+            conversation_id="s1",
+            message_id="t1",
+            role="user",
+            text="The kettle whistles at noon",
+            timestamp=None,  # undated, as many chats and notes are
+            title=None,
+        )
+    )
+    fast_mx.add_fragments(fragments, origin="app:test")
+    for mode in ("keyword", "semantic", "hybrid"):
+        found = fast_mx.search("kettle last week", mode=mode)
+        assert [r.fragment.content for r in found] == ["The kettle whistles at noon"]
+        assert "matched nothing" in found.notes[0] and "last week" in found.notes[0]
+    dated = fast_mx.search("kettle", mode="keyword", since="2001-01-01")
+    assert not dated.results  # an explicit filter is never dropped
