@@ -44,10 +44,14 @@ def line_chart(
     axes.set_xscale("log")
     if log_y:
         axes.set_yscale("log")
-    plain = FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 1 else f"{value:g}")
+    # Whole numbers with separators from 100 up; below, as many digits as the value has
+    # (a linear axis of seconds reads 0.8, 1.2, not 1, 1).
+    plain = FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 100 else f"{value:g}")
     axes.xaxis.set_major_formatter(plain)
     axes.xaxis.set_minor_formatter(NullFormatter())
     axes.yaxis.set_major_formatter(plain)
+    if log_y:
+        axes.yaxis.set_minor_formatter(plain)  # 300, not 3 x 10^2
     axes.set_xticks(sorted({x for one in series for x in one.xs}))
     axes.set_xlabel("fragments in the corpus")
     axes.set_ylabel(ylabel)

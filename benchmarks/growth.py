@@ -133,9 +133,20 @@ def _charts(folder: Path, points: list[scale.Point], colds: list[cold_start.Cold
         ),
         charts.line_chart(
             folder / "growth-cold-dig.png",
-            "Cold `memex dig` wall time (fresh process)",
+            "Cold command wall time (fresh process; the million is keyword-only)",
             "seconds",
-            [Series("memex dig (median)", sizes, [statistics.median(c.dig) for c in colds])],
+            [
+                Series(
+                    "memex dig, hybrid (median)",
+                    [c.size for c in colds if c.command == "dig"],
+                    [statistics.median(c.dig) for c in colds if c.command == "dig"],
+                ),
+                Series(
+                    "memex keyword (median)",
+                    [c.size for c in colds],
+                    [statistics.median(c.keyword) for c in colds],
+                ),
+            ],
             log_y=False,
         ),
         charts.line_chart(
