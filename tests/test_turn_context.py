@@ -543,3 +543,77 @@ def test_a_conversation_added_in_two_batches_indexes_as_a_rebuild_would(
     mx.rebuild()
     assert scores() == before
     mx.close()
+
+
+def _turns(
+    conversation: str, first: int, count: int, *, max_chars: int = 4000, filler: int = 1
+) -> list[Fragment]:
+    out: list[Fragment] = []
+    for n in range(first, first + count):
+        out.extend(
+            message_fragments(
+                source_kind="app",
+                source_path="app:chat",
+                conversation_id=conversation,
+                message_id=f"m{n}",
+                role="user" if n % 2 else "assistant",
+                text=f"turn {n} mentions word{n} " + "filler text " * filler,
+                timestamp=None,
+                title=None,
+                max_chars=max_chars,
+            )
+        )
+    return out
+
+
+def test_a_continued_conversation_takes_positions_after_its_end(memex_home: Path) -> None:
+    mx = fast_memex(memex_home)
+    first, second = _turns("c", 0, 3), _turns("c", 3, 3)
+    mx.add_fragments(first, origin="app:one")
+    mx.add_fragments(second, origin="app:two")
+    timeline = mx.timeline(second[0].id, before=10, after=10)
+    assert [f.id for f in timeline.fragments] == [f.id for f in first + second]
+    # Re-sending a stored batch numbers it as before: the order stays.
+    mx.add_fragments(first, origin="app:one")
+    timeline = mx.timeline(first[0].id, before=10, after=10)
+    assert [f.id for f in timeline.fragments] == [f.id for f in first + second]
+    mx.close()
+
+
+def test_a_batch_continuing_a_long_conversation_reads_only_its_end(memex_home: Path) -> None:
+    mx = fast_memex(memex_home)
+    for first in range(0, 300, 20):
+        mx.add_fragments(_turns("c", first, 20), origin=f"app:{first}")
+    last = _turns("c", 300, 10)
+    mx.add_fragments(last, origin="app:last")
+    windows, starts = mx.catalog.turn_windows([f.id for f in last], lookback=8)
+    assert starts == {"c": 300 - 8}
+    assert len(windows["c"]) == 8 + 10
+    # What the window gives equals reading the whole conversation.
+    texts = mx._index_texts()
+    context = mx.indexed_context().keyword
+    whole = with_context(last, mx.catalog.dialogue_turns(["c"]), context)
+    assert [f.index_text for f in texts.for_keyword(last)] == [f.index_text for f in whole]
+    assert "word299" in texts.for_keyword(last)[0].index_text
+    mx.close()
+
+
+def test_a_window_too_short_for_a_chunked_message_reads_the_conversation_whole(
+    memex_home: Path,
+) -> None:
+    mx = fast_memex(memex_home)
+    mx.add_fragments(_turns("c", 0, 2), origin="app:start")
+    chunked = _turns(
+        "c", 2, 1, max_chars=120, filler=800
+    )  # one message in more chunks than the window
+    assert len(chunked) > 64
+    mx.add_fragments(chunked, origin="app:chunked")
+    next_turn = _turns("c", 3, 1)
+    mx.add_fragments(next_turn, origin="app:next")
+    texts = mx._index_texts()
+    context = mx.indexed_context().keyword
+    expected = with_context(next_turn, mx.catalog.dialogue_turns(["c"]), context)
+    got = texts.for_keyword(next_turn)
+    assert got[0].index_text == expected[0].index_text
+    assert "word1" in got[0].index_text  # the turn before the chunked message
+    mx.close()

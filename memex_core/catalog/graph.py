@@ -141,6 +141,45 @@ class LinkGraph:
                 found.setdefault(conversation, []).append(TurnText(fid, message, text, seq))
         return found
 
+    def turn_windows(
+        self, fragment_ids: Sequence[str], lookback: int
+    ) -> tuple[dict[str, list[TurnText]], dict[str, int]]:
+        """The dialogue turns that context for ``fragment_ids`` can come from, in order.
+
+        For each conversation of those fragments: its turns from ``lookback`` positions
+        before the first of them onwards, so adding a batch to a long conversation reads
+        its end, not all of it. Also returns each window's first position (0: the whole
+        conversation); a caller that finds a window too short for a message split into
+        many chunks reads that conversation whole with :meth:`dialogue_turns`.
+        """
+        first: dict[str, int] = {}
+        for chunk in _chunks([i for i in fragment_ids if is_storable(i)]):
+            marks = ",".join("?" * len(chunk))
+            for conversation, position in self._db.execute(
+                "SELECT conversation_id, MIN(COALESCE(position, 0)) FROM fragments "
+                f"WHERE id IN ({marks}) GROUP BY conversation_id",
+                chunk,
+            ):
+                first[conversation] = min(position, first.get(conversation, position))
+        starts = {conversation: max(0, at - lookback) for conversation, at in first.items()}
+        found: dict[str, list[TurnText]] = {}
+        for chunk in _chunks(sorted(starts)):
+            wanted = ",".join("(?, ?)" for _ in chunk)
+            rows = self._db.execute(
+                f"WITH wanted(conversation, start) AS (VALUES {wanted}) "
+                "SELECT f.conversation_id, f.id, json_extract(f.metadata, '$.message_id'), "
+                "COALESCE(f.index_text, f.content), f.seq FROM wanted "
+                "JOIN fragments AS f ON f.conversation_id = wanted.conversation "
+                "AND (f.position >= wanted.start OR f.position IS NULL) "
+                f"WHERE f.role IN ({_TURN_ROLES}) AND f.source_kind != ? "
+                "ORDER BY f.conversation_id, f.position IS NULL, f.position, f.seq",
+                (*(value for c in chunk for value in (c, starts[c])), MEMORY_SOURCE),
+            )
+            for conversation, fid, message, text, seq in rows:
+                message = fid if message is None else str(message)
+                found.setdefault(conversation, []).append(TurnText(fid, message, text, seq))
+        return found, starts
+
     def neighbours(self, fragment_id: str, before: int, after: int) -> list[Fragment]:
         """Up to ``before`` fragments preceding ``fragment_id`` in its conversation, the
         fragment itself, and up to ``after`` following it; empty if the id is unknown."""

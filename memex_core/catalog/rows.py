@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memex_core.domain import Fragment, Provenance
@@ -36,9 +36,12 @@ def is_storable(text: object) -> bool:
     return True
 
 
-def fragment_rows(fragments: Sequence[Fragment], run_id: int | None) -> list[tuple[Any, ...]]:
-    """Insert rows for ``INSERT_FRAGMENT``; position counts within each conversation."""
-    positions: dict[str, int] = {}
+def fragment_rows(
+    fragments: Sequence[Fragment], run_id: int | None, first: Mapping[str, int] | None = None
+) -> list[tuple[Any, ...]]:
+    """Insert rows for ``INSERT_FRAGMENT``; position counts within each conversation,
+    from ``first[conversation]`` (default 0)."""
+    positions: dict[str, int] = dict(first or {})
     rows = []
     for f in fragments:
         position = positions.get(f.conversation_id, 0)
@@ -65,6 +68,40 @@ def fragment_rows(fragments: Sequence[Fragment], run_id: int | None) -> list[tup
             )
         )
     return rows
+
+
+def continued_positions(db: sqlite3.Connection, fragments: Sequence[Fragment]) -> dict[str, int]:
+    """Where each conversation the batch continues goes on: after its last stored position.
+
+    A conversation continues when it has stored fragments and the batch holds none of
+    them (more turns from another file or another ``add_fragments`` call). A batch that
+    re-sends stored fragments (a re-read file) numbers its conversation from 0 again,
+    as the file did the first time.
+    """
+    by_conversation: dict[str, list[str]] = {}
+    for fragment in fragments:
+        by_conversation.setdefault(fragment.conversation_id, []).append(fragment.id)
+    stored: set[str] = set()
+    ids = [i for i in dict.fromkeys(f.id for f in fragments) if is_storable(i)]
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        stored.update(
+            r[0] for r in db.execute(f"SELECT id FROM fragments WHERE id IN ({marks})", chunk)
+        )
+    fresh = [c for c, members in by_conversation.items() if stored.isdisjoint(members)]
+    first: dict[str, int] = {}
+    for start in range(0, len(fresh), 500):
+        chunk = fresh[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for conversation, last in db.execute(
+            "SELECT conversation_id, MAX(position) FROM fragments "
+            f"WHERE conversation_id IN ({marks}) GROUP BY conversation_id",
+            chunk,
+        ):
+            if last is not None:
+                first[conversation] = int(last) + 1
+    return first
 
 
 def row_to_fragment(row: Sequence[Any]) -> Fragment:

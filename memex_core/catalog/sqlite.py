@@ -23,6 +23,7 @@ from memex_core.catalog.read_only import connect_read_only, run_query
 from memex_core.catalog.rows import (
     FRAGMENT_COLUMNS,
     INSERT_FRAGMENT,
+    continued_positions,
     delete_fragments,
     fragment_rows,
     is_storable,
@@ -256,7 +257,8 @@ class Catalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries):
         removed: list[str] = []
         with self.transaction() as db:
             before = db.execute("SELECT COALESCE(MAX(seq), 0) FROM fragments").fetchone()[0]
-            db.executemany(INSERT_FRAGMENT, fragment_rows(fragments, run_id))
+            first = continued_positions(db, fragments)
+            db.executemany(INSERT_FRAGMENT, fragment_rows(fragments, run_id, first))
             if replace:
                 keep = {f.id for f in fragments}
                 previous = [

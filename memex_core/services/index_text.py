@@ -38,8 +38,19 @@ KEYWORD_CONTEXT_SETTING = "keyword_context"
 VECTOR_CONTEXT_SETTING = "vector_context"
 
 
+#: Positions read before a batch's first turn in a conversation, tried in turn: the first
+#: covers a few earlier turns of one or two chunks each; a conversation whose window holds
+#: too few messages (long messages split into many chunks) is read again further back,
+#: and at last whole.
+LOOKBACK_POSITIONS = (8, 64)
+
+
 class TurnCatalog(Protocol):
     def dialogue_turns(self, conversation_ids: Sequence[str]) -> dict[str, list[TurnText]]: ...
+
+    def turn_windows(
+        self, fragment_ids: Sequence[str], lookback: int
+    ) -> tuple[dict[str, list[TurnText]], dict[str, int]]: ...
 
     def count_fragments(self) -> int: ...
 
@@ -140,16 +151,43 @@ class IndexTexts:
         batch = list(fragments)
         if not context.enabled:
             return batch
-        wanted = sorted({f.conversation_id for f in batch if is_turn(f)})
-        if not wanted:
+        turns = [f for f in batch if is_turn(f)]
+        if not turns:
             return batch
-        return with_context(batch, self.catalog.dialogue_turns(wanted), context)
+        # Only the end of a long conversation that a batch continues is read, not all of it.
+        ids = {f.id for f in turns}
+        windows: dict[str, list[TurnText]] = {}
+        pending = list(ids)
+        for lookback in LOOKBACK_POSITIONS:
+            found, starts = self.catalog.turn_windows(pending, lookback)
+            windows.update(found)
+            short = {
+                conversation
+                for conversation, start in starts.items()
+                if start > 0
+                and not _reaches_back(windows.get(conversation, []), ids, context.turns)
+            }
+            pending = [f.id for f in turns if f.conversation_id in short]
+            if not pending:
+                break
+        else:
+            windows.update(self.catalog.dialogue_turns(sorted(short)))
+        return with_context(batch, windows, context)
 
     def for_keyword(self, fragments: Iterable[Fragment]) -> list[Fragment]:
         return self._apply(fragments, self.context().keyword)
 
     def for_vectors(self, fragments: Iterable[Fragment]) -> list[Fragment]:
         return self._apply(fragments, self.context().vectors)
+
+
+def _reaches_back(window: Sequence[TurnText], ids: set[str], turns: int) -> bool:
+    """Whether ``window`` holds ``turns`` messages before its first turn among ``ids``."""
+    first = next((i for i, turn in enumerate(window) if turn.id in ids), None)
+    if first is None:
+        return True  # none of them is a turn the window holds: nothing to look back from
+    own = window[first].message
+    return len({turn.message for turn in window[:first] if turn.message != own}) >= turns
 
 
 class ContextualKeywordStore:
