@@ -80,9 +80,10 @@ def time_phrase_line(mx: Memex, task: Task, metric: str, plural: str) -> str:
     return (
         f'{count} of the {len(task.queries)} {plural} hold a phrase such as "in June" or '
         '"last year", which memex reads as a time filter by default (`--no-time-phrases` '
-        "turns that off); these fragments carry no timestamps, so no fragment would pass "
-        f"it. The figures above search with time phrases off; with them on, hybrid {metric} "
-        f"is {with_phrases.mean:.3f}."
+        "turns that off); these fragments carry no timestamps, so no fragment passes the "
+        "filter and memex searches those words as written instead (saying so in a note). "
+        f"The figures above search with time phrases off; with them on (the default), hybrid "
+        f"{metric} is {with_phrases.mean:.3f}."
     )
 
 
