@@ -103,3 +103,21 @@ def write_chatgpt_export(path: Path, conversations: list[dict] | None = None) ->
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(conversations if conversations is not None else CONVERSATIONS))
     return path
+
+
+def app_turn(text: str, *, timestamp: float | None = T0) -> list:
+    """One user turn built in code, as an app hands it to ``Memex.add_fragments``."""
+    from memex_core.domain.chunking import message_fragments
+
+    return list(
+        message_fragments(
+            source_kind="app",
+            source_path="app:test",
+            conversation_id="s1",
+            message_id="t1",
+            role="user",
+            text=text,
+            timestamp=timestamp,
+            title=None,
+        )
+    )

@@ -10,7 +10,13 @@ import pytest
 from memex_core.api import Memex, make_filters
 from memex_core.errors import EmbedderMismatchError, MemexError
 from tests.component_doubles import fast_memex
-from tests.export_builders import DAY, T0, chatgpt_conversation, write_chatgpt_export
+from tests.export_builders import (
+    DAY,
+    T0,
+    app_turn,
+    chatgpt_conversation,
+    write_chatgpt_export,
+)
 
 
 @pytest.fixture
@@ -181,20 +187,7 @@ def test_stats(fast_mx: Memex, export: Path) -> None:
 
 
 def test_add_fragments_from_code(fast_mx: Memex) -> None:
-    from memex_core.domain.chunking import message_fragments
-
-    fragments = list(
-        message_fragments(
-            source_kind="app",
-            source_path="app:test",
-            conversation_id="s1",
-            message_id="t1",
-            role="user",
-            text="The kettle whistles at noon",
-            timestamp=T0,
-            title=None,
-        )
-    )
+    fragments = app_turn("The kettle whistles at noon")
     assert fast_mx.add_fragments(fragments, origin="app:test") == 1
     assert fast_mx.add_fragments(fragments, origin="app:test") == 0
     assert fast_mx.search("kettle", mode="keyword")[0].fragment.source_kind == "app"
@@ -231,20 +224,8 @@ def test_a_second_writer_is_told_who_holds_the_lock(memex_home: Path, export: Pa
 
 
 def test_a_time_phrase_that_leaves_nothing_falls_back_to_the_words(fast_mx: Memex) -> None:
-    from memex_core.domain.chunking import message_fragments
-
-    fragments = list(
-        message_fragments(
-            source_kind="app",
-            source_path="app:test",
-            conversation_id="s1",
-            message_id="t1",
-            role="user",
-            text="The kettle whistles at noon",
-            timestamp=None,  # undated, as many chats and notes are
-            title=None,
-        )
-    )
+    # Undated, as many chats and notes are.
+    fragments = app_turn("The kettle whistles at noon", timestamp=None)
     fast_mx.add_fragments(fragments, origin="app:test")
     for mode in ("keyword", "semantic", "hybrid"):
         found = fast_mx.search("kettle last week", mode=mode)

@@ -14,11 +14,10 @@ from typing import Any
 
 from memex_core.api import Memex
 from memex_core.config import Config, load_config
-from memex_core.domain.chunking import message_fragments
 from memex_core.hookspecs import hookimpl
 from memex_core.plugins import load_registry
 from tests.component_doubles import HashingEmbedder, MemoryVectorStore
-from tests.export_builders import T0, write_chatgpt_export
+from tests.export_builders import app_turn, write_chatgpt_export
 
 
 class RecordingStore(MemoryVectorStore):
@@ -60,18 +59,7 @@ def memex_with(home: Path, store: RecordingStore) -> Memex:
 
 
 def kettle_fragments() -> list[Any]:
-    return list(
-        message_fragments(
-            source_kind="app",
-            source_path="app:test",
-            conversation_id="s1",
-            message_id="t1",
-            role="user",
-            text="The kettle whistles at noon",
-            timestamp=T0,
-            title=None,
-        )
-    )
+    return app_turn("The kettle whistles at noon")
 
 
 def test_a_fresh_hybrid_search_prepares_the_store_on_another_thread(memex_home: Path) -> None:
