@@ -592,7 +592,8 @@ def test_a_batch_continuing_a_long_conversation_reads_only_its_end(memex_home: P
     # What the window gives equals reading the whole conversation.
     texts = mx._index_texts()
     context = mx.indexed_context().keyword
-    whole = with_context(last, mx.catalog.dialogue_turns(["c"]), context)
+    whole_conversation = mx.catalog.turn_windows([f.id for f in last], None)[0]
+    whole = with_context(last, whole_conversation, context)
     assert [f.index_text for f in texts.for_keyword(last)] == [f.index_text for f in whole]
     assert "word299" in texts.for_keyword(last)[0].index_text
     mx.close()
@@ -612,7 +613,8 @@ def test_a_window_too_short_for_a_chunked_message_reads_the_conversation_whole(
     mx.add_fragments(next_turn, origin="app:next")
     texts = mx._index_texts()
     context = mx.indexed_context().keyword
-    expected = with_context(next_turn, mx.catalog.dialogue_turns(["c"]), context)
+    whole_conversation = mx.catalog.turn_windows([f.id for f in next_turn], None)[0]
+    expected = with_context(next_turn, whole_conversation, context)
     got = texts.for_keyword(next_turn)
     assert got[0].index_text == expected[0].index_text
     assert "word1" in got[0].index_text  # the turn before the chunked message

@@ -123,34 +123,16 @@ class LinkGraph:
         )
         return [row_to_fragment(r) for r in rows]
 
-    def dialogue_turns(self, conversation_ids: Sequence[str]) -> dict[str, list[TurnText]]:
-        """Each conversation's turns (user and assistant fragments, not agent memory) in
-        order, as the indexes see them: what turn context is built from."""
-        found: dict[str, list[TurnText]] = {}
-        for chunk in _chunks(conversation_ids):
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                "SELECT conversation_id, id, json_extract(metadata, '$.message_id'), "
-                "COALESCE(index_text, content), seq FROM fragments "
-                f"WHERE conversation_id IN ({marks}) AND role IN ({_TURN_ROLES}) "
-                f"AND source_kind != ? ORDER BY conversation_id, {_ORDER[len('ORDER BY ') :]}",
-                (*chunk, MEMORY_SOURCE),
-            )
-            for conversation, fid, message, text, seq in rows:
-                message = fid if message is None else str(message)
-                found.setdefault(conversation, []).append(TurnText(fid, message, text, seq))
-        return found
-
     def turn_windows(
-        self, fragment_ids: Sequence[str], lookback: int
+        self, fragment_ids: Sequence[str], lookback: int | None
     ) -> tuple[dict[str, list[TurnText]], dict[str, int]]:
         """The dialogue turns that context for ``fragment_ids`` can come from, in order.
 
         For each conversation of those fragments: its turns from ``lookback`` positions
-        before the first of them onwards, so adding a batch to a long conversation reads
-        its end, not all of it. Also returns each window's first position (0: the whole
-        conversation); a caller that finds a window too short for a message split into
-        many chunks reads that conversation whole with :meth:`dialogue_turns`.
+        before the first of them onwards (``None``: all of them), so adding a batch to a
+        long conversation reads its end, not all of it. Also returns each window's first
+        position (0: the whole conversation), for a caller that finds a window too short
+        (a message split into many chunks) to ask again further back.
         """
         first: dict[str, int] = {}
         for chunk in _chunks([i for i in fragment_ids if is_storable(i)]):
@@ -161,24 +143,47 @@ class LinkGraph:
                 chunk,
             ):
                 first[conversation] = min(position, first.get(conversation, position))
-        starts = {conversation: max(0, at - lookback) for conversation, at in first.items()}
+        starts = {
+            conversation: 0 if lookback is None else max(0, at - lookback)
+            for conversation, at in first.items()
+        }
+        return self._turns_from(starts), starts
+
+    def _turns_from(self, starts: dict[str, int]) -> dict[str, list[TurnText]]:
+        """Each conversation's dialogue turns from its start position on, in order."""
+        whole = sorted(c for c, start in starts.items() if start <= 0)
+        windowed = sorted(c for c, start in starts.items() if start > 0)
         found: dict[str, list[TurnText]] = {}
-        for chunk in _chunks(sorted(starts)):
-            wanted = ",".join("(?, ?)" for _ in chunk)
-            rows = self._db.execute(
-                f"WITH wanted(conversation, start) AS (VALUES {wanted}) "
-                "SELECT f.conversation_id, f.id, json_extract(f.metadata, '$.message_id'), "
-                "COALESCE(f.index_text, f.content), f.seq FROM wanted "
-                "JOIN fragments AS f ON f.conversation_id = wanted.conversation "
-                "AND (f.position >= wanted.start OR f.position IS NULL) "
-                f"WHERE f.role IN ({_TURN_ROLES}) AND f.source_kind != ? "
-                "ORDER BY f.conversation_id, f.position IS NULL, f.position, f.seq",
-                (*(value for c in chunk for value in (c, starts[c])), MEMORY_SOURCE),
+        # Whole conversations by a plain IN (about twice as fast as the join a rebuild
+        # would otherwise make), windows by joining each conversation's start.
+        for chunk in _chunks(whole):
+            self._collect_turns(
+                found, "fragments", f"conversation_id IN ({','.join('?' * len(chunk))})", chunk
             )
-            for conversation, fid, message, text, seq in rows:
-                message = fid if message is None else str(message)
-                found.setdefault(conversation, []).append(TurnText(fid, message, text, seq))
-        return found, starts
+        for chunk in _chunks(windowed):
+            self._collect_turns(
+                found,
+                f"(VALUES {','.join('(?, ?)' for _ in chunk)}) AS wanted "
+                "JOIN fragments ON conversation_id = wanted.column1 "
+                "AND (position >= wanted.column2 OR position IS NULL)",
+                "1",
+                [value for c in chunk for value in (c, starts[c])],
+            )
+        return found
+
+    def _collect_turns(
+        self, found: dict[str, list[TurnText]], source: str, where: str, params: list[Any]
+    ) -> None:
+        rows = self._db.execute(
+            "SELECT conversation_id, id, json_extract(metadata, '$.message_id'), "
+            f"COALESCE(index_text, content), seq FROM {source} "
+            f"WHERE {where} AND role IN ({_TURN_ROLES}) AND source_kind != ? "
+            f"ORDER BY conversation_id, {_ORDER[len('ORDER BY ') :]}",
+            (*params, MEMORY_SOURCE),
+        )
+        for conversation, fid, message, text, seq in rows:
+            message = fid if message is None else str(message)
+            found.setdefault(conversation, []).append(TurnText(fid, message, text, seq))
 
     def neighbours(self, fragment_id: str, before: int, after: int) -> list[Fragment]:
         """Up to ``before`` fragments preceding ``fragment_id`` in its conversation, the

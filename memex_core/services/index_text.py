@@ -41,15 +41,13 @@ VECTOR_CONTEXT_SETTING = "vector_context"
 #: Positions read before a batch's first turn in a conversation, tried in turn: the first
 #: covers a few earlier turns of one or two chunks each; a conversation whose window holds
 #: too few messages (long messages split into many chunks) is read again further back,
-#: and at last whole.
-LOOKBACK_POSITIONS = (8, 64)
+#: and at last whole (None).
+LOOKBACK_POSITIONS = (8, 64, None)
 
 
 class TurnCatalog(Protocol):
-    def dialogue_turns(self, conversation_ids: Sequence[str]) -> dict[str, list[TurnText]]: ...
-
     def turn_windows(
-        self, fragment_ids: Sequence[str], lookback: int
+        self, fragment_ids: Sequence[str], lookback: int | None
     ) -> tuple[dict[str, list[TurnText]], dict[str, int]]: ...
 
     def count_fragments(self) -> int: ...
@@ -164,14 +162,11 @@ class IndexTexts:
             short = {
                 conversation
                 for conversation, start in starts.items()
-                if start > 0
-                and not _reaches_back(windows.get(conversation, []), ids, context.turns)
+                if start > 0 and not _reaches_back(found.get(conversation, []), ids, context.turns)
             }
             pending = [f.id for f in turns if f.conversation_id in short]
             if not pending:
                 break
-        else:
-            windows.update(self.catalog.dialogue_turns(sorted(short)))
         return with_context(batch, windows, context)
 
     def for_keyword(self, fragments: Iterable[Fragment]) -> list[Fragment]:
