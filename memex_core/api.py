@@ -58,7 +58,7 @@ from memex_core.domain.turn_context import (
     TurnContextSettingError,
     parse_index_table,
 )
-from memex_core.errors import MemexError
+from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError
 from memex_core.plugins import PluginRegistry, PluginUnavailable, load_registry
 from memex_core.services.context import ContextBuilder, ContextSettings
 from memex_core.services.explore import Exploration, Explorer
@@ -95,6 +95,10 @@ if TYPE_CHECKING:
 
 TimeBound = str | float | int | datetime | date | None
 MODES = ("hybrid", "keyword", "semantic")
+#: The shortest id prefix :meth:`Memex.resolve_ids` takes (git's own minimum).
+MIN_ID_PREFIX = 4
+#: How many candidates an ambiguous prefix's error names.
+AMBIGUOUS_SHOWN = 5
 
 
 def _as_tuple(value: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -726,9 +730,40 @@ class Memex:
         return service.hybrid(query, limit, filters, weight, query_vector)
 
     def get(self, ids: Sequence[str]) -> list[Fragment]:
-        """Fragments by id, in the order asked; unknown ids are left out."""
+        """Fragments by id, in the order asked; unknown ids are left out
+        (:meth:`resolve_ids` first when a person may type a prefix)."""
         found = self.catalog.get_many(list(ids))
         return [found[i] for i in ids if i in found]
+
+    def resolve_ids(self, refs: Sequence[str]) -> list[str]:
+        """The whole fragment id each of ``refs`` names, in order: a whole id, or a prefix
+        of at least :data:`MIN_ID_PREFIX` characters that only one id starts with (as git
+        takes a commit's). Raises :class:`~memex_core.errors.UnknownIdError` for a
+        reference that names nothing and :class:`~memex_core.errors.AmbiguousIdError` for
+        a prefix several ids share, before anything is returned."""
+        exact = self.catalog.get_many(list(refs))
+        return [ref if ref in exact else self._resolve_prefix(ref) for ref in refs]
+
+    def _resolve_prefix(self, ref: str) -> str:
+        matches = (
+            self.catalog.fragment_ids_with_prefix(ref, AMBIGUOUS_SHOWN + 1)
+            if isinstance(ref, str) and len(ref) >= MIN_ID_PREFIX
+            else []
+        )
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise UnknownIdError(
+                f"No fragment with id {ref!r}. Ids come from a search "
+                f"(`memex dig QUERY --concise`); give the whole id or its first "
+                f"{MIN_ID_PREFIX} or more characters."
+            )
+        shown = ", ".join(matches[:AMBIGUOUS_SHOWN]) + (
+            ", ..." if len(matches) > AMBIGUOUS_SHOWN else ""
+        )
+        raise AmbiguousIdError(
+            f"Id prefix {ref!r} is ambiguous: it starts {shown}. Give more characters."
+        )
 
     # -- progressive disclosure ---------------------------------------------------
 
@@ -746,12 +781,8 @@ class Memex:
         """The turns (or note sections) around a fragment, in order, the fragment included."""
         if before < 0 or after < 0:
             raise MemexError("before and after must be 0 or more")
+        (fragment_id,) = self.resolve_ids([fragment_id])
         fragments = self.catalog.neighbours(fragment_id, before, after)
-        if not fragments:
-            raise MemexError(
-                f"No fragment with id {fragment_id!r}. Ids come from a search "
-                "(`memex dig QUERY --concise`); give the full id."
-            )
         anchor = next(i for i, f in enumerate(fragments) if f.id == fragment_id)
         return Timeline(
             anchor_id=fragment_id,

@@ -5,6 +5,14 @@ class MemexError(Exception):
     """Base for every error memex reports to a user (the CLI prints it without a traceback)."""
 
 
+class UnknownIdError(MemexError):
+    """An id (or id prefix) names nothing stored."""
+
+
+class AmbiguousIdError(MemexError):
+    """An id prefix names more than one thing; the message lists some of them."""
+
+
 class WriteLockedError(MemexError):
     """Another process holds the write lock on this MEMEX_HOME."""
 

@@ -60,7 +60,7 @@ from memex_core.domain.memory.records import (
     owner_user_id,
     user_owner,
 )
-from memex_core.errors import MemexError
+from memex_core.errors import AmbiguousIdError, MemexError
 from memex_core.services.dream import dream
 from memex_core.services.memory import (
     AppliedDecision,
@@ -229,7 +229,7 @@ class MemoryHandle:
         catalog = self._mx.catalog
         record = None
         if isinstance(ref, str) and ref.startswith("mem_"):
-            record = catalog.memory(self.scope, ref)
+            record = catalog.memory(self.scope, ref) or self._find_by_prefix(ref)
         else:
             record = catalog.memory_at_path(self.scope, self._storage_path(ref))
         if record is None:
@@ -237,6 +237,20 @@ class MemoryHandle:
                 f"No memory {ref!r} here. Find ids with search or list; {self._path_hint}"
             )
         return record
+
+    def _find_by_prefix(self, prefix: str) -> MemoryRecord | None:
+        """The one memory in scope whose id starts with ``prefix`` (at least four characters
+        after ``mem_``, as git takes a commit's); None when there is none."""
+        if len(prefix) < len("mem_") + 4:
+            return None
+        ids = self._mx.catalog.memory_ids_with_prefix(self.scope, prefix, 6)
+        if len(ids) > 1:
+            shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
+            raise AmbiguousIdError(
+                f"Memory id prefix {prefix!r} is ambiguous: it starts {shown}. "
+                "Give more characters."
+            )
+        return self._mx.catalog.memory(self.scope, ids[0]) if ids else None
 
     def _collections(self, prefix: str | None, owners: Sequence[str]) -> tuple[str, ...] | None:
         """Exact collection names a prefix covers (None: any collection)."""

@@ -179,7 +179,7 @@ def test_cli_concise_search_timeline_get_chain(run) -> None:
 
 def test_cli_get_reports_unknown_ids_with_status_1(run) -> None:
     out = run("get", "nope", code=1)
-    assert "Unknown id(s): nope" in out
+    assert "No fragment with id 'nope'" in out
 
 
 def test_cli_explore_and_context(run) -> None:

@@ -126,6 +126,18 @@ class MemoryStore:
         ).fetchone()
         return _record(row) if row else None
 
+    def memory_ids_with_prefix(self, scope: Scope, prefix: str, limit: int) -> list[str]:
+        """Up to ``limit`` ids of memories ``scope`` may read that start with ``prefix``."""
+        if not prefix or not is_storable(prefix):
+            return []
+        owners, params = _owner_clause(scope)
+        rows = self._db.execute(
+            f"SELECT m.id {_FROM_MEMORY} WHERE m.id >= ? AND m.id < ? AND {owners} "
+            "ORDER BY m.id LIMIT ?",
+            (prefix, prefix + "\U0010ffff", *params, limit),
+        )
+        return [row[0] for row in rows]
+
     def memory_at_path(self, scope: Scope, path: str) -> MemoryRecord | None:
         """The memory file at a storage path, if readable."""
         owners, params = _owner_clause(scope)

@@ -302,6 +302,17 @@ class Catalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries):
                 found[row[0]] = row_to_fragment(row)
         return found
 
+    def fragment_ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Up to ``limit`` fragment ids that start with ``prefix``, in order (a range scan of
+        the primary key, so it costs the same in a home of any size)."""
+        if not prefix or not is_storable(prefix):
+            return []
+        rows = self._db.execute(
+            "SELECT id FROM fragments WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+            (prefix, prefix + "\U0010ffff", limit),
+        )
+        return [row[0] for row in rows]
+
     def iter_fragments(self, batch_size: int = 2000, after_seq: int = 0) -> Iterator[Fragment]:
         """Every fragment in insertion order, streamed in batches."""
         last = after_seq

@@ -85,7 +85,9 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``memex`` console script."""
     _add_plugin_commands()
     try:
-        cli.main(args=argv, prog_name="memex", standalone_mode=False)
+        # Outside standalone mode click returns the status of ``ctx.exit(n)`` instead of
+        # exiting with it; a command's non-zero status must reach the shell.
+        status = cli.main(args=argv, prog_name="memex", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)
@@ -97,3 +99,5 @@ def main(argv: list[str] | None = None) -> None:
             "Interrupted. Work committed so far is kept; run the command again to finish.", err=True
         )
         sys.exit(130)
+    if isinstance(status, int) and status:
+        sys.exit(status)

@@ -17,6 +17,12 @@ def open_memex(ctx: click.Context) -> Memex:
     return Memex(home=home)
 
 
+def config_default(value: float, setting: str) -> str:
+    """A ``show_default`` text for an option whose default lives in a constant that
+    config.toml can override: built from the constant, so help cannot drift from it."""
+    return f"{value:g}, or {setting} in config.toml"
+
+
 def format_option(*choices: str, default: str | None = None) -> Callable[[F], F]:
     return click.option(
         "--format",

@@ -62,8 +62,10 @@ def _print(report: DoctorReport) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from memex_core.cli.render import esc
+
     console = Console()
-    table = Table(title=f"memex doctor: {report.home}", show_header=False)
+    table = Table(title=f"memex doctor: {esc(report.home)}", show_header=False)
     table.add_column("what")
     table.add_column("count", justify="right")
     for key, label in _COUNT_LABELS.items():
@@ -75,15 +77,15 @@ def _print(report: DoctorReport) -> None:
         if report.repairs:
             console.print("[bold]Repaired:[/]")
             for action in report.repairs:
-                console.print(f"  - {action}", highlight=False)
+                console.print(f"  - {esc(action)}", highlight=False)
         else:
             console.print("Nothing needed repairing.")
     for finding in report.findings:
         style = _STYLE.get(finding.severity, "")
-        console.print(f"[{style}]{finding.severity}[/] {finding.summary}", highlight=False)
+        console.print(f"[{style}]{finding.severity}[/] {esc(finding.summary)}", highlight=False)
         if finding.sample:
-            console.print(f"    e.g. {', '.join(finding.sample)}", highlight=False)
-        console.print(f"    {finding.fix}", style="dim", highlight=False)
+            console.print(f"    e.g. {esc(', '.join(finding.sample))}", highlight=False)
+        console.print(f"    {esc(finding.fix)}", style="dim", highlight=False)
     if report.healthy:
         console.print("[green]Healthy:[/] the catalog and both indexes agree.")
     elif report.before is None:

@@ -112,7 +112,7 @@ def _timestamp(value: Any, where: str) -> float:
     "--collection",
     "-c",
     default="",
-    help="Where it goes, e.g. acme:support (hierarchical, ':'-separated; default: none).",
+    help="Where it goes, e.g. acme:support (hierarchical, ':'-separated; none if not given).",
 )
 @click.option(
     "--kind",
@@ -259,7 +259,7 @@ def recall(
 
 
 @click.command()
-@click.option("--user", "-u", "user_id", help="Only this user's memory (default: everyone's).")
+@click.option("--user", "-u", "user_id", help="Only this user's memory (everyone's if not given).")
 @click.option("--collection", "-c", default="", help="Only this collection and those below it.")
 @click.option("--kind", help="Only this kind (a fact type, file or conversation).")
 @click.option("--deleted", is_flag=True, help="Include deleted and invalidated memories.")
@@ -469,7 +469,7 @@ def _purge(
 
 
 @click.command()
-@click.option("--user", "-u", "user_id", help="Only this user's memory (default: everyone's).")
+@click.option("--user", "-u", "user_id", help="Only this user's memory (everyone's if not given).")
 @click.option("--collection", "-c", default="", help="Only this collection and those below it.")
 @click.option("--dry-run", is_flag=True, help="Decide and show the plan, write nothing.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")

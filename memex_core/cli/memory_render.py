@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from memex_core.cli.render import iso
+from memex_core.cli.render import esc, iso
 from memex_core.domain.memory.records import SHARED_OWNER, AccessEntry, MemoryRecord, Revision
 
 if TYPE_CHECKING:
@@ -34,13 +34,6 @@ def when(timestamp: float | None, seconds: bool = False) -> str:
 def snippet(text: str, width: int = SNIPPET) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-def esc(text: object) -> str:
-    """``text`` as literal rich markup."""
-    from rich.markup import escape
-
-    return escape(str(text))
 
 
 def owner_label(owner: str) -> str:
@@ -86,7 +79,7 @@ def print_remembered(result: RememberResult, who: str) -> None:
             decision = applied.decision
             table.add_row(
                 _action(decision.action),
-                applied.memory_id or "-",
+                esc(applied.memory_id or "-"),
                 esc(decision.fact.kind),
                 esc(snippet(decision.fact.text)),
                 esc(decision.reason),
@@ -96,7 +89,7 @@ def print_remembered(result: RememberResult, who: str) -> None:
         console.print("Nothing to remember: no text was left once <private> spans went.")
     if result.conversation_id:
         found = "" if result.decisions else " The extractor found no facts in it."
-        console.print(f"Conversation stored as [cyan]{result.conversation_id}[/].{found}")
+        console.print(f"Conversation stored as [cyan]{esc(result.conversation_id)}[/].{found}")
     if result.redacted:
         kinds = esc(", ".join(sorted(set(result.redacted))))
         console.print(f"[yellow]Redacted {len(result.redacted)} likely secret(s):[/] {kinds}.")
@@ -171,7 +164,7 @@ def print_dream(report: DreamReport) -> None:
             )
             table.add_row(
                 _action(decision.action),
-                ids,
+                esc(ids),
                 _two_lines(effect(applied, report.dry_run, ids=False), decision.reason),
             )
         console.print(table)
@@ -227,7 +220,7 @@ def print_history(revisions: Sequence[Revision], full: bool) -> None:
 def print_record(record: MemoryRecord, verb: str) -> None:
     where = record.path or record.collection or "(no collection)"
     _console().print(
-        f"{esc(verb)} [cyan]{record.id}[/] ({esc(owner_label(record.owner))}, {esc(where)}): "
+        f"{esc(verb)} [cyan]{esc(record.id)}[/] ({esc(owner_label(record.owner))}, {esc(where)}): "
         f"now revision {record.revision}, {esc(record.status)}."
     )
 
@@ -244,7 +237,7 @@ def print_memories(records: Sequence[MemoryRecord], limit: int) -> None:
         private = " · [magenta]private[/]" if r.private else ""
         facts = f"{owner_label(r.owner)} · {r.collection or '-'} · {r.kind} · r{r.revision}"
         console.print(
-            f"[cyan]{r.id}[/]  [dim]{esc(facts)} · {when(r.updated_at)}[/]{status}{private}"
+            f"[cyan]{esc(r.id)}[/]  [dim]{esc(facts)} · {when(r.updated_at)}[/]{status}{private}"
         )
         text = f"{r.path}: {snippet(r.content, 90)}" if r.path else snippet(r.content, 110)
         console.print("    " + esc(text))
@@ -299,6 +292,6 @@ def print_hits(hits: Sequence[MemoryHit]) -> None:
         where = f" · {h.path}" if h.path else ""
         facts = f"score {h.score:.4f} · {h.kind} · {h.collection or '-'}{where}"
         console.print(
-            f"[bold]{position:>2}.[/] [cyan]{h.memory_id}[/]  [dim]{esc(facts)}[/]{private}"
+            f"[bold]{position:>2}.[/] [cyan]{esc(h.memory_id)}[/]  [dim]{esc(facts)}[/]{private}"
         )
         console.print("    " + esc(snippet(h.text, 110)))

@@ -8,7 +8,7 @@ from dataclasses import asdict
 import click
 
 from memex_core.cli.context import format_option, open_memex
-from memex_core.cli.render import iso
+from memex_core.cli.render import esc, iso
 
 
 @click.command()
@@ -26,7 +26,7 @@ def corpus(ctx: click.Context, output_format: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"memex corpus at {mx.home}", show_header=False)
+    table = Table(title=f"memex corpus at {esc(mx.home)}", show_header=False)
     coverage = stats.embedded / stats.fragments if stats.fragments else 0.0
     rows = [
         ("fragments", f"{stats.fragments:,}"),
@@ -41,7 +41,7 @@ def corpus(ctx: click.Context, output_format: str) -> None:
     rows += [(f"source {k}", f"{v:,}") for k, v in stats.by_source.items()]
     rows += [(f"role {k}", f"{v:,}") for k, v in stats.by_role.items()]
     for key, value in rows:
-        table.add_row(key, value)
+        table.add_row(esc(key), esc(value))
     Console().print(table)
 
 
@@ -65,18 +65,19 @@ def sources(ctx: click.Context, output_format: str) -> None:
         table.add_column(column)
     for a in adapters:
         status = "available" if a["available"] else f"unavailable: {a['install_hint']}"
-        table.add_row(str(a["name"]), str(a["plugin"]), status, str(a["description"]))
+        table.add_row(*(esc(v) for v in (a["name"], a["plugin"], status, a["description"])))
     console.print(table)
     if files:
         ingested = Table(title="Ingested files")
-        for column in ("source", "fragments", "ingested", "path"):
-            ingested.add_column(column)
+        for column in ("source", "fragments", "ingested"):
+            ingested.add_column(column, no_wrap=True)
+        ingested.add_column("path", overflow="fold")  # a path is wrapped, never cut
         for f in files:
             ingested.add_row(
-                f["source_kind"],
+                esc(f["source_kind"]),
                 f"{f['fragments']:,}",
                 (iso(f["ingested_at"]) or "")[:16],
-                f["path"],
+                esc(f["path"]),
             )
         console.print(ingested)
 
@@ -102,13 +103,13 @@ def plugins(ctx: click.Context, output_format: str) -> None:
         status = (
             "[green]available[/]"
             if row["available"]
-            else (f"[yellow]unavailable[/]: {row['install_hint']}")
+            else (f"[yellow]unavailable[/]: {esc(row['install_hint'])}")
         )
-        table.add_row(str(row["kind"]), str(row["name"]), str(row["plugin"]), status)
+        table.add_row(esc(row["kind"]), esc(row["name"]), esc(row["plugin"]), status)
     console = Console()
     console.print(table)
     for b in broken:
-        console.print(f"[red]plugin {b['plugin']} failed to load:[/] {b['error']}")
+        console.print(f"[red]plugin {esc(b['plugin'])} failed to load:[/] {esc(b['error'])}")
 
 
 @click.command()

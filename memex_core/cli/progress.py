@@ -19,6 +19,7 @@ class RichProgress:
     def start(self, description: str, total: int | None) -> None:
         if not self.enabled:
             return
+        from rich.markup import escape
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -37,13 +38,16 @@ class RichProgress:
             console=self.console,
         )
         self._progress.start()
-        self._task = self._progress.add_task(description, total=total)
+        self._task = self._progress.add_task(escape(description), total=total)
 
     def advance(self, amount: int = 1, description: str | None = None) -> None:
         if self._progress is None:
             return
+        from rich.markup import escape
+
         if description:
-            self._progress.update(self._task, description=description[:60])
+            # A file's name is shown as written, not read as markup (the column styles it).
+            self._progress.update(self._task, description=escape(description[:60]))
         if amount:
             self._progress.advance(self._task, amount)
 

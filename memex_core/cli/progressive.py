@@ -41,21 +41,23 @@ def explore(ctx: click.Context, note: str, similar: int, concise: bool, output_f
     from rich.console import Console
     from rich.tree import Tree
 
-    root = Tree(f"[bold]{found.note.title}[/] [dim]{found.note.path}[/]")
+    from memex_core.cli.render import esc
+
+    root = Tree(f"[bold]{esc(found.note.title)}[/] [dim]{esc(found.note.path)}[/]")
     out = root.add(f"[green]links to[/] ({len(found.outlinks)})")
     for link in found.outlinks:
-        where = link.target_path or "[red]unresolved[/]"
+        where = esc(link.target_path) if link.target_path else "[red]unresolved[/]"
         anchor = f"#{link.heading}" if link.heading else (f"#^{link.block}" if link.block else "")
         kind = " [dim](embed)[/]" if link.kind == "embed" else ""
-        out.add(f"{link.target_title or link.target}{anchor}{kind} [dim]{where}[/]")
+        out.add(f"{esc((link.target_title or link.target) + anchor)}{kind} [dim]{where}[/]")
     back = root.add(f"[magenta]linked from[/] ({len(found.backlinks)})")
     for backlink in found.backlinks:
-        line = f"{backlink.source_title} [dim]{backlink.source_path}[/]"
-        back.add(line if concise else f"{line}\n[dim]{backlink.context}[/]")
+        line = f"{esc(backlink.source_title)} [dim]{esc(backlink.source_path)}[/]"
+        back.add(line if concise else f"{line}\n[dim]{esc(backlink.context)}[/]")
     if similar:
         like = root.add(f"[cyan]similar, not linked[/] ({len(found.similar)})")
         for item in found.similar:
-            like.add(f"{item.title} [dim]{item.path} · {item.score:.2f}[/]")
+            like.add(f"{esc(item.title)} [dim]{esc(item.path)} · {item.score:.2f}[/]")
     Console().print(root)
     for message in found.notes:
         click.echo(f"Note: {message}", err=True)
@@ -72,8 +74,9 @@ def timeline(
 ) -> None:
     """Show the turns (or note sections) around a fragment, in order.
 
-    FRAGMENT_ID comes from a search (`memex dig --concise`). The fragment itself
-    is marked; --before/--after set how many neighbours to show.
+    FRAGMENT_ID comes from a search (`memex dig --concise`): the whole id or a
+    unique prefix of it. The fragment itself is marked; --before/--after set how
+    many neighbours to show.
     """
     from memex_core.cli.render import print_fragments, timeline_to_dict
 
@@ -81,7 +84,7 @@ def timeline(
     if output_format == "json":
         click.echo(json.dumps(timeline_to_dict(found), indent=2, ensure_ascii=False))
     else:
-        print_fragments(found.fragments, {found.anchor_id: "[yellow]▶[/] "})
+        print_fragments(found.fragments, {found.anchor_id: "▶ "})
 
 
 @click.command()
@@ -89,20 +92,22 @@ def timeline(
 @format_option("panel", "json")
 @click.pass_context
 def get(ctx: click.Context, fragment_ids: tuple[str, ...], output_format: str) -> None:
-    """Show fragments in full, by id. Exit status 1 if any id is unknown."""
+    """Show fragments in full, by id.
+
+    Each FRAGMENT_ID is a whole id or a unique prefix of one (4 characters or
+    more, as git takes a commit's). An unknown or ambiguous id is an error
+    (exit status 1) before anything is printed.
+    """
     from memex_core.cli.render import fragment_to_dict, print_fragments
 
-    fragments = open_memex(ctx).get(list(fragment_ids))
-    missing = sorted(set(fragment_ids) - {f.id for f in fragments})
+    mx = open_memex(ctx)
+    fragments = mx.get(mx.resolve_ids(fragment_ids))
     if output_format == "json":
         click.echo(
             json.dumps([fragment_to_dict(f) for f in fragments], indent=2, ensure_ascii=False)
         )
     else:
         print_fragments(fragments)
-    if missing:
-        click.echo(f"Unknown id(s): {', '.join(missing)}", err=True)
-        ctx.exit(1)
 
 
 @click.command(name="context")

@@ -6,10 +6,13 @@ import json
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memex_core.domain import Fragment, SearchResult
 from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 def iso(timestamp: float | None) -> str | None:
@@ -58,8 +61,24 @@ def snippet(text: str, query: str, width: int = 360) -> str:
     return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
 
 
+def esc(text: object) -> str:
+    """``text`` as literal rich markup: a title, path or message holding ``[bold]`` or
+    ``[/]`` prints as written instead of styling (or breaking) the output."""
+    from rich.markup import escape
+
+    return escape(str(text))
+
+
+def id_line(fragment_id: str, *facts: str) -> Text:
+    """A dim line that starts with the whole id. Ids live in a panel's body, never in its
+    border, where rich cuts what does not fit the width."""
+    from rich.text import Text
+
+    return Text("  ·  ".join((fragment_id, *(f for f in facts if f))), style="dim")
+
+
 def print_panels(results: list[SearchResult], query: str) -> None:
-    from rich.console import Console
+    from rich.console import Console, Group
     from rich.panel import Panel
     from rich.text import Text
 
@@ -77,12 +96,13 @@ def print_panels(results: list[SearchResult], query: str) -> None:
         )
         console.print(
             Panel(
-                body,
-                title=f"[bold]{position}.[/] {title} [dim]· {fragment.source_kind} · "
-                f"{fragment.role} · {when}[/]",
+                Group(id_line(fragment.id, f"score {result.score:.4f}", ranks), body),
+                title=Text.assemble(
+                    (f"{position}. ", "bold"),
+                    title,
+                    (f" · {fragment.source_kind} · {fragment.role} · {when}", "dim"),
+                ),
                 title_align="left",
-                subtitle=f"[dim]score {result.score:.4f} · {ranks} · {fragment.id}[/]",
-                subtitle_align="right",
             )
         )
 
@@ -134,7 +154,7 @@ def print_compact(hits: list[CompactHit]) -> None:
 
 def print_fragments(fragments: list[Fragment], marks: dict[str, str] | None = None) -> None:
     """Full fragments as panels; ``marks`` adds a label to some (e.g. the timeline anchor)."""
-    from rich.console import Console
+    from rich.console import Console, Group
     from rich.panel import Panel
     from rich.text import Text
 
@@ -146,13 +166,14 @@ def print_fragments(fragments: list[Fragment], marks: dict[str, str] | None = No
         label = (marks or {}).get(fragment.id, "")
         console.print(
             Panel(
-                Text(fragment.content),
-                title=f"{label}[bold]{title}[/]"
-                + (f" > {heading}" if heading else "")
-                + f" [dim]· {fragment.role} · {when}[/]",
+                Group(id_line(fragment.id), Text(fragment.content)),
+                title=Text.assemble(
+                    (label, "yellow"),
+                    (title, "bold"),
+                    f" > {heading}" if heading else "",
+                    (f" · {fragment.role} · {when}", "dim"),
+                ),
                 title_align="left",
-                subtitle=f"[dim]{fragment.id}[/]",
-                subtitle_align="right",
                 border_style="yellow" if label else "blue",
             )
         )
@@ -171,22 +192,21 @@ def timeline_to_dict(timeline: Timeline) -> dict[str, Any]:
 
 
 def print_context(pack: ContextPack) -> None:
-    from rich.console import Console
+    from rich.console import Console, Group
     from rich.panel import Panel
     from rich.text import Text
 
     console = Console()
     colours = {"query_match": "green", "linked": "magenta", "recency": "blue"}
     for item in pack.items:
-        cut = " [dim](cut; `memex get` for all)[/]" if item.truncated else ""
+        cut = ("  (cut; `memex get` for all)", "dim") if item.truncated else ""
         console.print(
             Panel(
-                Text(item.text),
-                title=f"[{colours.get(item.reason, 'white')}]{item.reason}[/] "
-                f"[bold]{item.title}[/]{cut}",
+                Group(id_line(item.id, item.detail), Text(item.text)),
+                title=Text.assemble(
+                    (item.reason, colours.get(item.reason, "white")), " ", (item.title, "bold"), cut
+                ),
                 title_align="left",
-                subtitle=f"[dim]{item.detail} · {item.id}[/]",
-                subtitle_align="right",
             )
         )
     console.print(

@@ -8,8 +8,9 @@ from typing import Any
 
 import click
 
-from memex_core.cli.context import format_option, open_memex
+from memex_core.cli.context import config_default, format_option, open_memex
 from memex_core.errors import MemexError
+from memex_core.services.search import DEFAULT_SEMANTIC_WEIGHT
 
 FILTER_HELP = {
     "source": "Only this source kind (repeatable), e.g. chatgpt, claude_ai, claude_code, codex, "
@@ -113,8 +114,8 @@ def run_search(
     "--semantic-weight",
     type=click.FloatRange(0.0, 1.0),
     default=None,
-    help="Share of the semantic signal in the fusion, 0..1 (default 0.5; 0 = keyword "
-    "only, 1 = semantic only).",
+    show_default=config_default(DEFAULT_SEMANTIC_WEIGHT, "[search] semantic_weight"),
+    help="Share of the semantic signal in the fusion, 0..1 (0 = keyword only, 1 = semantic only).",
 )
 def dig(ctx: click.Context, query: str, limit: int, output_format: str, **options: Any) -> None:
     """Hybrid search: keyword (BM25) and semantic rankings fused by reciprocal rank.

@@ -30,9 +30,12 @@ def _render(columns: list[str], rows: list[tuple[Any, ...]], output_format: str)
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(*columns)
+    from memex_core.cli.render import esc
+
+    # Cells are stored text: escaped, so a value holding [bold] or [/] prints as written.
+    table = Table(*(esc(c) for c in columns))
     for row in rows:
-        table.add_row(*("NULL" if v is None else str(v)[:200] for v in row))
+        table.add_row(*("NULL" if v is None else esc(str(v)[:200]) for v in row))
     console = Console()
     with console.capture() as captured:
         console.print(table)

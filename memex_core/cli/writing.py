@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from memex_core.catalog.lock import DEFAULT_TIMEOUT_S
 from memex_core.cli.context import format_option, open_memex
 from memex_core.cli.progress import RichProgress
 from memex_core.domain import IngestReport
@@ -20,7 +21,7 @@ from memex_core.domain import IngestReport
     "--no-wait",
     is_flag=True,
     help="Fail at once if another memex process is writing to this home, instead of "
-    "waiting (MEMEX_LOCK_TIMEOUT seconds, default 10).",
+    f"waiting (MEMEX_LOCK_TIMEOUT seconds, default {DEFAULT_TIMEOUT_S:g}).",
 )
 @format_option("panel", "json")
 @click.pass_context
@@ -62,7 +63,7 @@ def ingest(
     "--no-wait",
     is_flag=True,
     help="Fail at once if another memex process is writing to this home, instead of "
-    "waiting (MEMEX_LOCK_TIMEOUT seconds, default 10).",
+    f"waiting (MEMEX_LOCK_TIMEOUT seconds, default {DEFAULT_TIMEOUT_S:g}).",
 )
 @format_option("panel", "json")
 @click.pass_context
