@@ -74,7 +74,7 @@ def id_line(fragment_id: str, *facts: str) -> Text:
     border, where rich cuts what does not fit the width."""
     from rich.text import Text
 
-    return Text("  ·  ".join((fragment_id, *(f for f in facts if f))), style="dim")
+    return Text(" · ".join((fragment_id, *(f for f in facts if f))), style="dim")
 
 
 def print_panels(results: list[SearchResult], query: str) -> None:
