@@ -40,7 +40,10 @@ def register_sources(register: Any) -> None:
     named on the command line to the folder sources first, then each file to every
     file source in turn, using the first that says yes. A file source that sets
     ``replace_changed_files = True`` (a transcript that grows) has a changed file's
-    earlier fragments replaced rather than kept.
+    earlier fragments replaced rather than kept; one with ``explain_unread(path)``
+    says why it refused a file it knows (an export's ``users.json``), which ingest
+    reports instead of "no source can read this file". Items a source skips with
+    ``memex_core.source_kit.warn_skipped`` land in the ingest report's ``skipped``.
     """
 
 

@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from memex_core.domain import Fragment, SourceError
+from memex_core.domain import Fragment, SkippedItemWarning, SourceError
 from memex_core.errors import MemexError
 
 __all__ = [
@@ -54,6 +54,8 @@ __all__ = [
     "ExportSettingError",
     "SURROGATE_ESCAPE",
     "SkippedItemWarning",
+    "describe_json_error",
+    "explain_unreadable_archive",
     "find_json_key",
     "fragments_per_conversation",
     "is_zip_path",
@@ -92,10 +94,6 @@ _MILLISECONDS_THRESHOLD = 1e11
 # Seconds since the epoch of 0001-01-01 and 9999-12-31T23:59:59 (UTC): what datetime can show.
 _EARLIEST = -62135596800.0
 _LATEST = 253402300799.0
-
-
-class SkippedItemWarning(UserWarning):
-    """An item inside an otherwise readable file was skipped (the message says which and why)."""
 
 
 class ExportSettingError(MemexError):
@@ -229,11 +227,13 @@ def _find_member(archive: zipfile.ZipFile, path: str | Path, member_name: str) -
     at_root: list[zipfile.ZipInfo] = []
     in_folder: list[zipfile.ZipInfo] = []
     nested: list[str] = []
+    unsafe: list[str] = []
     for info in archive.infolist():
         if info.is_dir():
             continue
         parts = _safe_parts(info.filename)
         if parts is None:
+            unsafe.append(info.filename)
             continue
         if parts[-1].lower().endswith(_ARCHIVE_SUFFIXES):
             nested.append(info.filename)
@@ -253,6 +253,14 @@ def _find_member(archive: zipfile.ZipFile, path: str | Path, member_name: str) -
             path,
             f"the archive holds several {member_name} files ({names}); "
             "extract the one you want and ingest it directly",
+        )
+    elif any(re.split(r"[/\\:]", name)[-1] == member_name for name in unsafe):
+        names = ", ".join(sorted(unsafe)[:3]) + (", ..." if len(unsafe) > 3 else "")
+        raise SourceError(
+            path,
+            f"the archive's {member_name} has an unsafe name ({names}) that could write "
+            "outside a folder it is extracted to, so memex does not read it; if you trust "
+            "the archive, extract the file yourself and ingest it",
         )
     elif nested:
         raise SourceError(
@@ -306,7 +314,8 @@ def _check_member(path: str | Path, info: zipfile.ZipInfo, limits: ExportLimits)
     if ratio > limits.max_ratio:
         raise SourceError(
             path,
-            f"{info.filename} would expand from {_human_size(info.compress_size)} to "
+            # The member is named once, as the error's location.
+            f"would expand from {_human_size(info.compress_size)} to "
             f"{_human_size(info.file_size)} ({ratio:.0f}:1, over the {limits.max_ratio:g}:1 "
             "limit); real exports compress far less, so this looks like a zip bomb. "
             "Extract it yourself to check, or "
@@ -454,6 +463,21 @@ def json_export_opens_with(
     return prefix.lstrip()[:1] in ("[", "{") and opening.search(prefix) is not None
 
 
+def explain_unreadable_archive(path: str | Path, member_name: str = DEFAULT_MEMBER) -> str | None:
+    """For a source's ``explain_unread``: why a ``.zip`` holds no readable ``member_name``
+    (none in it, only at an unsafe name, a corrupt member...), or ``None`` for anything
+    else. Cheap like :func:`peek_json_prefix`, and never raises."""
+    if not is_zip_path(path):
+        return None
+    try:
+        peek_json_prefix(path, 1, member_name)
+    except SourceError as exc:
+        return exc.reason
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 def find_json_key(text: str, key: str) -> int:
     """Offset of ``"key":`` used as an object key in (possibly truncated) JSON text, or -1.
 
@@ -478,6 +502,17 @@ def _not_utf8(path: str | Path, inside: str, offset: int) -> SourceError:
         "so the file is probably damaged or not an export",
         f"{inside}byte {offset}",
     )
+
+
+def describe_json_error(message: str) -> str:
+    """:class:`json.JSONDecodeError`'s ``msg`` as a phrase that stands alone.
+
+    The decoder's messages expect a position after them ("Unterminated string
+    starting at", "Invalid control character at"); memex gives the line and column
+    separately, so the dangling words go: "unterminated string".
+    """
+    phrase = message.removesuffix(" at").removesuffix(" starting").strip()
+    return phrase[:1].lower() + phrase[1:]
 
 
 def _invalid_json(path: str | Path, reason: str, location: str) -> SourceError:
@@ -581,7 +616,7 @@ class _JsonText:
                     # Grow geometrically so a huge value is re-parsed O(log n) times.
                     self.more(max(READ_CHUNK, 2 * (len(self.text) - start)))
                     continue
-                raise self.error(exc.msg, exc.pos, what) from exc
+                raise self.error(describe_json_error(exc.msg), exc.pos, what) from exc
             except RecursionError as exc:
                 reason = "JSON nested too deeply to be an export" + (f" in {what}" if what else "")
                 raise SourceError(self.path, reason, self.location(start)) from exc

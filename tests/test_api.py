@@ -113,10 +113,14 @@ def test_bad_file_is_reported_and_does_not_stop_the_others(
     assert fast_mx.stats().fragments == 6
 
 
-def test_folder_ingest_skips_unknown_files_quietly(fast_mx: Memex, export: Path) -> None:
+def test_folder_ingest_reports_unknown_files_as_skipped(fast_mx: Memex, export: Path) -> None:
     (export.parent / "README.txt").write_text("hello")
     report = fast_mx.ingest(export.parent)
-    assert [(Path(f.path).name, f.status) for f in report.files] == [("conversations.json", "new")]
+    assert sorted((Path(f.path).name, f.status, f.error) for f in report.files) == [
+        ("README.txt", "skipped", "no source reads this format"),
+        ("conversations.json", "new", None),
+    ]
+    assert not report.failed
 
 
 def test_no_results_guidance_names_the_filter(fast_mx: Memex, export: Path) -> None:

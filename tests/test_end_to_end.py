@@ -20,16 +20,20 @@ def test_every_real_chat_export_ingests_once(fast_mx: Memex, shared_data: Path) 
     report = fast_mx.ingest(*folders)
     by_name = {Path(f.path).name: f for f in report.files}
     assert not report.failed, [(f.path, f.error) for f in report.failed]
-    # Conversation files are read; licences and Claude's users/projects/memories are skipped.
-    assert "yaleman_users.json" not in by_name and "LICENSE.librechat" not in by_name
-    assert {f.source_kind for f in report.files} == {"chatgpt", "claude_ai"}
+    # Conversation files are read; licences and Claude's users/projects/memories are
+    # skipped, each with why.
+    assert by_name["yaleman_users.json"].status == "skipped"
+    assert "Claude.ai account details" in str(by_name["yaleman_users.json"].error)
+    assert by_name["LICENSE.librechat"].status == "skipped"
+    read = [f for f in report.files if f.status != "skipped"]
+    assert {f.source_kind for f in read} == {"chatgpt", "claude_ai"}
     assert by_name["librechat_chatgpt-export.json"].fragments_added > 10
     stats = fast_mx.stats()
     assert stats.fragments == report.fragments_added == stats.keyword_indexed
     assert stats.by_source.keys() == {"chatgpt", "claude_ai"}
 
     again = fast_mx.ingest(*folders)
-    assert again.fragments_added == 0 and again.count("unchanged") == len(report.files)
+    assert again.fragments_added == 0 and again.count("unchanged") == len(read)
     assert fast_mx.stats().fragments == stats.fragments
 
 

@@ -72,9 +72,10 @@ def make_zip(path: Path, members: dict[str, bytes], method: int = zipfile.ZIP_DE
 def test_traversal_names_are_never_read(tmp_path: Path, name: str) -> None:
     tally(FAMILY)
     archive = make_zip(tmp_path / "evil.zip", {name: FIXTURE.read_bytes()})
-    with pytest.raises(SourceError, match=r"no conversations\.json") as caught:
+    with pytest.raises(SourceError, match=r"conversations\.json has an unsafe name") as caught:
         list(ChatGPTSource().ingest(archive))
     assert caught.value.path == str(archive)
+    assert name in caught.value.reason
     assert not ChatGPTSource().can_handle(archive)
 
 

@@ -376,9 +376,13 @@ def test_vault_of_odd_notes_syncs_without_raising(
     assert "UTF-8" in (status["binary.md"].error or "")
 
 
+@pytest.mark.parametrize("columns", ["40", "80", "200"])
 def test_cli_ingest_of_hostile_files_names_each_and_shows_no_traceback(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, columns: str
 ) -> None:
+    """One line per failed file whatever the terminal width or the temp path's length:
+    rich must not wrap a path and its reason apart."""
+    monkeypatch.setenv("COLUMNS", columns)
     home = tmp_path / "home"
     monkeypatch.setattr("memex_core.cli.context.Memex", lambda home=None: fast_memex(Path(home)))
     files = tmp_path / "in"
@@ -411,8 +415,9 @@ def test_cli_ingest_of_hostile_files_names_each_and_shows_no_traceback(
     assert "Traceback" not in output, output
     assert result.exit_code == 1, output
     assert "1 new" in output
-    lines = result.output.replace("\n", "").split("failed ")
-    reasons = {Path(line.split(": ", 1)[0]).name: line for line in lines[1:]}
+    failed = [line for line in result.output.splitlines() if line.startswith("failed ")]
+    reasons = {Path(line[len("failed ") :].split(": ", 1)[0]).name: line for line in failed}
+    assert len(failed) == 4, result.output
     assert "zip bomb" in reasons["bomb.zip"]
     assert "line " in reasons["truncated.json"] and "invalid JSON" in reasons["truncated.json"]
     assert "not UTF-8" in reasons["latin1.json"]

@@ -205,8 +205,18 @@ def test_stable_ids_across_runs_and_copies(tmp_path: Path) -> None:
 @pytest.mark.parametrize("member", ["conversations.json", "data-2025-11-02/conversations.json"])
 def test_zip_export_gives_the_same_fragments(tmp_path: Path, member: str) -> None:
     archive = zipped(tmp_path, member)
-    from_zip = ingest(archive)
+    with pytest.warns(SkippedItemWarning) as caught:
+        from_zip = ingest(archive)
     assert [f.id for f in from_zip] == [f.id for f in ingest(FIXTURE)]
+    # The side files are named, each with why it is not read.
+    folder = member.rpartition("/")[0]
+    prefix = f"{folder}/" if folder else ""
+    assert sorted(str(w.message) for w in caught) == [
+        f"{archive} ({prefix}projects.json): skipped, Claude.ai projects, not conversations; "
+        "memex does not index project descriptions and documents yet",
+        f"{archive} ({prefix}users.json): skipped, Claude.ai account details, not "
+        "conversations; nothing in them to index",
+    ]
     assert {f.provenance.source_path for f in from_zip} == {str(archive)}
 
 

@@ -69,8 +69,11 @@ def read_conversation(source: str) -> list[dict[str, Any]]:
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
+        from memex_core.source_kit import describe_json_error
+
         raise MemexError(
-            f"{name}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}). "
+            f"{name}: not JSON (line {exc.lineno}, column {exc.colno}: "
+            f"{describe_json_error(exc.msg)}). "
             f"Give {CONVERSATION_SHAPE}."
         ) from exc
     if isinstance(data, dict) and "messages" in data:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,6 +12,9 @@ from memex_core.catalog.lock import DEFAULT_TIMEOUT_S
 from memex_core.cli.context import format_option, open_memex
 from memex_core.cli.progress import RichProgress
 from memex_core.domain import IngestReport
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @click.command()
@@ -41,8 +45,11 @@ def ingest(
     (~/.codex/sessions), Obsidian vaults (a folder), and whatever installed
     plugins add (see `memex sources`). Files already ingested with the same
     content are skipped; a vault is synced (changed notes replaced, deleted
-    ones removed). A bad file is reported and the others go on. Exit status 1
-    if any file failed.
+    ones removed). A bad file is reported and the others go on; files in a
+    folder that no source reads, and items skipped inside a file (an entry that
+    is not a conversation, a note's broken frontmatter), are listed with the
+    reason. Exit status 1 if any file failed, which includes a folder with
+    nothing readable in it and a file in which every item was skipped.
     """
     mx = open_memex(ctx)
     if no_wait:
@@ -90,9 +97,18 @@ def sync(
     print_report(report, output_format, no_embed)
 
 
+#: Skipped files and items listed one by one; past this, one line says how many more.
+SHOWN_SKIPS = 20
+
+
 def print_report(report: IngestReport, output_format: str, no_embed: bool) -> None:
-    """The ingest summary; exits with status 1 if any file failed."""
-    statuses = ("new", "updated", "unchanged", "removed", "failed")
+    """The ingest summary; exits with status 1 if any file failed.
+
+    Paths, errors and skip reasons are user data: printed as plain text (a file
+    named ``export[bold].json`` keeps its brackets) and never wrapped by rich, so a
+    long path stays on one line for the terminal to wrap and for scripts to read.
+    """
+    statuses = ("new", "updated", "unchanged", "removed", "skipped", "failed")
     if output_format == "json":
         summary: dict[str, object] = {status: report.count(status) for status in statuses}
         summary.update(
@@ -101,25 +117,50 @@ def print_report(report: IngestReport, output_format: str, no_embed: bool) -> No
             embedded=report.embedded,
             embedding_skipped=report.embedding_skipped_reason,
             files=[vars(f) for f in report.files],
+            skipped_items=report.skipped,
         )
         click.echo(json.dumps(summary, indent=2))
     else:
-        from rich.console import Console
-
-        console = Console()
-        changes = "".join(
-            f", {report.count(s)} {s}" for s in ("updated", "removed") if report.count(s)
-        )
-        removed = f", {report.fragments_removed:,} removed" if report.fragments_removed else ""
-        console.print(
-            f"[bold]{report.count('new')}[/] new{changes}, {report.count('unchanged')} "
-            f"unchanged, [{'red' if report.failed else 'green'}]{report.count('failed')} "
-            f"failed[/] file(s); {report.fragments_added:,} fragment(s) added{removed}, "
-            f"{report.embedded:,} embedded."
-        )
-        for outcome in report.failed:
-            console.print(f"[red]failed[/] {outcome.path}: {outcome.error}", highlight=False)
-        if report.embedding_skipped_reason and not no_embed:
-            console.print(f"[yellow]Embedding skipped:[/] {report.embedding_skipped_reason}")
+        _print_summary(report, no_embed)
     if report.failed:
         sys.exit(1)
+
+
+def _print_summary(report: IngestReport, no_embed: bool) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(soft_wrap=True, highlight=False)
+    changes = "".join(
+        f", {report.count(s)} {s}" for s in ("updated", "removed", "skipped") if report.count(s)
+    )
+    removed = f", {report.fragments_removed:,} removed" if report.fragments_removed else ""
+    console.print(
+        Text.assemble(
+            (str(report.count("new")), "bold"),
+            f" new{changes}, {report.count('unchanged')} unchanged, ",
+            (f"{report.count('failed')} failed", "red" if report.failed else "green"),
+            f" file(s); {report.fragments_added:,} fragment(s) added{removed}, "
+            f"{report.embedded:,} embedded.",
+        )
+    )
+    skipped_files = [f for f in report.files if f.status == "skipped"]
+    for outcome in skipped_files[:SHOWN_SKIPS]:
+        console.print(Text.assemble(("skipped", "yellow"), f" {outcome.path}: {outcome.error}"))
+    _more(console, len(skipped_files), "skipped file(s)")
+    for message in report.skipped[:SHOWN_SKIPS]:
+        console.print(Text(message, style="yellow"))
+    _more(console, len(report.skipped), "skipped item(s)")
+    for outcome in report.failed:
+        console.print(Text.assemble(("failed", "red"), f" {outcome.path}: {outcome.error}"))
+    if report.embedding_skipped_reason and not no_embed:
+        console.print(
+            Text.assemble(("Embedding skipped:", "yellow"), f" {report.embedding_skipped_reason}")
+        )
+
+
+def _more(console: Console, total: int, what: str) -> None:
+    if total > SHOWN_SKIPS:
+        console.print(
+            f"... and {total - SHOWN_SKIPS:,} more {what}; `--format json` lists them all"
+        )

@@ -41,6 +41,16 @@ class SourceError(Exception):
         super().__init__(f"{where}: {reason}")
 
 
+class SkippedItemWarning(UserWarning):
+    """An item inside an otherwise readable file was skipped (the message says which and why).
+
+    Sources warn with it; ingest collects these warnings into the file's
+    :attr:`~memex_core.domain.FileOutcome.skipped` so they are reported as memex
+    reports everything else (the file, the place, the reason), not in Python's
+    warning format.
+    """
+
+
 @runtime_checkable
 class Source(Protocol):
     """Reads one kind of file (an export, a transcript folder...) into fragments."""
@@ -60,6 +70,12 @@ class Source(Protocol):
 #: before has changed (a transcript that grew), the fragments the earlier version
 #: yielded and the new one no longer does are removed. Without it ingest only adds.
 REPLACE_CHANGED_FILES = "replace_changed_files"
+
+#: A :class:`Source` may also define ``explain_unread(path) -> str | None``: for a file
+#: its ``can_handle`` refused, why, when the source knows the file (``users.json`` of an
+#: export it reads, an archive whose members are unsafe). Ingest shows the reason
+#: instead of a bare "no source can read this file".
+EXPLAIN_UNREAD = "explain_unread"
 
 
 @dataclass(frozen=True)

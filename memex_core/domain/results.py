@@ -54,7 +54,9 @@ class FileOutcome:
     """What happened to one input file during ingest."""
 
     path: str
-    status: str  # "new" | "updated" | "unchanged" | "removed" | "failed"
+    # "new" | "updated" | "unchanged" | "removed" | "failed", or "skipped": a file met
+    # inside a folder that no source reads (``error`` says why).
+    status: str
     source_kind: str | None = None
     fragments_added: int = 0
     fragments_seen: int = 0
@@ -70,6 +72,9 @@ class IngestReport:
     embedded: int = 0
     embedding_skipped_reason: str | None = None
     removed_ids: list[str] = field(default_factory=list)
+    #: Items skipped inside files and folders that were read otherwise (an entry that is
+    #: not a conversation, a note's broken frontmatter), each "path (place): skipped, reason".
+    skipped: list[str] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -85,6 +90,11 @@ class IngestReport:
     @property
     def failed(self) -> list[FileOutcome]:
         return [f for f in self.files if f.status == "failed"]
+
+    @property
+    def nothing_read(self) -> bool:
+        """No file was read or found current: every one failed or was skipped."""
+        return not any(f.status not in ("failed", "skipped") for f in self.files)
 
 
 @dataclass(frozen=True)

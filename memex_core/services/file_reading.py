@@ -4,9 +4,12 @@ a reported outcome (a bad or unreadable file never stops the run)."""
 from __future__ import annotations
 
 import hashlib
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from memex_core.domain import FileOutcome, SourceError
+from memex_core.domain import FileOutcome, SkippedItemWarning, SourceError
 
 #: Failures a source may raise for bad input; anything else is a bug in the source.
 READ_ERRORS = (SourceError, OSError, UnicodeDecodeError, ValueError)
@@ -36,3 +39,27 @@ def failed_outcome(label: str, source_kind: str, exc: Exception) -> FileOutcome:
             "please report this with the file's structure"
         )
     return FileOutcome(label, "failed", source_kind, error=error)
+
+
+@contextmanager
+def collect_skips() -> Iterator[list[str]]:
+    """Collect the :class:`SkippedItemWarning` messages raised inside the block.
+
+    They become part of the file's outcome (reported with the file, the place and
+    the reason) instead of reaching the user in Python's warning format. Other
+    warnings pass through unchanged.
+    """
+    skipped: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield skipped
+        finally:
+            skipped.extend(
+                str(w.message) for w in caught if issubclass(w.category, SkippedItemWarning)
+            )
+    for warning in caught:
+        if not issubclass(warning.category, SkippedItemWarning):
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )

@@ -19,7 +19,7 @@ from memex_core.domain import (
     KeywordStore,
     SourceError,
 )
-from memex_core.services.file_reading import failed_outcome, sha256_of
+from memex_core.services.file_reading import collect_skips, failed_outcome, sha256_of
 from memex_core.services.ports import FolderCatalogPort, Progress
 
 
@@ -36,14 +36,18 @@ class FolderSync:
 
     def sync(self, run_id: int, source: FolderSource, folder: Path, report: IngestReport) -> None:
         root = str(folder.resolve())
+        skipped: list[str] = []
         try:
-            scan = source.scan(folder)
+            with collect_skips() as skipped:
+                scan = source.scan(folder)
         except (SourceError, OSError) as exc:
             report.files.append(FileOutcome(root, "failed", source.source_kind, error=str(exc)))
             return
         except Exception as exc:  # a buggy folder source must not stop the run either
             report.files.append(failed_outcome(root, source.source_kind, exc))
             return
+        finally:
+            report.skipped.extend(skipped)
         stored = self.catalog.documents_under(root)
         self.progress.start(f"Syncing {folder.name}", len(scan.documents))
         changed = False
@@ -86,6 +90,7 @@ class FolderSync:
         label = f"{root}/{rel}"
         path = folder / rel
         record = stored.get(rel)
+        skipped: list[str] = []
         try:
             stat = path.stat()
             if record is not None and (record.size, record.mtime_ns) == (
@@ -97,9 +102,12 @@ class FolderSync:
             if record is not None and record.sha256 == sha:
                 self.catalog.touch_document(record.id, stat.st_mtime_ns)
                 return FileOutcome(label, "unchanged", source.source_kind)
-            document = source.read_document(folder, rel)
+            with collect_skips() as skipped:
+                document = source.read_document(folder, rel)
         except Exception as exc:  # reported per file; a buggy source must not stop the run
             return failed_outcome(label, source.source_kind, exc)
+        finally:
+            report.skipped.extend(skipped)
         new, removed = self.catalog.store_document(
             run_id=run_id,
             root=root,

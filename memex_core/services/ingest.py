@@ -26,8 +26,8 @@ from memex_core.domain import (
     Source,
     SourceError,
 )
-from memex_core.domain.contracts import REPLACE_CHANGED_FILES
-from memex_core.services.file_reading import failed_outcome, sha256_of
+from memex_core.domain.contracts import EXPLAIN_UNREAD, REPLACE_CHANGED_FILES
+from memex_core.services.file_reading import collect_skips, failed_outcome, sha256_of
 from memex_core.services.folder_sync import FolderSync
 from memex_core.services.ports import CatalogPort, FolderCatalogPort, NoProgress, Progress
 
@@ -36,6 +36,7 @@ from memex_core.services.ports import CatalogPort, FolderCatalogPort, NoProgress
 class Candidate:
     path: Path
     explicit: bool  # named on the command line (vs found inside a folder)
+    root: Path | None = None  # the folder named on the command line it was found in
 
 
 def expand_paths(
@@ -56,7 +57,7 @@ def expand_paths(
                 dirs[:] = [d for d in dirs if d not in claimed]
                 for name in sorted(files):
                     if not name.startswith("."):
-                        yield Candidate(Path(root) / name, explicit=False)
+                        yield Candidate(Path(root) / name, explicit=False, root=path)
         else:
             yield Candidate(path, explicit=True)
 
@@ -116,11 +117,14 @@ class IngestService:
             else:
                 plain.append(path)
         candidates: list[Candidate] = []
+        # Per folder named on the command line: whether anything in it was read.
+        read_in: dict[Path, bool] = {p: False for p in plain if p.is_dir()}
         for item in expand_paths(plain, self._nested_vault):
             if isinstance(item, Candidate):
                 candidates.append(item)
             else:
                 folders.append((self.pick_folder_source(item), item))  # type: ignore[arg-type]
+                read_in.update({root: True for root in read_in if item.is_relative_to(root)})
         run_id = self.catalog.start_run(command)
         status = "failed"
         try:
@@ -130,9 +134,12 @@ class IngestService:
             for candidate in candidates:
                 self.progress.advance(0, description=f"Ingesting {candidate.path.name}")
                 outcome = self._ingest_file(run_id, candidate, report)
-                if outcome is not None:
-                    report.files.append(outcome)
+                report.files.append(outcome)
+                if candidate.root is not None and outcome.status != "skipped":
+                    read_in[candidate.root] = True
                 self.progress.advance(1)
+            for folder in (f for f, read in read_in.items() if not read):
+                report.files.append(self._nothing_in(folder, report))
             status = "finished"
         finally:
             self.progress.finish()
@@ -144,23 +151,58 @@ class IngestService:
             self.catalog.finish_run(run_id, status, counts)
         return report
 
-    def _ingest_file(
-        self, run_id: int, candidate: Candidate, report: IngestReport
-    ) -> FileOutcome | None:
+    def _known_kinds(self) -> str:
+        return ", ".join(s.source_kind for s in self.sources) or "none installed"
+
+    def _why_unread(self, path: Path) -> str | None:
+        """A source's own reason for refusing a file it knows (see ``EXPLAIN_UNREAD``)."""
+        for source in self.sources:
+            explain = getattr(source, EXPLAIN_UNREAD, None)
+            if explain is None:
+                continue
+            try:
+                reason = explain(path)
+            except Exception:
+                continue
+            if reason:
+                return str(reason)
+        return None
+
+    def _nothing_in(self, folder: Path, report: IngestReport) -> FileOutcome:
+        """The outcome of a folder named on the command line in which nothing was read."""
+        inside = str(folder).rstrip("/") + "/"
+        unread = sum(1 for f in report.files if f.path.startswith(inside))
+        if unread:
+            reason = (
+                f"nothing to ingest: none of its {unread:,} file(s) is in a format a source "
+                f"reads (known sources: {self._known_kinds()}); run `memex sources` to see "
+                "what each one accepts"
+            )
+        else:
+            reason = (
+                "nothing to ingest: the folder holds no files (hidden files and folders, "
+                "whose names start with a dot, are not read)"
+            )
+        return FileOutcome(str(folder), "failed", error=reason)
+
+    def _ingest_file(self, run_id: int, candidate: Candidate, report: IngestReport) -> FileOutcome:
         path = candidate.path
         label = str(path)
         source = self.pick_source(path)
         if source is None:
+            why = self._why_unread(path)
             if not candidate.explicit:
-                return None  # a folder may hold files of no known format; skip quietly
-            kinds = ", ".join(s.source_kind for s in self.sources) or "none installed"
+                # A folder may hold files of no known format: reported, not an error.
+                return FileOutcome(label, "skipped", error=why or "no source reads this format")
             return FileOutcome(
                 label,
                 "failed",
-                error=f"no source can read this file (known sources: {kinds}); "
+                error=why
+                or f"no source can read this file (known sources: {self._known_kinds()}); "
                 "run `memex sources` to see what each one accepts",
             )
         replace = bool(getattr(source, REPLACE_CHANGED_FILES, False))
+        skipped: list[str] = []
         try:
             stat = path.stat()
             if self.catalog.file_unchanged_since(label, stat.st_size, stat.st_mtime_ns):
@@ -168,9 +210,19 @@ class IngestService:
             sha = sha256_of(path)
             if self.catalog.file_ingested(label, sha):
                 return FileOutcome(label, "unchanged", source_kind=source.source_kind)
-            fragments = list(source.ingest(path))
+            with collect_skips() as skipped:
+                fragments = list(source.ingest(path))
         except Exception as exc:  # reported per file; a buggy source must not stop the run
+            report.skipped.extend(skipped)
             return failed_outcome(label, source.source_kind, exc)
+        report.skipped.extend(skipped)
+        if not fragments and skipped:
+            return FileOutcome(
+                label,
+                "failed",
+                source.source_kind,
+                error="nothing could be read: every item in it was skipped",
+            )
         new, removed = self.catalog.replace_file(
             run_id=run_id,
             path=label,

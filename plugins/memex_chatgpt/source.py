@@ -32,6 +32,7 @@ from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
 from memex_core.source_kit import (
     DEFAULT_LIMITS,
     ExportLimits,
+    explain_unreadable_archive,
     fragments_per_conversation,
     json_export_opens_with,
     parse_timestamp,
@@ -83,6 +84,10 @@ class ChatGPTSource:
     def can_handle(self, path: Path) -> bool:
         """True for a ``.json``/``.zip`` whose (member) text opens like a ChatGPT export."""
         return json_export_opens_with(path, _MAPPING_OPENING, PEEK_BYTES)
+
+    def explain_unread(self, path: Path) -> str | None:
+        """Why an export archive refused by :meth:`can_handle` holds nothing to read."""
+        return explain_unreadable_archive(path)
 
     def ingest(self, path: Path) -> Iterator[Fragment]:
         """Fragments of every conversation's active branch, conversation by conversation."""

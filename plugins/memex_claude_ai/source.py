@@ -11,7 +11,9 @@ text: they are stored in ``metadata["thinking"]``, or, with
 ``metadata["reasoning"] = True`` (as ChatGPT's reasoning messages are).
 
 ``users.json``, ``projects.json`` and ``memories.json`` from the same export
-are not conversations: ``can_handle`` says no to them.
+are not conversations: ``can_handle`` says no to them, and ingest says so
+(``explain_unread`` for the files, a skipped item for the archive's members)
+rather than leaving them out without a word.
 
 Errors, decided once: a file that is not valid JSON, or whose top level holds
 no conversations, raises :class:`SourceError` (line and column included). A
@@ -24,19 +26,25 @@ from __future__ import annotations
 
 import hashlib
 import re
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from memex_claude_ai.content import Segment, file_names, render_message
-from memex_core.domain import Fragment
+from memex_core.domain import Fragment, SourceError
 from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
 from memex_core.source_kit import (
     DEFAULT_LIMITS,
     ExportLimits,
+    explain_unreadable_archive,
+    find_json_key,
     fragments_per_conversation,
+    is_zip_path,
     json_export_opens_with,
     parse_timestamp,
+    peek_json_prefix,
+    warn_skipped,
 )
 
 SOURCE_KIND = "claude_ai"
@@ -56,6 +64,37 @@ def _conversation_id(conv: dict[str, Any], key: str | None) -> str:
     for part in (str(conv.get("name")), str(conv.get("created_at"))):
         digest.update(part.encode("utf-8", "surrogatepass") + b"\x1f")
     return f"claude-{digest.hexdigest()}"
+
+
+#: The other files of a Claude.ai export: a key only that file holds, what it is, and why
+#: memex does not read it.
+_OTHER_FILES = {
+    "memories.json": (
+        "conversations_memory",
+        "Claude.ai's memories of you",
+        "memex does not index them yet",
+    ),
+    "projects.json": (
+        "prompt_template",
+        "Claude.ai projects",
+        "memex does not index project descriptions and documents yet",
+    ),
+    "users.json": ("email_address", "Claude.ai account details", "nothing in them to index"),
+}
+
+
+def _report_other_members(path: Path) -> None:
+    """Name the archive's members that are not conversations, with why they are not read."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = [info.filename for info in archive.infolist() if not info.is_dir()]
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # ingest reports the archive itself
+    for name in names:
+        known = _OTHER_FILES.get(name.replace("\\", "/").rsplit("/", 1)[-1])
+        if known:
+            _, what, why = known
+            warn_skipped(path, name, f"{what}, not conversations; {why}")
 
 
 class ClaudeAISource:
@@ -78,8 +117,25 @@ class ClaudeAISource:
         """True for a ``.json``/``.zip`` whose (member) text opens like Claude.ai conversations."""
         return json_export_opens_with(path, _CHAT_MESSAGES_OPENING, PEEK_BYTES)
 
+    def explain_unread(self, path: Path) -> str | None:
+        """Why a file of a Claude.ai export, or its archive, holds nothing this source reads."""
+        if is_zip_path(path):
+            return explain_unreadable_archive(path)
+        if path.suffix.lower() != ".json":
+            return None
+        try:
+            prefix = peek_json_prefix(path, PEEK_BYTES)
+        except SourceError:
+            return None
+        for file_name, (key, what, why) in _OTHER_FILES.items():
+            if find_json_key(prefix, key) >= 0:
+                return f"{what} (the export's {file_name}), not conversations; {why}"
+        return None
+
     def ingest(self, path: Path) -> Iterator[Fragment]:
         """Fragments of every conversation, message by message."""
+        if is_zip_path(path):
+            _report_other_members(path)
         return fragments_per_conversation(
             path,
             "chat_messages",

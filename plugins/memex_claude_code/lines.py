@@ -18,6 +18,7 @@ from typing import Any
 from memex_core.domain import SourceError
 from memex_core.source_kit import (
     SURROGATE_ESCAPE,
+    describe_json_error,
     find_json_key,
     replace_lone_surrogates,
     warn_skipped,
@@ -164,7 +165,7 @@ def _parse_line(raw: bytes, *, strip_bom: bool) -> tuple[Any, str | None]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        return None, f"not valid JSON ({exc.msg} at column {exc.colno})"
+        return None, f"not valid JSON ({describe_json_error(exc.msg)} at column {exc.colno})"
     except RecursionError:
         return None, "JSON nested too deeply"
     except ValueError as exc:  # an integer of more than 4300 digits, say
