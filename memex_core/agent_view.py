@@ -30,7 +30,7 @@ from memex_core.domain.documents import DocumentRecord
 from memex_core.domain.links import ResolvedLink
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import MEMORY_SOURCE, SHARED_OWNER, user_owner
-from memex_core.errors import MemexError
+from memex_core.errors import MemexError, require_query
 from memex_core.services.search import SearchResults
 
 if TYPE_CHECKING:
@@ -121,6 +121,7 @@ class AgentView:
     ) -> SearchResults:
         """Search what this view may read. ``filter_options`` are those of
         :func:`memex_core.api.make_filters` (source, conversation, role, since, until)."""
+        require_query(query)
         filters = self._scoped_filters(collection, include_private, filter_options)
         if filters is None:
             found = SearchResults(mode, [], ["nothing in this scope matches that collection"])
@@ -210,6 +211,7 @@ class AgentView:
         :meth:`Memex.context`)."""
         from memex_core.services.context import ContextBuilder
 
+        require_query(query)
         filters = self._scoped_filters(collection, False, filter_options)
         if filters is None:
             return ContextPack(query=query, budget_chars=budget_chars)

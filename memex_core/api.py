@@ -58,7 +58,7 @@ from memex_core.domain.turn_context import (
     TurnContextSettingError,
     parse_index_table,
 )
-from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError
+from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
 from memex_core.plugins import PluginRegistry, PluginUnavailable, load_registry
 from memex_core.services.context import ContextBuilder, ContextSettings
 from memex_core.services.explore import Exploration, Explorer
@@ -658,8 +658,10 @@ class Memex:
         "last week" or "in March" in the query becomes a since/until filter and is
         taken out of the query; the results' notes say how it was read. When that
         filter leaves nothing (say, chats without dates), the query is searched as
-        written, with no time filter, and the note says so.
+        written, with no time filter, and the note says so. An empty or blank
+        ``query`` raises :class:`~memex_core.errors.EmptyQueryError`.
         """
+        require_query(query)
         if mode not in MODES:
             raise MemexError(f"Unknown search mode {mode!r}: use one of {', '.join(MODES)}.")
         if limit < 1:
@@ -811,7 +813,9 @@ class Memex:
         **filter_options: Any,
     ) -> ContextPack:
         """Context for an agent within ``budget_chars``: search hits, the notes they link
-        to, then recent material; every item says why it is there. Deterministic."""
+        to, then recent material; every item says why it is there. Deterministic.
+        An empty or blank ``query`` raises :class:`~memex_core.errors.EmptyQueryError`."""
+        require_query(query)
         settings = self.context_settings()
         filters = make_filters(**filter_options) if filter_options else None
 

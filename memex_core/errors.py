@@ -13,6 +13,27 @@ class AmbiguousIdError(MemexError):
     """An id prefix names more than one thing; the message lists some of them."""
 
 
+class EmptyQueryError(MemexError, ValueError):
+    """A search was given no words: an empty or blank query.
+
+    Refused rather than answered, since ranking against nothing returns arbitrary
+    fragments that look like results. Also a ``ValueError``, as bad input to a
+    function is elsewhere in Python.
+    """
+
+
+def require_query(query: object) -> str:
+    """``query`` if it holds a word; raise :class:`EmptyQueryError` if it is empty or blank."""
+    if not isinstance(query, str):
+        raise EmptyQueryError(f"The query must be text, not {type(query).__name__}.")
+    if not query.strip():
+        raise EmptyQueryError(
+            "The query is empty: give some words to search for (a search for nothing "
+            "would only return arbitrary fragments)."
+        )
+    return query
+
+
 class WriteLockedError(MemexError):
     """Another process holds the write lock on this MEMEX_HOME."""
 

@@ -60,7 +60,7 @@ from memex_core.domain.memory.records import (
     owner_user_id,
     user_owner,
 )
-from memex_core.errors import AmbiguousIdError, MemexError
+from memex_core.errors import AmbiguousIdError, MemexError, require_query
 from memex_core.services.dream import dream
 from memex_core.services.memory import (
     AppliedDecision,
@@ -321,6 +321,7 @@ class MemoryHandle:
         tool_call_id: str | None = None,
     ) -> builtins.list[MemoryHit]:
         """Search memory in scope: a collection prefix covers every collection below it."""
+        require_query(query)
         with self._logged("search", query, tool_call_id, mode=mode) as info:
             owners = self._readable_owners(user_id)
             collections = self._collections(collection, owners)

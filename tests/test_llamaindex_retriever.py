@@ -29,7 +29,7 @@ from llama_index.core.vector_stores.types import (
 )
 
 from memex_core.api import Memex
-from memex_core.errors import MemexError
+from memex_core.errors import EmptyQueryError, MemexError
 from memex_llamaindex import MemexMemoryBlock, MemexRetriever
 from tests.component_doubles import fast_memex
 
@@ -148,8 +148,9 @@ def test_it_drops_into_a_query_engine(mx: Memex) -> None:
     assert "SQLite database is locked" in str(response)  # MockLLM echoes the prompt
 
 
-def test_an_empty_query_finds_nothing(mx: Memex) -> None:
-    assert MemexRetriever(mx).retrieve("   ") == []
+def test_an_empty_query_is_refused(mx: Memex) -> None:
+    with pytest.raises(EmptyQueryError, match="query is empty"):
+        MemexRetriever(mx).retrieve("   ")
 
 
 # -- filters ----------------------------------------------------------------------------

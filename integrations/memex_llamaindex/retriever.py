@@ -112,8 +112,7 @@ class MemexRetriever(BaseRetriever):
         )
 
     def _search(self, query: str) -> list[NodeWithScore]:
-        if not query.strip():
-            return []
+        # An empty query raises EmptyQueryError: ranking against nothing is noise.
         found = self._view.search(
             query,
             self.mode,
