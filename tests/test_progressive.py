@@ -90,7 +90,12 @@ def test_explore_lists_outlinks_backlinks_and_similar_unlinked_notes(mx: Memex) 
     assert "Gardening.note" in similar  # the only note not linked either way
     assert not {"Locking.note", "Backups.note", "Databases.note"} & set(similar)
     concise = found.to_dict(concise=True)
-    assert concise["outlinks"][0] == {"path": "Locking.note", "title": "Locking"}
+    # The section a link points at stays: two links to one note's sections are two links.
+    assert concise["outlinks"][0] == {
+        "path": "Locking.note",
+        "title": "Locking",
+        "anchor": "#Busy timeout",
+    }
     assert set(concise["note"]) == {"path", "title"}
 
 

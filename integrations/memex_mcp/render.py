@@ -158,7 +158,8 @@ def exploration(found: Any, concise: bool) -> tuple[str, dict[str, Any]]:
     lines.append(f"Links to ({len(found.outlinks)}):")
     for link in found.outlinks:
         where = link.target_path or "unresolved: no such note"
-        lines.append(f"  - {link.target_title or link.target} ({where})")
+        embed = " (embed)" if link.kind == "embed" else ""
+        lines.append(f"  - {link.label}{embed} ({where})")
     lines.append(f"Linked from ({len(found.backlinks)}):")
     for backlink in found.backlinks:
         lines.append(f"  - {backlink.source_title} ({backlink.source_path})")

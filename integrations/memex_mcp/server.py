@@ -10,7 +10,10 @@ a worker thread one at a time while the event loop keeps serving the transport.
 
 # No ``from __future__ import annotations``: the SDK reads the tools' annotations at runtime,
 # and the remember tool's ``kind`` description is built from a local.
+import difflib
 import functools
+import logging
+import sys
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
@@ -18,7 +21,8 @@ import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.prompts.base import Prompt
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict
 
@@ -197,10 +201,93 @@ def _text(text: str) -> TextContent:
     return TextContent(type="text", text=text)
 
 
+def _log() -> logging.Logger:
+    """memex's own line on stderr per refused request: one plain line, never a traceback."""
+    log = logging.getLogger("memex_mcp")
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("memex mcp: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+        log.propagate = False  # the SDK's handler would draw a box around it
+    return log
+
+
+def _unknown(given: Any, valid: list[str], what: str) -> str | None:
+    """Why ``given`` names arguments ``what`` does not take (with the closest valid
+    name), or ``None``. The SDK would silently drop them, so a misspelled
+    ``budget`` for ``budget_chars`` would quietly fall back to the default."""
+    unknown = sorted(set(given or {}) - set(valid))
+    if not unknown:
+        return None
+    guesses = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, valid, n=1, cutoff=0.5)
+        guesses.append(f"{name!r} (did you mean {close[0]!r}?)" if close else repr(name))
+    return (
+        f"{what} has no argument {', '.join(guesses)}. "
+        f"Its arguments are: {', '.join(valid) or 'none'}."
+    )
+
+
+def _phrase(description: str) -> str:
+    """A field description as a phrase inside a sentence: no capital, no full stop."""
+    text = description.strip().rstrip(".")
+    return text[:1].lower() + text[1:]
+
+
+class MemexMCPServer(MCPServer[Any]):
+    """The SDK's server, strict about arguments: an unknown tool or prompt argument is
+    refused with the valid names, and a prompt missing a required one gets a clean
+    error (and one log line) instead of a traceback on stderr."""
+
+    _tool_params: dict[str, list[str]] | None = None
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if self._tool_params is None:
+            self._tool_params = {
+                tool.name: list((tool.input_schema or {}).get("properties", {}))
+                for tool in await self.list_tools()
+            }
+        valid = self._tool_params.get(name)
+        problem = None if valid is None else _unknown(arguments, valid, f"The {name} tool")
+        if problem is not None:
+            unknown = sorted(set(arguments) - set(valid or ()))
+            _log().info("tool %r refused: unknown argument(s) %s", name, unknown)
+            return CallToolResult(content=[_text(problem)], is_error=True)
+        return await super().call_tool(name, arguments, context)
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
+    ) -> Any:
+        known = {prompt.name: prompt for prompt in await self.list_prompts()}
+        prompt = known.get(name)
+        if prompt is not None:
+            declared = prompt.arguments or []
+            valid = [arg.name for arg in declared]
+            problem = _unknown(arguments, valid, f"The {name} prompt")
+            missing = [
+                arg.name for arg in declared if arg.required and arg.name not in (arguments or {})
+            ]
+            if missing and problem is None:
+                wanted = [
+                    f"{arg.name!r} ({_phrase(arg.description)})"
+                    if arg.description
+                    else repr(arg.name)
+                    for arg in declared
+                    if arg.name in missing
+                ]
+                problem = f"The {name} prompt needs the argument {', '.join(wanted)}."
+            if problem is not None:
+                _log().info("prompt %r refused: %s", name, problem)
+                raise MCPError(INVALID_PARAMS, problem)
+        return await super().get_prompt(name, arguments, context)
+
+
 def build_server(tools: MemexTools) -> MCPServer[Any]:
     """An ``MCPServer`` whose tools and prompts read and write through ``tools``."""
     scope = tools.scope
-    server: MCPServer[Any] = MCPServer(
+    server = MemexMCPServer(
         SERVER_NAME,
         title="memex",
         version=_version(),

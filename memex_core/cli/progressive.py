@@ -47,9 +47,8 @@ def explore(ctx: click.Context, note: str, similar: int, concise: bool, output_f
     out = root.add(f"[green]links to[/] ({len(found.outlinks)})")
     for link in found.outlinks:
         where = esc(link.target_path) if link.target_path else "[red]unresolved[/]"
-        anchor = f"#{link.heading}" if link.heading else (f"#^{link.block}" if link.block else "")
         kind = " [dim](embed)[/]" if link.kind == "embed" else ""
-        out.add(f"{esc((link.target_title or link.target) + anchor)}{kind} [dim]{where}[/]")
+        out.add(f"{esc(link.label)}{kind} [dim]{where}[/]")
     back = root.add(f"[magenta]linked from[/] ({len(found.backlinks)})")
     for backlink in found.backlinks:
         line = f"{esc(backlink.source_title)} [dim]{esc(backlink.source_path)}[/]"

@@ -28,9 +28,23 @@ class Outlink:
     target_title: str | None
     target_document: str | None
 
+    @property
+    def anchor(self) -> str:
+        """``#Heading`` or ``#^block`` when the link points into the note, else empty:
+        four links to four sections of one note are four different links."""
+        if self.heading:
+            return f"#{self.heading}"
+        return f"#^{self.block}" if self.block else ""
+
+    @property
+    def label(self) -> str:
+        """The target as a reader names it: its title (or the link text) and the anchor."""
+        return (self.target_title or self.target) + self.anchor
+
     def to_dict(self, concise: bool = False) -> dict[str, Any]:
         if concise:
-            return {"path": self.target_path, "title": self.target_title or self.target}
+            short = {"path": self.target_path, "title": self.target_title or self.target}
+            return {**short, "anchor": self.anchor} if self.anchor else short
         return dict(vars(self))
 
 
