@@ -81,6 +81,7 @@ _NUMBER_WORDS = _NUMBER_NAMES.split()  # 1..12
 
 # Building blocks (no capturing groups, so they can be combined freely).
 _MONTH_FULL = "(?:" + "|".join(_MONTHS) + ")"
+_MONTHS_BUT_MAY = "(?:" + "|".join(m for m in _MONTHS if m != "may") + ")"
 # Full names first: alternation takes the first that fits, and "march" must beat "mar".
 _MONTH_ANY = "(?:" + "|".join([*_MONTHS, *sorted(_MONTH_ABBREVIATIONS)]) + r")(?:\.(?!\w))?"
 _WEEKDAY = "(?:" + "|".join(_WEEKDAYS) + ")"
@@ -196,6 +197,14 @@ def _days_back(days: int) -> _Resolver:
     return resolve
 
 
+def _last_month_name(match: re.Match[str], today: date, _anchor: date) -> _Period:
+    """The most recent such month before this one ("last February" said in March 2026:
+    February 2026; said in February 2026: February 2025). "in February" also counts the
+    month under way; "last" never does."""
+    month = _month_number(match["month"])
+    return _month(today.year if month < today.month else today.year - 1, month)
+
+
 def _last_weekday(match: re.Match[str], today: date, _anchor: date) -> _Period:
     wanted = _WEEKDAYS.index(match["weekday"].lower())
     day = today - timedelta(days=(today.weekday() - wanted) % 7 or 7)
@@ -215,6 +224,8 @@ _RELATIVE: list[tuple[str, _Resolver]] = [
         _this_or_last,
     ),
     (rf"last\s+(?P<weekday>{_WEEKDAY})", _last_weekday),
+    # "the last may be..." is no month: May only with its capital.
+    (rf"(?:last|previous)\s+(?P<month>{_MONTHS_BUT_MAY}|(?-i:May))", _last_month_name),
     (r"today", _days_back(0)),
     (r"yesterday", _days_back(1)),
 ]

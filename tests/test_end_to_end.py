@@ -106,3 +106,12 @@ def test_fast_doubles_agree_with_the_api_contract(memex_home: Path) -> None:
     assert mx.search("WAL busy_timeout", mode="keyword")[0].fragment.title == (
         "SQLite database is locked with WAL"
     )
+
+
+def test_a_real_chat_is_found_by_its_title(fast_mx: Memex, shared_data: Path) -> None:
+    """The edge-case export's chat titled "Кириллица и 日本語" holds neither word in its
+    turns; the keyword index sees the title with each turn."""
+    fast_mx.ingest(shared_data / "exports" / "chatgpt" / "2015pulsar_edgecases_conversations.json")
+    found = fast_mx.search("Кириллица", mode="keyword")
+    assert found.results
+    assert {r.fragment.title for r in found} == {"Кириллица и 日本語"}

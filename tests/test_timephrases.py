@@ -38,6 +38,13 @@ def read(query: str) -> TimePhrase:
         ("3 days ago", "2026-11-15", "2026-11-16"),
         ("last friday", "2026-11-13", "2026-11-14"),
         ("last wednesday", "2026-11-11", "2026-11-12"),  # today is a Wednesday: a week back
+        # "last <month>": the most recent such month before this one (never this one)
+        ("last February", "2026-02-01", "2026-03-01"),
+        ("last february", "2026-02-01", "2026-03-01"),
+        ("previous October", "2026-10-01", "2026-11-01"),
+        ("last November", "2025-11-01", "2025-12-01"),  # this month is under way: a year back
+        ("last December", "2025-12-01", "2026-01-01"),
+        ("last May", "2026-05-01", "2026-06-01"),
         # calendar weeks start on Monday
         ("this week", "2026-11-16", "2026-11-23"),
         ("last week", "2026-11-09", "2026-11-16"),
@@ -145,6 +152,8 @@ def test_open_ended_phrases(query: str, since: str | None, until: str | None) ->
         ("what we said IN MARCH about sqlite", "IN MARCH", "what we said about sqlite"),
         ("sqlite, 2 weeks ago, locking", "2 weeks ago", "sqlite, locking"),
         ("yesterday and last week", "yesterday", "and last week"),  # the first phrase wins
+        ("trip plans from last February", "last February", "trip plans"),
+        ("what did I cook last March?", "last March", "what did I cook?"),
     ],
 )
 def test_phrase_is_cut_from_the_query(query: str, phrase: str, rest: str) -> None:
@@ -184,6 +193,8 @@ def test_phrase_is_cut_from_the_query(query: str, phrase: str, rest: str) -> Non
         "last 9999 years",
         "since 1.2",
         "in sept",  # abbreviations only count next to a number
+        "the last may be the best",  # "may" is a month only as "May"
+        "last feb",
     ],
 )
 def test_no_phrase(query: str) -> None:

@@ -12,6 +12,7 @@ import copy
 import json
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -116,17 +117,72 @@ def test_with_context_changes_only_later_dialogue_turns() -> None:
     )
 
 
+def test_the_keyword_text_holds_the_conversation_title_once() -> None:
+    titled = replace(_fragment("1", "user", "how do I fix it?"), title="SQLite locking")
+    answer = replace(_fragment("2", "assistant", "Use WAL."), title="SQLite locking")
+    # An abstract stored as "title + text" already holds its title: not added again.
+    abstract = replace(
+        _fragment("3", "user", "SQLite locking in depth. Text."), title="SQLite locking"
+    )
+    order = {"c": [TurnText(f.id, f.id, f.content) for f in (titled, answer, abstract)]}
+    out = with_context([titled, answer, abstract], order, TurnContext(1, 300))
+    assert [f.index_text for f in out] == [
+        "SQLite locking\nhow do I fix it?\nhow do I fix it?",
+        "SQLite locking\nhow do I fix it?\nUse WAL.\nUse WAL.",
+        "Use WAL.\nSQLite locking in depth. Text.\nSQLite locking in depth. Text.",
+    ]
+    untitled = with_context([answer], order, TurnContext(1, 300, titles=False))
+    assert untitled[0].index_text == "how do I fix it?\nUse WAL.\nUse WAL."
+
+
+def test_a_chat_is_found_by_its_title(memex_home: Path, tmp_path: Path) -> None:
+    turns = [("user", "Привет, как дела?", T0), ("assistant", "こんにちは、元気です。", T0 + 60)]
+    export = write_chatgpt_export(
+        tmp_path / "conversations.json", [chatgpt_conversation("t", "Кириллица и 日本語", turns)]
+    )
+    with fast_memex(memex_home) as mx:
+        mx.ingest(export)
+        found = mx.search("Кириллица", mode="keyword")
+        assert {r.fragment.content for r in found} == {turns[0][1], turns[1][1]}
+        assert found.notes == []
+
+
+def test_a_home_indexed_before_titles_asks_for_a_rebuild(memex_home: Path, tmp_path: Path) -> None:
+    export = write_chatgpt_export(
+        tmp_path / "c.json", [chatgpt_conversation("z", "Zebra planning", PERMITS)]
+    )
+    with fast_memex(memex_home) as mx:
+        # As a memex that did not index titles recorded it: the ingest indexes no title.
+        mx.catalog.set_setting(KEYWORD_CONTEXT_SETTING, "turns=2,chars=300,own=2")
+        mx.ingest(export)
+    with fast_memex(memex_home) as mx:
+        assert mx.indexed_context().keyword == TurnContext(2, 300, titles=False)
+        found = mx.search("zebra", mode="keyword")
+        assert found.results == []
+        assert len(found.notes) == 1
+        assert "built before conversation titles were indexed" in found.notes[0]
+        assert "`memex rebuild`" in found.notes[0]
+        mx.rebuild(vectors=False)
+        found = mx.search("zebra", mode="keyword")
+        assert found.notes == [] and len(found.results) == 2
+
+
 def test_index_table_defaults_and_refusals() -> None:
-    assert parse_index_table({}) == IndexContext(TurnContext(2, 300), TurnContext(0, 300))
+    assert parse_index_table({}) == IndexContext(
+        TurnContext(2, 300), TurnContext(0, 300, titles=False)
+    )
     assert parse_index_table(
         {"keyword_context_turns": 1, "vector_context_turns": 1, "context_chars": 50}
-    ) == IndexContext(TurnContext(1, 50), TurnContext(1, 50))
+    ) == IndexContext(TurnContext(1, 50), TurnContext(1, 50, titles=False))
     for bad in ({"keyword_context_turns": -1}, {"context_chars": "300"}, {"turns": 1}):
         with pytest.raises(TurnContextSettingError):
             parse_index_table(bad)
     with pytest.raises(TurnContextSettingError, match="keyword_context_turns = True"):
         parse_index_table({"keyword_context_turns": True})
     assert TurnContext.from_signature(TurnContext(2, 300).signature()) == TurnContext(2, 300)
+    assert TurnContext(2, 300).signature() == "turns=2,chars=300,own=2,title=1"
+    # Recorded by a memex that did not index titles yet:
+    assert TurnContext.from_signature("turns=2,chars=300,own=2") == TurnContext(2, 300, False)
     assert TurnContext.from_signature("off") == TurnContext(0)
     assert TurnContext.from_signature("nonsense") is None
 
@@ -405,7 +461,7 @@ def test_a_changed_setting_is_not_mixed_in_and_asks_for_a_rebuild(
     assert mx.search("ferry", mode="keyword").notes == []
     assert office in keyword_ids(mx, "ngorongoro")
     assert by_content(mx, ANSWER).id in keyword_ids(mx, "zanzibar")
-    assert mx.catalog.get_setting(KEYWORD_CONTEXT_SETTING) == "turns=2,chars=300,own=2"
+    assert mx.catalog.get_setting(KEYWORD_CONTEXT_SETTING) == "turns=2,chars=300,own=2,title=1"
     mx.close()
 
 
@@ -462,7 +518,7 @@ def test_an_empty_home_takes_the_configured_setting(memex_home: Path) -> None:
     mx = fast_memex(memex_home, index={"keyword_context_turns": 1, "context_chars": 120})
     assert mx.indexed_context().keyword == TurnContext(1, 120)
     mx.add_fragments([], origin="test:nothing")
-    assert mx.catalog.get_setting(KEYWORD_CONTEXT_SETTING) == "turns=1,chars=120,own=2"
+    assert mx.catalog.get_setting(KEYWORD_CONTEXT_SETTING) == "turns=1,chars=120,own=2,title=1"
     assert mx.catalog.get_setting(VECTOR_CONTEXT_SETTING) == "off"
     mx.close()
 

@@ -8,9 +8,12 @@ results show) never changes; only what an index is built from does.
 
 Only dialogue turns (roles ``user`` and ``assistant``) of ingested
 conversations take and give context: notes, tool output, system messages and
-agent memory are indexed as they are. All chunks of one message share the same
-context (the turns before the message), and an earlier message counts once
-however many chunks it was split into.
+agent memory are indexed as they are. In the keyword index the conversation's
+title comes with the turns (a chat named "Кириллица и 日本語" is found by its
+name), once, like a context line, unless the turn's text already starts with
+it; the vectors see no title (not measured to help MiniLM). All chunks of one
+message share the same context (the turns before the message), and an earlier
+message counts once however many chunks it was split into.
 
 Pure logic: the order of a conversation's turns comes from the catalog (see
 :mod:`memex_core.services.index_text`).
@@ -54,10 +57,12 @@ class TurnContextSettingError(ValueError):
 @dataclass(frozen=True)
 class TurnContext:
     """How many earlier turns an index sees with each turn, and how much of each (0 turns:
-    each turn is indexed exactly as stored)."""
+    each turn is indexed exactly as stored), and whether it sees the conversation's title
+    (an index recorded before titles were indexed reads back with ``titles=False``)."""
 
     turns: int = 0
     chars: int = DEFAULT_CONTEXT_CHARS
+    titles: bool = True
 
     @property
     def enabled(self) -> bool:
@@ -67,7 +72,8 @@ class TurnContext:
         """What the catalog records (``off`` or ``turns=2,chars=300,own=2``)."""
         if not self.enabled:
             return LEGACY_SIGNATURE
-        return f"turns={self.turns},chars={self.chars},own={OWN_TEXT_REPEATS}"
+        title = ",title=1" if self.titles else ""
+        return f"turns={self.turns},chars={self.chars},own={OWN_TEXT_REPEATS}{title}"
 
     @classmethod
     def from_signature(cls, text: str) -> TurnContext | None:
@@ -78,7 +84,8 @@ class TurnContext:
             parts = dict(item.split("=", 1) for item in text.split(","))
             if int(parts["own"]) != OWN_TEXT_REPEATS:
                 return None  # built by a memex that weighed the context differently
-            return cls(int(parts["turns"]), int(parts["chars"]))
+            titles = parts.get("title") == "1"
+            return cls(int(parts["turns"]), int(parts["chars"]), titles)
         except (KeyError, ValueError):
             return None
 
@@ -86,7 +93,8 @@ class TurnContext:
         if not self.enabled:
             return "no earlier turns"
         turns = "1 earlier turn" if self.turns == 1 else f"{self.turns} earlier turns"
-        return f"{turns}, up to {self.chars} characters each"
+        text = f"{turns}, up to {self.chars} characters each"
+        return text + (", and the conversation's title" if self.titles else ", without titles")
 
 
 @dataclass(frozen=True)
@@ -94,7 +102,7 @@ class IndexContext:
     """Turn context of each index: the keyword index and the vector index."""
 
     keyword: TurnContext = TurnContext(DEFAULT_KEYWORD_TURNS)
-    vectors: TurnContext = TurnContext(DEFAULT_VECTOR_TURNS)
+    vectors: TurnContext = TurnContext(DEFAULT_VECTOR_TURNS, titles=False)
 
 
 def parse_index_table(table: Mapping[str, Any]) -> IndexContext:
@@ -118,7 +126,9 @@ def parse_index_table(table: Mapping[str, Any]) -> IndexContext:
     chars = count("context_chars", DEFAULT_CONTEXT_CHARS)
     return IndexContext(
         keyword=TurnContext(count("keyword_context_turns", DEFAULT_KEYWORD_TURNS), chars),
-        vectors=TurnContext(count("vector_context_turns", DEFAULT_VECTOR_TURNS), chars),
+        vectors=TurnContext(
+            count("vector_context_turns", DEFAULT_VECTOR_TURNS), chars, titles=False
+        ),
     )
 
 
@@ -174,13 +184,23 @@ def earlier_turns(order: Sequence[TurnText], index: int, turns: int) -> list[str
     return ["\n".join(reversed(chunks)) for chunks in reversed(found)]
 
 
+def _title_line(fragment: Fragment) -> str:
+    """The conversation's title as a context line, or empty when there is none or the
+    turn's text already starts with it (an abstract stored as "title + text")."""
+    title = (fragment.title or "").strip()
+    if not title or fragment.searchable_text.lstrip().startswith(title):
+        return ""
+    return title
+
+
 def with_context(
     fragments: Iterable[Fragment],
     conversations: Mapping[str, Sequence[TurnText]],
     context: TurnContext,
 ) -> list[Fragment]:
-    """``fragments`` with ``index_text`` set to their earlier turns (the end of each) and
-    their own text, :data:`OWN_TEXT_REPEATS` times.
+    """``fragments`` with ``index_text`` set to their conversation's title (with
+    ``context.titles``, unless the text starts with it), their earlier turns (the end of
+    each) and their own text, :data:`OWN_TEXT_REPEATS` times.
 
     ``conversations`` maps a conversation id to its dialogue fragments in order (the
     catalog's order). The first turn of a conversation has no context but its own text
@@ -203,5 +223,6 @@ def with_context(
             continue
         before = [tail(text, context.chars) for text in earlier_turns(order, index, context.turns)]
         own = [fragment.searchable_text] * OWN_TEXT_REPEATS
-        out[n] = replace(fragment, index_text="\n".join([t for t in before if t] + own))
+        title = _title_line(fragment) if context.titles else ""
+        out[n] = replace(fragment, index_text="\n".join([t for t in (title, *before) if t] + own))
     return out

@@ -105,6 +105,21 @@ def _setting(name: str, context: TurnContext) -> str:
     )
 
 
+def _difference(built: str, name: str, recorded: TurnContext, configured: TurnContext) -> str:
+    """What differs between how an index was built and what config.toml asks for;
+    ``built`` opens the sentence ("The keyword index was built")."""
+    if (recorded.turns, recorded.chars) == (configured.turns, configured.chars):
+        # Only the titles: an index built before conversation titles were indexed.
+        return (
+            f"{built} before conversation titles were indexed with each turn, so a "
+            "search for a chat's title misses its turns."
+        )
+    return (
+        f"{built} with {_setting(name, recorded)} ({recorded.describe()}), "
+        f"but config.toml [index] asks for {_setting(name, configured)}."
+    )
+
+
 def pending_changes(recorded: IndexContext, configured: IndexContext) -> list[tuple[str, str]]:
     """(index, sentence) for each index built with another turn context than configured."""
     out = []
@@ -114,10 +129,11 @@ def pending_changes(recorded: IndexContext, configured: IndexContext) -> list[tu
         out.append(
             (
                 "keyword",
-                f"The keyword index was built with {_setting('keyword', recorded.keyword)} "
-                f"({recorded.keyword.describe()}), but config.toml [index] asks for "
-                f"{_setting('keyword', configured.keyword)}. New fragments are indexed as "
-                "before until `memex rebuild` re-indexes everything with the new setting.",
+                _difference(
+                    "The keyword index was built", "keyword", recorded.keyword, configured.keyword
+                )
+                + " New fragments are indexed as before until `memex rebuild` re-indexes "
+                "everything with the new setting.",
             )
         )
     if recorded.vectors != configured.vectors and (
@@ -126,11 +142,11 @@ def pending_changes(recorded: IndexContext, configured: IndexContext) -> list[tu
         out.append(
             (
                 "vectors",
-                f"The vectors were built with {_setting('vector', recorded.vectors)} "
-                f"({recorded.vectors.describe()}), but config.toml [index] asks for "
-                f"{_setting('vector', configured.vectors)}. New fragments are embedded as "
-                "before until `memex rebuild --vectors` re-embeds everything with the new "
-                "setting.",
+                _difference(
+                    "The vectors were built", "vector", recorded.vectors, configured.vectors
+                )
+                + " New fragments are embedded as before until `memex rebuild --vectors` "
+                "re-embeds everything with the new setting.",
             )
         )
     return out
