@@ -258,3 +258,18 @@ def test_api_skip_warning_class_is_the_domain_one() -> None:
 
     assert source_kit.SkippedItemWarning is SkippedItemWarning
     assert issubclass(SkippedItemWarning, UserWarning)
+
+
+def test_many_files_skipped_for_one_reason_take_one_line(run: Run, tmp_path: Path) -> None:
+    folder = tmp_path / "exports"
+    export(folder / "conversations.json")
+    for n in range(40):
+        (folder / f"photo{n:02}.png").write_bytes(b"\x89PNG")
+    status, out, _ = run(folder)
+    assert status == 0
+    assert "1 new, 40 skipped" in out
+    skipped = [line for line in out.splitlines() if line.startswith("skipped")]
+    assert skipped == [
+        f"skipped 40 files: no source reads this format (e.g. {folder}/photo00.png, "
+        f"{folder}/photo01.png, {folder}/photo02.png; --format json lists all)"
+    ]

@@ -144,10 +144,8 @@ def _print_summary(report: IngestReport, no_embed: bool) -> None:
             f"{report.embedded:,} embedded.",
         )
     )
-    skipped_files = [f for f in report.files if f.status == "skipped"]
-    for outcome in skipped_files[:SHOWN_SKIPS]:
-        console.print(Text.assemble(("skipped", "yellow"), f" {outcome.path}: {outcome.error}"))
-    _more(console, len(skipped_files), "skipped file(s)")
+    for line in _skipped_files(report):
+        console.print(Text.assemble(("skipped", "yellow"), f" {line}"))
     for message in report.skipped[:SHOWN_SKIPS]:
         console.print(Text(message, style="yellow"))
     _more(console, len(report.skipped), "skipped item(s)")
@@ -157,6 +155,29 @@ def _print_summary(report: IngestReport, no_embed: bool) -> None:
         console.print(
             Text.assemble(("Embedding skipped:", "yellow"), f" {report.embedding_skipped_reason}")
         )
+
+
+#: Past this many files skipped for one reason, they are counted on one line.
+GROUPED_SKIPS = 3
+
+
+def _skipped_files(report: IngestReport) -> list[str]:
+    """One line per skipped file, or per reason when many files share it (a folder of
+    images must not print a line per image on every `memex sync`)."""
+    by_reason: dict[str, list[str]] = {}
+    for outcome in report.files:
+        if outcome.status == "skipped":
+            by_reason.setdefault(outcome.error or "not read", []).append(outcome.path)
+    lines = []
+    for reason, paths in by_reason.items():
+        if len(paths) > GROUPED_SKIPS:
+            examples = ", ".join(paths[:GROUPED_SKIPS])
+            lines.append(
+                f"{len(paths):,} files: {reason} (e.g. {examples}; --format json lists all)"
+            )
+        else:
+            lines.extend(f"{path}: {reason}" for path in paths)
+    return lines
 
 
 def _more(console: Console, total: int, what: str) -> None:
