@@ -56,10 +56,18 @@ class Knobs:
     tokenizer: str = DEFAULT_TOKENIZER
     keyword_turns: int = _INDEX_DEFAULTS.keyword.turns
     vector_turns: int = _INDEX_DEFAULTS.vectors.turns
+    keyword_titles: bool = _INDEX_DEFAULTS.keyword.titles
 
-    def index_settings(self) -> tuple[int, float, str, int, int]:
+    def index_settings(self) -> tuple[int, float, str, int, int, bool]:
         """What needs config.toml (the weight is passed per search)."""
-        return self.depth, self.rrf_k, self.tokenizer, self.keyword_turns, self.vector_turns
+        return (
+            self.depth,
+            self.rrf_k,
+            self.tokenizer,
+            self.keyword_turns,
+            self.vector_turns,
+            self.keyword_titles,
+        )
 
 
 def memex_defaults() -> Knobs:
@@ -87,6 +95,8 @@ def describe(knobs: Knobs, base: Knobs) -> str:
         )
         if getattr(knobs, attr) != getattr(base, attr)
     ]
+    if knobs.keyword_titles != base.keyword_titles:
+        changed.append("keyword_titles " + str(knobs.keyword_titles).lower())
     if knobs.tokenizer != base.tokenizer:
         changed.append(f"tokenizer {knobs.tokenizer}")
     return ", ".join(changed) or "defaults"
@@ -97,7 +107,8 @@ def describe_defaults(base: Knobs) -> str:
         f"semantic_weight {base.weight:g}, candidate_depth {base.depth} (each signal hands "
         f"the ranker its top max(limit, {base.depth})), rrf k {base.rrf_k:g}, stemmer and "
         f"stopwords english, turn context: keyword index {base.keyword_turns} earlier "
-        f"turn(s) of up to {_INDEX_DEFAULTS.keyword.chars} characters, vectors "
+        f"turn(s) of up to {_INDEX_DEFAULTS.keyword.chars} characters"
+        f"{' and the conversation title' if base.keyword_titles else ''}, vectors "
         f"{base.vector_turns}"
     )
 
@@ -124,6 +135,7 @@ class Sweeper:
             f"[search]\ncandidate_depth = {knobs.depth}\n\n[ranker.{DEFAULT_COMPONENTS['ranker']}]"
             f"\nk = {knobs.rrf_k:g}\n\n[index]\nkeyword_context_turns = {knobs.keyword_turns}\n"
             f"vector_context_turns = {knobs.vector_turns}\n"
+            f"keyword_titles = {'true' if knobs.keyword_titles else 'false'}\n"
         )
         if TOKENIZERS[knobs.tokenizer]:
             text += "\n[keyword.bm25]\n" + TOKENIZERS[knobs.tokenizer]
@@ -135,9 +147,10 @@ class Sweeper:
         self.mx.close()
         write_config(self.home, "" if knobs == self.base else self.config_text(knobs))
         self.mx = self.ctx.memex(self.home)
-        keyword = (knobs.tokenizer, knobs.keyword_turns) != (
+        keyword = (knobs.tokenizer, knobs.keyword_turns, knobs.keyword_titles) != (
             self.current.tokenizer,
             self.current.keyword_turns,
+            self.current.keyword_titles,
         )
         vectors = knobs.vector_turns != self.current.vector_turns
         if keyword or vectors:
@@ -293,6 +306,8 @@ def _ideas(sweeper: Sweeper, metric: str) -> list[str]:
             replace(base, keyword_turns=previous.keyword_turns),
         ),
         ("both: the defaults", base),
+        # Issue 19: the conversation's title indexed with each turn.
+        ("the defaults without conversation titles", replace(base, keyword_titles=False)),
     ]
     return [
         f"The defaults against the previous ones ({metric}; the keyword column does not "

@@ -147,6 +147,19 @@ def test_a_chat_is_found_by_its_title(memex_home: Path, tmp_path: Path) -> None:
         assert found.notes == []
 
 
+def test_titles_can_be_left_out_of_the_keyword_index(memex_home: Path, tmp_path: Path) -> None:
+    export = write_chatgpt_export(
+        tmp_path / "c.json", [chatgpt_conversation("z", "Zebra planning", PERMITS)]
+    )
+    with fast_memex(memex_home, index={"keyword_titles": False}) as mx:
+        mx.ingest(export)
+        assert mx.search("zebra", mode="keyword").results == []
+        assert len(mx.search("crater permits", mode="keyword").results) == 2
+    with fast_memex(memex_home) as mx:  # titles on again: the index says it lacks them
+        notes = mx.search("zebra", mode="keyword").notes
+        assert len(notes) == 1 and "before conversation titles were indexed" in notes[0]
+
+
 def test_a_home_indexed_before_titles_asks_for_a_rebuild(memex_home: Path, tmp_path: Path) -> None:
     export = write_chatgpt_export(
         tmp_path / "c.json", [chatgpt_conversation("z", "Zebra planning", PERMITS)]
@@ -174,6 +187,9 @@ def test_index_table_defaults_and_refusals() -> None:
     assert parse_index_table(
         {"keyword_context_turns": 1, "vector_context_turns": 1, "context_chars": 50}
     ) == IndexContext(TurnContext(1, 50), TurnContext(1, 50, titles=False))
+    assert parse_index_table({"keyword_titles": False}).keyword == TurnContext(2, 300, False)
+    with pytest.raises(TurnContextSettingError, match="keyword_titles = 'no': use true or false"):
+        parse_index_table({"keyword_titles": "no"})
     for bad in ({"keyword_context_turns": -1}, {"context_chars": "300"}, {"turns": 1}):
         with pytest.raises(TurnContextSettingError):
             parse_index_table(bad)

@@ -107,7 +107,7 @@ class IndexContext:
 
 def parse_index_table(table: Mapping[str, Any]) -> IndexContext:
     """The ``[index]`` table of config.toml over the defaults, checked."""
-    known = ("keyword_context_turns", "vector_context_turns", "context_chars")
+    known = ("keyword_context_turns", "vector_context_turns", "context_chars", "keyword_titles")
     unknown = sorted(set(table) - set(known))
     if unknown:
         raise TurnContextSettingError(
@@ -124,8 +124,13 @@ def parse_index_table(table: Mapping[str, Any]) -> IndexContext:
         return value
 
     chars = count("context_chars", DEFAULT_CONTEXT_CHARS)
+    titles = table.get("keyword_titles", True)
+    if not isinstance(titles, bool):
+        raise TurnContextSettingError(
+            f"config.toml [index] keyword_titles = {titles!r}: use true or false."
+        )
     return IndexContext(
-        keyword=TurnContext(count("keyword_context_turns", DEFAULT_KEYWORD_TURNS), chars),
+        keyword=TurnContext(count("keyword_context_turns", DEFAULT_KEYWORD_TURNS), chars, titles),
         vectors=TurnContext(
             count("vector_context_turns", DEFAULT_VECTOR_TURNS), chars, titles=False
         ),

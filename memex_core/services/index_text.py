@@ -109,10 +109,13 @@ def _difference(built: str, name: str, recorded: TurnContext, configured: TurnCo
     """What differs between how an index was built and what config.toml asks for;
     ``built`` opens the sentence ("The keyword index was built")."""
     if (recorded.turns, recorded.chars) == (configured.turns, configured.chars):
-        # Only the titles: an index built before conversation titles were indexed.
+        if configured.titles:  # an index built before conversation titles were indexed
+            return (
+                f"{built} before conversation titles were indexed with each turn, so a "
+                "search for a chat's title misses its turns."
+            )
         return (
-            f"{built} before conversation titles were indexed with each turn, so a "
-            "search for a chat's title misses its turns."
+            f"{built} with conversation titles, but config.toml [index] has keyword_titles = false."
         )
     return (
         f"{built} with {_setting(name, recorded)} ({recorded.describe()}), "
