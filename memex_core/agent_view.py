@@ -30,7 +30,7 @@ from memex_core.domain.documents import DocumentRecord
 from memex_core.domain.links import ResolvedLink
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import MEMORY_SOURCE, SHARED_OWNER, user_owner
-from memex_core.errors import MemexError, require_query
+from memex_core.errors import MemexError, UnknownIdError, require_query
 from memex_core.services.search import SearchResults
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ class AgentView:
         anchor = self._mx.catalog.get_many([fragment_id]).get(fragment_id)
         if anchor is None or not self.readable(anchor):
             self._log("timeline", fragment_id, tool_call_id, outcome="not_found")
-            raise MemexError(
+            raise UnknownIdError(
                 f"No fragment with id {fragment_id!r}. Ids come from a search; give the full id."
             )
         timeline = self._mx.timeline(fragment_id, before, after)

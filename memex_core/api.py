@@ -91,6 +91,7 @@ from memex_core.services.search import (
 if TYPE_CHECKING:
     from memex_core.agent_view import AgentView
     from memex_core.handles import AgentMemory, OperatorMemory
+    from memex_core.services.agent_keys import AgentKeys
     from memex_core.services.doctor import DoctorReport
 
 TimeBound = str | float | int | datetime | date | None
@@ -348,6 +349,12 @@ class Memex:
         from memex_core.handles import OperatorMemory
 
         return OperatorMemory(self, name=name, collection=collection)
+
+    def agent_keys(self) -> AgentKeys:
+        """The API keys with which agents reach this home through ``memex serve``."""
+        from memex_core.services.agent_keys import AgentKeys
+
+        return AgentKeys(self.catalog)
 
     def memory_indexes(self) -> MemoryIndexUpdater:
         if self._memory_indexes is None:

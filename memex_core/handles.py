@@ -60,7 +60,7 @@ from memex_core.domain.memory.records import (
     owner_user_id,
     user_owner,
 )
-from memex_core.errors import AmbiguousIdError, MemexError, require_query
+from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
 from memex_core.services.dream import dream
 from memex_core.services.memory import (
     AppliedDecision,
@@ -78,7 +78,7 @@ if TYPE_CHECKING:
 SHARED_WRITE_ENV = "MEMEX_SHARED_WRITE_MODE"
 
 
-class MemoryNotFound(MemexError):
+class MemoryNotFound(UnknownIdError):
     """No memory with that id or path in the caller's scope."""
 
 

@@ -220,4 +220,28 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    (
+        5,
+        """
+        -- Agent API keys of `memex serve`: each acts for one user, as mx.agent(user) does.
+        -- Only a salted hash of the secret is kept; the key itself is shown once.
+        CREATE TABLE agent_keys (
+            id            TEXT PRIMARY KEY,       -- the public part of the key (mxk_<id>_...)
+            name          TEXT NOT NULL,          -- shown in the access log as the actor
+            user_id       TEXT NOT NULL,
+            collection    TEXT NOT NULL DEFAULT '',  -- a bound: the key reaches this and below
+            corpus        INTEGER NOT NULL DEFAULT 1,  -- may read the operator's corpus
+            salt          TEXT NOT NULL,
+            secret_hash   TEXT NOT NULL,          -- hex HMAC-SHA256(salt, secret)
+            created_at    REAL NOT NULL,
+            revoked_at    REAL,
+            last_used_at  REAL
+        );
+        -- A name picks one live key (for `memex keys revoke NAME`); revoked ones may repeat.
+        CREATE UNIQUE INDEX agent_keys_live_name ON agent_keys(name) WHERE revoked_at IS NULL;
+        """,
+    )
+)
+
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from memex_core.catalog.agent_keys import AgentKeyStore
 from memex_core.catalog.documents import DocumentStore
 from memex_core.catalog.faults import from_os_error, from_sqlite_error
 from memex_core.catalog.graph import LinkGraph
@@ -76,12 +77,13 @@ class _Connection(sqlite3.Connection):
             raise translated from exc
 
 
-class Catalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries):
+class Catalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries, AgentKeyStore):
     """Typed access to ``catalog.sqlite``. Writers must hold the home's WriteLock.
 
     Folder documents and the link graph live in :mod:`memex_core.catalog.documents`
-    and :mod:`memex_core.catalog.graph`, agent memory in :mod:`memex_core.catalog.memory`;
-    this module holds fragments, runs and files.
+    and :mod:`memex_core.catalog.graph`, agent memory in :mod:`memex_core.catalog.memory`,
+    agent API keys in :mod:`memex_core.catalog.agent_keys`; this module holds fragments,
+    runs and files.
     """
 
     def __init__(self, path: Path) -> None:

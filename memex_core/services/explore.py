@@ -8,7 +8,7 @@ from typing import Any
 
 from memex_core.domain import DocumentRecord, ResolvedLink, SearchFilters, SignalHit
 from memex_core.domain.disclosure import snippet
-from memex_core.errors import MemexError, VectorStoreUnavailableError
+from memex_core.errors import MemexError, UnknownIdError, VectorStoreUnavailableError
 from memex_core.services.ports import GraphPort
 
 #: How much of a note stands for it when looking for similar notes.
@@ -110,7 +110,7 @@ class Explorer:
         """The one note ``name`` means (id, path, title or alias), or a clear error."""
         found = self.graph.find_documents(name)
         if not found:
-            raise MemexError(
+            raise UnknownIdError(
                 f"No note called {name!r}. Give its path inside the vault (e.g. "
                 "'Folder/Note.md'), its title or an alias; `memex dig --source obsidian "
                 f"{name!r}` finds notes by content."

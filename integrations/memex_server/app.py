@@ -1,0 +1,80 @@
+"""The ASGI app of ``memex serve``: :func:`build_app` over one :class:`~memex_core.api.Memex`.
+
+>>> app = build_app(Memex(home), admin_secret="...")   # doctest: +SKIP
+>>> uvicorn.run(app, host="127.0.0.1", port=8765)      # doctest: +SKIP
+
+Routes (all under ``/v1`` need credentials; see :mod:`memex_server.auth`):
+
+* ``/healthz``, ``/readyz``, ``/openapi.json``: open.
+* ``/v1/search``, ``/v1/fragments``, ``/v1/timeline``, ``/v1/explore``, ``/v1/context``:
+  an agent key reads its user's scope, the operator the whole home.
+* ``/v1/memory/...``: ``mx.agent(user)`` for the key's user.
+* ``/v1/admin/...``: ``mx.operator()``, keys, ingest, the access log.
+
+Handlers are synchronous: memex is (SQLite, BM25, an embedder), so they run in
+the server's thread pool, one call into memex at a time (``Memex.call_lock``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fastapi import FastAPI
+
+from memex_server.errors import install_error_handlers
+from memex_server.limits import DEFAULT_MAX_BODY, DEFAULT_MAX_UPLOAD, BodyLimit
+from memex_server.routes import admin, health, memory, reading
+from memex_server.state import ServerState
+
+if TYPE_CHECKING:
+    from memex_core.api import Memex
+
+API_VERSION = "1"
+DESCRIPTION = """memex as a shared service: search and read what a team's agents and people
+produced, and give agents a memory of their own, one user at a time.
+
+Send `Authorization: Bearer <credential>` on every `/v1` route: an **agent key**
+(`mxk_...`, made with `memex keys create --user alice --name support-bot`) acts for its
+user exactly as `mx.agent(user)` does; the **operator secret** (`MEMEX_ADMIN_SECRET`, or
+`<home>/admin-secret`) reaches everything. Put a tool call's id in `Memex-Tool-Call-Id` to
+find it in the access log.
+
+Errors are JSON, `{"error": {"code": ..., "message": ...}}`, with a stable code: 401
+`missing_credentials`/`invalid_credentials`, 403 `operator_only`/`agent_only`/`forbidden`,
+404 `not_found` (another user's id too), 409 `ambiguous_id`, 413 `body_too_large`,
+422 `invalid_request`/`empty_query`, 503 `write_locked`/`vectors_unavailable`,
+500 `internal_error`.
+"""
+
+
+def build_app(
+    memex: Memex,
+    *,
+    admin_secret: str,
+    max_body: int = DEFAULT_MAX_BODY,
+    max_upload: int = DEFAULT_MAX_UPLOAD,
+) -> FastAPI:
+    """The API over ``memex``, accepting its agent keys and ``admin_secret``."""
+    from memex_core import __version__
+
+    app = FastAPI(
+        title="memex",
+        version=__version__,
+        summary="Hybrid search and agent memory over HTTP.",
+        description=DESCRIPTION,
+        # The interactive pages load scripts from a CDN; memex serves nothing from outside.
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.memex = ServerState(memex, admin_secret)
+    install_error_handlers(app)
+    for router in (
+        health.router,
+        reading.router,
+        memory.agent_router,
+        memory.operator_router,
+        admin.router,
+    ):
+        app.include_router(router)
+    app.add_middleware(BodyLimit, max_body=max_body, max_upload=max_upload)
+    return app

@@ -1,0 +1,240 @@
+"""``memex serve`` (the HTTP API) and ``memex keys`` (its agent keys).
+
+Imports nothing but click and memex at module level; FastAPI and uvicorn are
+imported when ``serve`` runs, so ``memex --help`` stays fast and works without
+``memex[server]``.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from memex_core.cli.context import format_option, open_memex
+from memex_core.errors import MemexError
+from memex_server.limits import DEFAULT_MAX_BODY, DEFAULT_MAX_UPLOAD
+
+INSTALL_HINT = "pip install 'memex[server]'"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+@click.command()
+@click.option(
+    "--host",
+    default=DEFAULT_HOST,
+    show_default=True,
+    help="Address to listen on. Anything but this machine's loopback needs TLS in "
+    "front (see the deployment guide).",
+)
+@click.option(
+    "--port",
+    default=DEFAULT_PORT,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port (0: any free one, printed at start).",
+)
+@click.option(
+    "--max-body",
+    default=DEFAULT_MAX_BODY,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Largest JSON request body, in bytes (413 above).",
+)
+@click.option(
+    "--max-upload",
+    default=DEFAULT_MAX_UPLOAD,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Largest export uploaded to /v1/admin/ingest, in bytes.",
+)
+@click.option(
+    "--log-level",
+    default="warning",
+    show_default=True,
+    type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+    help="uvicorn's log level (info logs every request).",
+)
+@click.pass_context
+def serve(
+    ctx: click.Context, host: str, port: int, max_body: int, max_upload: int, log_level: str
+) -> None:
+    """Serve this memex over HTTP to agents and people (an API with agent keys).
+
+    \b
+    Credentials, checked on every /v1 route:
+      agent keys     memex keys create --user alice --name support-bot
+                     (acts for alice exactly as mx.agent("alice") does)
+      operator       $MEMEX_ADMIN_SECRET, else <home>/admin-secret (made once, 0600)
+    \b
+    From Python:
+      from memex_client import MemexClient
+      alice = MemexClient("http://127.0.0.1:8765", api_key=KEY).agent()
+    The schema is at /openapi.json; /healthz and /readyz answer without credentials.
+    Agents may write shared/ memory only with MEMEX_SHARED_WRITE_MODE=rw.
+    """
+    try:
+        import uvicorn
+
+        from memex_server.app import build_app
+    except ImportError as exc:
+        raise click.ClickException(
+            f"memex serve needs FastAPI and uvicorn, which are not installed ({exc}). "
+            f"Install them with: {INSTALL_HINT}"
+        ) from exc
+    from memex_server.admin_secret import resolve_admin_secret
+
+    memex = open_memex(ctx)
+    try:
+        secret = resolve_admin_secret(Path(memex.home))
+        memex.catalog  # noqa: B018  # migrate now, not on the first request
+        memex.keyword_store  # noqa: B018  # load the index before the first request
+    except MemexError as exc:
+        raise click.ClickException(str(exc)) from exc
+    app = build_app(memex, admin_secret=secret.value, max_body=max_body, max_upload=max_upload)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        log_config=_startup_log_config(log_level),
+        access_log=log_level in ("info", "debug"),
+    )
+    server = uvicorn.Server(config)
+    where = {
+        "environment": "$MEMEX_ADMIN_SECRET",
+        "file": f"{secret.path}",
+        "generated": f"{secret.path} (new, readable by you only)",
+    }.get(secret.origin, secret.origin)
+    reach = "this machine only" if host in LOOPBACK else "OTHER MACHINES TOO: put TLS in front"
+    live = len(memex.agent_keys().list())
+    lines = [
+        f"memex serve: {memex.home}",
+        f"  operator secret: {where}",
+        f"  agent keys: {live} live (memex keys create --user <id> --name <name>)",
+        f"  listening on {host} ({reach}); the port is printed by uvicorn below",
+    ]
+    click.echo("\n".join(lines), err=True)
+    server.run()
+
+
+def _startup_log_config(level: str) -> dict[str, object]:
+    """uvicorn's logging, with its 'Uvicorn running on ...' line always shown (scripts and
+    tests read the port from it)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = json.loads(json.dumps(LOGGING_CONFIG))
+    config["loggers"]["uvicorn.error"]["level"] = "INFO"
+    config["loggers"]["uvicorn"]["level"] = level.upper()
+    return config
+
+
+# -- keys --------------------------------------------------------------------------------------
+
+
+@click.group()
+def keys() -> None:
+    """Agent API keys for `memex serve`: each acts for one user.
+
+    \b
+      memex keys create --user alice --name support-bot   # prints the key once
+      memex keys list
+      memex keys revoke support-bot                      # stops working at once
+    Only a salted hash of each key is stored.
+    """
+
+
+def _when(epoch: float | None) -> str:
+    return "-" if epoch is None else datetime.fromtimestamp(epoch).strftime("%Y-%m-%d %H:%M")
+
+
+@keys.command("create")
+@click.option("--user", required=True, help="The user whose memory the key reads and writes.")
+@click.option("--name", required=True, help="A name for the agent (the actor in the access log).")
+@click.option("--collection", default="", help="Bound the key to this collection and below.")
+@click.option(
+    "--corpus/--no-corpus",
+    default=True,
+    show_default=True,
+    help="Whether the key may read the corpus you ingested (exports, notes).",
+)
+@format_option("text", "json")
+@click.pass_context
+def create_key(
+    ctx: click.Context, user: str, name: str, collection: str, corpus: bool, output_format: str
+) -> None:
+    """Create a key for USER's agent and print it (it is shown only this once)."""
+    memex = open_memex(ctx)
+    try:
+        key, token = memex.agent_keys().create(
+            user, name=name, collection=collection, corpus=corpus
+        )
+    except MemexError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if output_format == "json":
+        click.echo(json.dumps({"key": token, "user": key.user_id, "name": key.name, "id": key.id}))
+        return
+    reach = [f"{key.user_id}'s memory", "shared memory"] + (["the corpus"] if key.corpus else [])
+    bound = f" (collection {key.collection!r} and below)" if key.collection else ""
+    click.echo(token)
+    click.echo(
+        f"Key {key.id} ({key.name!r}) reads {', '.join(reach)}{bound}. It is shown only now: "
+        "keep it in the agent's secret store. Revoke with: memex keys revoke " + key.name,
+        err=True,
+    )
+
+
+@keys.command("list")
+@click.option("--all", "include_revoked", is_flag=True, help="Include revoked keys.")
+@format_option("text", "json")
+@click.pass_context
+def list_keys(ctx: click.Context, include_revoked: bool, output_format: str) -> None:
+    """List agent keys (never their secrets)."""
+    found = open_memex(ctx).agent_keys().list(include_revoked=include_revoked)
+    if output_format == "json":
+        click.echo(json.dumps([k.to_dict() for k in found], indent=2))
+        return
+    if not found:
+        click.echo("No agent keys yet. Create one: memex keys create --user <id> --name <name>")
+        return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None)
+    for column in ("id", "name", "user", "collection", "corpus", "created", "last used", "status"):
+        table.add_column(column)
+    for key in found:
+        cells = (
+            key.id,
+            key.name,
+            key.user_id,
+            key.collection or "-",
+            "yes" if key.corpus else "no",
+            _when(key.created_at),
+            _when(key.last_used_at),
+            "live" if key.active else f"revoked {_when(key.revoked_at)}",
+        )
+        # Text, not str: a name with [brackets] is shown as typed, never read as markup.
+        table.add_row(*(Text(c) for c in cells), style=None if key.active else "dim")
+    Console(soft_wrap=True).print(table, markup=False, highlight=False)
+
+
+@keys.command("revoke")
+@click.argument("key")
+@format_option("text", "json")
+@click.pass_context
+def revoke_key(ctx: click.Context, key: str, output_format: str) -> None:
+    """Revoke KEY (its id or name). A server refuses it from the next request on."""
+    try:
+        revoked = open_memex(ctx).agent_keys().revoke(key)
+    except MemexError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if output_format == "json":
+        click.echo(json.dumps(revoked.to_dict()))
+        return
+    click.echo(f"Revoked key {revoked.id} ({revoked.name!r}, user {revoked.user_id}).")

@@ -1,0 +1,180 @@
+"""The bodies the routes take. Unknown fields are refused (422), so a misspelt filter or a
+``user_id`` sent to an agent route fails loudly instead of being ignored."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Mode = Literal["hybrid", "keyword", "semantic"]
+TimeBound = str | float | None
+Texts = str | list[str] | None
+
+MAX_LIMIT = 1000
+MAX_IDS = 1000
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Filters(Body):
+    source: Texts = Field(None, description="Source kind(s): chatgpt, claude_ai, obsidian, ...")
+    conversation: Texts = Field(None, description="Conversation id(s).")
+    role: Texts = Field(None, description="Role(s): user, assistant, tool, note, ...")
+    since: TimeBound = Field(
+        None, description="From this time: ISO date, epoch seconds, or a phrase like 'last week'."
+    )
+    until: TimeBound = Field(None, description="Up to this time (inclusive), as since.")
+
+    def filter_options(self) -> dict[str, Any]:
+        names = ("source", "conversation", "role", "since", "until")
+        return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
+
+
+class SearchRequest(Filters):
+    query: str = Field(..., description="What to look for.")
+    mode: Mode = "hybrid"
+    limit: int = Field(10, ge=1, le=MAX_LIMIT)
+    collection: str | None = Field(None, description="Memory collection prefix (narrows).")
+    include_private: bool = False
+    time_phrases: bool = Field(True, description="Read 'last week' in the query as a filter.")
+    corpus: bool = Field(True, description="False: memory only, not the ingested corpus.")
+
+
+class GetRequest(Body):
+    ids: list[str] = Field(..., max_length=MAX_IDS, description="Fragment ids from a search.")
+
+
+class TimelineRequest(Body):
+    fragment_id: str
+    before: int = Field(3, ge=0, le=200)
+    after: int = Field(3, ge=0, le=200)
+
+
+class ExploreRequest(Body):
+    note: str = Field(..., description="A note's path, title, alias or id.")
+    similar: int = Field(5, ge=0, le=100)
+
+
+class ContextRequest(Filters):
+    query: str
+    budget_chars: int = Field(4000, ge=200, le=200_000)
+    mode: Mode = "hybrid"
+    collection: str | None = None
+    time_phrases: bool = True
+    corpus: bool = True
+
+
+# -- memory ------------------------------------------------------------------------------------
+
+
+class RefRequest(Body):
+    ref: str = Field(..., description="A memory id (mem_...) or path (user/notes.md).")
+
+
+class ListRequest(Body):
+    collection: str | None = None
+    include_deleted: bool = False
+    kind: str | None = None
+    limit: int = Field(100, ge=1, le=MAX_LIMIT)
+    offset: int = Field(0, ge=0)
+
+
+class MemorySearchRequest(Body):
+    query: str
+    limit: int = Field(10, ge=1, le=MAX_LIMIT)
+    mode: Mode = "hybrid"
+    collection: str | None = None
+    include_private: bool = False
+    since: float | None = None
+    until: float | None = None
+
+
+class Message(Body):
+    role: str
+    content: str
+    timestamp: float | None = None
+
+
+class RememberRequest(Body):
+    text: str | None = Field(None, description="A fact; or give messages.")
+    messages: list[Message] | None = Field(None, description="A conversation to learn from.")
+    collection: str | None = None
+    kind: str = "misc"
+    private: bool = False
+    consolidate: bool = Field(False, description="Run each fact through the consolidator.")
+
+
+class WriteRequest(Body):
+    path: str
+    content: str
+    collection: str | None = None
+    private: bool = False
+    reason: str = ""
+
+
+class ForgetRequest(RefRequest):
+    reason: str = ""
+
+
+class DreamRequest(Body):
+    collection: str | None = None
+    dry_run: bool = False
+
+
+# -- operator ----------------------------------------------------------------------------------
+
+
+class OperatorRefRequest(RefRequest):
+    pass
+
+
+class OperatorListRequest(ListRequest):
+    user_id: str | None = None
+
+
+class OperatorMemorySearchRequest(MemorySearchRequest):
+    user_id: str | None = None
+
+
+class OperatorRememberRequest(RememberRequest):
+    user_id: str | None = None
+
+
+class OperatorDreamRequest(DreamRequest):
+    user_id: str | None = None
+
+
+class RestoreRequest(RefRequest):
+    revision: int = Field(..., ge=1)
+
+
+class PurgeRequest(Body):
+    memory_ids: list[str] = Field(default_factory=list, max_length=MAX_IDS)
+    user_id: str | None = None
+    confirm: str = Field(..., description="The user id (or the one memory id) again.")
+
+
+class AccessLogRequest(Body):
+    user_id: str | None = None
+    actor: str | None = None
+    actor_kind: Literal["agent", "operator"] | None = None
+    action: str | None = None
+    outcome: str | None = None
+    tool_call_id: str | None = None
+    since: float | None = None
+    until: float | None = None
+    limit: int = Field(100, ge=1, le=10_000)
+
+
+class KeyCreateRequest(Body):
+    user: str = Field(..., description="The user the key acts for.")
+    name: str = Field(..., description="Shown in the access log as the actor.")
+    collection: str = Field("", description="Bound the key to this collection and below.")
+    corpus: bool = Field(True, description="May read the operator's ingested corpus.")
+
+
+class KeyRevokeRequest(Body):
+    key: str = Field(..., description="The key's id or name.")

@@ -1,0 +1,161 @@
+"""Operator routes beyond memory: revisions, purge, the access log, agent keys, ingest of an
+uploaded export, corpus counts. The operator secret only; an agent key gets 403."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from memex_core.domain.agent_keys import AgentKey
+from memex_core.domain.memory.records import AccessEntry, MemoryRecord, Revision
+from memex_core.domain.results import CorpusStats, IngestReport
+from memex_server.auth import Caller, operator, state_of
+from memex_server.errors import ApiError
+from memex_server.requests import (
+    AccessLogRequest,
+    KeyCreateRequest,
+    KeyRevokeRequest,
+    PurgeRequest,
+    RefRequest,
+    RestoreRequest,
+)
+
+router = APIRouter(prefix="/v1/admin", tags=["operator"])
+Operator = Annotated[Caller, Depends(operator)]
+
+UPLOADS = "uploads"
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@router.post("/memory/history", response_model=list[Revision], summary="Every revision")
+def history(request: Request, body: RefRequest, who: Operator) -> list[Revision]:
+    state = state_of(request)
+    handle = state.operator_memory(who)
+    return state.call(handle.history, body.ref, tool_call_id=who.tool_call_id)
+
+
+@router.post("/memory/restore", response_model=MemoryRecord, summary="Make a revision current")
+def restore(request: Request, body: RestoreRequest, who: Operator) -> MemoryRecord:
+    state = state_of(request)
+    handle = state.operator_memory(who)
+    return state.call(handle.restore, body.ref, body.revision, tool_call_id=who.tool_call_id)
+
+
+@router.post("/memory/purge", summary="Hard-delete memories (cannot be undone)")
+def purge(request: Request, body: PurgeRequest, who: Operator) -> dict[str, int]:
+    state = state_of(request)
+    handle = state.operator_memory(who)
+    purged = state.call(
+        handle.purge,
+        memory_ids=body.memory_ids,
+        user_id=body.user_id,
+        confirm=body.confirm,
+        tool_call_id=who.tool_call_id,
+    )
+    return {"purged": purged}
+
+
+@router.post("/access-log", response_model=list[AccessEntry], summary="The access log")
+def access_log(request: Request, body: AccessLogRequest, who: Operator) -> list[AccessEntry]:
+    state = state_of(request)
+    handle = state.operator_memory(who)
+    return state.call(handle.access_log, **body.model_dump(exclude_none=True))
+
+
+# -- agent keys --------------------------------------------------------------------------------
+
+
+@router.post("/keys", summary="Create an agent key (its text is in this response only)")
+def create_key(request: Request, body: KeyCreateRequest, who: Operator) -> dict[str, Any]:
+    state = state_of(request)
+    key, token = state.call(
+        state.keys.create, body.user, name=body.name, collection=body.collection, corpus=body.corpus
+    )
+    return {"key": token, "user": key.user_id, "name": key.name, **key.to_dict()}
+
+
+@router.get("/keys", response_model=list[AgentKey], summary="Agent keys (never their secrets)")
+def list_keys(request: Request, who: Operator, include_revoked: bool = False) -> list[AgentKey]:
+    state = state_of(request)
+    return state.call(state.keys.list, include_revoked=include_revoked)
+
+
+@router.post("/keys/revoke", response_model=AgentKey, summary="Revoke a key, effective at once")
+def revoke_key(request: Request, body: KeyRevokeRequest, who: Operator) -> AgentKey:
+    state = state_of(request)
+    return state.call(state.keys.revoke, body.key)
+
+
+# -- corpus ------------------------------------------------------------------------------------
+
+
+@router.get("/stats", response_model=CorpusStats, summary="Counts of what the home holds")
+def stats(request: Request, who: Operator) -> CorpusStats:
+    state = state_of(request)
+    return state.call(state.memex.stats)
+
+
+@router.post(
+    "/ingest",
+    response_model=IngestReport,
+    summary="Ingest an uploaded export (the request body is the file)",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}
+            },
+        }
+    },
+)
+async def ingest(
+    request: Request,
+    who: Operator,
+    filename: Annotated[
+        str,
+        Query(
+            description="The file's name: it tells memex its format "
+            "(conversations.json, export.zip, session.jsonl)."
+        ),
+    ],
+) -> IngestReport:
+    """The body is stored under ``<home>/uploads/`` by content, so sending the same export
+    twice ingests it once, then ingested as ``memex ingest`` would."""
+    from starlette.concurrency import run_in_threadpool
+
+    state = state_of(request)
+    name = _SAFE_NAME.sub("_", Path(filename).name).strip("._") or "upload"
+    folder = Path(state.memex.home) / UPLOADS
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    size = 0
+    with tempfile.NamedTemporaryFile(dir=folder, prefix=".part-", delete=False) as part:
+        try:
+            async for chunk in request.stream():
+                digest.update(chunk)
+                size += len(chunk)
+                part.write(chunk)
+        except BaseException:
+            Path(part.name).unlink(missing_ok=True)
+            raise
+    if size == 0:
+        Path(part.name).unlink(missing_ok=True)
+        raise ApiError("invalid_request", "The upload is empty: send the export file as the body.")
+    target = folder / f"{digest.hexdigest()[:16]}-{name}"
+    Path(part.name).replace(target)
+    return await run_in_threadpool(_ingest_apart, state.memex, target)
+
+
+def _ingest_apart(memex: Any, path: Path) -> IngestReport:
+    """Ingest with a Memex of its own on the same home, so searches go on meanwhile: the
+    write lock keeps writers apart, and the serving Memex loads the flushed index."""
+    from memex_core.api import Memex
+
+    with Memex(memex.home, registry=memex.registry, config=memex.config) as own:
+        report: IngestReport = own.ingest(path)
+    return report

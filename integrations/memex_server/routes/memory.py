@@ -1,0 +1,171 @@
+"""Memory routes: what ``mx.agent(user)`` does under ``/v1/memory`` for an agent key, and
+what ``mx.operator()`` does under ``/v1/admin/memory`` for the operator secret.
+
+Both routers are made by one function, so the two can never drift apart. The agent's
+bodies have no user field (the key fixes the user, and an unknown field is a 422);
+another user's id or path fails like an unknown one (404); writing ``shared/`` needs
+``MEMEX_SHARED_WRITE_MODE=rw`` where the server runs (403 otherwise). The operator's
+bodies may name a ``user_id``.
+"""
+
+# No `from __future__ import annotations`: FastAPI reads the handlers' annotations, and
+# those name classes chosen inside make_router.
+
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Depends, Request
+
+from memex_core.domain.memory.records import MemoryRecord
+from memex_core.handles import MemoryHit, MemoryLinks, RememberResult
+from memex_core.services.memory import DreamReport
+from memex_server.auth import Caller, agent, operator, state_of
+from memex_server.requests import (
+    Body,
+    DreamRequest,
+    ForgetRequest,
+    ListRequest,
+    MemorySearchRequest,
+    OperatorDreamRequest,
+    OperatorListRequest,
+    OperatorMemorySearchRequest,
+    OperatorRememberRequest,
+    RefRequest,
+    RememberRequest,
+    WriteRequest,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def make_router(*, for_operator: bool) -> APIRouter:
+    prefix = "/v1/admin/memory" if for_operator else "/v1/memory"
+    router = APIRouter(prefix=prefix, tags=["operator memory" if for_operator else "memory"])
+    Who = Annotated[Caller, Depends(operator if for_operator else agent)]
+
+    def body_of(agent_body: type[Body], operator_body: type[Body]) -> Callable[[F], F]:
+        """Give a handler the operator's body (a subclass, with ``user_id``) on that router.
+        Applied before the route decorator, which reads the annotations."""
+
+        def apply(handler: F) -> F:
+            handler.__annotations__["body"] = operator_body if for_operator else agent_body
+            return handler
+
+        return apply
+
+    def handle(request: Request, who: Caller) -> Any:
+        state = state_of(request)
+        return state.operator_memory(who) if for_operator else state.agent_memory(who)
+
+    def user(body: Any) -> dict[str, Any]:
+        return {"user_id": body.user_id} if for_operator else {}
+
+    def call(request: Request, who: Caller, method: str, *args: Any, **kwargs: Any) -> Any:
+        """``method`` of the caller's handle, one call into memex at a time."""
+        target = getattr(handle(request, who), method)
+        return state_of(request).call(target, *args, **kwargs)
+
+    @router.post("/get", response_model=MemoryRecord, summary="A memory by id or path")
+    def get(request: Request, body: RefRequest, who: Who) -> Any:
+        return call(request, who, "get", body.ref, tool_call_id=who.tool_call_id)
+
+    @router.post("/list", response_model=list[MemoryRecord], summary="Memories in a collection")
+    @body_of(ListRequest, OperatorListRequest)
+    def list_memories(request: Request, body: ListRequest, who: Who) -> Any:
+        return call(
+            request,
+            who,
+            "list",
+            body.collection,
+            include_deleted=body.include_deleted,
+            kind=body.kind,
+            limit=body.limit,
+            offset=body.offset,
+            tool_call_id=who.tool_call_id,
+            **user(body),
+        )
+
+    @router.post("/search", response_model=list[MemoryHit], summary="Search memory (recall)")
+    @body_of(MemorySearchRequest, OperatorMemorySearchRequest)
+    def search(request: Request, body: MemorySearchRequest, who: Who) -> Any:
+        return call(
+            request,
+            who,
+            "search",
+            body.query,
+            limit=body.limit,
+            mode=body.mode,
+            collection=body.collection,
+            include_private=body.include_private,
+            since=body.since,
+            until=body.until,
+            tool_call_id=who.tool_call_id,
+            **user(body),
+        )
+
+    @router.post("/links", response_model=MemoryLinks, summary="A memory file's links")
+    def links(request: Request, body: RefRequest, who: Who) -> Any:
+        return call(request, who, "links", body.ref, tool_call_id=who.tool_call_id)
+
+    @router.post(
+        "/remember", response_model=RememberResult, summary="Remember a fact or a conversation"
+    )
+    @body_of(RememberRequest, OperatorRememberRequest)
+    def remember(request: Request, body: RememberRequest, who: Who) -> Any:
+        messages = None if body.messages is None else [m.model_dump() for m in body.messages]
+        return call(
+            request,
+            who,
+            "remember",
+            body.text,
+            messages=messages,
+            collection=body.collection,
+            kind=body.kind,
+            private=body.private,
+            consolidate=body.consolidate,
+            tool_call_id=who.tool_call_id,
+            **user(body),
+        )
+
+    @router.post("/write", response_model=MemoryRecord, summary="Create or replace a memory file")
+    def write(request: Request, body: WriteRequest, who: Who) -> Any:
+        return call(
+            request,
+            who,
+            "write",
+            body.path,
+            body.content,
+            collection=body.collection,
+            private=body.private,
+            reason=body.reason,
+            tool_call_id=who.tool_call_id,
+        )
+
+    @router.post("/forget", response_model=MemoryRecord, summary="Soft-delete a memory")
+    def forget(request: Request, body: ForgetRequest, who: Who) -> Any:
+        return call(
+            request, who, "forget", body.ref, reason=body.reason, tool_call_id=who.tool_call_id
+        )
+
+    @router.post("/undelete", response_model=MemoryRecord, summary="Bring a forgotten memory back")
+    def undelete(request: Request, body: RefRequest, who: Who) -> Any:
+        return call(request, who, "undelete", body.ref, tool_call_id=who.tool_call_id)
+
+    @router.post("/dream", response_model=DreamReport, summary="Consolidate a collection's facts")
+    @body_of(DreamRequest, OperatorDreamRequest)
+    def dream(request: Request, body: DreamRequest, who: Who) -> Any:
+        return call(
+            request,
+            who,
+            "dream",
+            body.collection,
+            dry_run=body.dry_run,
+            tool_call_id=who.tool_call_id,
+            **user(body),
+        )
+
+    return router
+
+
+agent_router = make_router(for_operator=False)
+operator_router = make_router(for_operator=True)

@@ -1,0 +1,95 @@
+"""Search and read: the same routes for an agent key (its user's scope) and the operator
+(the whole home, or one user's scope with the ``Memex-User`` header)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+
+from memex_core.domain import Fragment
+from memex_core.domain.disclosure import ContextPack, Timeline
+from memex_core.services.explore import Exploration
+from memex_core.services.search import SearchResults
+from memex_server.auth import Caller, reader, state_of
+from memex_server.requests import (
+    ContextRequest,
+    ExploreRequest,
+    GetRequest,
+    SearchRequest,
+    TimelineRequest,
+)
+
+router = APIRouter(prefix="/v1", tags=["reading"])
+Who = Annotated[Caller, Depends(reader)]
+
+
+@router.get("/whoami", summary="What these credentials reach")
+def whoami(request: Request, who: Who) -> dict[str, object]:
+    return who.describe()
+
+
+@router.get("/fact-types", summary="The kinds `remember` accepts")
+def fact_types(request: Request, who: Who) -> list[str]:
+    state = state_of(request)
+    names = [t.name for t in state.call(state.memex.fact_types)]
+    return names if "misc" in names else [*names, "misc"]
+
+
+@router.post("/search", response_model=SearchResults, summary="Hybrid, keyword or semantic search")
+def search(request: Request, body: SearchRequest, who: Who) -> SearchResults:
+    state = state_of(request)
+    view = state.reader(who, corpus=body.corpus)
+    return state.call(
+        view.search,
+        body.query,
+        body.mode,
+        body.limit,
+        collection=body.collection,
+        include_private=body.include_private,
+        time_phrases=body.time_phrases,
+        tool_call_id=who.tool_call_id,
+        **body.filter_options(),
+    )
+
+
+@router.post("/fragments", response_model=list[Fragment], summary="Fragments by id")
+def get(request: Request, body: GetRequest, who: Who) -> list[Fragment]:
+    state = state_of(request)
+    return state.call(state.reader(who).get, body.ids, tool_call_id=who.tool_call_id)
+
+
+@router.post("/timeline", response_model=Timeline, summary="The turns around a fragment")
+def timeline(request: Request, body: TimelineRequest, who: Who) -> Timeline:
+    state = state_of(request)
+    return state.call(
+        state.reader(who).timeline,
+        body.fragment_id,
+        body.before,
+        body.after,
+        tool_call_id=who.tool_call_id,
+    )
+
+
+@router.post("/explore", response_model=Exploration, summary="A note's links and neighbours")
+def explore(request: Request, body: ExploreRequest, who: Who) -> Exploration:
+    state = state_of(request)
+    return state.call(
+        state.reader(who).explore, body.note, body.similar, tool_call_id=who.tool_call_id
+    )
+
+
+@router.post("/context", response_model=ContextPack, summary="A context pack within a budget")
+def context(request: Request, body: ContextRequest, who: Who) -> ContextPack:
+    state = state_of(request)
+    view = state.reader(who, corpus=body.corpus)
+    return state.call(
+        view.context,
+        body.query,
+        body.budget_chars,
+        mode=body.mode,
+        collection=body.collection,
+        time_phrases=body.time_phrases,
+        tool_call_id=who.tool_call_id,
+        **body.filter_options(),
+    )
