@@ -8,6 +8,7 @@ imported when ``serve`` runs, so ``memex --help`` stays fast and works without
 from __future__ import annotations
 
 import json
+import socket
 from datetime import datetime
 from pathlib import Path
 
@@ -97,14 +98,18 @@ def serve(
         raise click.ClickException(str(exc)) from exc
     app = build_app(memex, admin_secret=secret.value, max_body=max_body, max_upload=max_upload)
     config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level=log_level,
-        log_config=_startup_log_config(log_level),
-        access_log=log_level in ("info", "debug"),
+        app, log_level=log_level, access_log=log_level in ("info", "debug"), lifespan="off"
     )
     server = uvicorn.Server(config)
+    try:
+        sock = _bind(host, port)
+    except OSError as exc:
+        raise click.ClickException(
+            f"Cannot listen on {host}:{port} ({exc.strerror or exc}). Is another server "
+            "running there? Pick another --port (0: any free one)."
+        ) from exc
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
     where = {
         "environment": "$MEMEX_ADMIN_SECRET",
         "file": f"{secret.path}",
@@ -116,21 +121,25 @@ def serve(
         f"memex serve: {memex.home}",
         f"  operator secret: {where}",
         f"  agent keys: {live} live (memex keys create --user <id> --name <name>)",
-        f"  listening on {host} ({reach}); the port is printed by uvicorn below",
+        f"  reachable from {reach}",
+        f"memex serve: listening on http://{shown}:{bound} (stop with Ctrl-C)",
     ]
     click.echo("\n".join(lines), err=True)
-    server.run()
+    server.run(sockets=[sock])
 
 
-def _startup_log_config(level: str) -> dict[str, object]:
-    """uvicorn's logging, with its 'Uvicorn running on ...' line always shown (scripts and
-    tests read the port from it)."""
-    from uvicorn.config import LOGGING_CONFIG
-
-    config = json.loads(json.dumps(LOGGING_CONFIG))
-    config["loggers"]["uvicorn.error"]["level"] = "INFO"
-    config["loggers"]["uvicorn"]["level"] = level.upper()
-    return config
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here so the real port (with --port 0) can be printed."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
 
 
 # -- keys --------------------------------------------------------------------------------------

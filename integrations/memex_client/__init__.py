@@ -1,0 +1,42 @@
+"""The Python client of ``memex serve``.
+
+>>> from memex_client import MemexClient
+>>> alice = MemexClient("http://127.0.0.1:8765", api_key=KEY).agent()     # doctest: +SKIP
+>>> alice.search("what does alice drink")                                 # doctest: +SKIP
+
+``agent()`` has the methods and return types of ``mx.agent(user)``, ``operator()``
+those of ``mx.operator()``, ``view()`` those of ``mx.view(user)``. Needs
+``pip install 'memex[client]'`` (httpx and pydantic).
+"""
+
+from memex_client.client import Identity, MemexClient, RemoteFactType
+from memex_client.errors import (
+    AmbiguousError,
+    AuthenticationError,
+    EmptyQueryClientError,
+    InvalidRequestError,
+    MemexClientError,
+    NotFoundError,
+    PermissionDeniedError,
+    RequestTooLargeError,
+    ServiceUnavailableError,
+)
+from memex_client.handles import RemoteAgentMemory, RemoteOperatorMemory, RemoteView
+
+__all__ = [
+    "AmbiguousError",
+    "AuthenticationError",
+    "EmptyQueryClientError",
+    "Identity",
+    "InvalidRequestError",
+    "MemexClient",
+    "MemexClientError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "RemoteAgentMemory",
+    "RemoteFactType",
+    "RemoteOperatorMemory",
+    "RemoteView",
+    "RequestTooLargeError",
+    "ServiceUnavailableError",
+]

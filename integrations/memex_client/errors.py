@@ -1,0 +1,88 @@
+"""What the client raises: :class:`MemexClientError` and one subclass per kind of refusal.
+
+Each is also the matching memex error (a 404 is an
+:class:`~memex_core.errors.UnknownIdError`, an empty query an
+:class:`~memex_core.errors.EmptyQueryError`), so code written against a local
+``Memex`` catches the same exceptions from a remote one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memex_core.errors import (
+    AmbiguousIdError,
+    EmptyQueryError,
+    MemexError,
+    UnknownIdError,
+    VectorStoreUnavailableError,
+)
+
+
+class MemexClientError(MemexError):
+    """The service refused or failed a call; ``code`` is its stable error code."""
+
+    def __init__(self, message: str, *, status: int = 0, code: str = "client_error") -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+class AuthenticationError(MemexClientError):
+    """401: no credentials, or a key that is unknown or revoked."""
+
+
+class PermissionDeniedError(MemexClientError):
+    """403: an agent key on an operator route, or a write outside the key's scope."""
+
+
+class NotFoundError(MemexClientError, UnknownIdError):
+    """404: no such id or path in this scope (another user's looks the same)."""
+
+
+class AmbiguousError(MemexClientError, AmbiguousIdError):
+    """409: an id prefix that names several things."""
+
+
+class InvalidRequestError(MemexClientError, ValueError):
+    """422: the request was refused as given; the message says what to change."""
+
+
+class EmptyQueryClientError(InvalidRequestError, EmptyQueryError):
+    """422 ``empty_query``."""
+
+
+class RequestTooLargeError(MemexClientError):
+    """413: the body is over the server's limit."""
+
+
+class ServiceUnavailableError(MemexClientError, VectorStoreUnavailableError):
+    """503 (a writer holds the home, the vectors are down) or the service cannot be reached."""
+
+
+def error_for(status: int, payload: Any, fallback: str) -> MemexClientError:
+    """The exception for an error response (``payload`` is its decoded JSON, if any)."""
+    error = payload.get("error") if isinstance(payload, dict) else None
+    code = str(error.get("code", "")) if isinstance(error, dict) else ""
+    message = str(error.get("message", "")) if isinstance(error, dict) else ""
+    message = message or fallback
+    kind: type[MemexClientError]
+    if status == 401:
+        kind = AuthenticationError
+    elif status == 403:
+        kind = PermissionDeniedError
+    elif status == 404:
+        kind = NotFoundError
+    elif status == 409:
+        kind = AmbiguousError
+    elif status == 413:
+        kind = RequestTooLargeError
+    elif code == "empty_query":
+        kind = EmptyQueryClientError
+    elif status in (400, 422):
+        kind = InvalidRequestError
+    elif status == 503:
+        kind = ServiceUnavailableError
+    else:
+        kind = MemexClientError
+    return kind(message, status=status, code=code or f"http_{status}")

@@ -1,0 +1,423 @@
+"""Remote handles with the methods and return types of the Python API's.
+
+:class:`RemoteAgentMemory` is ``mx.agent(user)``, :class:`RemoteOperatorMemory`
+``mx.operator()``, :class:`RemoteView` ``mx.view(user)``; each call is one HTTP
+request, and what comes back is the same dataclass the local call returns.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+from memex_client.errors import MemexClientError, PermissionDeniedError
+from memex_client.transport import Transport, decode
+from memex_core.domain import Fragment
+from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, compact_hit, query_terms
+from memex_core.domain.memory.records import AccessEntry, MemoryRecord, Revision
+from memex_core.errors import require_query
+from memex_core.handles import MemoryHit, MemoryLinks, RememberResult
+from memex_core.services.explore import Exploration
+from memex_core.services.memory import DreamReport
+from memex_core.services.search import SearchResults
+
+
+def _drop_none(**values: Any) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _messages(messages: Sequence[Any] | None) -> list[dict[str, Any]] | None:
+    if messages is None:
+        return None
+    out = []
+    for message in messages:
+        if isinstance(message, dict):
+            out.append(_drop_none(**message))
+        else:  # memex_core.services.memory.Message
+            out.append(
+                _drop_none(
+                    role=message.role,
+                    content=message.content,
+                    timestamp=getattr(message, "timestamp", None),
+                )
+            )
+    return out
+
+
+def _local_only(name: str, value: object) -> None:
+    if value is not None:
+        raise MemexClientError(
+            f"{name} runs where the memory is: a remote memory uses the server's configured "
+            f"one, so leave {name} out (or configure it in the server's config.toml).",
+            code="local_only",
+        )
+
+
+class RemoteMemory:
+    """What both remote memory handles share."""
+
+    _prefix = "/v1/memory"
+
+    def __init__(self, transport: Transport, *, collection: str = "", act_as: str | None = None):
+        self._t = transport
+        self.collection = collection
+        self._act_as = act_as
+
+    def _post(self, op: str, body: dict[str, Any], tool_call_id: str | None) -> Any:
+        return self._t.post(
+            f"{self._prefix}/{op}", body, tool_call_id=tool_call_id, act_as=self._act_as
+        )
+
+    def _user(self, user_id: str | None) -> dict[str, Any]:
+        return {}
+
+    # -- reading --------------------------------------------------------------------------
+
+    def get(self, ref: str, *, tool_call_id: str | None = None) -> MemoryRecord:
+        return decode(MemoryRecord, self._post("get", {"ref": ref}, tool_call_id))
+
+    read = get
+
+    def list(
+        self,
+        collection: str | None = None,
+        *,
+        include_deleted: bool = False,
+        kind: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        user_id: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> builtins.list[MemoryRecord]:
+        body = _drop_none(
+            collection=collection if collection is not None else (self.collection or None),
+            include_deleted=include_deleted,
+            kind=kind,
+            limit=limit,
+            offset=offset,
+            **self._user(user_id),
+        )
+        return decode(builtins.list[MemoryRecord], self._post("list", body, tool_call_id))
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        mode: str = "hybrid",
+        collection: str | None = None,
+        include_private: bool = False,
+        user_id: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        tool_call_id: str | None = None,
+    ) -> builtins.list[MemoryHit]:
+        require_query(query)
+        body = _drop_none(
+            query=query,
+            limit=limit,
+            mode=mode,
+            collection=collection if collection is not None else (self.collection or None),
+            include_private=include_private,
+            since=since,
+            until=until,
+            **self._user(user_id),
+        )
+        return decode(builtins.list[MemoryHit], self._post("search", body, tool_call_id))
+
+    def links(self, ref: str, *, tool_call_id: str | None = None) -> MemoryLinks:
+        return decode(MemoryLinks, self._post("links", {"ref": ref}, tool_call_id))
+
+    # -- writing --------------------------------------------------------------------------
+
+    def remember(
+        self,
+        text: str | None = None,
+        *,
+        messages: Sequence[Any] | None = None,
+        collection: str | None = None,
+        kind: str = "misc",
+        private: bool = False,
+        consolidate: bool = False,
+        extractor: Any = None,
+        consolidator: Any = None,
+        user_id: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> RememberResult:
+        _local_only("extractor", extractor)
+        _local_only("consolidator", consolidator)
+        body = _drop_none(
+            text=text,
+            messages=_messages(messages),
+            collection=collection if collection is not None else (self.collection or None),
+            kind=kind,
+            private=private,
+            consolidate=consolidate,
+            **self._user(user_id),
+        )
+        return decode(RememberResult, self._post("remember", body, tool_call_id))
+
+    def write(
+        self,
+        path: str,
+        content: str,
+        *,
+        collection: str | None = None,
+        private: bool = False,
+        reason: str = "",
+        tool_call_id: str | None = None,
+    ) -> MemoryRecord:
+        body = _drop_none(
+            path=path,
+            content=content,
+            collection=collection if collection is not None else (self.collection or None),
+            private=private,
+            reason=reason,
+        )
+        return decode(MemoryRecord, self._post("write", body, tool_call_id))
+
+    def forget(
+        self, ref: str, *, reason: str = "", tool_call_id: str | None = None
+    ) -> MemoryRecord:
+        return decode(
+            MemoryRecord, self._post("forget", {"ref": ref, "reason": reason}, tool_call_id)
+        )
+
+    def undelete(self, ref: str, *, tool_call_id: str | None = None) -> MemoryRecord:
+        return decode(MemoryRecord, self._post("undelete", {"ref": ref}, tool_call_id))
+
+    def dream(
+        self,
+        collection: str | None = None,
+        *,
+        dry_run: bool = False,
+        consolidator: Any = None,
+        user_id: str | None = None,
+        progress: Any = None,
+        tool_call_id: str | None = None,
+    ) -> DreamReport:
+        _local_only("consolidator", consolidator)
+        body = _drop_none(
+            collection=collection if collection is not None else (self.collection or None),
+            dry_run=dry_run,
+            **self._user(user_id),
+        )
+        return decode(DreamReport, self._post("dream", body, tool_call_id))
+
+
+class RemoteAgentMemory(RemoteMemory):
+    """``mx.agent(user)`` over HTTP: the user is the key's (or the one an operator names)."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        user_id: str,
+        *,
+        name: str = "agent",
+        collection: str = "",
+        act_as: str | None = None,
+    ) -> None:
+        super().__init__(transport, collection=collection, act_as=act_as)
+        self.user_id = user_id
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"RemoteAgentMemory(user={self.user_id!r}, url={self._t.url!r})"
+
+    def _other_user(self, user_id: str | None) -> bool:
+        return user_id is not None and user_id != self.user_id
+
+    # Another user's memory: nothing, and no hint it exists (as AgentMemory).
+    def list(
+        self, *args: Any, user_id: str | None = None, **kwargs: Any
+    ) -> builtins.list[MemoryRecord]:
+        return [] if self._other_user(user_id) else super().list(*args, **kwargs)
+
+    def search(
+        self, *args: Any, user_id: str | None = None, **kwargs: Any
+    ) -> builtins.list[MemoryHit]:
+        if self._other_user(user_id):
+            require_query(args[0] if args else kwargs.get("query"))
+            return []
+        return super().search(*args, **kwargs)
+
+    def remember(self, *args: Any, user_id: str | None = None, **kwargs: Any) -> RememberResult:
+        if self._other_user(user_id):
+            raise PermissionDeniedError(
+                f"this agent is bound to user {self.user_id!r} and cannot write for {user_id!r}",
+                status=403,
+                code="forbidden",
+            )
+        return super().remember(*args, **kwargs)
+
+    def dream(self, *args: Any, user_id: str | None = None, **kwargs: Any) -> DreamReport:
+        if self._other_user(user_id):
+            return DreamReport()
+        return super().dream(*args, **kwargs)
+
+
+class RemoteOperatorMemory(RemoteMemory):
+    """``mx.operator()`` over HTTP: every user's memory, revisions, purge, the access log."""
+
+    _prefix = "/v1/admin/memory"
+
+    def __init__(self, transport: Transport, *, name: str = "operator", collection: str = ""):
+        super().__init__(transport, collection=collection)
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"RemoteOperatorMemory(url={self._t.url!r})"
+
+    def _user(self, user_id: str | None) -> dict[str, Any]:
+        return {} if user_id is None else {"user_id": user_id}
+
+    def agent(
+        self, user_id: str, *, name: str = "agent", collection: str = ""
+    ) -> RemoteAgentMemory:
+        """One user's memory, as that user's agent sees it (the operator acting for them)."""
+        return RemoteAgentMemory(self._t, user_id, name=name, collection=collection, act_as=user_id)
+
+    def history(self, ref: str, *, tool_call_id: str | None = None) -> builtins.list[Revision]:
+        return decode(builtins.list[Revision], self._post("history", {"ref": ref}, tool_call_id))
+
+    def restore(self, ref: str, revision: int, *, tool_call_id: str | None = None) -> MemoryRecord:
+        body = {"ref": ref, "revision": revision}
+        return decode(MemoryRecord, self._post("restore", body, tool_call_id))
+
+    def purge(
+        self,
+        *,
+        memory_ids: Sequence[str] = (),
+        user_id: str | None = None,
+        confirm: str,
+        tool_call_id: str | None = None,
+    ) -> int:
+        body = _drop_none(memory_ids=builtins.list(memory_ids), user_id=user_id, confirm=confirm)
+        return int(self._post("purge", body, tool_call_id)["purged"])
+
+    def access_log(self, **filters: Any) -> builtins.list[AccessEntry]:
+        found = self._t.post("/v1/admin/access-log", _drop_none(**filters))
+        return decode(builtins.list[AccessEntry], found)
+
+
+class RemoteView:
+    """``mx.view(user)`` over HTTP: search and read what the credentials reach."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        memory: RemoteAgentMemory | None,
+        *,
+        collection: str = "",
+        corpus: bool = True,
+        act_as: str | None = None,
+    ) -> None:
+        self._t = transport
+        self.memory = memory
+        self.user_id = None if memory is None else memory.user_id
+        self.collection = collection
+        self.corpus = corpus
+        self._act_as = act_as
+
+    def __repr__(self) -> str:
+        return f"RemoteView(user={self.user_id!r}, corpus={self.corpus}, url={self._t.url!r})"
+
+    def _post(self, path: str, body: dict[str, Any], tool_call_id: str | None) -> Any:
+        return self._t.post(path, body, tool_call_id=tool_call_id, act_as=self._act_as)
+
+    def _collection(self, collection: str | None) -> str | None:
+        return collection if collection is not None else (self.collection or None)
+
+    def search(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        limit: int = 10,
+        *,
+        collection: str | None = None,
+        include_private: bool = False,
+        tool_call_id: str | None = None,
+        time_phrases: bool = True,
+        **filter_options: Any,
+    ) -> SearchResults:
+        require_query(query)
+        body = _drop_none(
+            query=query,
+            mode=mode,
+            limit=limit,
+            collection=self._collection(collection),
+            include_private=include_private,
+            time_phrases=time_phrases,
+            corpus=self.corpus,
+            **{k: _listed(v) for k, v in filter_options.items()},
+        )
+        return decode(SearchResults, self._post("/v1/search", body, tool_call_id))
+
+    def compact_search(
+        self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
+    ) -> tuple[builtins.list[CompactHit], builtins.list[str]]:
+        found = self.search(query, limit=limit, **options)
+        terms = query_terms(query)
+        return [compact_hit(r, terms, snippet_chars) for r in found], found.notes
+
+    def get(
+        self, ids: Sequence[str], *, tool_call_id: str | None = None
+    ) -> builtins.list[Fragment]:
+        wanted = [i for i in ids if isinstance(i, str)]
+        return decode(
+            builtins.list[Fragment], self._post("/v1/fragments", {"ids": wanted}, tool_call_id)
+        )
+
+    def timeline(
+        self, fragment_id: str, before: int = 3, after: int = 3, *, tool_call_id: str | None = None
+    ) -> Timeline:
+        body = {"fragment_id": fragment_id, "before": before, "after": after}
+        return decode(Timeline, self._post("/v1/timeline", body, tool_call_id))
+
+    def explore(
+        self, note: str, similar: int = 5, *, tool_call_id: str | None = None
+    ) -> Exploration:
+        body = {"note": note, "similar": similar}
+        return decode(Exploration, self._post("/v1/explore", body, tool_call_id))
+
+    def context(
+        self,
+        query: str,
+        budget_chars: int = 4000,
+        *,
+        mode: str = "hybrid",
+        collection: str | None = None,
+        time_phrases: bool = True,
+        tool_call_id: str | None = None,
+        **filter_options: Any,
+    ) -> ContextPack:
+        require_query(query)
+        body = _drop_none(
+            query=query,
+            budget_chars=budget_chars,
+            mode=mode,
+            collection=self._collection(collection),
+            time_phrases=time_phrases,
+            corpus=self.corpus,
+            **{k: _listed(v) for k, v in filter_options.items()},
+        )
+        return decode(ContextPack, self._post("/v1/context", body, tool_call_id))
+
+    def remember(self, text: str | None = None, **options: Any) -> RememberResult:
+        if self.memory is None:
+            raise MemexClientError(
+                "Remembering needs a user to file the memory under: open the view with the "
+                "key's user (client.view(user=...)).",
+                code="no_user",
+            )
+        return self.memory.remember(text, **options)
+
+
+def _listed(value: Any) -> Any:
+    """Filter values as JSON takes them (a tuple becomes a list; a time stays as given)."""
+    if isinstance(value, tuple | set | frozenset):
+        return builtins.list(value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value
