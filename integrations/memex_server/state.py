@@ -41,6 +41,12 @@ class ServerState:
 
     def agent_memory(self, who: Caller) -> AgentMemory:
         assert who.user_id is not None  # auth.agent guarantees it
+        if who.collection:  # a key's collection is a bound, not a default
+            from memex_server.bounded import BoundAgentMemory
+
+            return BoundAgentMemory(
+                self.memex, who.user_id, name=who.name, collection=who.collection
+            )
         return self.memex.agent(who.user_id, name=who.name, collection=who.collection)
 
     def operator_memory(self, who: Caller) -> OperatorMemory:
