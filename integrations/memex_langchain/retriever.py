@@ -9,6 +9,11 @@ Every read goes through :meth:`memex_core.api.Memex.view`, which carries the
 owner restriction into the indexes and checks each result again, so what a
 retriever may return is decided by its scope (see :mod:`memex_langchain.scope`)
 and nothing a call passes can reach past it.
+
+``memex`` may also be a ``memex_client.MemexClient`` connected to ``memex serve``
+(one changed line: ``memex=MemexClient(url, api_key=KEY)``). Its agent key then fixes
+the user: a retriever without a user reads as the key's user, and one naming
+another user is refused (:class:`~memex_langchain.scope.ScopeError`).
 """
 
 from __future__ import annotations
@@ -23,13 +28,14 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, SkipValidation
 
 from memex_core.api import MODES, Memex, TimeBound
 from memex_core.domain.memory.namespaces import validate_collection
 from memex_core.domain.memory.paths import validate_user_id
+from memex_core.memex_like import MemexLike, acting_user
 from memex_langchain.documents import to_document
-from memex_langchain.scope import CallScope, narrow
+from memex_langchain.scope import CallScope, ScopeError, narrow
 
 Mode = Literal["hybrid", "keyword", "semantic"]
 Filter = str | list[str] | tuple[str, ...] | None
@@ -45,9 +51,9 @@ IGNORED_ARGS = ("verbose",)
 class MemexRetriever(BaseRetriever):
     """Hybrid (BM25 + embeddings, fused by RRF), keyword or semantic search over a memex home.
 
-    Give ``memex`` (an open :class:`~memex_core.api.Memex`, shared and reused) or
-    ``home`` (a ``MEMEX_HOME`` folder this retriever opens on first use; neither:
-    ``$MEMEX_HOME`` or ``~/.memex``).
+    Give ``memex`` (an open :class:`~memex_core.api.Memex`, shared and reused, or a
+    ``memex_client.MemexClient`` of a ``memex serve``) or ``home`` (a ``MEMEX_HOME``
+    folder this retriever opens on first use; neither: ``$MEMEX_HOME`` or ``~/.memex``).
 
     Every field below except ``memex``/``home`` can also be passed to ``invoke``,
     ``ainvoke`` and ``batch`` as a keyword argument for one call:
@@ -64,8 +70,9 @@ class MemexRetriever(BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    memex: Memex | None = Field(default=None, exclude=True)
-    """An open Memex to search (takes precedence over ``home``)."""
+    memex: SkipValidation[MemexLike | None] = Field(default=None, exclude=True)
+    """An open Memex, or a ``MemexClient`` of a ``memex serve``, to search (takes
+    precedence over ``home``)."""
     home: Path | None = None
     """A MEMEX_HOME to open when ``memex`` is not given (default: ``$MEMEX_HOME``)."""
 
@@ -103,13 +110,18 @@ class MemexRetriever(BaseRetriever):
     _opened: Memex | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
+        if self.memex is not None and not callable(getattr(self.memex, "view", None)):
+            raise TypeError(
+                f"memex must be a Memex or a memex_client.MemexClient, not "
+                f"{type(self.memex).__name__}"
+            )
         if self.user is not None:
             validate_user_id(self.user)
         validate_collection(self.collection)
 
     # -- memex ------------------------------------------------------------------------------
 
-    def _memex(self) -> Memex:
+    def _memex(self) -> MemexLike:
         if self.memex is not None:
             return self.memex
         if self._opened is None:
@@ -145,9 +157,11 @@ class MemexRetriever(BaseRetriever):
         filters = {name: kwargs.get(name, getattr(self, name)) for name in FILTER_ARGS}
         filters = {name: value for name, value in filters.items() if value is not None}
         memex = self._memex()
+        # A remote memex's credentials decide the user: an agent key reads for its own.
+        user = acting_user(memex, scope.user, what="This MemexRetriever", error=ScopeError)
         with memex.call_lock:  # one caller at a time (memex_core.threads)
             view = memex.view(
-                scope.user, name=self.agent_name, collection=scope.collection, corpus=scope.corpus
+                user, name=self.agent_name, collection=scope.collection, corpus=scope.corpus
             )
             found = view.search(
                 query,
@@ -158,7 +172,7 @@ class MemexRetriever(BaseRetriever):
                 tool_call_id=kwargs.get("tool_call_id"),
                 **filters,
             )
-        return [to_document(r, mode=mode, user_id=scope.user) for r in found.results[:k]]
+        return [to_document(r, mode=mode, user_id=user) for r in found.results[:k]]
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any

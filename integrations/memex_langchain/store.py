@@ -33,6 +33,14 @@ another user raises :class:`~memex_langchain.scope.ScopeError`. A store without
 a user serves whichever user each namespace names; it is the application's
 store (LangGraph compiles one store into a graph) and is trusted like an
 operator, so never let a model choose its namespaces.
+
+The store may also keep its items in a ``memex serve``: give it a
+``memex_client.MemexClient`` instead of a ``Memex``. A client with an agent key
+serves the key's user only (as ``user=`` would; naming another raises
+``ScopeError``); one with the operator secret serves every user, like a store
+without a user over a local home. Each put is then one HTTP request, which the
+server indexes at once (the local store's batching of index updates is the
+server's business).
 """
 
 from __future__ import annotations
@@ -64,13 +72,12 @@ from langgraph.store.base import (
 from memex_core.domain.memory.namespaces import SEPARATOR, InvalidCollection, validate_collection
 from memex_core.domain.memory.paths import validate_user_id
 from memex_core.domain.memory.records import ACTIVE, FILE_KIND, USERS_PREFIX, MemoryRecord
-from memex_core.errors import MemexError
-from memex_core.handles import MemoryNotFound
+from memex_core.errors import MemexError, UnknownIdError
+from memex_core.memex_like import acting_user, identity_of, is_remote
 from memex_langchain.scope import ScopeError
 
 if TYPE_CHECKING:
-    from memex_core.api import Memex
-    from memex_core.handles import AgentMemory
+    from memex_core.memex_like import MemexLike, MemoryLike
 
 #: The folder under ``user/`` that holds a store's items.
 FOLDER = "langgraph"
@@ -112,7 +119,7 @@ class MemexStore(BaseStore):
 
     def __init__(
         self,
-        memex: Memex,
+        memex: MemexLike,
         *,
         user: str | None = None,
         user_label: int = 0,
@@ -126,6 +133,18 @@ class MemexStore(BaseStore):
         self.user = user
         self.user_label = user_label
         self.agent_name = agent_name
+        self._bound: tuple[str | None] | None = None  # the user, once the memex is asked
+
+    def _bound_user(self) -> str | None:
+        """The one user this store serves: ``user``, or an agent key's user (a remote
+        memex whose key fixes the user). None: every user its namespaces name."""
+        if self._bound is None:
+            bound = self.user
+            identity = identity_of(self.memex)
+            if identity is not None and identity.kind == "agent":
+                bound = acting_user(self.memex, self.user, what="This MemexStore", error=ScopeError)
+            self._bound = (bound,)
+        return self._bound[0]
 
     # -- namespaces ------------------------------------------------------------------------
 
@@ -150,11 +169,17 @@ class MemexStore(BaseStore):
             validate_user_id(user)
         except MemexError as exc:
             raise InvalidNamespaceError(str(exc)) from None
-        if self.user is not None and user != self.user:
+        bound = self._bound_user()
+        if bound is not None and user != bound:
+            how = (
+                "a client with a key of theirs"
+                if self.user is None
+                else f"a MemexStore(user={user!r}), or one without a user that serves every "
+                "user its namespaces name"
+            )
             raise ScopeError(
-                f"This store is bound to user {self.user!r} and cannot reach {user!r}'s "
-                f"memory (namespace {labels}). Use a MemexStore(user={user!r}), or one "
-                "without a user that serves every user its namespaces name."
+                f"This store is bound to user {bound!r} and cannot reach {user!r}'s "
+                f"memory (namespace {labels}). Use {how}."
             )
         rest = labels[: self.user_label] + labels[self.user_label + 1 :]
         try:
@@ -169,7 +194,7 @@ class MemexStore(BaseStore):
         rest = collection.split(SEPARATOR) if collection else []
         return (*rest[: self.user_label], user, *rest[self.user_label :])
 
-    def _memory(self, user: str) -> AgentMemory:
+    def _memory(self, user: str) -> MemoryLike:
         view = self.memex.view(user, name=self.agent_name, corpus=False)
         assert view.memory is not None  # a view with a user has its memory handle
         return view.memory
@@ -221,9 +246,20 @@ class MemexStore(BaseStore):
                 if not is_put:
                     results.extend(self._run(op) for op in run)
                     continue
-                with self.memex.lock, self.memex.memory_indexes().held():
+                with self._puts_held():
                     results.extend(self._run(op) for op in run)
         return results
+
+    def _puts_held(self) -> contextlib.AbstractContextManager[Any]:
+        """A local home's write lock and held index updates around a run of puts; nothing
+        for a remote memex (each write is a request the server indexes)."""
+        if is_remote(self.memex):
+            return contextlib.nullcontext()
+        memex: Any = self.memex  # a local Memex: its lock and index updater
+        stack = contextlib.ExitStack()
+        stack.enter_context(memex.lock)
+        stack.enter_context(memex.memory_indexes().held())
+        return stack
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         # memex is synchronous (SQLite, BM25, an embedder): run the batch in a worker thread.
@@ -267,7 +303,7 @@ class MemexStore(BaseStore):
         path = self._path(collection, op.key)
         if op.value is None:
             # Deleting what is not there is not an error in LangGraph.
-            with contextlib.suppress(MemoryNotFound):
+            with contextlib.suppress(UnknownIdError):  # MemoryNotFound, or a remote 404
                 memory.forget(path, reason="deleted from the LangGraph store")
             return
         if not isinstance(op.value, Mapping):
@@ -333,8 +369,9 @@ class MemexStore(BaseStore):
 
     def _users_for(self, conditions: Iterable[MatchCondition]) -> list[str]:
         """The users a listing covers: the bound one, one a prefix names, or every user."""
-        if self.user is not None:
-            return [self.user]
+        bound = self._bound_user()
+        if bound is not None:
+            return [bound]
         for condition in conditions:
             path = tuple(condition.path)
             if condition.match_type == "prefix" and len(path) > self.user_label:
@@ -344,8 +381,35 @@ class MemexStore(BaseStore):
                         return [validate_user_id(label)]
                     except MemexError:
                         return []
-        owners = self.memex.catalog.memory_owners()
+        if is_remote(self.memex):
+            owners = self._remote_owners()
+        else:
+            owners = self.memex.catalog.memory_owners()  # type: ignore[attr-defined]
         return [o[len(USERS_PREFIX) :] for o in owners if o.startswith(USERS_PREFIX)]
+
+    def _remote_owners(self) -> list[str]:
+        """Every owner of a store item in a ``memex serve``: needs the operator secret."""
+        operator = getattr(self.memex, "operator", None)
+        identity = identity_of(self.memex)
+        if operator is None or identity is None or identity.kind != "operator":
+            raise ScopeError(
+                "Listing namespaces across users needs the operator: give this MemexStore a "
+                "client with admin_secret=..., or a prefix that names the user."
+            )
+        memory = operator()
+        owners: set[str] = set()
+        offset = 0
+        while True:
+            page = memory.list(kind=FILE_KIND, limit=_PAGE, offset=offset)
+            # The operator sees storage paths: users/<user>/langgraph/...
+            owners.update(
+                r.owner
+                for r in page
+                if r.path is not None and r.path.startswith(f"{r.owner}/{FOLDER}/")
+            )
+            if len(page) < _PAGE:
+                return sorted(owners)
+            offset += _PAGE
 
 
 def _does_match(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:

@@ -18,6 +18,10 @@ it to a user and collection with ``session_scope`` (or uses one fixed
 ``user`` for single-user apps). The block holds no per-session state, so one
 block object can serve any number of sessions and users at once; per-call
 arguments can never change the user or collection.
+
+``memex`` may be a ``memex_client.MemexClient`` of a ``memex serve`` instead of
+a local ``Memex``. With an agent key every session must be the key's user: a
+session mapped to another user fails (the key cannot reach their memory).
 """
 
 from __future__ import annotations
@@ -30,9 +34,9 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field, model_validator
 from llama_index.core.memory.memory import BaseMemoryBlock
 from llama_index.core.utils import get_tokenizer
+from pydantic import SkipValidation
 
-from memex_core.agent_view import AgentView
-from memex_core.api import MODES, Memex
+from memex_core.api import MODES
 from memex_core.domain import SearchResult
 from memex_core.domain.fragment import ROLES
 from memex_core.domain.memory.namespaces import validate_collection
@@ -40,6 +44,7 @@ from memex_core.domain.memory.paths import validate_user_id
 from memex_core.domain.memory.records import CONVERSATION_KIND
 from memex_core.errors import MemexError
 from memex_core.handles import RememberResult
+from memex_core.memex_like import MemexLike, ViewLike, acting_user
 from memex_core.services.memory import Message
 from memex_core.threads import acall
 from memex_llamaindex.messages import query_from, to_turns
@@ -117,7 +122,10 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
         default="What memex remembers about this user that bears on the conversation.",
         description="A description of the memory block.",
     )
-    memex: Memex = Field(exclude=True, description="The memex home memories live in.")
+    memex: SkipValidation[MemexLike] = Field(
+        exclude=True,
+        description="The memex home memories live in: a Memex, or a memex_client.MemexClient.",
+    )
     user: str | None = Field(
         default=None, description="The one user every session belongs to (single-user apps)."
     )
@@ -160,8 +168,15 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
                 "user's, or session_scope=<function from session id to user id or "
                 "SessionScope> when sessions belong to different users (not both)."
             )
+        if not callable(getattr(self.memex, "view", None)):
+            raise MemexError(
+                "memex must be a Memex or a memex_client.MemexClient, not "
+                f"{type(self.memex).__name__}"
+            )
         if self.user is not None:
             validate_user_id(self.user)
+            # A remote memex's agent key reaches its own user only: say so now, not on use.
+            acting_user(self.memex, self.user, what="This MemexMemoryBlock")
         validate_collection(self.collection)
         if self.mode not in MODES:
             raise MemexError(f"Unknown search mode {self.mode!r}: use one of {', '.join(MODES)}.")
@@ -194,11 +209,12 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
             "return a user id, a SessionScope, or None for an anonymous session"
         )
 
-    def _view(self, scope: SessionScope) -> AgentView:
+    def _view(self, scope: SessionScope) -> ViewLike:
         """The session user's memory and shared memory; never the operator's corpus. Reads
         are bound to the session's search collection; writes name their collection."""
+        user = acting_user(self.memex, scope.user, what="This MemexMemoryBlock")
         return self.memex.view(
-            user=scope.user, name=self.agent_name, collection=scope.searched, corpus=False
+            user=user, name=self.agent_name, collection=scope.searched, corpus=False
         )
 
     # -- reading ----------------------------------------------------------------------------

@@ -10,6 +10,10 @@ retriever reads exactly the scope it was built with: the operator's corpus
 optionally narrowed to a ``collection``. LlamaIndex's ``retrieve`` takes only
 a query, so the scope cannot change per call; build another retriever (they
 are cheap) for another user.
+
+``memex`` may be a ``memex_client.MemexClient`` of a ``memex serve`` instead of
+a local ``Memex``: ``MemexRetriever(MemexClient(url, api_key=KEY))`` searches
+the key's user's scope (naming another user is refused when it is built).
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from memex_core.agent_view import AgentView
-from memex_core.api import MODES, Memex
+from memex_core.api import MODES
 from memex_core.errors import MemexError
+from memex_core.memex_like import MemexLike, ViewLike, acting_user
 from memex_core.threads import acall, call
 from memex_llamaindex.filters import Filters, filter_options
 from memex_llamaindex.nodes import to_node
@@ -32,7 +36,8 @@ class MemexRetriever(BaseRetriever):
     """Retrieve memex fragments as ``NodeWithScore`` (id = fragment id, score = fused score).
 
     Args:
-        memex: the memex home to search.
+        memex: the memex home to search: a ``Memex``, or a ``memex_client.MemexClient``
+            of a ``memex serve`` (its agent key fixes the user).
         similarity_top_k: how many nodes to return.
         mode: ``"hybrid"`` (BM25 and embeddings fused by RRF), ``"keyword"`` or
             ``"semantic"``.
@@ -52,7 +57,7 @@ class MemexRetriever(BaseRetriever):
 
     def __init__(
         self,
-        memex: Memex,
+        memex: MemexLike,
         *,
         similarity_top_k: int = 10,
         mode: str = "hybrid",
@@ -72,6 +77,7 @@ class MemexRetriever(BaseRetriever):
             raise MemexError(f"similarity_top_k must be a whole number, not {similarity_top_k!r}")
         if similarity_top_k < 1:
             raise MemexError("similarity_top_k must be at least 1")
+        user = acting_user(memex, user, what="This MemexRetriever")
         if collection and user is None:
             raise MemexError(
                 "A collection names memory, which belongs to a user: pass user= as well "
@@ -89,7 +95,7 @@ class MemexRetriever(BaseRetriever):
         self.time_phrases = time_phrases
         self._filter_options = filter_options(filters)
         # Built once: it validates user and collection now, and holds no per-query state.
-        self._view: AgentView = memex.view(
+        self._view: ViewLike = memex.view(
             user=user, name=agent_name, collection=collection or "", corpus=corpus
         )
 

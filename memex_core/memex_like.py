@@ -1,0 +1,230 @@
+"""What the integrations need from a memex: a local one or a remote one.
+
+The LangChain and LlamaIndex adapters and the MCP tools take either a local
+:class:`~memex_core.api.Memex` or a ``memex_client.MemexClient`` connected to
+``memex serve``. Both have ``view(user, name=, collection=, corpus=)`` (what an
+agent may read), ``call_lock`` (held around each call) and ``fact_types()``;
+:class:`MemexLike` says so for the type checker, and nothing here checks the
+concrete class.
+
+A client's credentials decide whose memory it reaches: an agent key acts for
+its own user only, and the operator secret reads every user's memory.
+:func:`acting_user` turns the user an adapter was asked for into the one it may
+use, and refuses, with the fix in the message, what the credentials could only
+answer wrongly (another user's memory, or every user's at once).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol
+
+from memex_core.errors import MemexError
+
+if TYPE_CHECKING:
+    from memex_core.domain import Fragment
+    from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline
+    from memex_core.domain.memory.records import MemoryRecord
+    from memex_core.handles import MemoryHit, RememberResult
+    from memex_core.services.explore import Exploration
+    from memex_core.services.search import SearchResults
+
+
+class MemoryLike(Protocol):
+    """One user's memory: ``mx.agent(user)`` or a client's ``RemoteAgentMemory``."""
+
+    @property
+    def user_id(self) -> str: ...
+
+    def get(self, ref: str, *, tool_call_id: str | None = None) -> MemoryRecord: ...
+
+    def list(
+        self,
+        collection: str | None = None,
+        *,
+        include_deleted: bool = False,
+        kind: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        user_id: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> builtins.list[MemoryRecord]: ...
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        mode: str = "hybrid",
+        collection: str | None = None,
+        include_private: bool = False,
+        user_id: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        tool_call_id: str | None = None,
+    ) -> builtins.list[MemoryHit]: ...
+
+    def write(
+        self,
+        path: str,
+        content: str,
+        *,
+        collection: str | None = None,
+        private: bool = False,
+        reason: str = "",
+        tool_call_id: str | None = None,
+    ) -> MemoryRecord: ...
+
+    def forget(
+        self, ref: str, *, reason: str = "", tool_call_id: str | None = None
+    ) -> MemoryRecord: ...
+
+
+class ViewLike(Protocol):
+    """What an agent may read: ``mx.view(user)`` or a client's ``RemoteView``."""
+
+    @property
+    def user_id(self) -> str | None: ...
+
+    @property
+    def collection(self) -> str: ...
+
+    @property
+    def corpus(self) -> bool: ...
+
+    @property
+    def memory(self) -> MemoryLike | None: ...
+
+    def search(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        limit: int = 10,
+        *,
+        collection: str | None = None,
+        include_private: bool = False,
+        tool_call_id: str | None = None,
+        time_phrases: bool = True,
+        **filter_options: Any,
+    ) -> SearchResults: ...
+
+    def compact_search(
+        self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
+    ) -> tuple[list[CompactHit], list[str]]: ...
+
+    def get(self, ids: Sequence[str], *, tool_call_id: str | None = None) -> list[Fragment]: ...
+
+    def timeline(
+        self, fragment_id: str, before: int = 3, after: int = 3, *, tool_call_id: str | None = None
+    ) -> Timeline: ...
+
+    def explore(
+        self, note: str, similar: int = 5, *, tool_call_id: str | None = None
+    ) -> Exploration: ...
+
+    def context(
+        self,
+        query: str,
+        budget_chars: int = 4000,
+        *,
+        mode: str = "hybrid",
+        collection: str | None = None,
+        time_phrases: bool = True,
+        tool_call_id: str | None = None,
+        **filter_options: Any,
+    ) -> ContextPack: ...
+
+    def remember(self, text: str | None = None, **options: Any) -> RememberResult: ...
+
+
+class FactTypeLike(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class HasCallLock(Protocol):
+    """Anything integrations hold a lock of around each call (see :mod:`memex_core.threads`)."""
+
+    @property
+    def call_lock(self) -> AbstractContextManager[Any]: ...
+
+
+class MemexLike(HasCallLock, Protocol):
+    """A local :class:`~memex_core.api.Memex` or a ``memex_client.MemexClient``."""
+
+    def view(
+        self,
+        user: str | None = None,
+        *,
+        name: str = "agent",
+        collection: str = "",
+        corpus: bool = True,
+    ) -> ViewLike: ...
+
+    def fact_types(self) -> Sequence[FactTypeLike]: ...
+
+
+class CredentialScopeError(MemexError, ValueError):
+    """A remote memex's credentials cannot answer for the user asked; the message says how."""
+
+
+def identity_of(memex: object) -> Any:
+    """The client's ``whoami()`` (kind, user_id, collection, corpus), or None for a local
+    memex, which has no credentials."""
+    whoami = getattr(memex, "whoami", None)
+    return whoami() if callable(whoami) else None
+
+
+def is_remote(memex: object) -> bool:
+    """Whether ``memex`` talks to ``memex serve`` (it has credentials) rather than a home."""
+    return callable(getattr(memex, "whoami", None))
+
+
+def acting_user(
+    memex: object,
+    user: str | None,
+    *,
+    what: str,
+    error: type[MemexError] = CredentialScopeError,
+) -> str | None:
+    """The user ``what`` (e.g. ``"MemexRetriever"``) reads and writes for over ``memex``.
+
+    A local memex: ``user`` as given (None reads the corpus only). A client with an
+    agent key: the key's user; ``None`` becomes it, another user is refused. A client
+    with the operator secret: ``user``, which must be given (without one the operator
+    reads every user's memory, which no adapter should hand an agent).
+    """
+    identity = identity_of(memex)
+    if identity is None:
+        return user
+    if getattr(identity, "kind", None) == "agent":
+        own: str | None = identity.user_id
+        if user is None or user == own:
+            return own
+        raise error(
+            f"{what} reads memex through an agent key of user {own!r}, which cannot reach "
+            f"{user!r}'s memory. Give it a client with a key of {user!r}'s (memex keys create "
+            f"--user {user} --name ...), or leave the user out to read as {own!r}."
+        )
+    if user is None:
+        raise error(
+            f"{what} talks to memex serve with the operator secret, which reads every user's "
+            "memory: name the user it acts for (user=...), or give it a client with an agent "
+            "key (memex keys create --user ... --name ...)."
+        )
+    return user
+
+
+__all__ = [
+    "CredentialScopeError",
+    "FactTypeLike",
+    "HasCallLock",
+    "MemexLike",
+    "MemoryLike",
+    "ViewLike",
+    "acting_user",
+    "identity_of",
+    "is_remote",
+]
