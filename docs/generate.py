@@ -12,7 +12,8 @@ the committed Markdown between two markers, with hand-written prose around it::
 
 Generators (in ``docs/generators/``): ``cli`` (every ``memex`` command's ``--help``,
 plugin commands included), ``hooks`` (hook specs and the contracts they name) and
-``components`` (what the built-in plugins register). Only plugins shipped in the
+``components`` (what the built-in plugins register), ``api`` (the routes of
+``memex serve``, from its OpenAPI schema). Only plugins shipped in the
 ``memex`` distribution are loaded, so a third-party plugin installed in your
 environment never leaks into the reference.
 """
@@ -42,9 +43,10 @@ SKIP = ("examples",)  # folders of docs/ that hold no generated pages
 
 def generators() -> dict[str, Callable[[], str]]:
     builtin_only()  # before anything loads plugins
-    from generators import cli_reference, components, hook_reference
+    from generators import api_reference, cli_reference, components, hook_reference
 
     return {
+        "api": api_reference.render,
         "cli": cli_reference.render,
         "hooks": hook_reference.render,
         "components": components.render,

@@ -1,6 +1,6 @@
 """The documentation site: generated references current, commands shown real, strict build clean.
 
-The CLI and hook references are generated from the code (`python docs/generate.py`) and
+The CLI, hook and HTTP API references are generated from the code (`python docs/generate.py`) and
 committed; these tests fail when they are stale, when a page shows a command or option that
 does not exist, when the tutorial stops showing a file of its example package, and (when
 mkdocs is installed, as in CI) when `mkdocs build --strict` warns about anything.
@@ -85,6 +85,33 @@ def test_every_command_is_in_the_cli_reference() -> None:
                     assert flag in reference, f"memex {name} {flag} is missing: regenerate"
 
 
+def test_every_route_and_error_code_is_in_the_api_reference(tmp_path: Path) -> None:
+    """Each route a real `memex serve` app has, with the fields of its body, and every
+    error code, are in docs/reference/api.md (`generate.py --check` says it is current)."""
+    pytest.importorskip("fastapi")
+    from memex_core.api import Memex
+    from memex_server.app import build_app
+    from memex_server.errors import CODES
+
+    reference = (DOCS / "reference" / "api.md").read_text(encoding="utf-8")
+    with Memex(tmp_path / "home") as mx:
+        spec = build_app(mx, admin_secret="s").openapi()
+    schemas = spec["components"]["schemas"]
+    for path, methods in spec["paths"].items():
+        for method, operation in methods.items():
+            heading = f"\n### {method.upper()} {path} {{ #"
+            assert heading in reference, f"{method.upper()} {path} is missing: regenerate"
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+            if body:
+                name = body["schema"]["$ref"].rsplit("/", 1)[-1]
+                section = reference.split(heading, 1)[1].split("\n### ", 1)[0]
+                for field in schemas[name]["properties"]:
+                    assert f"| `{field}` |" in section, f"{path}: field {field} is missing"
+    for code, status in CODES.items():
+        assert f"| {status} | `{code}` |" in reference, f"error code {code} is missing"
+    assert "### GET /openapi.json" in reference
+
+
 def _shown_commands() -> list[tuple[Path, list[str]]]:
     """Every `memex ...` line of the bash blocks of hand-written pages, split like a shell."""
     shown = []
@@ -111,9 +138,13 @@ def test_pages_show_only_real_commands_and_options() -> None:
         if name in example_commands:
             continue
         assert name in cli.commands, f"{where}: no such command"
-        known = {flag for p in cli.commands[name].params for flag in (*p.opts, *p.secondary_opts)}
+        command, rest = cli.commands[name], words[1:]
+        while isinstance(command, click.Group) and rest and not rest[0].startswith("-"):
+            assert rest[0] in command.commands, f"{where}: no such command {rest[0]}"
+            command, rest = command.commands[rest[0]], rest[1:]  # memex keys create ...
+        known = {flag for p in command.params for flag in (*p.opts, *p.secondary_opts)}
         known |= {"-h", "--help"}
-        for word in words[1:]:
+        for word in rest:
             flag = word.split("=")[0]
             if flag.startswith("-") and flag != "-":
                 assert flag in known, f"{where}: no option {flag}"

@@ -8,6 +8,7 @@ Each is also the matching memex error (a 404 is an
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from memex_core.errors import (
@@ -65,7 +66,13 @@ def error_for(status: int, payload: Any, fallback: str) -> MemexClientError:
     error = payload.get("error") if isinstance(payload, dict) else None
     code = str(error.get("code", "")) if isinstance(error, dict) else ""
     message = str(error.get("message", "")) if isinstance(error, dict) else ""
-    message = message or fallback
+    if not message:
+        # Not memex's JSON: a proxy in front of it answered (nginx's HTML 413 page, a 502).
+        text = " ".join(re.sub(r"<[^>]*>", " ", fallback).split())
+        message = (
+            f"HTTP {status} without memex's JSON error, so from something in front of memex "
+            f"(a reverse proxy?): {text or 'no body'}"
+        )
     kind: type[MemexClientError]
     if status == 401:
         kind = AuthenticationError

@@ -154,7 +154,11 @@ class RestoreRequest(RefRequest):
 class PurgeRequest(Body):
     memory_ids: list[str] = Field(default_factory=list, max_length=MAX_IDS)
     user_id: str | None = None
-    confirm: str = Field(..., description="The user id (or the one memory id) again.")
+    confirm: str = Field(
+        ...,
+        description="The user_id again; or the memory id when purging one; or "
+        "'<n> memories' when purging n of them.",
+    )
 
 
 class AccessLogRequest(Body):

@@ -48,6 +48,9 @@ def restore(request: Request, body: RestoreRequest, who: Operator) -> MemoryReco
 
 @router.post("/memory/purge", summary="Hard-delete memories (cannot be undone)")
 def purge(request: Request, body: PurgeRequest, who: Operator) -> dict[str, int]:
+    """Either ``memory_ids`` or ``user_id`` (all of that user's memory). Answers
+    ``{"purged": n}``: how many memories lost every revision, fragment, vector and link.
+    The access log keeps that it happened."""
     state = state_of(request)
     handle = state.operator_memory(who)
     purged = state.call(
@@ -72,6 +75,8 @@ def access_log(request: Request, body: AccessLogRequest, who: Operator) -> list[
 
 @router.post("/keys", summary="Create an agent key (its text is in this response only)")
 def create_key(request: Request, body: KeyCreateRequest, who: Operator) -> dict[str, Any]:
+    """The key's text in ``key`` (``mxk_...``, shown only in this response; memex keeps a
+    salted hash), ``user`` and ``name``, then every field of an AgentKey."""
     state = state_of(request)
     key, token = state.call(
         state.keys.create, body.user, name=body.name, collection=body.collection, corpus=body.corpus

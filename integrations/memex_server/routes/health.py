@@ -49,5 +49,9 @@ def readiness(request: Request) -> dict[str, Any]:
 
 @router.get("/readyz", summary="The catalog answers and the indexes have caught up")
 def readyz(request: Request) -> JSONResponse:
+    """200 when ready, 503 when not, with the same JSON object either way: ``ready``
+    (bool), ``catalog`` (``"ok"``, or why it cannot be read), ``fragments``,
+    ``keyword_lag`` (catalog changes the keyword index has not seen yet) and
+    ``vectors_pending`` (fragments without vectors; null without semantic search)."""
     report = readiness(request)
     return JSONResponse(report, status_code=200 if report["ready"] else 503)

@@ -26,6 +26,8 @@ Who = Annotated[Caller, Depends(reader)]
 
 @router.get("/whoami", summary="What these credentials reach")
 def whoami(request: Request, who: Who) -> dict[str, object]:
+    """``kind`` (``"agent"`` or ``"operator"``), ``name`` (the actor in the access log),
+    ``user_id`` (null for the operator), ``collection``, ``corpus`` and ``key_id``."""
     return who.describe()
 
 
