@@ -110,6 +110,13 @@ def test_every_route_and_error_code_is_in_the_api_reference(tmp_path: Path) -> N
     for code, status in CODES.items():
         assert f"| {status} | `{code}` |" in reference, f"error code {code} is missing"
     assert "### GET /openapi.json" in reference
+    # The schema itself describes memex's error body, not FastAPI's {"detail": [...]}.
+    assert "HTTPValidationError" not in str(spec)
+    error = {"$ref": "#/components/schemas/Error"}
+    assert spec["paths"]["/v1/search"]["post"]["responses"]["422"]["content"] == {
+        "application/json": {"schema": error}
+    }
+    assert set(schemas["Error"]["properties"]["error"]["properties"]["code"]["enum"]) == set(CODES)
 
 
 def _shown_commands() -> list[tuple[Path, list[str]]]:

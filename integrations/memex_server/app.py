@@ -17,11 +17,11 @@ the server's thread pool, one call into memex at a time (``Memex.call_lock``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 
-from memex_server.errors import install_error_handlers
+from memex_server.errors import CODES, install_error_handlers
 from memex_server.limits import DEFAULT_MAX_BODY, DEFAULT_MAX_UPLOAD, BodyLimit
 from memex_server.routes import admin, health, memory, reading
 from memex_server.state import ServerState
@@ -77,4 +77,53 @@ def build_app(
     ):
         app.include_router(router)
     app.add_middleware(BodyLimit, max_body=max_body, max_upload=max_upload)
+    _document_errors(app)
     return app
+
+
+ERROR_SCHEMA: dict[str, Any] = {
+    "title": "Error",
+    "description": "Every failure: a stable code (see the API description) and a message "
+    "that says the fix.",
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message"],
+            "properties": {
+                "code": {"type": "string", "enum": sorted(CODES)},
+                "message": {"type": "string"},
+            },
+        }
+    },
+}
+
+
+def _document_errors(app: FastAPI) -> None:
+    """Make ``/openapi.json`` describe the errors the API returns: FastAPI documents its
+    own 422 body (``{"detail": [...]}``), which memex never sends."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = generate()  # cached by FastAPI after the first call
+        schemas = schema.setdefault("components", {}).setdefault("schemas", {})
+        if "Error" in schemas:
+            return schema
+        for name in ("HTTPValidationError", "ValidationError"):
+            schemas.pop(name, None)
+        schemas["Error"] = ERROR_SCHEMA
+        error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+        for methods in schema.get("paths", {}).values():
+            for operation in methods.values():
+                responses = operation.setdefault("responses", {})
+                if "422" in responses:
+                    responses["422"] = {
+                        "description": "Invalid request (invalid_request, empty_query)",
+                        "content": error,
+                    }
+                if "security" in operation:
+                    responses["default"] = {"description": "An error", "content": error}
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
