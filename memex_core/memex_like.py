@@ -205,8 +205,8 @@ def acting_user(
             return own
         raise error(
             f"{what} reads memex through an agent key of user {own!r}, which cannot reach "
-            f"{user!r}'s memory. Give it a client with a key of {user!r}'s (memex keys create "
-            f"--user {user} --name ...), or leave the user out to read as {own!r}."
+            f"the memory of {user!r}. Give it a client with a key of user {user!r} (memex keys "
+            f"create --user {user} --name ...), or leave the user out to read as {own!r}."
         )
     if user is None:
         raise error(

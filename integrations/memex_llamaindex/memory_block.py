@@ -176,7 +176,7 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
         if self.user is not None:
             validate_user_id(self.user)
             # A remote memex's agent key reaches its own user only: say so now, not on use.
-            acting_user(self.memex, self.user, what="This MemexMemoryBlock")
+            acting_user(self.memex, self.user, what="This MemexMemoryBlock", error=MemexError)
         validate_collection(self.collection)
         if self.mode not in MODES:
             raise MemexError(f"Unknown search mode {self.mode!r}: use one of {', '.join(MODES)}.")
@@ -212,7 +212,7 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
     def _view(self, scope: SessionScope) -> ViewLike:
         """The session user's memory and shared memory; never the operator's corpus. Reads
         are bound to the session's search collection; writes name their collection."""
-        user = acting_user(self.memex, scope.user, what="This MemexMemoryBlock")
+        user = acting_user(self.memex, scope.user, what="This MemexMemoryBlock", error=MemexError)
         return self.memex.view(
             user=user, name=self.agent_name, collection=scope.searched, corpus=False
         )

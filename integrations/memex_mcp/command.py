@@ -7,12 +7,17 @@ the command runs, so ``memex --help`` stays fast and works without it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from memex_mcp.bearer import Token, resolve_token
 from memex_mcp.guard import is_loopback
 from memex_mcp.scope import DEFAULT_USER, USER_ENV, ServerScope, default_user
+
+if TYPE_CHECKING:
+    from memex_client import MemexClient
+    from memex_core.memex_like import MemexLike
 
 INSTALL_HINT = "pip install 'memex[mcp]'"
 DEFAULT_HOST = "127.0.0.1"
@@ -39,6 +44,16 @@ HTTP_ONLY = ("host", "port", "token", "dangerously_allow_remote")
     is_flag=True,
     help="Do not let the agent read the corpus you ingested (exports, transcripts, notes): "
     "memory only.",
+)
+@click.option(
+    "--url",
+    help="Serve the memory of this memex serve (e.g. http://memex.internal:8765) instead of a "
+    "local home (default: $MEMEX_URL when $MEMEX_API_KEY is set too).",
+)
+@click.option(
+    "--api-key",
+    help="With --url: the agent key (memex keys create) whose user's memory the tools reach, "
+    "or the operator secret (default: $MEMEX_API_KEY).",
 )
 @click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="With --http: address.")
@@ -67,6 +82,8 @@ def mcp(
     user: str,
     collection: str,
     no_corpus: bool,
+    url: str | None,
+    api_key: str | None,
     use_http: bool,
     host: str,
     port: int,
@@ -80,6 +97,8 @@ def mcp(
       claude mcp add memex -- memex mcp
     Streamable HTTP on 127.0.0.1, with a bearer token:
       memex mcp --http --port 8765
+    The memory of a memex serve, through an agent key (its user is the user):
+      memex mcp --url http://memex.internal:8765 --api-key mxk_...
 
     Tools: search, timeline, get, context, explore, remember. Prompts: handover,
     update-knowledge. Every call is limited to one user's memory (--user), shared
@@ -106,8 +125,12 @@ def mcp(
             f"http://{DEFAULT_HOST}:{port}/mcp. To expose it anyway, add {REMOTE_FLAG} "
             "(and put TLS in front)."
         )
+    remote = _remote(ctx, url, api_key)
     try:
-        scope = ServerScope(user=user, collection=collection, corpus=not no_corpus)
+        if remote is None:
+            scope = ServerScope(user=user, collection=collection, corpus=not no_corpus)
+        else:
+            scope = _remote_scope(ctx, remote, user, collection, no_corpus)
     except MemexError as exc:
         raise click.UsageError(str(exc)) from exc
     try:
@@ -117,22 +140,101 @@ def mcp(
             f"memex mcp needs the MCP SDK, which is not installed ({exc}). "
             f"Install it with: {INSTALL_HINT}"
         ) from exc
-    from memex_core.cli.context import open_memex
+    from memex_core.cli.context import describe_client, open_memex
     from memex_mcp.serve import run_http, run_stdio
     from memex_mcp.tools import MemexTools
 
-    memex = open_memex(ctx)
+    memex: MemexLike = open_memex(ctx) if remote is None else remote
     server = build_server(MemexTools(memex, scope))
+    served = scope.describe()
+    if remote is not None:
+        served += f" of the {describe_client(remote)}"
     if not use_http:
-        click.echo(f"memex mcp: serving {scope.describe()} on stdio.", err=True)
+        click.echo(f"memex mcp: serving {served} on stdio.", err=True)
         run_stdio(server)
         return
-    chosen = resolve_token(token, Path(memex.home))
-    _explain_http(scope, host, port, chosen)
+    chosen = resolve_token(token, _home_path(ctx))
+    _explain_http(served, host, port, chosen)
     run_http(server, host=host, port=port, token=chosen.value, local_only=is_loopback(host))
 
 
-def _explain_http(scope: ServerScope, host: str, port: int, token: Token) -> None:
+def _home_path(ctx: click.Context) -> Path:
+    """The local home (where the HTTP token is kept), without opening it."""
+    from memex_core.config import default_home
+
+    home = (ctx.find_root().obj or {}).get("home")
+    return Path(home).expanduser() if home else default_home()
+
+
+def _remote(ctx: click.Context, url: str | None, api_key: str | None) -> MemexClient | None:
+    """The memex serve to serve from: ``--url``/``--api-key``, else ``$MEMEX_URL`` and
+    ``$MEMEX_API_KEY`` when both are set (and no --home on the command line); else None."""
+    import os
+
+    from memex_core.cli.context import API_KEY_ENV, URL_ENV, connect
+
+    given = ctx.get_parameter_source("url") == click.core.ParameterSource.COMMANDLINE
+    if api_key is not None and url is None and not os.environ.get(URL_ENV, "").strip():
+        raise click.UsageError(f"--api-key goes with --url (or ${URL_ENV}): say which memex serve.")
+    if url is None:
+        home_given = (
+            ctx.find_root().get_parameter_source("home") == click.core.ParameterSource.COMMANDLINE
+        )
+        url = None if home_given else (os.environ.get(URL_ENV, "").strip() or None)
+        if url is None:
+            return None
+        if api_key is None and not os.environ.get(API_KEY_ENV, "").strip():
+            return None  # $MEMEX_URL alone does not switch a local server to a remote one
+    key = api_key or os.environ.get(API_KEY_ENV, "").strip()
+    if not key:
+        raise click.UsageError(
+            f"{'--url' if given else '$' + URL_ENV} needs credentials: --api-key mxk_... (an "
+            f"agent key from `memex keys create`) or ${API_KEY_ENV}."
+        )
+    from memex_core.errors import MemexError
+
+    try:
+        return connect(url, key)
+    except MemexError as exc:
+        raise click.ClickException(f"memex mcp: {exc}") from exc
+
+
+def _remote_scope(
+    ctx: click.Context, client: MemexClient, user: str, collection: str, no_corpus: bool
+) -> ServerScope:
+    """The scope over a memex serve: an agent key's user (``--user`` may only repeat it),
+    collection and corpus bound; the operator secret acts for ``--user``."""
+    import os
+
+    from memex_core.domain.memory.namespaces import covers
+
+    identity = client.whoami()
+    if identity.kind != "agent":
+        return ServerScope(user=user, collection=collection, corpus=not no_corpus)
+    own = identity.user_id
+    assert own is not None  # an agent key always has its user
+    asked = ctx.get_parameter_source("user") == click.core.ParameterSource.COMMANDLINE
+    if not asked and os.environ.get(USER_ENV, "").strip():
+        asked = True
+    if asked and user != own:
+        raise click.UsageError(
+            f"The agent key acts for user {own!r}, not {user!r}: leave --user (and "
+            f"${USER_ENV}) out, or use a key of user {user!r}."
+        )
+    bound = identity.collection or ""
+    if collection and not covers(bound, collection):
+        raise click.UsageError(
+            f"The agent key is limited to collection {bound!r} and below; --collection "
+            f"{collection!r} is outside it."
+        )
+    return ServerScope(
+        user=own,
+        collection=collection or bound,
+        corpus=identity.corpus and not no_corpus,
+    )
+
+
+def _explain_http(served: str, host: str, port: int, token: Token) -> None:
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/mcp"
     where = {
@@ -147,7 +249,7 @@ def _explain_http(scope: ServerScope, host: str, port: int, token: Token) -> Non
     )
     header = f'--header "Authorization: Bearer {secret}"'
     lines = [
-        f"memex mcp: serving {scope.describe()}",
+        f"memex mcp: serving {served}",
         f"  at {url} (streamable HTTP); {reach}",
         f"  token: {where}",
         "  clients send it as the header  Authorization: Bearer <token>",

@@ -18,8 +18,7 @@ from memex_mcp import render
 from memex_mcp.scope import ServerScope
 
 if TYPE_CHECKING:
-    from memex_core.agent_view import AgentView
-    from memex_core.api import Memex
+    from memex_core.memex_like import MemexLike, ViewLike
 
 #: What a tool hands back: the text a model reads and the structured data.
 Output = tuple[str, dict[str, Any]]
@@ -45,12 +44,16 @@ def _filters(source: Sequence[str] | None, since: str | None, until: str | None)
 
 
 class MemexTools:
-    """The tools of one server: a memex home seen through one agent's scope."""
+    """The tools of one server: a memex home seen through one agent's scope.
 
-    def __init__(self, memex: Memex, scope: ServerScope) -> None:
+    ``memex`` is a local ``Memex`` or a ``memex_client.MemexClient`` of a ``memex serve``
+    (``memex mcp --url``); the scope's user must then be one its credentials reach.
+    """
+
+    def __init__(self, memex: MemexLike, scope: ServerScope) -> None:
         self.memex = memex
         self.scope = scope
-        self.view: AgentView = memex.view(
+        self.view: ViewLike = memex.view(
             user=scope.user, name=scope.name, collection=scope.collection, corpus=scope.corpus
         )
 
@@ -110,13 +113,13 @@ class MemexTools:
         return render.fragments(found, memories, missing)
 
     def _memory(self, memory_id: str) -> dict[str, Any] | None:
-        from memex_core.handles import MemoryNotFound
+        from memex_core.errors import UnknownIdError
 
         if self.view.memory is None:
             return None
         try:
             return self.view.memory.get(memory_id).to_dict()
-        except MemoryNotFound:
+        except UnknownIdError:  # MemoryNotFound, or a remote memex's 404
             return None
 
     def explore(self, note: str, similar: int = 5, concise: bool = False) -> Output:

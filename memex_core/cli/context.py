@@ -1,20 +1,82 @@
-"""Shared plumbing for commands: open the Memex for the chosen home, common options."""
+"""Shared plumbing for commands: open the Memex for the chosen home (or connect to a
+``memex serve``), common options."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from memex_core.api import Memex
+from memex_core.errors import MemexError
+
+if TYPE_CHECKING:
+    from memex_client import MemexClient
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: With both set, the search and memory commands talk to this ``memex serve``.
+URL_ENV = "MEMEX_URL"
+API_KEY_ENV = "MEMEX_API_KEY"
+_REMOTE = "memex.remote"  # where the root context keeps the connected client
 
 
 def open_memex(ctx: click.Context) -> Memex:
     home = (ctx.find_root().obj or {}).get("home")
     return Memex(home=home)
+
+
+def connect(url: str, token: str) -> MemexClient:
+    """A client of the ``memex serve`` at ``url``: ``token`` is an agent key (``mxk_...``)
+    or the operator secret. The credentials are checked now, so a wrong URL or a revoked
+    key fails here with what to do."""
+    try:
+        from memex_client import MemexClient
+    except ImportError as exc:  # httpx missing
+        raise MemexError(
+            f"Talking to memex serve at {url} needs the client: pip install 'memex[client]' "
+            f"({exc})."
+        ) from exc
+    from memex_core.domain.agent_keys import looks_like_key
+
+    if looks_like_key(token):
+        client = MemexClient(url, api_key=token)
+    else:
+        client = MemexClient(url, admin_secret=token)
+    client.whoami()
+    return client
+
+
+def describe_client(client: MemexClient) -> str:
+    """``memex serve at URL as agent key 'bot' of user 'alice'`` (or ``as the operator``)."""
+    identity = client.whoami()
+    if identity.kind == "operator":
+        return f"memex serve at {client.url} as the operator"
+    return (
+        f"memex serve at {client.url} as agent key {identity.name!r} of user {identity.user_id!r}"
+    )
+
+
+def remote_client(ctx: click.Context) -> MemexClient | None:
+    """The ``memex serve`` the search and memory commands use instead of a local home:
+    when ``MEMEX_URL`` and ``MEMEX_API_KEY`` are both set, unless ``--home`` is given on
+    the command line. Says once, on stderr, which service and credentials it uses."""
+    url = os.environ.get(URL_ENV, "").strip()
+    token = os.environ.get(API_KEY_ENV, "").strip()
+    if not url or not token:
+        return None
+    root = ctx.find_root()
+    if root.get_parameter_source("home") == click.core.ParameterSource.COMMANDLINE:
+        return None
+    client: MemexClient | None = root.meta.get(_REMOTE)
+    if client is None:
+        client = connect(url, token)
+        root.meta[_REMOTE] = client
+        root.call_on_close(client.close)
+        click.echo(f"memex: using {describe_client(client)} (${URL_ENV}).", err=True)
+    return client
 
 
 def config_default(value: float, setting: str) -> str:

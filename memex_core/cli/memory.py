@@ -6,6 +6,14 @@ unless ``--agent`` says otherwise), so they see exactly what such an agent
 would. The rest act as the operator, who sees every user's memory, revisions
 and the log. Every call is recorded in the access log (``memex log``).
 Rendering lives in :mod:`memex_core.cli.memory_render`.
+
+With ``MEMEX_URL`` and ``MEMEX_API_KEY`` set, the commands run on that ``memex
+serve`` (see :func:`memex_core.cli.context.remote_client`). An agent key acts
+for its own user: ``--user`` defaults to it and may not name another;
+``memories``, ``forget``, ``undelete`` and ``dream`` cover that user's memory;
+``history``, ``restore``, ``log``, purging and ``remember --operator`` need
+the operator secret in ``MEMEX_API_KEY``. The access log names the key, not
+``--agent``.
 """
 
 from __future__ import annotations
@@ -19,8 +27,8 @@ from typing import Any
 
 import click
 
-from memex_core.cli.context import format_option, open_memex
-from memex_core.errors import MemexError
+from memex_core.cli.context import API_KEY_ENV, URL_ENV, format_option, open_memex, remote_client
+from memex_core.errors import MemexError, UnknownIdError
 
 ACTOR_NAME = "cli"
 NOT_FOUND_HINT = (
@@ -37,14 +45,80 @@ def _echo_json(data: Any) -> None:
 @contextmanager
 def _hinted(ref: str) -> Iterator[None]:
     """An unknown memory names the reference and says where ids come from."""
-    from memex_core.handles import MemoryNotFound
-
     try:
         yield
-    except MemoryNotFound as exc:
+    except UnknownIdError as exc:  # MemoryNotFound, or a memex serve's 404
         if str(exc).startswith("No memory"):
             raise MemexError(f"No memory {ref!r}. {NOT_FOUND_HINT}") from exc
         raise
+
+
+# -- local or remote ----------------------------------------------------------------------------
+
+
+def _agent_key_user(ctx: click.Context) -> str | None:
+    """The user of the agent key the commands run with on a memex serve; None when they
+    run on a local home or with the operator secret."""
+    client = remote_client(ctx)
+    if client is None:
+        return None
+    identity = client.whoami()
+    return identity.user_id if identity.kind == "agent" else None
+
+
+def _key_refuses(ctx: click.Context, command: str, user_id: str | None) -> None:
+    """Refuse ``user_id`` if it is not the agent key's own user (nothing to refuse locally)."""
+    own = _agent_key_user(ctx)
+    if own is not None and user_id is not None and user_id != own:
+        raise MemexError(
+            f"`memex {command}` runs on a memex serve with an agent key of user {own!r} "
+            f"(${API_KEY_ENV}), which cannot reach the memory of {user_id!r}: use a key of "
+            f"user {user_id!r}, or leave --user out."
+        )
+
+
+def _operator(ctx: click.Context, command: str, name: str = ACTOR_NAME) -> Any:
+    """The operator's memory handle: the local home's, or a memex serve's when
+    ``MEMEX_API_KEY`` holds the operator secret (an agent key is refused)."""
+    client = remote_client(ctx)
+    if client is None:
+        return open_memex(ctx).operator(name)
+    own = _agent_key_user(ctx)
+    if own is not None:
+        raise MemexError(
+            f"`memex {command}` is the operator's, and ${API_KEY_ENV} holds an agent key of "
+            f"user {own!r}. Put the operator secret in ${API_KEY_ENV}, or unset {URL_ENV} to "
+            "use a local home."
+        )
+    return client.operator(name)
+
+
+def _keeper(ctx: click.Context, command: str, user_id: str | None) -> Any:
+    """Who lists, forgets, undeletes and dreams: the operator (every user's memory), or on
+    a memex serve with an agent key that key's user's memory."""
+    _key_refuses(ctx, command, user_id)
+    client = remote_client(ctx)
+    if client is not None and _agent_key_user(ctx) is not None:
+        return client.agent()
+    return _operator(ctx, command)
+
+
+def _agent(ctx: click.Context, command: str, user_id: str | None, agent_name: str) -> Any:
+    """``user_id``'s agent named ``agent_name``; on a memex serve with an agent key, the
+    key's user (the default) and the key's name."""
+    _key_refuses(ctx, command, user_id)
+    client = remote_client(ctx)
+    if client is None:
+        if user_id is None:
+            raise click.UsageError("Missing option '--user' / '-u'.")
+        return open_memex(ctx).agent(user_id, name=agent_name)
+    if _agent_key_user(ctx) is not None:
+        return client.agent()
+    if user_id is None:
+        raise click.UsageError(
+            "Missing option '--user' / '-u' (with the operator secret, say whose memory)."
+        )
+    return client.operator().agent(user_id, name=agent_name)
 
 
 def _can_prompt() -> bool:
@@ -110,7 +184,13 @@ def _timestamp(value: Any, where: str) -> float:
 
 @click.command()
 @click.argument("text", required=False)
-@click.option("--user", "-u", "user_id", required=True, help="Whose memory this is (a user id).")
+@click.option(
+    "--user",
+    "-u",
+    "user_id",
+    help="Whose memory this is (a user id). Required, except with an agent key on a memex "
+    "serve ($MEMEX_URL), whose user it is.",
+)
 @click.option(
     "--collection",
     "-c",
@@ -150,7 +230,7 @@ def _timestamp(value: Any, where: str) -> float:
 def remember(
     ctx: click.Context,
     text: str | None,
-    user_id: str,
+    user_id: str | None,
     collection: str,
     kind: str,
     private: bool,
@@ -184,7 +264,6 @@ def remember(
     if text == "-":
         text = sys.stdin.read()
     messages = read_conversation(conversation) if conversation is not None else None
-    mx = open_memex(ctx)
     options: dict[str, Any] = {
         "messages": messages,
         "collection": collection,
@@ -194,11 +273,17 @@ def remember(
         "tool_call_id": tool_call_id,
     }
     if operator:
-        result = mx.operator(agent_name).remember(text, user_id=user_id, **options)
+        if user_id is None:
+            raise click.UsageError("Missing option '--user' / '-u'.")
+        result = _operator(ctx, "remember --operator", agent_name).remember(
+            text, user_id=user_id, **options
+        )
         who = f"operator:{agent_name}"
     else:
-        result = mx.agent(user_id, name=agent_name).remember(text, **options)
-        who = f"agent:{agent_name}"
+        agent = _agent(ctx, "remember", user_id, agent_name)
+        result = agent.remember(text, **options)
+        user_id = agent.user_id
+        who = f"agent:{getattr(agent, 'name', agent_name)}"
     if output_format == "json":
         _echo_json({"user_id": user_id, "collection": collection, **result.to_dict()})
     else:
@@ -208,7 +293,13 @@ def remember(
 
 @click.command()
 @click.argument("query")
-@click.option("--user", "-u", "user_id", required=True, help="Search as this user's agent.")
+@click.option(
+    "--user",
+    "-u",
+    "user_id",
+    help="Search as this user's agent. Required, except with an agent key on a memex serve "
+    "($MEMEX_URL), whose user it is.",
+)
 @click.option("--collection", "-c", default="", help="Only this collection and those below it.")
 @click.option("--include-private", is_flag=True, help="Include memories stored as private.")
 @click.option(
@@ -233,7 +324,7 @@ def remember(
 def recall(
     ctx: click.Context,
     query: str,
-    user_id: str,
+    user_id: str | None,
     collection: str,
     include_private: bool,
     limit: int,
@@ -244,7 +335,7 @@ def recall(
     """Search memory as the user's agent would: their memory and shared memory, nothing else."""
     from memex_core.cli.memory_render import print_hits
 
-    agent = open_memex(ctx).agent(user_id, name=agent_name)
+    agent = _agent(ctx, "recall", user_id, agent_name)
     hits = agent.search(
         query,
         limit=limit,
@@ -283,16 +374,12 @@ def memories(
     """List stored memories, oldest first (as the operator)."""
     from memex_core.cli.memory_render import print_memories
 
-    records = (
-        open_memex(ctx)
-        .operator(ACTOR_NAME)
-        .list(
-            collection or None,
-            include_deleted=deleted,
-            kind=kind,
-            limit=limit,
-            user_id=user_id,
-        )
+    records = _keeper(ctx, "memories", user_id).list(
+        collection or None,
+        include_deleted=deleted,
+        kind=kind,
+        limit=limit,
+        user_id=user_id,
     )
     if output_format == "json":
         _echo_json([r.to_dict() for r in records])
@@ -314,7 +401,7 @@ def history(ctx: click.Context, ref: str, full: bool, output_format: str) -> Non
     from memex_core.cli.memory_render import print_history
 
     with _hinted(ref):
-        revisions = open_memex(ctx).operator(ACTOR_NAME).history(ref)
+        revisions = _operator(ctx, "history").history(ref)
     if output_format == "json":
         _echo_json([r.to_dict() for r in revisions])
     else:
@@ -331,7 +418,7 @@ def restore(ctx: click.Context, ref: str, revision: int, output_format: str) -> 
     from memex_core.cli.memory_render import print_record
 
     with _hinted(ref):
-        record = open_memex(ctx).operator(ACTOR_NAME).restore(ref, revision)
+        record = _operator(ctx, "restore").restore(ref, revision)
     if output_format == "json":
         _echo_json(record.to_dict())
     else:
@@ -347,7 +434,7 @@ def undelete(ctx: click.Context, ref: str, output_format: str) -> None:
     from memex_core.cli.memory_render import print_record
 
     with _hinted(ref):
-        record = open_memex(ctx).operator(ACTOR_NAME).undelete(ref)
+        record = _keeper(ctx, "undelete", None).undelete(ref)
     if output_format == "json":
         _echo_json(record.to_dict())
     else:
@@ -407,7 +494,7 @@ def _soft_delete(
 ) -> None:
     from memex_core.cli.memory_render import print_record
 
-    operator = open_memex(ctx).operator(ACTOR_NAME)
+    operator = _keeper(ctx, "forget", None)
     for ref in refs:  # every reference must resolve before anything is deleted
         with _hinted(ref):
             operator.get(ref)
@@ -420,6 +507,17 @@ def _soft_delete(
     click.echo("`memex undelete ID` brings a memory back.")
 
 
+def _count_memories(operator: Any, user_id: str) -> int:
+    """How many memories ``user_id`` has, deleted ones too (a page at a time: a memex
+    serve lists at most 1,000 per request)."""
+    page_size, offset = 1000, 0
+    while True:
+        page = operator.list(include_deleted=True, user_id=user_id, limit=page_size, offset=offset)
+        offset += len(page)
+        if len(page) < page_size:
+            return offset
+
+
 def _purge(
     ctx: click.Context,
     refs: tuple[str, ...],
@@ -429,10 +527,10 @@ def _purge(
 ) -> None:
     from memex_core.domain.memory.paths import validate_user_id
 
-    operator = open_memex(ctx).operator(ACTOR_NAME)
+    operator = _operator(ctx, "forget --purge")
     if user_id is not None:
         validate_user_id(user_id)
-        count = len(operator.list(include_deleted=True, user_id=user_id, limit=1_000_000))
+        count = _count_memories(operator, user_id)
         expected = user_id
         what = f"all memory of user {user_id!r} ({count} memories) and their access log entries"
     else:
@@ -497,15 +595,11 @@ def dream(
     from memex_core.cli.memory_render import dream_json, print_dream
     from memex_core.cli.progress import RichProgress
 
-    report = (
-        open_memex(ctx)
-        .operator(ACTOR_NAME)
-        .dream(
-            collection or None,
-            dry_run=dry_run,
-            user_id=user_id,
-            progress=RichProgress(quiet or output_format == "json"),
-        )
+    report = _keeper(ctx, "dream", user_id).dream(
+        collection or None,
+        dry_run=dry_run,
+        user_id=user_id,
+        progress=RichProgress(quiet or output_format == "json"),
     )
     if output_format == "json":
         _echo_json(dream_json(report))
@@ -550,7 +644,7 @@ def log(
         }
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--since/--until") from exc
-    entries = open_memex(ctx).operator(ACTOR_NAME).access_log(**filters, **bounds, limit=limit)
+    entries = _operator(ctx, "log").access_log(**filters, **bounds, limit=limit)
     if output_format == "json":
         _echo_json(log_json(entries))
     else:

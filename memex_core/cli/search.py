@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from memex_core.cli.context import config_default, format_option, open_memex
+from memex_core.cli.context import config_default, format_option, open_memex, remote_client
 from memex_core.errors import MemexError
 from memex_core.services.search import DEFAULT_SEMANTIC_WEIGHT
+
+if TYPE_CHECKING:
+    from memex_client import MemexClient
+    from memex_core.services.search import SearchResults
 
 FILTER_HELP = {
     "source": "Only this source kind (repeatable), e.g. chatgpt, claude_ai, claude_code, codex, "
@@ -66,9 +70,11 @@ def run_search(
     ctx: click.Context, mode: str, query: str, limit: int, output_format: str, **options: Any
 ) -> None:
     from memex_core.api import make_filters
-    from memex_core.cli.render import print_compact, print_panels, results_json
-    from memex_core.domain.disclosure import compact_hit, query_terms
 
+    client = remote_client(ctx)
+    if client is not None:
+        run_remote_search(client, mode, query, limit, output_format, **options)
+        return
     mx = open_memex(ctx)
     concise = options.pop("concise")
     options["time_phrases"] = not options.pop("no_time_phrases")
@@ -84,6 +90,49 @@ def run_search(
     except ValueError as exc:
         raise MemexError(str(exc)) from exc
     results = mx.search(query, mode=mode, limit=limit, filters=filters, **options)
+    print_results(results, query, concise, output_format)
+    if not len(results):
+        for line in mx.explain_empty(query, mode, filters):
+            click.echo(line, err=True)
+
+
+def run_remote_search(
+    client: MemexClient, mode: str, query: str, limit: int, output_format: str, **options: Any
+) -> None:
+    """The search on a ``memex serve`` (``MEMEX_URL``): what its credentials reach (an agent
+    key's scope, or the whole home for the operator), printed as a local search is."""
+    from memex_core.cli.context import URL_ENV
+
+    for name in ("semantic_weight", "min_score"):
+        if options.pop(name, None) is not None:
+            flag = "--" + name.replace("_", "-")
+            raise click.UsageError(
+                f"{flag} tunes a search where the index is; memex serve uses its own "
+                f"[search] settings. Leave {flag} out, or unset {URL_ENV} to search a local home."
+            )
+    concise = options.pop("concise")
+    filters = {name: options.pop(name) or None for name in ("source", "conversation", "role")} | {
+        "since": options.pop("since"),
+        "until": options.pop("until"),
+    }
+    results = client.view().search(
+        query,
+        mode,
+        limit,
+        include_private=options.pop("include_private"),
+        time_phrases=not options.pop("no_time_phrases"),
+        **{name: value for name, value in filters.items() if value is not None},
+    )
+    print_results(results, query, concise, output_format)
+    if not len(results):
+        click.echo(f"No results in what these credentials reach at {client.url}.", err=True)
+
+
+def print_results(results: SearchResults, query: str, concise: bool, output_format: str) -> None:
+    """Notes on stderr, then the results as ``--format`` and ``--concise`` say."""
+    from memex_core.cli.render import print_compact, print_panels, results_json
+    from memex_core.domain.disclosure import compact_hit, query_terms
+
     for note in results.notes:
         click.echo(f"Note: {note}", err=True)
     if concise and output_format != "ids":
@@ -103,9 +152,6 @@ def run_search(
             click.echo(result.id)
     else:
         print_panels(list(results), query)
-    if not len(results):
-        for line in mx.explain_empty(query, mode, filters):
-            click.echo(line, err=True)
 
 
 @click.command()
