@@ -214,9 +214,7 @@ def list_keys(ctx: click.Context, include_revoked: bool, output_format: str) -> 
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(box=None)
-    for column in ("id", "name", "user", "collection", "corpus", "created", "last used", "status"):
-        table.add_column(column)
+    rows = []
     for key in found:
         cells = (
             key.id,
@@ -228,8 +226,17 @@ def list_keys(ctx: click.Context, include_revoked: bool, output_format: str) -> 
             _when(key.last_used_at),
             "live" if key.active else f"revoked {_when(key.revoked_at)}",
         )
+        rows.append((cells, key.active))
+    table = Table(box=None)
+    columns = ("id", "name", "user", "collection", "corpus", "created", "last used", "status")
+    for index, column in enumerate(columns):
+        # What `memex keys revoke` takes is never cut short, at any terminal width.
+        whole = column in ("id", "name", "user", "collection")
+        widest = max(len(column), *(len(cells[index]) for cells, _ in rows))
+        table.add_column(column, min_width=widest if whole else None)
+    for cells, active in rows:
         # Text, not str: a name with [brackets] is shown as typed, never read as markup.
-        table.add_row(*(Text(c) for c in cells), style=None if key.active else "dim")
+        table.add_row(*(Text(c) for c in cells), style=None if active else "dim")
     Console(soft_wrap=True).print(table, markup=False, highlight=False)
 
 
