@@ -13,6 +13,7 @@ sorted by name, no version, date or path of the throwaway home.
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -176,6 +177,15 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def _check_markup(page: str) -> str:
+    """Fail on a ``<`` outside code: Markdown would pass ``<n>`` on as an HTML tag."""
+    prose = re.sub(r"```.*?```", "", page, flags=re.DOTALL)
+    for line in re.sub(r"`[^`\n]*`", "", prose).splitlines():
+        if "<" in line:
+            raise SystemExit(f"api reference: put this in backticks, or avoid '<': {line}")
+    return page
+
+
 def _description(schema: Schema) -> str:
     text = schema.get("description", "")
     return _cell(docstring(text)) if text else ""
@@ -194,8 +204,10 @@ def _fields_table(schema: Schema) -> list[str]:
             default = "required"
         elif "default" in field:
             default = f"`{json.dumps(field['default'])}`"
+        elif "null" in _type(field):
+            default = "`null`"  # the schema leaves a None default out
         else:
-            default = "`null`"
+            default = "optional"  # made when the request is read (default_factory: [])
         notes = [n for n in (_description(field), _cell(_constraints(field))) if n]
         out.append(f"| `{name}` | {_type(field)} | {default} | {' '.join(notes)} |")
     return out
@@ -406,4 +418,4 @@ def render() -> str:
     ]
     for name in _shown_schemas(spec):
         out += _schema(name, schemas[name])
-    return "\n".join(out)
+    return _check_markup("\n".join(out))

@@ -156,8 +156,8 @@ class PurgeRequest(Body):
     user_id: str | None = None
     confirm: str = Field(
         ...,
-        description="The user_id again; or the memory id when purging one; or "
-        "'<n> memories' when purging n of them.",
+        description="The user_id again; or the memory id when purging one; or, for "
+        "several, how many: '3 memories' when purging three.",
     )
 
 

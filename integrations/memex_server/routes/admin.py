@@ -129,8 +129,9 @@ async def ingest(
         ),
     ],
 ) -> IngestReport:
-    """The body is stored under ``<home>/uploads/`` by content, so sending the same export
-    twice ingests it once, then ingested as ``memex ingest`` would."""
+    """The body is kept under ``<home>/uploads/``, named by its content, and ingested as
+    ``memex ingest`` would: the same export sent again is reported unchanged, a newer one
+    adds what is new."""
     from starlette.concurrency import run_in_threadpool
 
     state = state_of(request)
