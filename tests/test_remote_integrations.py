@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,9 +52,10 @@ class Served:
     operator: MemexClient  # the operator secret
     alice: MemexClient  # alice's agent key
     bob_fact: str  # bob's memory id
+    bob_fragment: str  # the fragment of bob's fact
 
 
-def build_home(root: Path) -> tuple[Path, str]:
+def build_home(root: Path) -> tuple[Path, str, str]:
     home = root / "home"
     home.mkdir(parents=True)
     (home / "config.toml").write_text('[embedder]\nuse = "none"\n', encoding="utf-8")
@@ -67,12 +69,13 @@ def build_home(root: Path) -> tuple[Path, str]:
         bob_fact = bob.remember(BOB_TEXT, collection="acme:secret").memory_ids[0]
         bob.write("user/plans.md", f"The bluebird launch plan: ship in May. {BOB_HIDDEN}")
         mx.operator().write("shared/handbook.md", "Deploys happen on Tuesdays after standup.")
-    return home, bob_fact
+        bob_fragment = mx.catalog.conversation_fragments(bob_fact)[0].id
+    return home, bob_fact, bob_fragment
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    home, bob_fact = build_home(tmp_path_factory.mktemp("remote-integrations"))
+    home, bob_fact, bob_fragment = build_home(tmp_path_factory.mktemp("remote-integrations"))
     with running_service(home) as service:
         operator = MemexClient(service.url, admin_secret=service.admin_secret)
         alice_key = operator.create_key(user="alice", name="alice-bot")["key"]
@@ -88,6 +91,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
                 operator,
                 alice,
                 bob_fact,
+                bob_fragment,
             )
         finally:
             alice.close()
@@ -234,7 +238,7 @@ def test_memex_mcp_serves_a_memex_serve_through_an_agent_key(
                 leaked = await session.call_tool("search", {"query": query, "mode": "keyword"})
                 assert leaked.structured_content["hits"] == [], query
                 assert_nothing_of_bobs(harness.text_of(leaked))
-            bobs = await session.call_tool("get", {"ids": [served.bob_fact]})
+            bobs = await session.call_tool("get", {"ids": [served.bob_fact, served.bob_fragment]})
             assert bobs.is_error and "No fragment or memory" in harness.text_of(bobs)
             kept = await session.call_tool("remember", {"text": "Alice's editor is Helix"})
             assert not kept.is_error
@@ -389,3 +393,43 @@ def test_cli_memory_commands_run_on_the_service(served: Served) -> None:
     assert served.bob_fact in {m["id"] for m in bobs}
     for_bob = memex(served, secret, "recall", "bluebird", "--user", "bob", "--format", "json")
     assert served.bob_fact in {h["memory_id"] for h in json_of(for_bob)}
+
+
+def test_cli_reading_commands_follow_a_remote_search(served: Served) -> None:
+    key = served.alice_key
+    ids = memex(served, key, "keyword", "database locked", "--format", "ids").stdout.split()
+    assert ids
+    around = json_of(memex(served, key, "timeline", ids[0], "--format", "json"))
+    assert around["anchor_id"] == ids[0] and len(around["items"]) == 2
+    whole = json_of(memex(served, key, "get", *ids[:2], "--format", "json"))
+    assert [f["id"] for f in whole] == ids[:2]
+    home = ("--home", str(served.home))  # the same commands on the local home print the same
+    assert around == json_of(memex(served, None, *home, "timeline", ids[0], "--format", "json"))
+    assert whole == json_of(memex(served, None, *home, "get", *ids[:2], "--format", "json"))
+    shown = memex(served, key, "get", ids[0])
+    assert shown.exit_code == 0 and "database is locked" in shown.stdout
+    pack = json_of(
+        memex(served, key, "context", "kayak trip", "--budget", "600", "--format", "json")
+    )
+    assert "kayak" in json.dumps(pack)
+    for args in (("get", served.bob_fragment), ("timeline", served.bob_fragment)):
+        refused = memex(served, key, *args)
+        assert refused.exit_code == 1, args
+        assert "No fragment" in refused.stderr, args
+        assert_nothing_of_bobs(refused.output)
+    for query in ATTACKS:
+        pack = memex(served, key, "context", query, "--format", "json")
+        assert_nothing_of_bobs(pack.stdout)
+        assert BOB_CANARY not in json.dumps(json_of(pack)["items"]), query
+
+
+def test_the_adapters_import_no_http_client_until_one_is_used() -> None:
+    code = (
+        "import sys, memex_langchain, memex_langchain.store, memex_llamaindex, memex_mcp, "
+        "memex_mcp.command, memex_core.cli\n"
+        "print(sorted(m for m in ('httpx', 'memex_client') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "[]"

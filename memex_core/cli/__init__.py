@@ -47,6 +47,10 @@ def cli(ctx: click.Context, home: str | None) -> None:
     Start with:
       memex ingest ~/Downloads/chatgpt-export.zip ~/Downloads/claude-export.zip
       memex dig "that sqlite locking bug"
+
+    With MEMEX_URL and MEMEX_API_KEY set, the search commands, get, timeline,
+    context, explore and the memory commands run on that memex serve, as far as
+    the key reaches (--home on the command line keeps them on a local home).
     """
     ctx.obj = {"home": home}
 

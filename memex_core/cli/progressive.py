@@ -3,15 +3,30 @@
 Search (``memex dig --concise``) finds candidates cheaply; ``timeline`` shows
 what surrounds one; ``get`` returns full text; ``context`` assembles a pack
 within a character budget; ``explore`` walks a note's links.
+
+With ``MEMEX_URL`` and ``MEMEX_API_KEY`` set they read a ``memex serve`` (what
+the key reaches), as ``memex dig`` then does, so ids from a remote search work
+here; ids must then be whole (the service takes no prefixes).
 """
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from memex_core.cli.context import format_option, open_memex
+from memex_core.cli.context import format_option, open_memex, remote_client
+from memex_core.errors import UnknownIdError
+
+if TYPE_CHECKING:
+    from memex_core.memex_like import ViewLike
+
+
+def _remote_view(ctx: click.Context) -> ViewLike | None:
+    """What the credentials in ``MEMEX_API_KEY`` read on the ``MEMEX_URL`` service."""
+    client = remote_client(ctx)
+    return None if client is None else client.view()
 
 
 @click.command()
@@ -33,7 +48,11 @@ def explore(ctx: click.Context, note: str, similar: int, concise: bool, output_f
     an alias, or a note id. Unresolved links (to notes that do not exist) are
     listed with no path.
     """
-    found = open_memex(ctx).explore(note, similar=similar)
+    remote = _remote_view(ctx)
+    if remote is not None:
+        found = remote.explore(note, similar)
+    else:
+        found = open_memex(ctx).explore(note, similar=similar)
     data = found.to_dict(concise)
     if output_format == "json":
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
@@ -79,7 +98,11 @@ def timeline(
     """
     from memex_core.cli.render import print_fragments, timeline_to_dict
 
-    found = open_memex(ctx).timeline(fragment_id, before=before, after=after)
+    remote = _remote_view(ctx)
+    if remote is not None:
+        found = remote.timeline(fragment_id, before, after)
+    else:
+        found = open_memex(ctx).timeline(fragment_id, before=before, after=after)
     if output_format == "json":
         click.echo(json.dumps(timeline_to_dict(found), indent=2, ensure_ascii=False))
     else:
@@ -99,8 +122,18 @@ def get(ctx: click.Context, fragment_ids: tuple[str, ...], output_format: str) -
     """
     from memex_core.cli.render import fragment_to_dict, print_fragments
 
-    mx = open_memex(ctx)
-    fragments = mx.get(mx.resolve_ids(fragment_ids))
+    remote = _remote_view(ctx)
+    if remote is not None:
+        fragments: list[Any] = remote.get(list(fragment_ids))
+        missing = sorted(set(fragment_ids) - {f.id for f in fragments})
+        if missing:
+            raise UnknownIdError(
+                f"No fragment with id {', '.join(map(repr, missing))} in what these credentials "
+                "reach. Ids come from a search (`memex dig --concise`); give them whole."
+            )
+    else:
+        mx = open_memex(ctx)
+        fragments = mx.get(mx.resolve_ids(fragment_ids))
     if output_format == "json":
         click.echo(
             json.dumps([fragment_to_dict(f) for f in fragments], indent=2, ensure_ascii=False)
@@ -145,9 +178,14 @@ def context_pack(
     """
     from memex_core.cli.render import print_context
 
-    pack = open_memex(ctx).context(
-        query, budget, time_phrases=not no_time_phrases, source=source or None
-    )
+    remote = _remote_view(ctx)
+    if remote is not None:
+        options: dict[str, Any] = {"source": list(source)} if source else {}
+        pack = remote.context(query, budget, time_phrases=not no_time_phrases, **options)
+    else:
+        pack = open_memex(ctx).context(
+            query, budget, time_phrases=not no_time_phrases, source=source or None
+        )
     if output_format == "json":
         click.echo(json.dumps(pack.to_dict(), indent=2, ensure_ascii=False))
     else:
