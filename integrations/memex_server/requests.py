@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Mode = Literal["hybrid", "keyword", "semantic"]
 TimeBound = str | float | None
@@ -15,8 +15,34 @@ MAX_LIMIT = 1000
 MAX_IDS = 1000
 
 
+def _refuse_surrogates(value: Any) -> None:
+    """JSON's ``\\ud800`` escapes decode to lone surrogates, which no UTF-8 text holds: the
+    request is refused (422) instead of failing later when a response echoes it (500)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(
+                "text holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which is "
+                "not Unicode text; send valid UTF-8"
+            ) from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_surrogates(key)
+            _refuse_surrogates(item)
+    elif isinstance(value, list):
+        for item in value:
+            _refuse_surrogates(item)
+
+
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unicode_only(cls, data: Any) -> Any:
+        _refuse_surrogates(data)
+        return data
 
 
 class Filters(Body):
