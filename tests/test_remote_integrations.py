@@ -254,13 +254,19 @@ def test_memex_mcp_serves_a_memex_serve_through_an_agent_key(
     assert served.alice.agent().search("Helix", mode="keyword")  # stored on the server
 
 
-def run_mcp(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_mcp(home: Path, *args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
+    """``memex mcp ARGS`` with stdin closed; the home comes from $MEMEX_HOME (a ``--home``
+    on the command line would keep it local whatever $MEMEX_URL says)."""
     harness = pytest.importorskip("tests.test_mcp_harness")
-    env = {**os.environ, **harness.server_env()}
+    env = {**os.environ, **harness.server_env(), "MEMEX_HOME": str(home)}
     for name in ("MEMEX_URL", "MEMEX_API_KEY", "MEMEX_USER"):
         env.pop(name, None)
+    env.update(extra_env)
+    command = harness.memex_command(home, "mcp", *args)
+    at = command.index("--home")
+    del command[at : at + 2]
     return subprocess.run(
-        harness.memex_command(home, "mcp", *args),
+        command,
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -281,6 +287,12 @@ def test_memex_mcp_refuses_at_start_what_the_key_cannot_serve(
     assert "unknown or revoked" in wrong.stderr and "Traceback" not in wrong.stderr
     keyless = run_mcp(home, "--url", served.url)
     assert keyless.returncode == 2 and "--api-key" in keyless.stderr
+    urlless = run_mcp(home, "--api-key", served.alice_key)
+    assert urlless.returncode == 2 and "--url" in urlless.stderr
+    # $MEMEX_URL and $MEMEX_API_KEY together mean the service too; MEMEX_USER must be the key's.
+    env = {"MEMEX_URL": served.url, "MEMEX_API_KEY": served.alice_key, "MEMEX_USER": "bob"}
+    from_env = run_mcp(home, **env)
+    assert from_env.returncode == 2 and "acts for user 'alice', not 'bob'" in from_env.stderr
     assert not home.exists()
 
 

@@ -173,23 +173,22 @@ def _remote(ctx: click.Context, url: str | None, api_key: str | None) -> MemexCl
 
     from memex_core.cli.context import API_KEY_ENV, URL_ENV, connect
 
-    given = ctx.get_parameter_source("url") == click.core.ParameterSource.COMMANDLINE
-    if api_key is not None and url is None and not os.environ.get(URL_ENV, "").strip():
-        raise click.UsageError(f"--api-key goes with --url (or ${URL_ENV}): say which memex serve.")
-    if url is None:
+    env_url = os.environ.get(URL_ENV, "").strip()
+    env_key = os.environ.get(API_KEY_ENV, "").strip()
+    if url is None and api_key is None:
         home_given = (
             ctx.find_root().get_parameter_source("home") == click.core.ParameterSource.COMMANDLINE
         )
-        url = None if home_given else (os.environ.get(URL_ENV, "").strip() or None)
-        if url is None:
-            return None
-        if api_key is None and not os.environ.get(API_KEY_ENV, "").strip():
-            return None  # $MEMEX_URL alone does not switch a local server to a remote one
-    key = api_key or os.environ.get(API_KEY_ENV, "").strip()
+        if home_given or not (env_url and env_key):
+            return None  # a local home ($MEMEX_URL alone does not switch to a service)
+    url = url or env_url
+    if not url:
+        raise click.UsageError(f"--api-key goes with --url (or ${URL_ENV}): say which memex serve.")
+    key = api_key or env_key
     if not key:
         raise click.UsageError(
-            f"{'--url' if given else '$' + URL_ENV} needs credentials: --api-key mxk_... (an "
-            f"agent key from `memex keys create`) or ${API_KEY_ENV}."
+            f"--url needs credentials: --api-key mxk_... (an agent key from `memex keys "
+            f"create`) or ${API_KEY_ENV}."
         )
     from memex_core.errors import MemexError
 
