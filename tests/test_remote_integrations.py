@@ -399,6 +399,11 @@ def test_cli_memory_commands_run_on_the_service(served: Served) -> None:
     secret = served.admin_secret
     revisions = json_of(memex(served, secret, "history", memory_id, "--format", "json"))
     assert len(revisions) == 3  # remembered, forgotten, undeleted
+    restored = json_of(memex(served, secret, "restore", memory_id, "1", "--format", "json"))
+    assert restored["id"] == memory_id and restored["status"] == "active"
+    planned = memex(served, key, "dream", "--dry-run", "--format", "json")
+    assert planned.exit_code == 0, planned.output
+    assert_nothing_of_bobs(planned.stdout)
     log = json_of(memex(served, secret, "log", "--user", "alice", "--format", "json"))
     assert any(entry["actor"] == "alice-bot" for entry in log)
     bobs = json_of(memex(served, secret, "memories", "--user", "bob", "--format", "json"))
