@@ -441,10 +441,13 @@ def test_cli_reading_commands_follow_a_remote_search(served: Served) -> None:
 
 
 def test_the_adapters_import_no_http_client_until_one_is_used() -> None:
+    # memex --help loads every plugin's commands (serve and mcp too): no web stack for that.
     code = (
         "import sys, memex_langchain, memex_langchain.store, memex_llamaindex, memex_mcp, "
         "memex_mcp.command, memex_core.cli\n"
-        "print(sorted(m for m in ('httpx', 'memex_client') if m in sys.modules))"
+        "memex_core.cli._add_plugin_commands()\n"
+        "print(sorted(m for m in ('httpx', 'memex_client', 'fastapi', 'starlette') "
+        "if m in sys.modules))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True

@@ -16,7 +16,7 @@ import click
 
 from memex_core.cli.context import format_option, open_memex
 from memex_core.errors import MemexError
-from memex_server.limits import DEFAULT_MAX_BODY, DEFAULT_MAX_UPLOAD
+from memex_server.defaults import DEFAULT_MAX_BODY, DEFAULT_MAX_UPLOAD
 
 INSTALL_HINT = "pip install 'memex[server]'"
 DEFAULT_HOST = "127.0.0.1"

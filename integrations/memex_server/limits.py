@@ -13,14 +13,14 @@ from typing import Any
 
 from starlette.exceptions import HTTPException
 
+from memex_server.defaults import DEFAULT_MAX_BODY as DEFAULT_MAX_BODY  # re-exported
+from memex_server.defaults import DEFAULT_MAX_UPLOAD as DEFAULT_MAX_UPLOAD
 from memex_server.errors import error_body
 
 Scope = dict[str, Any]
 Receive = Callable[[], Any]
 Send = Callable[[dict[str, Any]], Any]
 
-DEFAULT_MAX_BODY = 1 << 20  # 1 MiB: a remembered conversation of a few hundred turns
-DEFAULT_MAX_UPLOAD = 1 << 30  # 1 GiB: a large ChatGPT export
 UPLOAD_PATHS = ("/v1/admin/ingest",)
 
 
