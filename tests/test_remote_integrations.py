@@ -136,6 +136,9 @@ def test_langchain_retriever_reads_for_the_keys_user_only(served: Served) -> Non
         retriever.invoke("bluebird", user="bob")
     for query in ATTACKS:
         assert retriever.invoke(query) == [], query
+    queries = ["green tea", "kayak trip"]
+    batched = asyncio.run(retriever.abatch(queries))  # worker threads share the one client
+    assert [documents(d) for d in batched] == [documents(retriever.invoke(q)) for q in queries]
     # The operator secret reads every user's memory: a retriever must name the one it serves.
     with pytest.raises(ScopeError, match="operator secret"):
         MemexRetriever(memex=served.operator, mode="keyword").invoke("tea")
@@ -249,7 +252,18 @@ def test_memex_mcp_serves_a_memex_serve_through_an_agent_key(
             pack = await session.call_tool("context", {"query": "kayak trip", "budget_chars": 500})
             assert "kayak" in harness.text_of(pack)
 
+    async def as_operator() -> None:
+        # The operator secret acts for --user alone: the tools never read the whole home.
+        args = ("--url", served.url, "--api-key", served.admin_secret, "--user", "alice")
+        async with harness.mcp_session(no_home, *args) as session:
+            found = await session.call_tool("search", {"query": "green tea", "mode": "keyword"})
+            assert "green tea" in harness.text_of(found)
+            for query in ATTACKS:
+                leaked = await session.call_tool("search", {"query": query, "mode": "keyword"})
+                assert leaked.structured_content["hits"] == [], query
+
     harness.run(body)
+    harness.run(as_operator)
     assert not no_home.exists()
     assert served.alice.agent().search("Helix", mode="keyword")  # stored on the server
 
