@@ -356,6 +356,9 @@ def test_cli_search_runs_on_the_service_with_the_local_output(served: Served) ->
     assert json_of(memex(served, served.alice_key, "--home", home, *args)) == everything
     tuned = memex(served, served.alice_key, "dig", "tea", "--semantic-weight", "0.7")
     assert tuned.exit_code == 2 and "--semantic-weight" in tuned.stderr
+    revoked = memex(served, "mxk_000000000000_" + "x" * 43, "keyword", "tea")
+    assert revoked.exit_code == 1 and "unknown or revoked" in revoked.stderr
+    assert "$MEMEX_URL and $MEMEX_API_KEY are set" in revoked.stderr  # why it went remote
 
 
 def test_cli_with_an_agent_key_never_shows_another_users_memory(served: Served) -> None:

@@ -72,7 +72,13 @@ def remote_client(ctx: click.Context) -> MemexClient | None:
         return None
     client: MemexClient | None = root.meta.get(_REMOTE)
     if client is None:
-        client = connect(url, token)
+        try:
+            client = connect(url, token)
+        except MemexError as exc:
+            raise MemexError(
+                f"{exc} (${URL_ENV} and ${API_KEY_ENV} are set, so this command runs on that "
+                "service; unset them, or pass --home, to use a local home.)"
+            ) from exc
         root.meta[_REMOTE] = client
         root.call_on_close(client.close)
         click.echo(f"memex: using {describe_client(client)} (${URL_ENV}).", err=True)

@@ -87,7 +87,7 @@ def _operator(ctx: click.Context, command: str, name: str = ACTOR_NAME) -> Any:
     if own is not None:
         raise MemexError(
             f"`memex {command}` is the operator's, and ${API_KEY_ENV} holds an agent key of "
-            f"user {own!r}. Put the operator secret in ${API_KEY_ENV}, or unset {URL_ENV} to "
+            f"user {own!r}. Put the operator secret in ${API_KEY_ENV}, or unset ${URL_ENV} to "
             "use a local home."
         )
     return client.operator(name)

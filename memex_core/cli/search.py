@@ -108,7 +108,7 @@ def run_remote_search(
             flag = "--" + name.replace("_", "-")
             raise click.UsageError(
                 f"{flag} tunes a search where the index is; memex serve uses its own "
-                f"[search] settings. Leave {flag} out, or unset {URL_ENV} to search a local home."
+                f"[search] settings. Leave {flag} out, or unset ${URL_ENV} to search a local home."
             )
     concise = options.pop("concise")
     filters = {name: options.pop(name) or None for name in ("source", "conversation", "role")} | {
