@@ -9,7 +9,12 @@ from typing import Any
 import httpx
 from pydantic import TypeAdapter
 
-from memex_client.errors import MemexClientError, ServiceUnavailableError, error_for
+from memex_client.errors import (
+    InvalidRequestError,
+    MemexClientError,
+    ServiceUnavailableError,
+    error_for,
+)
 
 TOOL_CALL_HEADER = "Memex-Tool-Call-Id"
 ACT_AS_HEADER = "Memex-User"
@@ -23,6 +28,22 @@ def _adapter(kind: Any) -> TypeAdapter[Any]:
 def decode(kind: Any, data: Any) -> Any:
     """``data`` (decoded JSON) as ``kind``: the dataclasses of the Python API, rebuilt."""
     return _adapter(kind).validate_python(data)
+
+
+def _json_body(body: Any) -> bytes:
+    """``body`` as JSON (what httpx would send); NaN and infinities, which JSON has no
+    words for, are refused as the caller's mistake rather than a ValueError from httpx."""
+    import json
+
+    try:
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError as exc:
+        raise InvalidRequestError(
+            f"This request cannot be sent as JSON ({exc}): give finite numbers (NaN and "
+            "infinity are not JSON; leave a time bound out instead of making it infinite).",
+            code="invalid_request",
+        ) from None
+    return text.encode("utf-8")
 
 
 class Transport:
@@ -60,6 +81,9 @@ class Transport:
             headers[ACT_AS_HEADER] = act_as
         if content is not None:
             headers["Content-Type"] = "application/octet-stream"
+        elif json is not None:
+            content, json = _json_body(json), None
+            headers["Content-Type"] = "application/json"
         try:
             response = self._http.request(
                 method, self.url + path, json=json, params=params, content=content, headers=headers
