@@ -29,6 +29,8 @@ from memex_core.api import Memex
 from memex_core.handles import SHARED_WRITE_ENV
 from tests.memex_service import Service, running_service
 
+#: Generous: a loaded CI machine (or one shared with other test runs) answers slowly.
+CLIENT_TIMEOUT = 120.0
 KEYWORD_ONLY_CONFIG = '[embedder]\nuse = "none"\n'
 
 #: Text that must never be in a response: a Python traceback or a frame of one.
@@ -91,7 +93,7 @@ class Raw:
     def __init__(self, url: str, token: str | None = None) -> None:
         self.url = url
         self.token = token
-        self.http = httpx.Client(base_url=url, timeout=60.0)
+        self.http = httpx.Client(base_url=url, timeout=CLIENT_TIMEOUT)
 
     def headers(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         headers = {} if self.token is None else {"Authorization": f"Bearer {self.token}"}

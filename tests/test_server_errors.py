@@ -33,7 +33,14 @@ from memex_core.errors import EmptyQueryError, UnknownIdError
 from memex_server.errors import CODES
 from memex_server.routes import admin, health, memory, reading
 from tests.memex_service import Service
-from tests.server_fixtures import Raw, assert_clean_response, error_of, keyword_only_home, served
+from tests.server_fixtures import (
+    CLIENT_TIMEOUT,
+    Raw,
+    assert_clean_response,
+    error_of,
+    keyword_only_home,
+    served,
+)
 
 MAX_BODY = 4096
 MAX_UPLOAD = 16384
@@ -56,9 +63,9 @@ def errors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Errors]:
     home = keyword_only_home(tmp_path_factory.mktemp("server-errors") / "home")
     args = ("--max-body", str(MAX_BODY), "--max-upload", str(MAX_UPLOAD))
     with served(home, extra_args=args) as service:
-        client = MemexClient(service.url, admin_secret=service.admin_secret)
+        client = MemexClient(service.url, admin_secret=service.admin_secret, timeout=CLIENT_TIMEOUT)
         key = client.create_key("alice", name="alice-bot")["key"]
-        alice = MemexClient(service.url, api_key=key).agent()
+        alice = MemexClient(service.url, api_key=key, timeout=CLIENT_TIMEOUT).agent()
         fact = alice.remember("Alice prefers green tea").memory_ids[0]
         alice.write("user/notes.md", "Alice's notes about [[shared/handbook]]")
         client.operator().agent("bob").remember("Bob prefers oolong")
@@ -216,12 +223,14 @@ def test_wrong_credentials_get_401_with_a_fix(
 
 
 def test_the_client_raises_authentication_error(errors: Errors) -> None:
-    bad = MemexClient(errors.service.url, api_key=f"mxk_{'0' * 12}_nope")
+    bad = MemexClient(errors.service.url, api_key=f"mxk_{'0' * 12}_nope", timeout=CLIENT_TIMEOUT)
     with pytest.raises(AuthenticationError) as caught:
         bad.whoami()
     assert caught.value.status == 401 and caught.value.code == "invalid_credentials"
     with pytest.raises(AuthenticationError):
-        MemexClient(errors.service.url, admin_secret="not-the-secret-at-all").operator().list()
+        MemexClient(
+            errors.service.url, admin_secret="not-the-secret-at-all", timeout=CLIENT_TIMEOUT
+        ).operator().list()
 
 
 # -- 403 ---------------------------------------------------------------------------------------
@@ -237,7 +246,7 @@ def test_the_operator_must_name_a_user_on_agent_routes(errors: Errors, path: str
 
 
 def test_the_client_refuses_the_wrong_handle_before_asking(errors: Errors) -> None:
-    agent = MemexClient(errors.service.url, api_key=errors.key)
+    agent = MemexClient(errors.service.url, api_key=errors.key, timeout=CLIENT_TIMEOUT)
     with pytest.raises(PermissionDeniedError):
         agent.operator()
     with pytest.raises(PermissionDeniedError):
@@ -285,7 +294,7 @@ def test_another_users_id_is_a_404_like_an_unknown_one(errors: Errors) -> None:
 
 
 def test_the_client_raises_not_found_as_memex_does(errors: Errors) -> None:
-    alice = MemexClient(errors.service.url, api_key=errors.key).agent()
+    alice = MemexClient(errors.service.url, api_key=errors.key, timeout=CLIENT_TIMEOUT).agent()
     with pytest.raises(NotFoundError) as caught:
         alice.get(UNKNOWN_MEMORY)
     assert isinstance(caught.value, UnknownIdError)
@@ -400,7 +409,7 @@ def test_an_upload_has_its_own_limit(errors: Errors) -> None:
 
 
 def test_the_client_raises_request_too_large(errors: Errors) -> None:
-    alice = MemexClient(errors.service.url, api_key=errors.key).agent()
+    alice = MemexClient(errors.service.url, api_key=errors.key, timeout=CLIENT_TIMEOUT).agent()
     with pytest.raises(RequestTooLargeError) as caught:
         alice.remember("w" * (MAX_BODY * 2))
     assert caught.value.status == 413 and "--max-body" in str(caught.value)
@@ -510,16 +519,27 @@ def test_an_ingest_upload_needs_a_filename_and_a_body(errors: Errors) -> None:
 
 
 def test_the_client_raises_the_memex_errors(errors: Errors) -> None:
-    alice = MemexClient(errors.service.url, api_key=errors.key).agent()
-    view = MemexClient(errors.service.url, api_key=errors.key).view()
+    alice = MemexClient(errors.service.url, api_key=errors.key, timeout=CLIENT_TIMEOUT).agent()
+    view = MemexClient(errors.service.url, api_key=errors.key, timeout=CLIENT_TIMEOUT).view()
     with pytest.raises(EmptyQueryError):
         view.search("  ")
     with pytest.raises(InvalidRequestError) as caught:
         alice.write("../escape.md", "x")
     assert caught.value.status == 422 and isinstance(caught.value, ValueError)
-    raw = MemexClient(errors.service.url, api_key=errors.key)._t
+    raw = MemexClient(errors.service.url, api_key=errors.key, timeout=CLIENT_TIMEOUT)._t
     with pytest.raises(EmptyQueryClientError):
         raw.post("/v1/search", {"query": ""})
+
+
+def test_the_client_refuses_numbers_json_cannot_carry(errors: Errors) -> None:
+    """NaN and infinities (which the local API takes as time bounds) are no JSON: the client
+    says so as an InvalidRequestError (a ValueError) instead of failing inside httpx."""
+    alice = MemexClient(errors.service.url, api_key=errors.key, timeout=CLIENT_TIMEOUT).agent()
+    for bound in (float("nan"), float("inf"), float("-inf")):
+        with pytest.raises(InvalidRequestError) as caught:
+            alice.search("tea", since=bound)
+        assert caught.value.code == "invalid_request" and "finite" in str(caught.value)
+    assert [h.text for h in alice.search("green tea", since=0.0)] == ["Alice prefers green tea"]
 
 
 # -- never a traceback -------------------------------------------------------------------------

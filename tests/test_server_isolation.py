@@ -69,6 +69,7 @@ from tests.memory_attacks import (
     VALID_COLLECTIONS,
 )
 from tests.server_fixtures import (
+    CLIENT_TIMEOUT,
     READABLE,
     CatalogReader,
     Raw,
@@ -106,12 +107,16 @@ class World:
     _raws: dict[str, Raw] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.op = MemexClient(self.service.url, admin_secret=self.service.admin_secret)
+        self.op = MemexClient(
+            self.service.url, admin_secret=self.service.admin_secret, timeout=CLIENT_TIMEOUT
+        )
         self.op_raw = Raw(self.service.url, self.service.admin_secret)
 
     def client(self, name: str = ALICE_BOT) -> MemexClient:
         if name not in self._clients:
-            self._clients[name] = MemexClient(self.service.url, api_key=self.keys[name])
+            self._clients[name] = MemexClient(
+                self.service.url, api_key=self.keys[name], timeout=CLIENT_TIMEOUT
+            )
         return self._clients[name]
 
     def alice(self, name: str = ALICE_BOT) -> RemoteAgentMemory:
@@ -145,7 +150,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         str(i) for i, owner in catalog.rows("SELECT id, owner FROM fragments") if owner != ""
     } - {str(i) for i, o in catalog.rows("SELECT id, owner FROM fragments") if o in READABLE}
     with served(home) as service:
-        op = MemexClient(service.url, admin_secret=service.admin_secret)
+        op = MemexClient(service.url, admin_secret=service.admin_secret, timeout=CLIENT_TIMEOUT)
         keys = {
             ALICE_BOT: op.create_key(ALICE, name=ALICE_BOT)["key"],
             ACME_BOT: op.create_key(ALICE, name=ACME_BOT, collection="acme")["key"],
@@ -676,7 +681,7 @@ def test_default_search_returns_no_foreign_fragment_for_any_word_in_the_home(
     assert BOB_HIDDEN in words and len(words) > 30
     # A key of its own: it types bob's hidden word, which the log check below looks for.
     made = world.op.create_key(ALICE, name="vocabulary-probe", corpus=False)
-    alice = MemexClient(world.service.url, api_key=made["key"]).agent()
+    alice = MemexClient(world.service.url, api_key=made["key"], timeout=CLIENT_TIMEOUT).agent()
     raw = Raw(world.service.url, made["key"])
     for word in [*words, " ".join(words)]:
         assert_memory_hits_confined(world, alice.search(word, limit=50))
@@ -717,12 +722,14 @@ def test_shared_memory_is_writable_only_with_rw_where_the_server_runs(
     home = keyword_only_home(tmp_path / "home")
     env = {} if mode is None else {"MEMEX_SHARED_WRITE_MODE": mode}
     with served(home, env=env) as service:
-        op = MemexClient(service.url, admin_secret=service.admin_secret)
+        op = MemexClient(service.url, admin_secret=service.admin_secret, timeout=CLIENT_TIMEOUT)
         operator = op.operator()
         operator.write("shared/handbook.md", "Team handbook: refunds within thirty days.")
         bob = operator.agent("bob").remember(f"Bob prefers oolong {BOB_HIDDEN}")
         bob_fact = bob.memory_ids[0]
-        alice = MemexClient(service.url, api_key=op.create_key(ALICE, name="a")["key"]).agent()
+        alice = MemexClient(
+            service.url, api_key=op.create_key(ALICE, name="a")["key"], timeout=CLIENT_TIMEOUT
+        ).agent()
         results = [
             attempt(alice, "write", "shared/from-alice.md"),
             attempt(alice, "write", "shared/handbook.md"),
@@ -906,7 +913,7 @@ def test_a_user_whose_id_looks_like_bobs_sees_none_of_his_memory(
 ) -> None:
     made = world.op.create_key(user_id, name=f"lookalike-{user_id}", corpus=False)
     try:
-        client = MemexClient(world.service.url, api_key=made["key"])
+        client = MemexClient(world.service.url, api_key=made["key"], timeout=CLIENT_TIMEOUT)
         other = client.agent()
         bob_ids = {i for i, owner in world.catalog.owners().items() if owner == "users/bob"}
         for mode in SEARCH_MODES:

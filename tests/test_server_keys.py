@@ -27,7 +27,14 @@ pytest.importorskip("uvicorn", reason="memex serve needs memex[server]")
 from memex_client import AuthenticationError, MemexClient
 from memex_core.cli import cli
 from memex_server.command import keys as keys_command
-from tests.server_fixtures import CatalogReader, Raw, assert_clean_response, error_of, served
+from tests.server_fixtures import (
+    CLIENT_TIMEOUT,
+    CatalogReader,
+    Raw,
+    assert_clean_response,
+    error_of,
+    served,
+)
 from tests.server_fixtures import keyword_only_home as make_home
 
 if "keys" not in cli.commands:  # `memex` adds plugin commands in main(); the runner calls cli
@@ -172,15 +179,20 @@ def test_an_unset_admin_secret_is_generated_readable_by_the_owner_only(home: Pat
         assert len(secret) >= 32 and secret != service.admin_secret
         assert f"{path} (new, readable by you only)" in service.output()
         assert secret not in service.output()
-        operator = MemexClient(service.url, admin_secret=secret)
+        operator = MemexClient(service.url, admin_secret=secret, timeout=CLIENT_TIMEOUT)
         assert operator.whoami().kind == "operator"
         with pytest.raises(AuthenticationError):
-            MemexClient(service.url, admin_secret=service.admin_secret).whoami()
+            MemexClient(
+                service.url, admin_secret=service.admin_secret, timeout=CLIENT_TIMEOUT
+            ).whoami()
     path.chmod(0o644)  # a copy others can read is narrowed again on the next start
     with served(home, env={"MEMEX_ADMIN_SECRET": ""}) as service:
         assert path.read_text(encoding="utf-8").strip() == secret  # reused
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
-        assert MemexClient(service.url, admin_secret=secret).whoami().kind == "operator"
+        assert (
+            MemexClient(service.url, admin_secret=secret, timeout=CLIENT_TIMEOUT).whoami().kind
+            == "operator"
+        )
 
 
 def test_a_short_admin_secret_stops_the_server_with_the_fix(home: Path) -> None:
@@ -224,7 +236,7 @@ def test_a_key_made_on_the_command_line_works_at_once_on_the_running_server(runn
     )
     assert done.returncode == 0, done.stderr
     made = json.loads(done.stdout)
-    me = MemexClient(running.url, api_key=made["key"]).whoami()
+    me = MemexClient(running.url, api_key=made["key"], timeout=CLIENT_TIMEOUT).whoami()
     assert (me.kind, me.user_id, me.name, me.collection, me.key_id) == (
         "agent",
         "carol",
@@ -263,7 +275,7 @@ def test_keys_over_http_create_list_revoke(running: Any) -> None:
 
 
 def test_the_client_manages_keys(running: Any) -> None:
-    op = MemexClient(running.url, admin_secret=running.admin_secret)
+    op = MemexClient(running.url, admin_secret=running.admin_secret, timeout=CLIENT_TIMEOUT)
     made = op.create_key("frank", name="client-bot", collection="team")
     listed = {k.id: k for k in op.list_keys()}
     assert listed[made["id"]].collection == "team" and listed[made["id"]].active
