@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memex_server.auth import Caller
+from memex_server.embedding import PreparedEmbedder, QueryEmbeddings, search_text
 from memex_server.operator_reader import OperatorReader
 
 if TYPE_CHECKING:
@@ -24,11 +26,22 @@ class ServerState:
         self.keys = memex.agent_keys()
         self.admin_secret = admin_secret
         self.started_at = time.time()
+        self.queries = _query_embeddings(memex)
 
     def call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
         """Run one call into memex, one at a time (see :mod:`memex_core.threads`)."""
         with self.memex.call_lock:
             return fn(*args, **kwargs)
+
+    def prepared_query(
+        self, query: str, mode: str, *, time_phrases: bool, time_filtered: bool
+    ) -> AbstractContextManager[None]:
+        """Embed the query a search in the block will embed, before it takes the call lock
+        (see :mod:`memex_server.embedding`); nothing for keyword searches."""
+        if self.queries is None or mode == "keyword" or not query.strip():
+            return nullcontext()
+        text = search_text(query, time_phrases=time_phrases, time_filtered=time_filtered)
+        return self.queries.prepared([text])
 
     def reader(self, who: Caller, *, corpus: bool = True) -> AgentView | OperatorReader:
         """What ``who`` reads with: its user's view, or the whole home for the operator.
@@ -51,3 +64,23 @@ class ServerState:
 
     def operator_memory(self, who: Caller) -> OperatorMemory:
         return self.memex.operator(who.name)
+
+
+def _query_embeddings(memex: Memex) -> QueryEmbeddings | None:
+    """Query embeddings outside the call lock, when searches embed queries at all: memex's
+    embedder is wrapped so that it finds them (see :mod:`memex_server.embedding`)."""
+    from memex_core.services.search import DEFAULT_SEMANTIC_WEIGHT
+
+    weight = memex.config.search_setting("semantic_weight", DEFAULT_SEMANTIC_WEIGHT)
+    if memex.semantic_unavailable_reason() is not None or float(weight) <= 0.0:
+        return None
+    try:
+        with memex.call_lock:
+            inner = memex.embedder
+    except Exception:  # the searches meet the same failure and report it as they always do
+        return None
+    if isinstance(inner, PreparedEmbedder):
+        inner = inner.inner
+    else:
+        memex._embedder = PreparedEmbedder(inner)  # every search reads memex.embedder
+    return QueryEmbeddings(inner)

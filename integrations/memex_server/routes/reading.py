@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 
@@ -19,6 +19,9 @@ from memex_server.requests import (
     SearchRequest,
     TimelineRequest,
 )
+
+if TYPE_CHECKING:
+    from memex_server.state import ServerState
 
 router = APIRouter(prefix="/v1", tags=["reading"])
 Who = Annotated[Caller, Depends(reader)]
@@ -42,17 +45,18 @@ def fact_types(request: Request, who: Who) -> list[str]:
 def search(request: Request, body: SearchRequest, who: Who) -> SearchResults:
     state = state_of(request)
     view = state.reader(who, corpus=body.corpus)
-    return state.call(
-        view.search,
-        body.query,
-        body.mode,
-        body.limit,
-        collection=body.collection,
-        include_private=body.include_private,
-        time_phrases=body.time_phrases,
-        tool_call_id=who.tool_call_id,
-        **body.filter_options(),
-    )
+    with _prepared(state, body):
+        return state.call(
+            view.search,
+            body.query,
+            body.mode,
+            body.limit,
+            collection=body.collection,
+            include_private=body.include_private,
+            time_phrases=body.time_phrases,
+            tool_call_id=who.tool_call_id,
+            **body.filter_options(),
+        )
 
 
 @router.post("/fragments", response_model=list[Fragment], summary="Fragments by id")
@@ -85,13 +89,24 @@ def explore(request: Request, body: ExploreRequest, who: Who) -> Exploration:
 def context(request: Request, body: ContextRequest, who: Who) -> ContextPack:
     state = state_of(request)
     view = state.reader(who, corpus=body.corpus)
-    return state.call(
-        view.context,
+    with _prepared(state, body):
+        return state.call(
+            view.context,
+            body.query,
+            body.budget_chars,
+            mode=body.mode,
+            collection=body.collection,
+            time_phrases=body.time_phrases,
+            tool_call_id=who.tool_call_id,
+            **body.filter_options(),
+        )
+
+
+def _prepared(state: ServerState, body: SearchRequest | ContextRequest) -> Any:
+    """The query embedded before the call takes memex's lock (see memex_server.embedding)."""
+    return state.prepared_query(
         body.query,
-        body.budget_chars,
-        mode=body.mode,
-        collection=body.collection,
+        body.mode,
         time_phrases=body.time_phrases,
-        tool_call_id=who.tool_call_id,
-        **body.filter_options(),
+        time_filtered=body.since is not None or body.until is not None,
     )

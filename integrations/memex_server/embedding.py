@@ -1,0 +1,163 @@
+"""Query embeddings for concurrent searches: made before memex's call lock, several at once.
+
+Every call into memex runs under its call lock (:mod:`memex_core.threads`), and embedding a
+query with MiniLM is most of a hybrid search (about 13 of 20 ms at 100,000 fragments on
+this project's 2-core machine). Under the lock, eight clients would embed their queries
+one after another on one core. So a search route first has its query embedded *outside*
+the lock (:meth:`QueryEmbeddings.prepared`):
+
+* concurrent requests' queries are embedded together: whoever finds a free slot embeds
+  every query waiting, in one call of the embedder's optional ``embed_queries(texts)``
+  (a batch of short queries costs much less than as many single calls), with at most one
+  batch per core at a time; an embedder without ``embed_queries`` embeds the waiting
+  queries one by one, still outside the lock;
+* the vector is handed to memex through :class:`PreparedEmbedder`, installed over memex's
+  own embedder, which answers ``embed_query(text)`` with the vector prepared for that text
+  by the calling thread, and embeds as before anything else (a query the time phrases
+  rewrote differently, a write's duplicate check).
+
+The search itself is unchanged: same code, same vector (one query alone is embedded
+exactly as in-process; in a batch, MiniLM's vectors differ from the single ones by float32
+rounding, at most ~1.2e-7, see the service benchmark for the effect on results).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+#: Queries embedded in one forward pass at most.
+MAX_BATCH = 16
+
+_prepared = threading.local()
+
+
+class PreparedEmbedder:
+    """memex's embedder, answering ``embed_query`` from vectors this thread prepared."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name: str = inner.name
+        self.dimension: int = inner.dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> Any:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Any:
+        ready: dict[str, Any] | None = getattr(_prepared, "vectors", None)
+        if ready is not None and text in ready:
+            return ready[text]
+        return self.inner.embed_query(text)
+
+    def __getattr__(self, name: str) -> Any:  # optional methods of the embedder
+        return getattr(self.inner, name)
+
+
+class _Job:
+    __slots__ = ("done", "error", "text", "vector")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.vector: Any = None
+        self.error: BaseException | None = None
+        self.done = False
+
+
+class QueryEmbeddings:
+    """Embeds queries for request threads, batching those that wait at the same time."""
+
+    def __init__(self, embedder: Any, *, slots: int | None = None, max_batch: int = MAX_BATCH):
+        self.embedder = embedder
+        self.slots = slots or _cores()
+        self.max_batch = max_batch
+        self._batch: Callable[[list[str]], Sequence[Any]] | None = getattr(
+            embedder, "embed_queries", None
+        )
+        self._changed = threading.Condition()
+        self._waiting: list[_Job] = []
+        self._running = 0
+        self.batches = 0  # forward passes so far, and the queries they embedded
+        self.embedded = 0
+
+    def embed(self, text: str) -> Any:
+        """``embed_query(text)``, batched with the other threads' waiting queries."""
+        job = _Job(text)
+        with self._changed:
+            self._waiting.append(job)
+            while True:
+                while not job.done and (self._running >= self.slots or not self._waiting):
+                    self._changed.wait()
+                if job.done:
+                    break
+                batch = self._waiting[: self.max_batch]
+                del self._waiting[: len(batch)]
+                self._running += 1
+                self._changed.release()
+                try:
+                    self._run(batch)
+                finally:
+                    self._changed.acquire()
+                    self._running -= 1
+                    self._changed.notify_all()
+        if job.error is not None:
+            raise job.error
+        return job.vector
+
+    def _run(self, batch: list[_Job]) -> None:
+        try:
+            texts = [job.text for job in batch]
+            if self._batch is not None and len(texts) > 1:
+                vectors = list(self._batch(texts))
+            else:
+                vectors = [self.embedder.embed_query(t) for t in texts]
+            for job, vector in zip(batch, vectors, strict=True):
+                job.vector = vector
+        except BaseException as exc:  # every waiting request learns of it
+            for job in batch:
+                job.error = exc
+        finally:
+            for job in batch:
+                job.done = True
+            self.batches += 1
+            self.embedded += len(batch)
+
+    @contextmanager
+    def prepared(self, texts: Sequence[str]) -> Iterator[None]:
+        """Within the block, memex's ``embed_query`` on this thread finds ``texts`` embedded.
+
+        Best effort: if embedding fails here, memex embeds under its lock as before and
+        reports the failure the way it always does."""
+        vectors: dict[str, Any] = {}
+        for text in dict.fromkeys(texts):
+            try:
+                vectors[text] = self.embed(text)
+            except Exception:
+                break
+        _prepared.vectors = vectors
+        try:
+            yield
+        finally:
+            _prepared.vectors = None
+
+
+def _cores() -> int:
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def search_text(query: str, *, time_phrases: bool, time_filtered: bool) -> str:
+    """The text ``Memex.search`` embeds for ``query``: without its time phrase when it reads
+    one as a filter (see :meth:`memex_core.api.Memex.search`)."""
+    if time_phrases and not time_filtered:
+        from memex_core.timephrases import extract_time_phrase
+
+        phrase = extract_time_phrase(query)
+        if phrase is not None and phrase.query.strip():
+            return phrase.query
+    return query
