@@ -34,6 +34,7 @@ from benchmarks import (
     memory_throughput,
     peak_memory,
     scifact,
+    service,
     vault,
 )
 from benchmarks.context import RunContext, Sizes, log
@@ -57,6 +58,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "ingest": ("11. Ingest throughput against the embedder alone", ingest_throughput.run),
     "memory": ("12. Peak memory (RSS) at 100,000 fragments", peak_memory.run),
     "growth": ("13. Growth from 1,000 to 1,000,000 fragments", growth.run),
+    "service": (service.TITLE, service.run),
 }
 
 

@@ -460,3 +460,32 @@ def test_speed_sections_run_tiny_without_the_peers(
             "growth-peak-rss.png",
         ]
         assert any("](img/benchmarks/growth-hybrid-latency.png)" in b for b in grown.body)
+
+
+@pytest.mark.slow
+def test_service_section_runs_tiny(quick_ctx: RunContext) -> None:
+    """Benchmark 14 on 120 passages: a real memex serve, clients in their own process,
+    every HTTP result the same as in-process."""
+    from dataclasses import replace
+
+    from benchmarks import service
+
+    shared_data_dir("beir", "scifact")
+    reason = quick_ctx.embedder_available() or service.unavailable()
+    if reason:
+        pytest.skip(reason)
+    quick_ctx.sizes = replace(
+        quick_ctx.sizes, hybrid_sizes=(120,), hybrid_queries=3, model_warmup_texts=4
+    )
+    section = service.run(quick_ctx)
+    assert not section.skipped
+    gap, rate, same = section.checks
+    assert gap.name == "hybrid p50 over HTTP vs in-process @ 120, 1 client"
+    assert rate.name == "hybrid searches/s over HTTP @ 120, 8 clients"
+    assert same.met is True and same.figure.endswith("queries")
+    rows = next(block for block in section.body if block.startswith("| mode |"))
+    for mode in service.MODES:
+        for clients in service.CLIENTS:
+            for where in ("in-process", "HTTP"):
+                assert f"| {mode} | {clients} | {where} |" in rows
+    assert any("`GET /healthz` round trip" in block for block in section.body)

@@ -1,0 +1,492 @@
+"""Benchmark 14: search through ``memex serve`` against the same searches in-process.
+
+A real ``memex serve`` subprocess (uvicorn, its defaults, 127.0.0.1) serves the home of
+the hybrid-latency benchmark (:mod:`benchmarks.scale`); an agent key for one user is
+made through the operator API. Clients run in their own process
+(``python -m benchmarks.service clients SPEC``), one thread and one
+:class:`~memex_client.MemexClient` per concurrent client, each timing
+``client.view().search(q, mode, 10)`` (request, JSON and the dataclasses rebuilt) on
+distinct SciFact queries dealt round-robin, all starting together. The in-process
+figures come from a fresh process (``... inprocess SPEC``) running
+``Memex(home).view(user, name=...).search(q, mode, 10)``: exactly what the server runs
+for that key, one caller at a time, and with N threads through
+:func:`memex_core.threads.call` (what an application sharing one ``Memex`` does).
+
+The results are checked against in-process ones: the same fragment ids in the same
+order for every query the clients sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks import corpus, scale
+from benchmarks.context import RunContext, log
+from benchmarks.data import REPO_ROOT
+from benchmarks.metrics import percentile
+from benchmarks.report import Check, Section, ms, table
+
+TITLE = "14. Search over HTTP (`memex serve`) against in-process"
+CLIENTS = (1, 8, 32)
+MODES = ("hybrid", "keyword")
+#: Target: hybrid p50 over HTTP within this of in-process, one client.
+TARGET_GAP = 0.005
+#: Target: hybrid searches per second with 8 concurrent clients.
+TARGET_RATE = 100.0
+TARGET_CLIENTS = 8
+USER = "bench-user"
+AGENT = "bench-client"
+WARMUP_PER_CLIENT = 2
+#: Queries timed with one client (in-process and over HTTP); with N clients every
+#: SciFact query is sent once (about 1,100), at least SOLO_QUERIES.
+SOLO_QUERIES = 300
+STARTUP_TIMEOUT = 120.0
+_LISTENING = re.compile(r"memex serve: listening on (http://\S+)")
+
+
+def unavailable() -> str | None:
+    for module in ("fastapi", "uvicorn", "httpx"):
+        try:
+            __import__(module)
+        except ImportError:
+            return f"{module} is not installed (pip install 'memex[server]')"
+    return None
+
+
+# -- the server ----------------------------------------------------------------------------
+
+
+@dataclass
+class Server:
+    url: str
+    admin_secret: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+
+@contextmanager
+def running_server(home: Path, log_file: Path) -> Iterator[Server]:
+    """``memex --home HOME serve --port 0`` until the block ends (its output in log_file)."""
+    secret = secrets.token_urlsafe(24)
+    env = {**scale._env(), "MEMEX_ADMIN_SECRET": secret, "PYTHONUNBUFFERED": "1"}
+    command = [sys.executable, "-m", "memex_core", "--home", str(home), "serve", "--port", "0"]
+    with log_file.open("wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        url = None
+        while url is None:
+            text = log_file.read_text(encoding="utf-8", errors="replace")
+            found = _LISTENING.search(text)
+            if found:
+                url = found.group(1)
+            elif process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"memex serve did not start:\n{text[-3000:]}")
+            else:
+                time.sleep(0.05)
+        yield Server(url, secret, process, log_file)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def run_script(ctx: RunContext, command: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """``python -m benchmarks.service COMMAND SPEC`` in a fresh process; its last JSON line."""
+    spec_path = ctx.tmp / f"service-{command}-{time.monotonic_ns()}.json"
+    spec_path.write_text(json.dumps(spec), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.service", command, str(spec_path)],
+        capture_output=True,
+        text=True,
+        env=scale._env(),
+        cwd=REPO_ROOT,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"benchmarks.service {command!r} failed: {done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+# -- one measured run ----------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """N callers sending distinct queries at once: each call's latency, the wall time."""
+
+    where: str  # "http" or "in-process"
+    mode: str
+    clients: int
+    latencies: list[float]
+    wall: float
+    ids: dict[str, list[str]]  # query -> result ids, in order
+
+    @property
+    def rate(self) -> float:
+        return len(self.latencies) / self.wall
+
+    def p(self, q: float) -> float:
+        return percentile(self.latencies, q)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Run:
+        return cls(**data)
+
+
+def deal(queries: Sequence[str], callers: int) -> list[list[str]]:
+    """Queries dealt round-robin, one list per caller."""
+    return [list(queries[i::callers]) for i in range(callers)]
+
+
+def timed_concurrently(
+    callers: Sequence[Callable[[str], list[str]]], queries: Sequence[str]
+) -> tuple[list[float], float, dict[str, list[str]]]:
+    """Each caller on its own thread runs its share of ``queries``, all released together.
+    Returns every call's latency, the wall time from release to the last answer, and the
+    ids each query found."""
+    shares = deal(queries, len(callers))
+    latencies: list[list[float]] = [[] for _ in callers]
+    found: list[dict[str, list[str]]] = [{} for _ in callers]
+    failures: list[BaseException] = []
+    start = threading.Barrier(len(callers) + 1)
+
+    def work(number: int) -> None:
+        call, mine = callers[number], shares[number]
+        start.wait()
+        try:
+            for query in mine:
+                began = time.perf_counter()
+                ids = call(query)
+                latencies[number].append(time.perf_counter() - began)
+                found[number][query] = ids
+        except BaseException as exc:  # reported after the join
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,), daemon=True) for n in range(len(callers))]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - began
+    if failures:
+        raise failures[0]
+    merged: dict[str, list[str]] = {}
+    for part in found:
+        merged.update(part)
+    return [t for part in latencies for t in part], wall, merged
+
+
+def _queries_for(spec: dict[str, Any], clients: int) -> list[str]:
+    queries: list[str] = spec["queries"]
+    return queries[: spec["solo_queries"]] if clients == 1 else queries
+
+
+# -- the processes -------------------------------------------------------------------------
+
+
+def inprocess_main(spec: dict[str, Any]) -> dict[str, Any]:
+    """Time the view's searches in this process: one caller, then N threads sharing the
+    Memex through its call lock."""
+    from memex_core.api import Memex
+    from memex_core.threads import call
+
+    mx = Memex(home=spec["home"])
+    runs: list[dict[str, Any]] = []
+    for mode in spec["modes"]:
+        view = mx.view(USER, name=AGENT)
+        for query in spec["warmup"]:
+            view.search(query, mode, 10)
+        for clients in spec["clients"]:
+            views = [mx.view(USER, name=AGENT) for _ in range(clients)]
+            callers = [
+                (lambda q, v=v, m=mode: [r.fragment.id for r in call(mx, v.search, q, m, 10)])
+                for v in views
+            ]
+            latencies, wall, ids = timed_concurrently(callers, _queries_for(spec, clients))
+            runs.append(Run("in-process", mode, clients, latencies, wall, ids).__dict__)
+    mx.close()
+    return {"runs": runs}
+
+
+def clients_main(spec: dict[str, Any]) -> dict[str, Any]:
+    """Time searches through MemexClient threads, and what the client adds per call."""
+    import httpx
+
+    from memex_client import MemexClient
+    from memex_client.transport import decode
+    from memex_core.services.search import SearchResults
+
+    url, key = spec["url"], spec["key"]
+    runs: list[dict[str, Any]] = []
+    for mode in spec["modes"]:
+        for clients in spec["clients"]:
+            opened = [MemexClient(url, api_key=key) for _ in range(clients)]
+            views = [c.view() for c in opened]
+            for view in views:
+                for query in spec["warmup"][:WARMUP_PER_CLIENT]:
+                    view.search(query, mode, 10)
+            callers = [
+                (lambda q, v=v, m=mode: [r.fragment.id for r in v.search(q, m, 10)]) for v in views
+            ]
+            latencies, wall, ids = timed_concurrently(callers, _queries_for(spec, clients))
+            runs.append(Run("http", mode, clients, latencies, wall, ids).__dict__)
+            for client in opened:
+                client.close()
+
+    # What the client adds to a call: a bare round trip, and rebuilding the dataclasses.
+    overhead: dict[str, list[float]] = {"client": [], "httpx": [], "decode": [], "bytes": []}
+    client = MemexClient(url, api_key=key)
+    raw = httpx.Client()
+    headers = {"Authorization": f"Bearer {key}"}
+    for _ in range(20):
+        client.health()
+        raw.get(url + "/healthz")
+    for _ in range(spec["overhead_calls"]):
+        began = time.perf_counter()
+        client.health()
+        overhead["client"].append(time.perf_counter() - began)
+        began = time.perf_counter()
+        raw.get(url + "/healthz").json()
+        overhead["httpx"].append(time.perf_counter() - began)
+    body = {"mode": "hybrid", "limit": 10}
+    for query in spec["queries"][: spec["overhead_calls"] // 5]:
+        response = raw.post(url + "/v1/search", json={**body, "query": query}, headers=headers)
+        payload = response.json()
+        began = time.perf_counter()
+        decode(SearchResults, payload)
+        overhead["decode"].append(time.perf_counter() - began)
+        overhead["bytes"].append(float(len(response.content)))
+    client.close()
+    raw.close()
+    return {"runs": runs, "overhead": overhead}
+
+
+COMMANDS = {"inprocess": inprocess_main, "clients": clients_main}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] not in COMMANDS:
+        raise SystemExit(f"usage: python -m benchmarks.service {{{','.join(COMMANDS)}}} SPEC")
+    spec = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
+    print(json.dumps(COMMANDS[argv[0]](spec)))
+    return 0
+
+
+# -- the section ---------------------------------------------------------------------------
+
+
+#: Sizes tried below the largest hybrid-benchmark size when its vectors are not all cached
+#: yet (filling the cache for 100,000 passages takes the better part of an hour).
+FALLBACK_SIZES = (50_000, 20_000)
+
+
+def cached_size(ctx: RunContext) -> int:
+    """The largest size (the hybrid benchmark's, then :data:`FALLBACK_SIZES`) whose passages
+    all have cached vectors; the smallest hybrid size, embedded now, when none has."""
+    largest = max(ctx.sizes.hybrid_sizes)
+    sizes = sorted(
+        {*ctx.sizes.hybrid_sizes, *(s for s in FALLBACK_SIZES if s < largest)}, reverse=True
+    )
+    cache = ctx.disk_cache()
+    passages = corpus.passages(largest)
+    for size in sizes:
+        if not cache.missing(f.content for f in passages[:size]):
+            return size
+    return min(ctx.sizes.hybrid_sizes)
+
+
+def run(ctx: RunContext) -> Section:
+    section = Section("service", TITLE)
+    reason = corpus.unavailable() or ctx.embedder_available() or unavailable()
+    if reason:
+        section.skipped = reason
+        return section
+    size = cached_size(ctx)
+    if size != max(ctx.sizes.hybrid_sizes):
+        log(
+            f"service: vectors cached only up to {size:,} passages: measuring there, not at "
+            f"{max(ctx.sizes.hybrid_sizes):,}"
+        )
+    point = scale.point(ctx, size, with_peers=False)
+    timed, warmup = scale.queries()
+    solo = min(SOLO_QUERIES, ctx.sizes.hybrid_queries * 10, len(timed))
+    queries = timed if not ctx.quick else timed[: max(solo, 64)]
+    spec: dict[str, Any] = {
+        "home": str(point.home),
+        "modes": list(MODES),
+        "clients": list(CLIENTS),
+        "queries": queries,
+        "solo_queries": solo,
+        "warmup": warmup,
+        "overhead_calls": 200 if not ctx.quick else 20,
+    }
+    log(f"service {size:,}: in-process searches ({', '.join(map(str, CLIENTS))} threads)")
+    local = [Run.from_json(r) for r in run_script(ctx, "inprocess", spec)["runs"]]
+    with running_server(point.home, ctx.tmp / f"serve-{size}.log") as server:
+        from memex_client import MemexClient
+
+        with MemexClient(server.url, admin_secret=server.admin_secret) as operator:
+            key = operator.create_key(user=USER, name=AGENT)["key"]
+        log(f"service {size:,}: HTTP searches from {', '.join(map(str, CLIENTS))} clients")
+        measured = run_script(ctx, "clients", {**spec, "url": server.url, "key": key})
+    remote = [Run.from_json(r) for r in measured["runs"]]
+    _fill(section, ctx, point, local, remote, measured["overhead"])
+    if size != max(ctx.sizes.hybrid_sizes):
+        section.body.insert(
+            0,
+            f"**Measured at {size:,} fragments, not {max(ctx.sizes.hybrid_sizes):,}**: when "
+            f"this ran, the vector cache held MiniLM vectors for the first {size:,} passages "
+            "only (see benchmarks/vector_cache.py).",
+        )
+    return section
+
+
+def _find(runs: Sequence[Run], mode: str, clients: int) -> Run:
+    return next(r for r in runs if r.mode == mode and r.clients == clients)
+
+
+def mismatches(local: Sequence[Run], remote: Sequence[Run]) -> tuple[int, int, list[str]]:
+    """(queries compared, queries whose ids or order differ, a few of them)."""
+    compared = differ = 0
+    examples: list[str] = []
+    for run_ in remote:
+        reference = _find(local, run_.mode, 1).ids
+        for query, ids in run_.ids.items():
+            expected = reference.get(query)
+            if expected is None:
+                expected = _find(local, run_.mode, max(CLIENTS)).ids.get(query)
+            if expected is None:
+                continue
+            compared += 1
+            if ids != expected:
+                differ += 1
+                if len(examples) < 3:
+                    examples.append(f"{run_.mode} x{run_.clients}: {query[:60]!r}")
+    return compared, differ, examples
+
+
+def _fill(
+    section: Section,
+    ctx: RunContext,
+    point: scale.Point,
+    local: list[Run],
+    remote: list[Run],
+    overhead: dict[str, list[float]],
+) -> None:
+    size = point.size
+    http1, local1 = _find(remote, "hybrid", 1), _find(local, "hybrid", 1)
+    gap = http1.p(50) - local1.p(50)
+    section.checks.append(
+        Check(
+            f"hybrid p50 over HTTP vs in-process @ {size:,}, 1 client",
+            f"+{ms(gap)} ({ms(http1.p(50))} vs {ms(local1.p(50))})",
+            f"<= +{TARGET_GAP * 1000:.0f} ms",
+            "-",
+            gap <= TARGET_GAP,
+        )
+    )
+    http8 = _find(remote, "hybrid", TARGET_CLIENTS)
+    section.checks.append(
+        Check(
+            f"hybrid searches/s over HTTP @ {size:,}, {TARGET_CLIENTS} clients",
+            f"{http8.rate:.0f}/s",
+            f">= {TARGET_RATE:.0f}/s on {os.cpu_count()} cores",
+            f"in-process, {TARGET_CLIENTS} threads: "
+            f"{_find(local, 'hybrid', TARGET_CLIENTS).rate:.0f}/s",
+            http8.rate >= TARGET_RATE,
+        )
+    )
+    compared, differ, examples = mismatches(local, remote)
+    section.checks.append(
+        Check(
+            "HTTP results equal in-process (same ids, same order)",
+            f"{compared - differ:,}/{compared:,} queries",
+            "all",
+            "; ".join(examples) or "-",
+            differ == 0,
+        )
+    )
+    rows: list[list[object]] = []
+    for mode in MODES:
+        for clients in CLIENTS:
+            for where, runs in (("in-process", local), ("HTTP", remote)):
+                r = _find(runs, mode, clients)
+                rows.append(
+                    [
+                        mode,
+                        clients,
+                        where,
+                        len(r.latencies),
+                        ms(r.p(50)),
+                        ms(r.p(95)),
+                        ms(r.p(99)),
+                        f"{r.rate:.0f}",
+                    ]
+                )
+    section.add(
+        f"Corpus: the first {corpus.describe(corpus.passages(size))}; the home of benchmark "
+        f"10 at {size:,} fragments (default components: bm25, chroma, rrf, MiniLM query "
+        f"embeddings). `memex serve` runs with its defaults on 127.0.0.1 in its own process; "
+        f"an agent key for user `{USER}` (corpus lent) is made through `POST /v1/admin/keys`. "
+        "Clients run in one other process: per concurrent client one thread and one "
+        "`MemexClient(url, api_key=KEY)`, timing `client.view().search(q, mode, 10)` "
+        "(request, JSON, the result dataclasses rebuilt) on distinct SciFact queries dealt "
+        f"round-robin and released together, after {WARMUP_PER_CLIENT} warm-up searches per "
+        f"client: {len(local1.latencies)} queries with one client, every query "
+        f"({len(_find(remote, 'hybrid', max(CLIENTS)).latencies):,}) once with 8 and 32. "
+        "In-process: a fresh process opening the same home with "
+        f'`Memex(home).view("{USER}", name="{AGENT}").search(q, mode, 10)` (what the '
+        "server runs for that key, access-log entry included) on the same queries, with N "
+        "threads sharing the Memex through `memex_core.threads.call` (its call lock). "
+        "Requests/s: queries answered over the wall time from release to the last answer. "
+        "Every machine core is shared by the server, the clients and anything else running.",
+        table(
+            ["mode", "clients", "where", "queries", "p50", "p95", "p99", "requests/s"],
+            rows,
+        ),
+    )
+    client_p50 = percentile(overhead["client"], 50)
+    httpx_p50 = percentile(overhead["httpx"], 50)
+    decode_p50 = percentile(overhead["decode"], 50)
+    keyword_gap = _find(remote, "keyword", 1).p(50) - _find(local, "keyword", 1).p(50)
+    section.add(
+        "What HTTP adds to one call (one client, nothing else running in the client process):",
+        table(
+            ["", "p50"],
+            [
+                ["`GET /healthz` round trip through `MemexClient.health()`", ms(client_p50)],
+                ["the same with bare `httpx.Client.get(...).json()`", ms(httpx_p50)],
+                [
+                    "rebuilding a hybrid search's `SearchResults` from its JSON "
+                    f"({percentile(overhead['bytes'], 50) / 1024:.1f} KiB, p50) in the client",
+                    ms(decode_p50),
+                ],
+                ["hybrid search: HTTP p50 minus in-process p50", ms(gap)],
+                ["keyword search: HTTP p50 minus in-process p50", ms(keyword_gap)],
+            ],
+        ),
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
