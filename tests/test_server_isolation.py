@@ -381,6 +381,42 @@ def test_another_users_fragment_id_is_answered_like_an_unknown_one(
         assert_reveals_nothing(world, response, typed=(fragment,))
 
 
+OUTSIDE_PATHS = [p for p in PATH_ATTACKS if not p.values[1]]
+
+
+@pytest.mark.parametrize(("path", "inside"), OUTSIDE_PATHS)
+def test_a_crafted_path_as_a_note_is_answered_like_an_unknown_note(
+    world: World, path: str, inside: bool
+) -> None:
+    """/v1/explore takes a note's path, title or id: bob's memory files are no notes of
+    alice's, whatever the spelling (the corpus has no note there either)."""
+    raw = world.raw()
+    got = raw.post("/v1/explore", {"note": path})
+    want = raw.post("/v1/explore", {"note": "no-such-note"})
+    if got.status_code == 422:  # refused as a note name at all
+        assert error_of(got)[1] == "invalid_request"
+    else:
+        assert error_of(got)[:2] == error_of(want)[:2] == (404, "not_found")
+        assert error_of(got)[2].replace(repr(path), "<n>") == error_of(want)[2].replace(
+            repr("no-such-note"), "<n>"
+        )
+    assert_reveals_nothing(world, got, typed=(path,))
+
+
+def test_the_operator_acting_for_alice_is_scoped_like_her_key(world: World) -> None:
+    """Memex-User (``operator().agent("alice")``) gives alice's scope, not the operator's."""
+    alice = world.op.operator().agent(ALICE)
+    for ref in ("users/bob/secret.md", world.ids["bob_file"], "user/../users/bob/secret.md"):
+        result = attempt(alice, "get", ref)
+        assert isinstance(result, MemexClientError) and result.status in (404, 422), result
+    assert_memory_hits_confined(world, alice.search(BOB_CANARY, limit=50))
+    listed = alice.list(include_deleted=True, limit=1000)
+    assert listed and not {m.id for m in listed} & world.foreign_ids
+    assert isinstance(attempt(alice, "write", "users/bob/secret.md"), MemexClientError)
+    view = world.op.view(ALICE).search(f"{BOB_CANARY} oolong therapist", limit=50)
+    assert all(r.fragment.owner in (*READABLE, CORPUS_OWNER) for r in view)
+
+
 def test_a_batch_of_every_foreign_fragment_id_returns_nothing(world: World) -> None:
     ids = sorted(world.foreign_fragments)
     assert len(ids) >= 10
