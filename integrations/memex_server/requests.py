@@ -36,7 +36,8 @@ def _refuse_surrogates(value: Any) -> None:
 
 
 class Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # NaN and infinities (Python's JSON parser takes them) are refused like any bad number.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
