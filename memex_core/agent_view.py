@@ -73,8 +73,10 @@ class AgentView:
     # -- scope ----------------------------------------------------------------------------
 
     def readable(self, fragment: Fragment) -> bool:
-        """Whether this view may show ``fragment`` (its owner is in scope)."""
-        return fragment.owner in self.owners
+        """Whether this view may show ``fragment``: its owner is in scope and, for a view
+        bound to a collection, it is memory in that collection or below (the corpus has no
+        collection, so a bound view reads none of it)."""
+        return in_scope(fragment, self.owners, self.collection)
 
     def _log(self, action: str, target: str, tool_call_id: str | None, **detail: Any) -> None:
         if self.memory is not None:  # without a user there is no one to file the entry under
@@ -186,7 +188,7 @@ class AgentView:
         links call (``view.memory.links``), which shows them by the agent's paths."""
         from memex_core.services.explore import Explorer
 
-        if not self.corpus:
+        if not self.corpus or self.collection:
             raise MemexError(
                 "This agent may not read the corpus, so there are no notes to explore. "
                 "Search memory instead."
@@ -228,7 +230,7 @@ class AgentView:
             found = self._mx.search(text, mode, limit, filters=scoped, time_phrases=time_phrases)
             return [r for r in found.results if self.readable(r.fragment)]
 
-        graph = ScopedGraph(self._mx.catalog, filters.owners)
+        graph = ScopedGraph(self._mx.catalog, filters.owners, self.collection)
         try:
             pack = ContextBuilder(graph, search, self._mx.context_settings()).build(
                 query, budget_chars, filters
@@ -262,19 +264,32 @@ def document_owner(document: DocumentRecord) -> str:
         return "?"  # unreadable by anyone but the operator
 
 
-class ScopedGraph:
-    """A catalog graph that shows only documents and fragments of the given owners."""
+def in_scope(fragment: Fragment, owners: Sequence[str] | frozenset[str], collection: str) -> bool:
+    """Whether ``fragment`` belongs to one of ``owners`` and, when ``collection`` bounds the
+    scope, lies in that collection or below it."""
+    if fragment.owner not in owners:
+        return False
+    return not collection or (fragment.collection != "" and covers(collection, fragment.collection))
 
-    def __init__(self, graph: Any, owners: Sequence[str]) -> None:
+
+class ScopedGraph:
+    """A catalog graph that shows only documents and fragments of the given owners (and,
+    with ``collection``, only fragments in that collection or below)."""
+
+    def __init__(self, graph: Any, owners: Sequence[str], collection: str = "") -> None:
         self._graph = graph
         self.owners = frozenset(owners)
+        self.collection = collection
+
+    def _fragment_ok(self, fragment: Fragment) -> bool:
+        return in_scope(fragment, self.owners, self.collection)
 
     def _doc_ok(self, document: DocumentRecord | None) -> bool:
         return document is not None and document_owner(document) in self.owners
 
     def get_many(self, ids: Sequence[str]) -> dict[str, Fragment]:
         found = self._graph.get_many(ids)
-        return {k: f for k, f in found.items() if f.owner in self.owners}
+        return {k: f for k, f in found.items() if self._fragment_ok(f)}
 
     def document(self, document_id: str) -> DocumentRecord | None:
         doc = self._graph.document(document_id)
@@ -308,13 +323,12 @@ class ScopedGraph:
         return dict(self._graph.backlink_counts(list(self.get_many(fragment_ids))))
 
     def conversation_fragments(self, conversation_id: str) -> list[Fragment]:
-        return [
-            f for f in self._graph.conversation_fragments(conversation_id) if f.owner in self.owners
-        ]
+        found = self._graph.conversation_fragments(conversation_id)
+        return [f for f in found if self._fragment_ok(f)]
 
     def neighbours(self, fragment_id: str, before: int, after: int) -> list[Fragment]:
         found = self._graph.neighbours(fragment_id, before, after)
-        return [f for f in found if f.owner in self.owners]
+        return [f for f in found if self._fragment_ok(f)]
 
     def recent_fragments(
         self, limit: int, offset: int = 0, filters: SearchFilters | None = None
@@ -323,7 +337,8 @@ class ScopedGraph:
         owners = tuple(o for o in (filters.owners or tuple(self.owners)) if o in self.owners)
         if not owners:
             return []
-        return self._graph.recent_fragments(limit, offset, replace(filters, owners=owners))
+        found = self._graph.recent_fragments(limit, offset, replace(filters, owners=owners))
+        return [f for f in found if self._fragment_ok(f)]
 
 
 class CorpusGraph(ScopedGraph):

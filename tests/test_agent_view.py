@@ -179,6 +179,33 @@ def test_a_view_collection_is_a_bound_not_a_default(mx: Memex) -> None:
             view.search("kayak", collection=wider)
 
 
+def test_a_collection_bound_view_reads_only_its_collection_by_id(mx: Memex) -> None:
+    whole = mx.view(user="alice")
+    inside = [r.fragment.id for r in whole.search("kayak marina", limit=50, collection="acme")]
+    outside = [
+        r.fragment.id
+        for r in whole.search("kayaking trip plans kayak", limit=50)
+        if r.fragment.collection == ""
+    ]
+    assert inside and outside  # her acme:sport memory; her plans file and the corpus
+    bound = mx.view(user="alice", collection="acme:sport")
+    assert [f.id for f in bound.get(inside + outside)] == inside
+    assert bound.timeline(inside[0]).fragments
+    with pytest.raises(MemexError) as unknown:
+        bound.timeline("f_does_not_exist")
+    for fragment_id in outside:
+        with pytest.raises(MemexError) as denied:
+            bound.timeline(fragment_id)
+        assert str(denied.value).replace(fragment_id, "X") == str(unknown.value).replace(
+            "f_does_not_exist", "X"
+        )
+    with pytest.raises(MemexError, match="may not read the corpus"):
+        bound.explore("Kayaking")
+    pack = bound.context("kayak kayaking trip plans", budget_chars=6000)
+    assert pack.items
+    assert {item.id for item in pack.items} <= set(inside)
+
+
 @pytest.mark.parametrize("odd", ["\ud800", "mem_\udfff", "\x00", "x" * 10_000])
 def test_odd_ids_are_unknown_ids_and_are_logged(mx: Memex, odd: str) -> None:
     view = mx.view(user="alice")

@@ -1045,12 +1045,6 @@ def test_a_collection_key_stays_in_its_prefix(world: World) -> None:
         assert result["fragment"]["collection"].split(":")[0] == "acme", result
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="AgentView.get/timeline do not apply the view's collection bound (memex_core/"
-    "agent_view.py): a --collection key (and memex mcp --collection) reads its user's "
-    "fragments outside the prefix by id",
-)
 def test_a_collection_key_reads_no_fragment_outside_its_prefix(world: World) -> None:
     raw = world.raw(ACME_BOT)
     outside = world.fragments_of("alice_fact")
