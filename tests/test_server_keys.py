@@ -262,10 +262,11 @@ def test_keys_over_http_create_list_revoke(running: Any) -> None:
     assert all(not {"key", "salt", "secret_hash"} & set(k) for k in listed)
     used = next(k for k in listed if k["id"] == made["id"])
     assert used["last_used_at"] is not None  # the whoami above
+    assert used["active"] is True
     duplicate = op.post("/v1/admin/keys", {"user": "erin", "name": "http-bot"})
     assert error_of(duplicate)[:2] == (422, "invalid_request")
     revoked = assert_clean_response(op.post("/v1/admin/keys/revoke", {"key": "http-bot"}))
-    assert revoked["revoked_at"] is not None  # (the routes' AgentKey has no "active")
+    assert revoked["revoked_at"] is not None and revoked["active"] is False
     assert error_of(agent.get("/v1/whoami"))[:2] == (401, "invalid_credentials")
     again = op.post("/v1/admin/keys/revoke", {"key": made["id"]})
     assert error_of(again)[:2] == (404, "not_found")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel
 
 from memex_core.domain.agent_keys import AgentKey
 from memex_core.domain.memory.records import AccessEntry, MemoryRecord, Revision
@@ -84,16 +85,34 @@ def create_key(request: Request, body: KeyCreateRequest, who: Operator) -> dict[
     return {"key": token, "user": key.user_id, "name": key.name, **key.to_dict()}
 
 
-@router.get("/keys", response_model=list[AgentKey], summary="Agent keys (never their secrets)")
-def list_keys(request: Request, who: Operator, include_revoked: bool = False) -> list[AgentKey]:
-    state = state_of(request)
-    return state.call(state.keys.list, include_revoked=include_revoked)
+class KeyInfo(BaseModel):
+    """An agent key as the operator sees it: never its secret, only what it reaches."""
+
+    id: str
+    name: str
+    user_id: str
+    collection: str
+    corpus: bool
+    created_at: float
+    revoked_at: float | None
+    last_used_at: float | None
+    active: bool  # not revoked
+
+    @classmethod
+    def of(cls, key: AgentKey) -> KeyInfo:
+        return cls(**key.to_dict())
 
 
-@router.post("/keys/revoke", response_model=AgentKey, summary="Revoke a key, effective at once")
-def revoke_key(request: Request, body: KeyRevokeRequest, who: Operator) -> AgentKey:
+@router.get("/keys", response_model=list[KeyInfo], summary="Agent keys (never their secrets)")
+def list_keys(request: Request, who: Operator, include_revoked: bool = False) -> list[KeyInfo]:
     state = state_of(request)
-    return state.call(state.keys.revoke, body.key)
+    return [KeyInfo.of(k) for k in state.call(state.keys.list, include_revoked=include_revoked)]
+
+
+@router.post("/keys/revoke", response_model=KeyInfo, summary="Revoke a key, effective at once")
+def revoke_key(request: Request, body: KeyRevokeRequest, who: Operator) -> KeyInfo:
+    state = state_of(request)
+    return KeyInfo.of(state.call(state.keys.revoke, body.key))
 
 
 # -- corpus ------------------------------------------------------------------------------------
