@@ -13,11 +13,13 @@ import fcntl
 import json
 import os
 import secrets
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 pytest.importorskip("fastapi", reason="memex serve needs memex[server]")
@@ -587,6 +589,46 @@ def test_a_write_while_another_process_holds_the_home_is_503_and_reads_go_on(
         assert [m["content"] for m in listed] == ["Alice likes tea"]
         assert_clean_response(raw.post("/v1/memory/remember", {"text": "Alice likes coffee"}))
         assert alice.write("user/x.md", "Alice's file").path == "user/x.md"
+
+
+def test_reads_are_answered_while_a_write_waits_for_another_process(tmp_path: Path) -> None:
+    """A write waiting for another process's write lock waits outside the server's call
+    lock: searches, gets and lists are answered meanwhile, and the write lands once the
+    holder lets go."""
+    home = keyword_only_home(tmp_path / "home")
+    with served(home, env={"MEMEX_LOCK_TIMEOUT": "120"}) as service:
+        op = MemexClient(service.url, admin_secret=service.admin_secret, timeout=CLIENT_TIMEOUT)
+        key = op.create_key("alice", name="a")["key"]
+        raw = Raw(service.url, key)
+        assert_clean_response(raw.post("/v1/memory/remember", {"text": "Alice likes tea"}))
+        fd = os.open(home / "write.lock", os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        pending: dict[str, object] = {}
+        writer = threading.Thread(
+            target=lambda: pending.update(
+                answer=Raw(service.url, key).post(
+                    "/v1/memory/remember", {"text": "Alice likes coffee"}
+                )
+            )
+        )
+        try:
+            writer.start()
+            for _ in range(3):
+                hits = assert_clean_response(raw.post("/v1/memory/search", {"query": "tea"}))
+                assert [h["text"] for h in hits] == ["Alice likes tea"]
+                assert len(assert_clean_response(raw.post("/v1/memory/list", {}))) == 1
+                found = assert_clean_response(raw.post("/v1/search", {"query": "tea"}))
+                assert found["results"]
+            assert writer.is_alive() and "answer" not in pending  # still waiting
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+        writer.join(timeout=CLIENT_TIMEOUT)
+        answer = pending["answer"]
+        assert isinstance(answer, httpx.Response)
+        assert_clean_response(answer)
+        listed = assert_clean_response(raw.post("/v1/memory/list", {}))
+        assert sorted(m["content"] for m in listed) == ["Alice likes coffee", "Alice likes tea"]
 
 
 # -- never a traceback -------------------------------------------------------------------------

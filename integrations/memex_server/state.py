@@ -3,6 +3,7 @@ checked caller becomes a view or a memory handle of the Python API."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -27,11 +28,38 @@ class ServerState:
         self.admin_secret = admin_secret
         self.started_at = time.time()
         self.queries = _query_embeddings(memex)
+        # Request threads that wait for another process's write lock queue here, one at
+        # a time, instead of inside the call lock where every reader would wait with them.
+        self._writers = threading.Lock()
 
     def call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
         """Run one call into memex, one at a time (see :mod:`memex_core.threads`)."""
         with self.memex.call_lock:
             return fn(*args, **kwargs)
+
+    def write(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
+        """Run a call that writes, as :meth:`call` does, once this process holds the
+        home's write lock.
+
+        While another process writes (a ``memex ingest`` on the same home, an upload
+        ingested apart), a write request waits for it *outside* the call lock, so
+        searches and reads keep being answered; after ``MEMEX_LOCK_TIMEOUT`` seconds it
+        fails with ``write_locked`` (503), naming the holder, as the CLI would."""
+        from memex_core.errors import WriteLockedError
+
+        lock = self.memex.lock
+        started = time.monotonic()
+        with self._writers:
+            while True:
+                with self.memex.call_lock:  # the lock's depth counter is not thread-safe
+                    if lock.try_acquire():
+                        try:
+                            return fn(*args, **kwargs)
+                        finally:
+                            lock.release()
+                if time.monotonic() - started >= lock.timeout:
+                    raise WriteLockedError(lock.refusal())
+                time.sleep(0.05)
 
     def prepared_query(
         self, query: str, mode: str, *, time_phrases: bool, time_filtered: bool

@@ -66,38 +66,57 @@ class WriteLock:
         self._depth = 0
 
     def acquire(self) -> None:
-        if self._fd is not None:
-            self._depth += 1
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         started = time.monotonic()
         told = False
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip()
-                waited = time.monotonic() - started
-                if waited >= self.timeout:
-                    os.close(fd)
-                    raise WriteLockedError(self._refusal(holder)) from None
-                if not told and (holder or waited >= _NAME_GRACE_S):
-                    told = True
-                    if self.notify is not None:
-                        self.notify(
-                            f"Another memex process is writing to {self.path.parent} "
-                            f"({holder or 'holder unknown'}); waiting up to "
-                            f"{self.timeout:g} s for it to finish ({TIMEOUT_ENV} sets how "
-                            "long)."
-                        )
-                time.sleep(0.1)
+        while not self.try_acquire():
+            holder = self.holder()
+            waited = time.monotonic() - started
+            if waited >= self.timeout:
+                raise WriteLockedError(self._refusal(holder))
+            if not told and (holder or waited >= _NAME_GRACE_S):
+                told = True
+                if self.notify is not None:
+                    self.notify(
+                        f"Another memex process is writing to {self.path.parent} "
+                        f"({holder or 'holder unknown'}); waiting up to "
+                        f"{self.timeout:g} s for it to finish ({TIMEOUT_ENV} sets how "
+                        "long)."
+                    )
+            time.sleep(0.1)
+
+    def try_acquire(self) -> bool:
+        """Take the lock if no other process holds it, without waiting (True if taken).
+
+        Like :meth:`acquire`, it nests: a holder taking it again only counts deeper.
+        A server uses it to wait for another process's write without holding up its
+        own readers (``memex_server``)."""
+        if self._fd is not None:
+            self._depth += 1
+            return True
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
         os.ftruncate(fd, 0)
         command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))
         os.pwrite(fd, f"pid {os.getpid()}: {command[:200]}".encode(), 0)
         self._fd = fd
         self._depth = 1
+        return True
+
+    def holder(self) -> str:
+        """Who holds the lock, as the holder wrote it (``pid N: <command>``), or ``""``."""
+        try:
+            return self.path.read_text(encoding="utf-8", errors="replace")[:512].strip()
+        except OSError:
+            return ""
+
+    def refusal(self) -> str:
+        """Why a writer that gave up waiting could not write, naming the holder."""
+        return self._refusal(self.holder())
 
     def _refusal(self, holder: str) -> str:
         who = (

@@ -44,7 +44,7 @@ def history(request: Request, body: RefRequest, who: Operator) -> list[Revision]
 def restore(request: Request, body: RestoreRequest, who: Operator) -> MemoryRecord:
     state = state_of(request)
     handle = state.operator_memory(who)
-    return state.call(handle.restore, body.ref, body.revision, tool_call_id=who.tool_call_id)
+    return state.write(handle.restore, body.ref, body.revision, tool_call_id=who.tool_call_id)
 
 
 @router.post("/memory/purge", summary="Hard-delete memories (cannot be undone)")
@@ -54,7 +54,7 @@ def purge(request: Request, body: PurgeRequest, who: Operator) -> dict[str, int]
     The access log keeps that it happened."""
     state = state_of(request)
     handle = state.operator_memory(who)
-    purged = state.call(
+    purged = state.write(
         handle.purge,
         memory_ids=body.memory_ids,
         user_id=body.user_id,

@@ -38,6 +38,10 @@ from memex_server.requests import (
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+#: Handle methods that write memory (and so take the home's write lock).
+WRITES = frozenset({"remember", "write", "forget", "undelete", "dream"})
+
+
 def make_router(*, for_operator: bool) -> APIRouter:
     prefix = "/v1/admin/memory" if for_operator else "/v1/memory"
     router = APIRouter(prefix=prefix, tags=["operator memory" if for_operator else "memory"])
@@ -61,9 +65,13 @@ def make_router(*, for_operator: bool) -> APIRouter:
         return {"user_id": body.user_id} if for_operator else {}
 
     def call(request: Request, who: Caller, method: str, *args: Any, **kwargs: Any) -> Any:
-        """``method`` of the caller's handle, one call into memex at a time."""
+        """``method`` of the caller's handle, one call into memex at a time (a write
+        first waits for the home's write lock without holding up readers)."""
         target = getattr(handle(request, who), method)
-        return state_of(request).call(target, *args, **kwargs)
+        state = state_of(request)
+        if method in WRITES and not kwargs.get("dry_run"):
+            return state.write(target, *args, **kwargs)
+        return state.call(target, *args, **kwargs)
 
     @router.post("/get", response_model=MemoryRecord, summary="A memory by id or path")
     def get(request: Request, body: RefRequest, who: Who) -> Any:
