@@ -216,7 +216,7 @@ def inprocess_main(spec: dict[str, Any]) -> dict[str, Any]:
         view = mx.view(USER, name=AGENT)
         for query in spec["warmup"]:
             view.search(query, mode, 10)
-        for clients in spec["clients"]:
+        for clients in (n for n in spec["clients"] if n > 1):  # one caller: see paired()
             views = [mx.view(USER, name=AGENT) for _ in range(clients)]
             callers = [
                 (lambda q, v=v, m=mode: [r.fragment.id for r in call(mx, v.search, q, m, 10)])
@@ -237,9 +237,9 @@ def clients_main(spec: dict[str, Any]) -> dict[str, Any]:
     from memex_core.services.search import SearchResults
 
     url, key = spec["url"], spec["key"]
-    runs: list[dict[str, Any]] = []
+    runs: list[dict[str, Any]] = paired(spec)
     for mode in spec["modes"]:
-        for clients in spec["clients"]:
+        for clients in (n for n in spec["clients"] if n > 1):
             opened = [MemexClient(url, api_key=key) for _ in range(clients)]
             views = [c.view() for c in opened]
             for view in views:
@@ -279,6 +279,37 @@ def clients_main(spec: dict[str, Any]) -> dict[str, Any]:
     client.close()
     raw.close()
     return {"runs": runs, "overhead": overhead}
+
+
+def paired(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """One caller, in-process and over HTTP in turn for each query (the same search through
+    this process's own Memex on the home, then through the server), so that both see the
+    same machine: the load of a shared machine drifts over the minutes between runs."""
+    from memex_client import MemexClient
+    from memex_core.api import Memex
+
+    mx = Memex(home=spec["home"])
+    client = MemexClient(spec["url"], api_key=spec["key"])
+    local, remote = mx.view(USER, name=AGENT), client.view()
+    runs: list[dict[str, Any]] = []
+    for mode in spec["modes"]:
+        for query in spec["warmup"]:
+            local.search(query, mode, 10)
+            remote.search(query, mode, 10)
+        times: dict[str, list[float]] = {"in-process": [], "http": []}
+        ids: dict[str, dict[str, list[str]]] = {"in-process": {}, "http": {}}
+        for query in _queries_for(spec, 1):
+            for where, view in (("in-process", local), ("http", remote)):
+                began = time.perf_counter()
+                found = view.search(query, mode, 10)
+                times[where].append(time.perf_counter() - began)
+                ids[where][query] = [r.fragment.id for r in found]
+        for where in ("in-process", "http"):
+            run = Run(where, mode, 1, times[where], sum(times[where]), ids[where])
+            runs.append(run.__dict__)
+    client.close()
+    mx.close()
+    return runs
 
 
 COMMANDS = {"inprocess": inprocess_main, "clients": clients_main}
@@ -341,7 +372,7 @@ def run(ctx: RunContext) -> Section:
         "overhead_calls": 200 if not ctx.quick else 20,
     }
     log(f"service {size:,}: in-process searches ({', '.join(map(str, CLIENTS))} threads)")
-    local = [Run.from_json(r) for r in run_script(ctx, "inprocess", spec)["runs"]]
+    threaded = [Run.from_json(r) for r in run_script(ctx, "inprocess", spec)["runs"]]
     with running_server(point.home, ctx.tmp / f"serve-{size}.log") as server:
         from memex_client import MemexClient
 
@@ -349,7 +380,9 @@ def run(ctx: RunContext) -> Section:
             key = operator.create_key(user=USER, name=AGENT)["key"]
         log(f"service {size:,}: HTTP searches from {', '.join(map(str, CLIENTS))} clients")
         measured = run_script(ctx, "clients", {**spec, "url": server.url, "key": key})
-    remote = [Run.from_json(r) for r in measured["runs"]]
+    measured_runs = [Run.from_json(r) for r in measured["runs"]]
+    local = [r for r in measured_runs if r.where == "in-process"] + threaded
+    remote = [r for r in measured_runs if r.where == "http"]
     _fill(section, ctx, point, local, remote, measured["overhead"])
     if size != max(ctx.sizes.hybrid_sizes):
         section.body.insert(
@@ -383,6 +416,12 @@ def mismatches(local: Sequence[Run], remote: Sequence[Run]) -> tuple[int, int, l
                 if len(examples) < 3:
                     examples.append(f"{run_.mode} x{run_.clients}: {query[:60]!r}")
     return compared, differ, examples
+
+
+def _paired_gap(remote: Sequence[Run], local: Sequence[Run], mode: str) -> float:
+    """Median over the one-client queries of HTTP time minus in-process time (timed in turn)."""
+    pairs = zip(_find(remote, mode, 1).latencies, _find(local, mode, 1).latencies, strict=True)
+    return percentile([h - i for h, i in pairs], 50)
 
 
 def _fill(
@@ -454,10 +493,13 @@ def _fill(
         f"round-robin and released together, after {WARMUP_PER_CLIENT} warm-up searches per "
         f"client: {len(local1.latencies)} queries with one client, every query "
         f"({len(_find(remote, 'hybrid', max(CLIENTS)).latencies):,}) once with 8 and 32. "
-        "In-process: a fresh process opening the same home with "
-        f'`Memex(home).view("{USER}", name="{AGENT}").search(q, mode, 10)` (what the '
-        "server runs for that key, access-log entry included) on the same queries, with N "
-        "threads sharing the Memex through `memex_core.threads.call` (its call lock). "
+        "In-process: "
+        f'`Memex(home).view("{USER}", name="{AGENT}").search(q, mode, 10)` on the same home '
+        "(what the server runs for that key, access-log entry included) on the same queries: "
+        "with one caller in the clients' process, each query in-process then over HTTP in "
+        "turn (so both see the same load on a shared machine); with 8 and 32, a fresh "
+        "process with N threads sharing the Memex through `memex_core.threads.call` (its "
+        "call lock). "
         "Requests/s: queries answered over the wall time from release to the last answer. "
         "Every machine core is shared by the server, the clients and anything else running.",
         table(
@@ -482,7 +524,15 @@ def _fill(
                     ms(decode_p50),
                 ],
                 ["hybrid search: HTTP p50 minus in-process p50", ms(gap)],
+                [
+                    "hybrid search: median of each query's HTTP time minus its in-process time",
+                    ms(_paired_gap(remote, local, "hybrid")),
+                ],
                 ["keyword search: HTTP p50 minus in-process p50", ms(keyword_gap)],
+                [
+                    "keyword search: median of each query's HTTP time minus its in-process time",
+                    ms(_paired_gap(remote, local, "keyword")),
+                ],
             ],
         ),
     )
