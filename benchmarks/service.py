@@ -138,6 +138,14 @@ class Run:
     latencies: list[float]
     wall: float
     ids: dict[str, list[str]]  # query -> result ids, in order
+    server_cpu: float | None = None  # CPU seconds the server process spent on the run
+    client_cpu: float | None = None  # ... and the process making the calls
+
+    def cpu_per_call(self) -> float | None:
+        """CPU seconds per answered call, server and caller together (None: not measured)."""
+        if self.client_cpu is None:
+            return None
+        return (self.client_cpu + (self.server_cpu or 0.0)) / len(self.latencies)
 
     @property
     def rate(self) -> float:
@@ -149,6 +157,12 @@ class Run:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Run:
         return cls(**data)
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user and system) process ``pid`` has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def deal(queries: Sequence[str], callers: int) -> list[list[str]]:
@@ -222,8 +236,11 @@ def inprocess_main(spec: dict[str, Any]) -> dict[str, Any]:
                 (lambda q, v=v, m=mode: [r.fragment.id for r in call(mx, v.search, q, m, 10)])
                 for v in views
             ]
+            client = time.process_time()
             latencies, wall, ids = timed_concurrently(callers, _queries_for(spec, clients))
-            runs.append(Run("in-process", mode, clients, latencies, wall, ids).__dict__)
+            client = time.process_time() - client
+            run = Run("in-process", mode, clients, latencies, wall, ids, None, client)
+            runs.append(run.__dict__)
     mx.close()
     return {"runs": runs}
 
@@ -248,8 +265,12 @@ def clients_main(spec: dict[str, Any]) -> dict[str, Any]:
             callers = [
                 (lambda q, v=v, m=mode: [r.fragment.id for r in v.search(q, m, 10)]) for v in views
             ]
+            server_cpu, client_cpu = process_cpu(spec["server_pid"]), time.process_time()
             latencies, wall, ids = timed_concurrently(callers, _queries_for(spec, clients))
-            runs.append(Run("http", mode, clients, latencies, wall, ids).__dict__)
+            server_cpu = process_cpu(spec["server_pid"]) - server_cpu
+            client_cpu = time.process_time() - client_cpu
+            run = Run("http", mode, clients, latencies, wall, ids, server_cpu, client_cpu)
+            runs.append(run.__dict__)
             for client in opened:
                 client.close()
 
@@ -379,7 +400,11 @@ def run(ctx: RunContext) -> Section:
         with MemexClient(server.url, admin_secret=server.admin_secret) as operator:
             key = operator.create_key(user=USER, name=AGENT)["key"]
         log(f"service {size:,}: HTTP searches from {', '.join(map(str, CLIENTS))} clients")
-        measured = run_script(ctx, "clients", {**spec, "url": server.url, "key": key})
+        measured = run_script(
+            ctx,
+            "clients",
+            {**spec, "url": server.url, "key": key, "server_pid": server.process.pid},
+        )
     measured_runs = [Run.from_json(r) for r in measured["runs"]]
     local = [r for r in measured_runs if r.where == "in-process"] + threaded
     remote = [r for r in measured_runs if r.where == "http"]
@@ -416,6 +441,16 @@ def mismatches(local: Sequence[Run], remote: Sequence[Run]) -> tuple[int, int, l
                 if len(examples) < 3:
                     examples.append(f"{run_.mode} x{run_.clients}: {query[:60]!r}")
     return compared, differ, examples
+
+
+def _cpu(run_: Run) -> str:
+    per_call = run_.cpu_per_call()
+    if per_call is None or run_.clients == 1:
+        return "-"
+    server = (
+        "" if run_.server_cpu is None else (f", server {ms(run_.server_cpu / len(run_.latencies))}")
+    )
+    return f"{ms(per_call)}{server} ({(os.cpu_count() or 1) / per_call:.0f}/s)"
 
 
 def _paired_gap(remote: Sequence[Run], local: Sequence[Run], mode: str) -> float:
@@ -480,6 +515,7 @@ def _fill(
                         ms(r.p(95)),
                         ms(r.p(99)),
                         f"{r.rate:.0f}",
+                        _cpu(r),
                     ]
                 )
     section.add(
@@ -501,9 +537,23 @@ def _fill(
         "process with N threads sharing the Memex through `memex_core.threads.call` (its "
         "call lock). "
         "Requests/s: queries answered over the wall time from release to the last answer. "
+        "CPU per search: the CPU time the server and the calling process used during the run "
+        "over the queries answered (in-process: the one process), which does not depend on "
+        "what else the machine runs; the ceiling in brackets is how many searches per second "
+        "that CPU allows on this machine's cores if nothing else ran. "
         "Every machine core is shared by the server, the clients and anything else running.",
         table(
-            ["mode", "clients", "where", "queries", "p50", "p95", "p99", "requests/s"],
+            [
+                "mode",
+                "clients",
+                "where",
+                "queries",
+                "p50",
+                "p95",
+                "p99",
+                "requests/s",
+                "CPU per search (ceiling on 2 free cores)",
+            ],
             rows,
         ),
     )
