@@ -223,3 +223,22 @@ def test_batches_cover_every_text_once_within_the_token_budget() -> None:
     assert longest_first == sorted(longest_first, reverse=True)
     assert _length_sorted_batches([9], workers=2) == [[0]]
     assert len(_length_sorted_batches([200] * 4, workers=2)) == 2  # one batch per worker
+
+
+def test_embed_queries_batches_several_queries_as_embed_query_would(
+    embedder: MiniLMEmbedder,
+) -> None:
+    queries = [
+        "database is locked",
+        "how does vitamin D affect bone density in older adults",
+        "x",
+        "",
+        "kayak",
+        "what did we decide about the sqlite wal checkpoint last march",
+    ]
+    together = embedder.embed_queries(queries)
+    assert together.shape == (len(queries), 384) and together.dtype == np.float32
+    for row, query in zip(together, queries, strict=True):
+        alone = embedder.embed_query(query)
+        np.testing.assert_allclose(row, alone, atol=1e-6)
+    assert embedder.embed_queries([]).shape == (0, 384)
