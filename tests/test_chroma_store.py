@@ -411,3 +411,45 @@ def test_rejects_a_bad_ef_search_setting(tmp_path: Path, value: object) -> None:
     context = PluginContext(home=tmp_path, settings={"ef_search": value})
     with pytest.raises(ChromaConfigError, match=r"\[vector.chroma\] ef_search"):
         ChromaVectorStore.from_context(context)
+
+
+def test_an_owner_filter_most_vectors_pass_gives_the_filtered_answer(
+    store: ChromaVectorStore,
+) -> None:
+    """A search whose filter most vectors pass (an agent reading the corpus of a home that
+    also holds other users' memory) is answered from a wider unfiltered query filtered by
+    the store; a selective one falls back to chroma's filter. Both give exactly the
+    filtered ranking, private vectors included in the check."""
+    from dataclasses import replace
+
+    rng = random.Random(11)
+    count = 400  # more than one over-fetch (100) so both paths run
+    fragments = []
+    for i, fragment in enumerate(random_fragments(rng, count)):
+        owner = "users/bob" if i % 10 == 0 else ("users/alice" if i % 10 == 1 else "")
+        fragments.append(
+            replace(
+                fragment,
+                owner=owner,
+                collection="notes" if owner else "",
+                private=bool(owner) and i % 20 == 0,
+            )
+        )
+    vectors = unit_vectors(count, seed=3)
+    store.upsert(fragments, vectors)
+    cases = [
+        SearchFilters(owners=("", "users/alice")),  # most pass: over-fetch
+        SearchFilters(owners=("", "users/alice"), include_private=True),
+        SearchFilters(owners=("users/bob",)),  # selective: chroma filters
+        SearchFilters(owners=("users/bob",), include_private=True),
+        SearchFilters(owners=("users/alice",), collections=("notes",), include_private=True),
+        SearchFilters(owners=("",), roles=("user", "assistant"), since=T0),
+    ]
+    for round_, filters in enumerate(cases * 4):
+        query = unit_vectors(1, seed=500 + round_)[0]
+        allowed = [i for i, f in enumerate(fragments) if filters.matches(f)]
+        assert allowed
+        limit = (3, 10, 25)[round_ % 3]
+        hits = store.search(query, limit, filters)
+        expected = expected_ranking(query, vectors[allowed], [fragments[i] for i in allowed])
+        assert [h.id for h in hits] == [fid for fid, _ in expected[:limit]], filters
