@@ -49,6 +49,9 @@ TARGET_RATE = 100.0
 TARGET_CLIENTS = 8
 USER = "bench-user"
 AGENT = "bench-client"
+#: Users with memory of their own in the home besides USER: a shared service's home has
+#: them, and they make every agent search filter by owner (see memex_chroma's over-fetch).
+OTHER_USERS = ("bench-other-1", "bench-other-2", "bench-other-3")
 WARMUP_PER_CLIENT = 2
 #: Queries timed with one client (in-process and over HTTP); with N clients every
 #: SciFact query is sent once (about 1,100), at least SOLO_QUERIES.
@@ -333,7 +336,21 @@ def paired(spec: dict[str, Any]) -> list[dict[str, Any]]:
     return runs
 
 
-COMMANDS = {"inprocess": inprocess_main, "clients": clients_main}
+def others_main(spec: dict[str, Any]) -> dict[str, Any]:
+    """Give the home a few other users' memories (once), as a shared service's home has."""
+    from memex_core.api import Memex
+
+    with Memex(home=spec["home"]) as mx:
+        added = 0
+        for user in OTHER_USERS:
+            agent = mx.agent(user, name="bench-setup")
+            if not agent.list():
+                agent.remember(f"{user} prefers answers with references to the abstracts")
+                added += 1
+    return {"added": added}
+
+
+COMMANDS = {"inprocess": inprocess_main, "clients": clients_main, "others": others_main}
 
 
 def main(argv: list[str]) -> int:
@@ -392,6 +409,7 @@ def run(ctx: RunContext) -> Section:
         "warmup": warmup,
         "overhead_calls": 200 if not ctx.quick else 20,
     }
+    run_script(ctx, "others", {"home": str(point.home)})
     log(f"service {size:,}: in-process searches ({', '.join(map(str, CLIENTS))} threads)")
     threaded = [Run.from_json(r) for r in run_script(ctx, "inprocess", spec)["runs"]]
     with running_server(point.home, ctx.tmp / f"serve-{size}.log") as server:
@@ -522,7 +540,9 @@ def _fill(
         f"Corpus: the first {corpus.describe(corpus.passages(size))}; the home of benchmark "
         f"10 at {size:,} fragments (default components: bm25, chroma, rrf, MiniLM query "
         f"embeddings). `memex serve` runs with its defaults on 127.0.0.1 in its own process; "
-        f"an agent key for user `{USER}` (corpus lent) is made through `POST /v1/admin/keys`. "
+        f"an agent key for user `{USER}` (corpus lent) is made through `POST /v1/admin/keys`; "
+        f"{len(OTHER_USERS)} other users have a memory each in the home, as on a shared "
+        "service, so every search through the key filters by owner. "
         "Clients run in one other process: per concurrent client one thread and one "
         "`MemexClient(url, api_key=KEY)`, timing `client.view().search(q, mode, 10)` "
         "(request, JSON, the result dataclasses rebuilt) on distinct SciFact queries dealt "
