@@ -423,7 +423,7 @@ def test_an_owner_filter_most_vectors_pass_gives_the_filtered_answer(
     from dataclasses import replace
 
     rng = random.Random(11)
-    count = 400  # more than one over-fetch (100) so both paths run
+    count = 400  # more than any over-fetch here, so both paths run
     fragments = []
     for i, fragment in enumerate(random_fragments(rng, count)):
         owner = "users/bob" if i % 10 == 0 else ("users/alice" if i % 10 == 1 else "")

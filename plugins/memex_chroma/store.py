@@ -38,10 +38,11 @@ DEFAULT_COLLECTION = "memex_fragments"
 #: the top 10 at ~10 ms a query, a cost the CLI's start-up budget does not notice.
 DEFAULT_EF_SEARCH = 400
 #: Collection metadata keys recording what built the vectors.
-#: A filtered search first asks chroma, unfiltered, for this many times the hits it needs
-#: (at least OVERFETCH_MIN) and filters them itself; see ``ChromaStore._filtered_after``.
-OVERFETCH = 8
-OVERFETCH_MIN = 100
+#: A filtered search first asks chroma, unfiltered, for OVERFETCH times the hits it needs
+#: plus OVERFETCH_SLACK, and filters them itself (see ``_filtered_after``). Each hit's
+#: metadata costs ~0.05 ms to fetch, so a wider net costs more than most misses save.
+OVERFETCH = 2
+OVERFETCH_SLACK = 20
 DIMENSION_KEY = "dimension"
 EMBEDDER_KEY = "embedder"
 #: Collection metadata flag, set before the first private vector is stored.
@@ -358,7 +359,7 @@ class ChromaVectorStore:
         filters: SearchFilters,
         private_stored: bool,
     ) -> tuple[list[str], list[float]] | None:
-        """The ``limit`` best hits passing ``filters``, from an unfiltered query of
+        """The ``limit`` best hits passing ``filters``, from an unfiltered query of about
         :data:`OVERFETCH` times as many, or None when too few of those pass.
 
         Any ``where`` makes chroma's query far slower (at 100,000 vectors, ~0.7 s instead
@@ -367,20 +368,24 @@ class ChromaVectorStore:
         least ``limit`` of the wider unfiltered hits pass, they are exactly the filtered
         query's answer (the best passing vectors are among the best vectors); otherwise the
         caller asks chroma with the filter."""
-        wide = max(limit * OVERFETCH, OVERFETCH_MIN)
+        wide = limit * OVERFETCH + OVERFETCH_SLACK
         result = collection.query(
-            query_embeddings=query.reshape(1, -1),
-            n_results=wide,
-            include=["distances", "metadatas"],
+            query_embeddings=query.reshape(1, -1), n_results=wide, include=["distances"]
         )
         ids = result["ids"][0]
         distances = (result["distances"] or [[]])[0]
-        metadatas = (result["metadatas"] or [[]])[0]
-        kept = [
-            (hit_id, distance)
-            for hit_id, distance, metadata in zip(ids, distances, metadatas, strict=True)
-            if passes(metadata, filters, private_stored=private_stored)
-        ]
+        # Metadata costs more than the query itself: read it for the best ``limit`` hits
+        # first, and for the rest only if some of those fail the filter.
+        kept: list[tuple[str, float]] = []
+        start = 0
+        while start < len(ids) and len(kept) < limit:
+            chunk = ids[start : start + max(limit, 1)] if start == 0 else ids[start:]
+            got = collection.get(ids=list(chunk), include=["metadatas"])
+            metadata_of = dict(zip(got["ids"], got["metadatas"] or [], strict=True))
+            for offset, hit_id in enumerate(chunk):
+                if passes(metadata_of.get(hit_id), filters, private_stored=private_stored):
+                    kept.append((hit_id, distances[start + offset]))
+            start += len(chunk)
         if len(kept) < limit and len(ids) >= wide:
             return None  # the filter is selective here: let chroma apply it
         kept = kept[:limit]
