@@ -20,9 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import secrets
-import signal
 import subprocess
 import sys
 import threading
@@ -38,6 +35,7 @@ from benchmarks.context import RunContext, log
 from benchmarks.data import REPO_ROOT
 from benchmarks.metrics import percentile
 from benchmarks.report import Check, Section, ms, table
+from memex_server.launch import RunningServer, served
 
 TITLE = "14. Search over HTTP (`memex serve`) against in-process"
 CLIENTS = (1, 8, 32)
@@ -57,7 +55,6 @@ WARMUP_PER_CLIENT = 2
 #: SciFact query is sent once (about 1,100), at least SOLO_QUERIES.
 SOLO_QUERIES = 300
 STARTUP_TIMEOUT = 120.0
-_LISTENING = re.compile(r"memex serve: listening on (http://\S+)")
 
 
 def unavailable() -> str | None:
@@ -72,43 +69,17 @@ def unavailable() -> str | None:
 # -- the server ----------------------------------------------------------------------------
 
 
-@dataclass
-class Server:
-    url: str
-    admin_secret: str
-    process: subprocess.Popen[bytes]
-    log: Path
-
-
 @contextmanager
-def running_server(home: Path, log_file: Path) -> Iterator[Server]:
+def running_server(home: Path, log_file: Path) -> Iterator[RunningServer]:
     """``memex --home HOME serve --port 0`` until the block ends (its output in log_file)."""
-    secret = secrets.token_urlsafe(24)
-    env = {**scale._env(), "MEMEX_ADMIN_SECRET": secret, "PYTHONUNBUFFERED": "1"}
-    command = [sys.executable, "-m", "memex_core", "--home", str(home), "serve", "--port", "0"]
-    with log_file.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        url = None
-        while url is None:
-            text = log_file.read_text(encoding="utf-8", errors="replace")
-            found = _LISTENING.search(text)
-            if found:
-                url = found.group(1)
-            elif process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"memex serve did not start:\n{text[-3000:]}")
-            else:
-                time.sleep(0.05)
-        yield Server(url, secret, process, log_file)
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    with served(
+        home,
+        log=log_file,
+        environ=scale._env(),
+        startup_timeout=STARTUP_TIMEOUT,
+        stop_timeout=30.0,
+    ) as server:
+        yield server
 
 
 def run_script(ctx: RunContext, command: str, spec: dict[str, Any]) -> dict[str, Any]:

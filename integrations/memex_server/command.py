@@ -16,7 +16,7 @@ import click
 
 from memex_core.cli.context import format_option, open_memex
 from memex_core.errors import MemexError
-from memex_server.defaults import DEFAULT_MAX_BODY, DEFAULT_MAX_UPLOAD
+from memex_server.defaults import DEFAULT_MAX_BODY, DEFAULT_MAX_UPLOAD, LISTENING
 
 INSTALL_HINT = "pip install 'memex[server]'"
 DEFAULT_HOST = "127.0.0.1"
@@ -122,7 +122,7 @@ def serve(
         f"  operator secret: {where}",
         f"  agent keys: {live} live (memex keys create --user <id> --name <name>)",
         f"  reachable from {reach}",
-        f"memex serve: listening on http://{shown}:{bound} (stop with Ctrl-C)",
+        f"{LISTENING} http://{shown}:{bound} (stop with Ctrl-C)",
     ]
     click.echo("\n".join(lines), err=True)
     server.run(sockets=[sock])

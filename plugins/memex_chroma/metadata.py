@@ -45,6 +45,17 @@ def fragment_metadata(fragment: Fragment) -> dict[str, Any]:
     }
 
 
+def _value_filters(filters: SearchFilters) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The metadata keys ``filters`` restricts to a set of values (``()``: no restriction)."""
+    return (
+        (SOURCE_KIND, filters.source_kinds),
+        (CONVERSATION_ID, filters.conversation_ids),
+        (ROLE, filters.roles),
+        (OWNER, filters.owners),
+        (COLLECTION, filters.collections),
+    )
+
+
 def where_clause(filters: SearchFilters, *, private_stored: bool = True) -> dict[str, Any] | None:
     """The chroma ``where`` filter equivalent to ``filters``, or ``None`` for no restriction.
 
@@ -61,16 +72,9 @@ def where_clause(filters: SearchFilters, *, private_stored: bool = True) -> dict
     are re-stored (``memex rebuild --vectors``). Memory searches never ask for
     ``""``, so isolation is unaffected.
     """
-    clauses: list[dict[str, Any]] = []
-    for key, values in (
-        (SOURCE_KIND, filters.source_kinds),
-        (CONVERSATION_ID, filters.conversation_ids),
-        (ROLE, filters.roles),
-        (OWNER, filters.owners),
-        (COLLECTION, filters.collections),
-    ):
-        if values:
-            clauses.append({key: {"$in": list(values)}})
+    clauses: list[dict[str, Any]] = [
+        {key: {"$in": list(values)}} for key, values in _value_filters(filters) if values
+    ]
     if filters.since is not None:
         clauses.append({TIMESTAMP: {"$gte": float(filters.since)}})
     if filters.until is not None:
@@ -89,13 +93,7 @@ def passes(metadata: Any, filters: SearchFilters, *, private_stored: bool = True
     one without ``private`` passes ``$ne``). Lets the store filter an unfiltered query's
     hits itself, which is much faster than a filtered query when most vectors pass."""
     meta: dict[str, Any] = metadata if isinstance(metadata, dict) else {}
-    for key, values in (
-        (SOURCE_KIND, filters.source_kinds),
-        (CONVERSATION_ID, filters.conversation_ids),
-        (ROLE, filters.roles),
-        (OWNER, filters.owners),
-        (COLLECTION, filters.collections),
-    ):
+    for key, values in _value_filters(filters):
         if values and (key not in meta or meta[key] not in values):
             return False
     stamp = meta.get(TIMESTAMP)
