@@ -6,17 +6,34 @@
 >>> mx.search("sqlite wal mode")      # doctest: +SKIP
 """
 
-from memex_core.domain import Fragment, Provenance, SearchFilters, SearchResult
-from memex_core.hookspecs import hookimpl
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memex_core.api import Memex
+    from memex_core.domain import Fragment, Provenance, SearchFilters, SearchResult
+    from memex_core.hookspecs import hookimpl
 
 __all__ = ["Fragment", "Memex", "Provenance", "SearchFilters", "SearchResult", "hookimpl"]
 __version__ = "0.1.0"
 
+_DOMAIN = ("Fragment", "Provenance", "SearchFilters", "SearchResult")
 
-def __getattr__(name: str) -> object:
-    # The facade pulls in the catalog and services; import it only when asked.
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: the ``memex`` script imports this package before it knows
+    # whether a warm process answers, and the domain model alone costs ~40 ms.
     if name == "Memex":
         from memex_core.api import Memex
 
         return Memex
-    raise AttributeError(name)
+    if name in _DOMAIN:
+        from memex_core import domain
+
+        return getattr(domain, name)
+    if name == "hookimpl":
+        from memex_core.hookspecs import hookimpl
+
+        return hookimpl
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

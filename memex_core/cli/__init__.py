@@ -1,107 +1,40 @@
 """The ``memex`` command line: a thin layer over :class:`memex_core.api.Memex`.
 
-Each module here holds one family of commands. Heavy imports (rich, numpy,
-plugins' libraries) happen inside commands, so ``memex --help`` is instant.
+This module stays light on purpose: :func:`main` first offers a read command to a
+warm memex process on the home (:mod:`memex_core.warm.client`, stdlib only) and
+imports click and the commands (:mod:`memex_core.cli.app`) only when it has to
+run the command here.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
-import click
+if TYPE_CHECKING:
+    from memex_core.cli.app import MemexGroup, cli
 
-from memex_core.cli.doctor import doctor
-from memex_core.cli.maintenance import backfill, rebuild
-from memex_core.cli.memory import COMMANDS as MEMORY_COMMANDS
-from memex_core.cli.overview import corpus, plugins, schema, sources
-from memex_core.cli.progressive import context_pack, explore, get, timeline
-from memex_core.cli.search import dig, keyword, semantic
-from memex_core.cli.sql import query, sql
-from memex_core.cli.writing import ingest, sync
-from memex_core.errors import MemexError
-
-
-class MemexGroup(click.Group):
-    """Turns MemexError into a clean ``Error: ...`` message and exit status 1."""
-
-    def invoke(self, ctx: click.Context) -> object:
-        try:
-            return super().invoke(ctx)
-        except MemexError as exc:
-            raise click.ClickException(str(exc)) from exc
-
-
-@click.group(cls=MemexGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="memex", prog_name="memex")
-@click.option(
-    "--home",
-    type=click.Path(file_okay=False),
-    envvar="MEMEX_HOME",
-    help="Where memex keeps its catalog and indexes (default: $MEMEX_HOME or ~/.memex).",
-)
-@click.pass_context
-def cli(ctx: click.Context, home: str | None) -> None:
-    """memex: search everything you and your AIs have written together.
-
-    \b
-    Start with:
-      memex ingest ~/Downloads/chatgpt-export.zip ~/Downloads/claude-export.zip
-      memex dig "that sqlite locking bug"
-
-    With MEMEX_URL and MEMEX_API_KEY set, the search commands, get, timeline,
-    context, explore and the memory commands run on that memex serve, as far as
-    the key reaches (--home on the command line keeps them on a local home).
-    """
-    ctx.obj = {"home": home}
-
-
-for command in (
-    ingest,
-    sync,
-    dig,
-    keyword,
-    semantic,
-    explore,
-    timeline,
-    get,
-    context_pack,
-    corpus,
-    sources,
-    plugins,
-    schema,
-    backfill,
-    rebuild,
-    doctor,
-    query,
-    sql,
-    *MEMORY_COMMANDS,
-):
-    cli.add_command(command)
-
-
-def _add_plugin_commands() -> None:
-    from memex_core.plugins import load_registry
-
-    load_registry().add_commands(cli)
+__all__ = ["MemexGroup", "cli", "main"]
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``memex`` console script."""
-    _add_plugin_commands()
-    try:
-        # Outside standalone mode click returns the status of ``ctx.exit(n)`` instead of
-        # exiting with it; a command's non-zero status must reach the shell.
-        status = cli.main(args=argv, prog_name="memex", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo(
-            "Interrupted. Work committed so far is kept; run the command again to finish.", err=True
-        )
-        sys.exit(130)
-    if isinstance(status, int) and status:
+    from memex_core.warm.client import answer_warm
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    status = answer_warm(args)
+    if status is None:  # no warm process took it: run it here
+        from memex_core.cli.app import run
+
+        status = run(args)
+    if status:
         sys.exit(status)
+
+
+def __getattr__(name: str) -> Any:
+    # The click group and its helpers load on first use (tests, docs generators).
+    if name in ("cli", "MemexGroup", "run", "_add_plugin_commands"):
+        from memex_core.cli import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

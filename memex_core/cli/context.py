@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -23,7 +25,24 @@ API_KEY_ENV = "MEMEX_API_KEY"
 _REMOTE = "memex.remote"  # where the root context keeps the connected client
 
 
+#: The Memex a warm process answers with (memex_core.warm.server), instead of a new one.
+_shared: ContextVar[Memex | None] = ContextVar("memex_shared", default=None)
+
+
+@contextmanager
+def shared_memex(memex: Memex) -> Iterator[None]:
+    """Commands run in this context use ``memex`` (already open) rather than opening the home."""
+    token = _shared.set(memex)
+    try:
+        yield
+    finally:
+        _shared.reset(token)
+
+
 def open_memex(ctx: click.Context) -> Memex:
+    shared = _shared.get()
+    if shared is not None:
+        return shared
     home = (ctx.find_root().obj or {}).get("home")
     return Memex(home=home)
 

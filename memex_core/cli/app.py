@@ -1,0 +1,109 @@
+"""The ``memex`` click group: every command, and :func:`run`, which runs one command line
+in this process and returns its exit status.
+
+Each module of the package holds one family of commands. Heavy imports (rich,
+numpy, plugins' libraries) happen inside commands, so ``memex --help`` is quick.
+"""
+
+from __future__ import annotations
+
+import click
+
+from memex_core.cli.doctor import doctor
+from memex_core.cli.maintenance import backfill, rebuild
+from memex_core.cli.memory import COMMANDS as MEMORY_COMMANDS
+from memex_core.cli.overview import corpus, plugins, schema, sources
+from memex_core.cli.progressive import context_pack, explore, get, timeline
+from memex_core.cli.search import dig, keyword, semantic
+from memex_core.cli.sql import query, sql
+from memex_core.cli.warm import warm
+from memex_core.cli.writing import ingest, sync
+from memex_core.errors import MemexError
+
+
+class MemexGroup(click.Group):
+    """Turns MemexError into a clean ``Error: ...`` message and exit status 1."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except MemexError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=MemexGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="memex", prog_name="memex")
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False),
+    envvar="MEMEX_HOME",
+    help="Where memex keeps its catalog and indexes (default: $MEMEX_HOME or ~/.memex).",
+)
+@click.pass_context
+def cli(ctx: click.Context, home: str | None) -> None:
+    """memex: search everything you and your AIs have written together.
+
+    \b
+    Start with:
+      memex ingest ~/Downloads/chatgpt-export.zip ~/Downloads/claude-export.zip
+      memex dig "that sqlite locking bug"
+
+    With MEMEX_URL and MEMEX_API_KEY set, the search commands, get, timeline,
+    context, explore and the memory commands run on that memex serve, as far as
+    the key reaches (--home on the command line keeps them on a local home).
+    """
+    ctx.obj = {"home": home}
+
+
+for command in (
+    ingest,
+    sync,
+    dig,
+    keyword,
+    semantic,
+    explore,
+    timeline,
+    get,
+    context_pack,
+    corpus,
+    sources,
+    plugins,
+    schema,
+    backfill,
+    rebuild,
+    doctor,
+    query,
+    sql,
+    warm,
+    *MEMORY_COMMANDS,
+):
+    cli.add_command(command)
+
+
+def _add_plugin_commands() -> None:
+    from memex_core.plugins import load_registry
+
+    load_registry().add_commands(cli)
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run one command line here (plugin commands added first) and return its exit status,
+    with errors shown as ``memex`` shows them. The warm process runs its requests
+    through this too, so both paths print the same."""
+    _add_plugin_commands()
+    try:
+        # Outside standalone mode click returns the status of ``ctx.exit(n)`` instead of
+        # exiting with it; a command's non-zero status must reach the shell.
+        status = cli.main(args=argv, prog_name="memex", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo(
+            "Interrupted. Work committed so far is kept; run the command again to finish.", err=True
+        )
+        return 130
+    return status if isinstance(status, int) else 0

@@ -1,0 +1,98 @@
+"""stdout and stderr per thread: what a warm request prints is captured for its client,
+while the rest of the process (uvicorn's logs, an MCP server's stdio) writes where it
+always did.
+
+:func:`install` replaces ``sys.stdout``/``sys.stderr`` once with a :class:`Routed`
+stream that writes to the capture of the current context when there is one and to
+the original stream otherwise. click and rich look ``sys.stdout`` up at each write,
+so the CLI's commands need no change.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TextIO
+
+#: (fd, text) pieces in the order they were written, so stdout and stderr interleave
+#: for the client as they would have in its own process.
+Output = list[tuple[int, str]]
+
+_capture: ContextVar[Output | None] = ContextVar("memex_warm_capture", default=None)
+_install_lock = threading.Lock()
+
+
+class Routed:
+    """A text stream writing to the current context's capture, else to ``original``."""
+
+    def __init__(self, original: TextIO, fd: int) -> None:
+        self._original = original
+        self._fd = fd
+
+    @property
+    def encoding(self) -> str:
+        # click rewraps a stream whose encoding looks ASCII; captures are UTF-8 text.
+        return "utf-8"
+
+    @property
+    def errors(self) -> str:
+        return "strict"
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            # click probes a stream with write(b"") to tell binary from text.
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        captured = _capture.get()
+        if captured is None:
+            return self._original.write(text)
+        captured.append((self._fd, text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if _capture.get() is None:
+            self._original.flush()
+
+    def isatty(self) -> bool:
+        return False if _capture.get() is not None else self._original.isatty()
+
+    def writable(self) -> bool:
+        return True
+
+    def readable(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        if _capture.get() is not None:
+            # Nothing may write around the capture to the process's own descriptor.
+            raise OSError("a captured stream has no file descriptor")
+        return self._original.fileno()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._original, name)
+
+
+def install() -> None:
+    """Route ``sys.stdout`` and ``sys.stderr`` (once per process)."""
+    with _install_lock:
+        if not isinstance(sys.stdout, Routed):
+            sys.stdout = Routed(sys.stdout, 1)
+        if not isinstance(sys.stderr, Routed):
+            sys.stderr = Routed(sys.stderr, 2)
+
+
+@contextmanager
+def captured() -> Iterator[Output]:
+    """Collect what this context writes to stdout and stderr (after :func:`install`)."""
+    output: Output = []
+    token = _capture.set(output)
+    try:
+        yield output
+    finally:
+        _capture.reset(token)

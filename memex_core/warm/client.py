@@ -1,0 +1,166 @@
+"""The ``memex`` script's side of the warm path: offer a read command to the warm process
+on the home and print its answer, or say that the command must run here.
+
+Stdlib only (``socket``, ``json``, ``hashlib``): this runs before click or memex's
+own modules are imported, and a miss must cost next to nothing (a ``stat`` when no
+socket exists). Only commands whose output does not depend on the terminal are
+offered: ``--format json`` or ``--format ids``. Panels take their width and
+colours from the terminal, which the warm process does not have.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+
+from memex_core.warm import protocol
+
+_GLOBAL_WITH_VALUE = ("--home",)
+_MACHINE_FORMATS = ("json", "ids")
+
+
+class Declined(Exception):
+    """Why this command runs in this process (shown with ``MEMEX_WARM_DEBUG=1``)."""
+
+
+def plan(
+    argv: list[str], environ: dict[str, str] | os._Environ[str] = os.environ
+) -> tuple[str, list[str]]:
+    """(home as ``memex`` would spell it, the command's own arguments) when ``argv`` may go
+    to a warm process; raises :class:`Declined` otherwise."""
+    if protocol.disabled(environ):
+        raise Declined(f"${protocol.NO_WARM_ENV} is set")
+    home: str | None = None
+    index = 0
+    while index < len(argv) and argv[index].startswith("-"):
+        option, equals, value = argv[index].partition("=")
+        if option not in _GLOBAL_WITH_VALUE:
+            raise Declined(f"global option {argv[index]!r}")
+        if not equals:
+            index += 1
+            if index >= len(argv):
+                raise Declined("--home without a value")
+            value = argv[index]
+        home = value
+        index += 1
+    if index >= len(argv) or argv[index] not in protocol.READ_COMMANDS:
+        raise Declined("not a read command")
+    rest = argv[index:]
+    if "--help" in rest or "-h" in rest:
+        raise Declined("help is laid out for the terminal")
+    if not _machine_format(rest):
+        raise Declined("only --format json or ids goes to a warm process")
+    if home is None:
+        url = environ.get("MEMEX_URL", "").strip()
+        if url and environ.get("MEMEX_API_KEY", "").strip():
+            raise Declined("$MEMEX_URL is set: the command goes to that memex serve")
+        home = environ.get("MEMEX_HOME") or os.path.join(os.path.expanduser("~"), ".memex")
+    return os.path.expanduser(home), rest
+
+
+def _machine_format(args: list[str]) -> bool:
+    for position, arg in enumerate(args):
+        if arg == "--":
+            return False
+        if arg.startswith("--format="):
+            return arg.partition("=")[2] in _MACHINE_FORMATS
+        if arg == "--format" and position + 1 < len(args):
+            return args[position + 1] in _MACHINE_FORMATS
+    return False
+
+
+def request(
+    home: str, args: list[str], environ: dict[str, str] | os._Environ[str] = os.environ
+) -> dict[str, object]:
+    return {
+        "v": protocol.VERSION,
+        "op": "run",
+        "home": home,
+        "real_home": os.path.realpath(home),
+        "config": protocol.config_digest(home),
+        "env": protocol.environment(environ),
+        "argv": args,
+    }
+
+
+def exchange(path: str, message: dict[str, object], timeout: float) -> dict[str, object]:
+    """Send one request to the socket at ``path`` and return the answer; raises
+    :class:`Declined` when nothing (or nothing sensible) answers."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(path)
+        except FileNotFoundError:
+            raise Declined("no warm process (no socket)") from None
+        except ConnectionRefusedError:
+            raise Declined("stale socket: no process listens on it") from None
+        except OSError as exc:
+            raise Declined(f"cannot connect to {path}: {exc}") from None
+        try:
+            sock.sendall(protocol.encode(message))
+            sock.shutdown(socket.SHUT_WR)
+            data = protocol.read_all(sock)
+        except TimeoutError:
+            raise Declined(f"no answer within {timeout:g} s") from None
+        except (OSError, ValueError) as exc:
+            raise Declined(f"the warm process went away ({exc})") from None
+    finally:
+        sock.close()
+    if not data:
+        raise Declined("the warm process closed without answering")
+    try:
+        answer = protocol.decode(data)
+    except ValueError as exc:
+        raise Declined(f"unreadable answer ({exc})") from None
+    if answer.get("v") != protocol.VERSION:
+        raise Declined(
+            f"protocol version {answer.get('v')!r}, this memex speaks {protocol.VERSION}"
+        )
+    return answer
+
+
+def _timeout(environ: dict[str, str] | os._Environ[str]) -> float:
+    try:
+        return float(environ.get(protocol.TIMEOUT_ENV, "") or protocol.DEFAULT_TIMEOUT)
+    except ValueError:
+        return protocol.DEFAULT_TIMEOUT
+
+
+def _print(output: object) -> None:
+    streams = {1: sys.stdout, 2: sys.stderr}
+    for fd, text in output:  # type: ignore[attr-defined]
+        stream = streams[fd]
+        stream.write(text)
+        stream.flush()
+
+
+def answer_warm(argv: list[str]) -> int | None:
+    """The exit status of ``argv`` answered by the warm process (its output printed), or
+    None when the command must run in this process (nothing printed)."""
+    environ = os.environ
+    try:
+        if not _utf8(sys.stdout) or not _utf8(sys.stderr):
+            raise Declined("stdout or stderr does not take UTF-8")
+        home, args = plan(argv, environ)
+        path = protocol.socket_path(home)
+        if not os.path.exists(path):
+            raise Declined("no warm process (no socket)")
+        answer = exchange(path, request(home, args, environ), _timeout(environ))
+        if answer.get("status") != "ok":
+            raise Declined(f"declined: {answer.get('reason', answer.get('status'))}")
+        output, status = answer.get("output"), answer.get("exit")
+        if not isinstance(output, list) or not isinstance(status, int):
+            raise Declined("answer without output or exit status")
+    except Declined as why:
+        if environ.get(protocol.DEBUG_ENV):
+            sys.stderr.write(f"memex: running here, not in a warm process: {why}\n")
+        return None
+    _print(output)
+    return status
+
+
+def _utf8(stream: object) -> bool:
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    return encoding == "utf8"

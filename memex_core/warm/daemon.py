@@ -1,0 +1,69 @@
+"""The process ``memex warm start`` leaves running: a Memex held open behind the warm
+socket and nothing else, until ``memex warm stop``, a SIGTERM or ``--idle-minutes``
+without a request.
+
+``python -m memex_core.warm.daemon --home H --idle-minutes N``. It loads the catalog,
+both indexes and the embedder before it listens, so its first answer is as quick
+as the next. Its output goes to ``<home>/run/warm.log``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from types import FrameType
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="memex-warm")
+    parser.add_argument("--home", required=True)
+    parser.add_argument("--idle-minutes", type=float, default=30.0)
+    args = parser.parse_args(argv)
+
+    from memex_core.api import Memex
+    from memex_core.warm.server import WarmServer, WarmUnavailable
+
+    memex = Memex(home=args.home)
+    _preload(memex)
+    server = WarmServer(memex, owner="memex warm", reopen=True, allow_stop=True)
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        server.close()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        server.start()
+    except WarmUnavailable as exc:
+        print(f"memex warm: {exc}", file=sys.stderr, flush=True)
+        return 1
+    print(f"memex warm: listening on {server.path}", file=sys.stderr, flush=True)
+    try:
+        server.wait(idle_seconds=args.idle_minutes * 60 if args.idle_minutes > 0 else None)
+    finally:
+        server.close()
+        memex.close()
+    print("memex warm: stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+def _preload(memex: object) -> None:
+    """Open everything a hybrid search touches (whatever cannot open is opened, and
+    reported, on the first request that needs it, as in a fresh process)."""
+    from memex_core.api import Memex
+
+    assert isinstance(memex, Memex)
+    for step in (
+        lambda: memex.catalog,
+        lambda: memex.keyword_store,
+        lambda: memex.search("warm up the indexes", mode="hybrid", limit=1),
+    ):
+        try:
+            step()
+        except Exception as exc:  # say it, keep going
+            print(f"memex warm: preload: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
