@@ -151,11 +151,25 @@ def mcp(
         served += f" of the {describe_client(remote)}"
     if not use_http:
         click.echo(f"memex mcp: serving {served} on stdio.", err=True)
-        run_stdio(server)
-        return
-    chosen = resolve_token(token, _home_path(ctx))
-    _explain_http(served, host, port, chosen)
-    run_http(server, host=host, port=port, token=chosen.value, local_only=is_loopback(host))
+    else:
+        chosen = resolve_token(token, _home_path(ctx))
+        _explain_http(served, host, port, chosen)
+    warm = None
+    if remote is None:
+        from memex_core.api import Memex
+        from memex_core.warm.server import start_for
+
+        assert isinstance(memex, Memex)
+        # Fresh `memex dig` processes on this home answer through this server's open home.
+        warm = start_for(memex, "memex mcp", lambda line: click.echo(line, err=True))
+    try:
+        if not use_http:
+            run_stdio(server)
+        else:
+            run_http(server, host=host, port=port, token=chosen.value, local_only=is_loopback(host))
+    finally:
+        if warm is not None:
+            warm.close()
 
 
 def _home_path(ctx: click.Context) -> Path:

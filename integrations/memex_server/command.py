@@ -125,7 +125,15 @@ def serve(
         f"{LISTENING} http://{shown}:{bound} (stop with Ctrl-C)",
     ]
     click.echo("\n".join(lines), err=True)
-    server.run(sockets=[sock])
+    from memex_core.warm.server import start_for
+
+    # Fresh `memex dig` processes on this home answer through this process's open indexes.
+    warm = start_for(memex, "memex serve", lambda line: click.echo(line, err=True))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        if warm is not None:
+            warm.close()
 
 
 def _bind(host: str, port: int) -> socket.socket:

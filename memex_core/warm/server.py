@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import signal
 import socket
 import struct
 import threading
@@ -72,7 +73,8 @@ class WarmServer:
         self.requests = 0
         self._sock: socket.socket | None = None
         self._inode: int | None = None
-        self._closed = threading.Event()
+        self._stop = threading.Event()  # the loop and wait() end
+        self._cleaned = False
         self._thread: threading.Thread | None = None
 
     # -- listening ------------------------------------------------------------------
@@ -117,9 +119,10 @@ class WarmServer:
 
     def close(self) -> None:
         """Stop answering and remove the socket if it is still this process's."""
-        if self._closed.is_set():
+        if self._cleaned:
             return
-        self._closed.set()
+        self._cleaned = True
+        self._stop.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
         if self._sock is not None:
@@ -131,19 +134,19 @@ class WarmServer:
     def wait(self, idle_seconds: float | None = None) -> None:
         """Block until :meth:`close` (or ``memex warm stop``), or until no request came for
         ``idle_seconds``."""
-        while not self._closed.wait(1.0):
+        while not self._stop.wait(1.0):
             if idle_seconds is not None and time.monotonic() - self.last_request > idle_seconds:
                 return
 
     def _loop(self) -> None:
         assert self._sock is not None
-        while not self._closed.is_set():
+        while not self._stop.is_set():
             try:
                 conn, _ = self._sock.accept()
             except TimeoutError:
                 continue
             except OSError:
-                if self._closed.is_set():
+                if self._stop.is_set():
                     return
                 time.sleep(0.1)
                 continue
@@ -175,7 +178,7 @@ class WarmServer:
         if op == "stop":
             if not self.allow_stop:
                 return _decline(f"this socket belongs to {self.owner}: stop that process instead")
-            self._closed.set()
+            self._stop.set()
             if self.on_stop is not None:
                 self.on_stop()
             return {"status": "ok", "pid": os.getpid()}
@@ -270,4 +273,22 @@ def start_for(memex: Memex, owner: str, echo: Callable[[str], None]) -> WarmServ
         echo(f"  warm socket: not listening ({exc})")
         return None
     echo(f"  warm socket: {server.path} (read commands of memex on this home answer here)")
+    _close_on_sigterm(server)
     return server
+
+
+def _close_on_sigterm(server: WarmServer) -> None:
+    """Remove the socket when SIGTERM ends the process, then die of it as before: uvicorn
+    hands a SIGTERM it caught back to the previous handler once it has shut down, which
+    would otherwise kill the process before any ``finally`` runs."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return  # someone else's handler: leave it (a stale socket is cleaned up anyway)
+
+    def close_then_die(signum: int, frame: object) -> None:
+        server.close()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, close_then_die)
