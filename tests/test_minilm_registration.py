@@ -126,7 +126,7 @@ def test_factory_honours_settings_and_env(
 def test_building_the_embedder_loads_no_model(tmp_path: Any) -> None:
     embedder = build_embedder(PluginContext(home=tmp_path))
     assert (embedder.name, embedder.dimension) == ("minilm", 384)
-    assert embedder._numpy is None and embedder._torch is None
+    assert embedder._numpy is None and embedder._documents is None
 
 
 class FakeEncoder:
@@ -141,14 +141,15 @@ def _record_backends(monkeypatch: pytest.MonkeyPatch, embedder: MiniLMEmbedder) 
     used: list[str] = []
 
     def load(label: str) -> Any:
-        def loader() -> FakeEncoder:
+        def loader(*args: Any) -> FakeEncoder:
             used.append(label)
             return FakeEncoder()
 
         return loader
 
-    monkeypatch.setattr(embedder, "_load_numpy", load("numpy"))
-    monkeypatch.setattr(embedder, "_load_torch", load("torch"))
+    monkeypatch.setattr(embedder, "_numpy_locked", load("numpy"))
+    monkeypatch.setattr(embedder, "_torch", load("torch"))
+    monkeypatch.setattr(embedder, "_onnx", load("onnx"))
     return used
 
 

@@ -22,9 +22,9 @@ BATCH_SIZE = 32
 
 
 class TorchMiniLM:
-    """sentence-transformers' ``encode`` with normalisation, on CPU, fully offline."""
+    """sentence-transformers' ``encode`` with normalisation, on ``device``, fully offline."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, device: str = "cpu") -> None:
         # Never reach the Hugging Face hub: the model is a local folder, and memex must
         # not download anything at run time. Set before the libraries read it on import.
         os.environ["HF_HUB_OFFLINE"] = "1"
@@ -35,7 +35,7 @@ class TorchMiniLM:
         torch.set_num_threads(available_cores())
         _quiet_transformers()
         try:
-            self.model: Any = SentenceTransformer(str(folder), device="cpu")
+            self.model: Any = SentenceTransformer(str(folder), device=device)
         except OSError as exc:
             raise ModelFilesError(
                 f"{folder}: sentence-transformers could not load the model ({exc}). "
