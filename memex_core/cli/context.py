@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from memex_core.api import Memex
 from memex_core.errors import MemexError
 
 if TYPE_CHECKING:
     from memex_client import MemexClient
+    from memex_core.api import Memex
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,7 +44,18 @@ def open_memex(ctx: click.Context) -> Memex:
     if shared is not None:
         return shared
     home = (ctx.find_root().obj or {}).get("home")
-    return Memex(home=home)
+    # Looked up at call time (tests replace it); imported only by commands that open a
+    # home, so `memex --help` does not load the catalog and services (~150 ms).
+    memex_class = globals().get("Memex") or __getattr__("Memex")
+    return memex_class(home=home)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Memex":
+        from memex_core.api import Memex
+
+        return Memex
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def connect(url: str, token: str) -> MemexClient:
