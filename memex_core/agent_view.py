@@ -126,16 +126,20 @@ class AgentView:
         include_private: bool = False,
         tool_call_id: str | None = None,
         time_phrases: bool = True,
+        floor: str | float | None = None,
         **filter_options: Any,
     ) -> SearchResults:
         """Search what this view may read. ``filter_options`` are those of
-        :func:`memex_core.api.make_filters` (source, conversation, role, since, until)."""
+        :func:`memex_core.api.make_filters` (source, conversation, role, since, until).
+        ``floor``: the relevance floor for this search (see :meth:`Memex.search`)."""
         require_query(query)
         filters = self._scoped_filters(collection, include_private, filter_options)
         if filters is None:
             found = SearchResults(mode, [], ["nothing in this scope matches that collection"])
         else:
-            found = self._mx.search(query, mode, limit, filters=filters, time_phrases=time_phrases)
+            found = self._mx.search(
+                query, mode, limit, filters=filters, time_phrases=time_phrases, floor=floor
+            )
             # Defence in depth: the stores filtered already; never trust them alone.
             found.results = [r for r in found.results if self.readable(r.fragment)]
         self._log("search", query, tool_call_id, mode=mode, hits=len(found.results))

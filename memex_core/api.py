@@ -52,6 +52,13 @@ from memex_core.domain.disclosure import (
     label_of,
     query_terms,
 )
+from memex_core.domain.relevance import (
+    SETTING as FLOOR_SETTING_NAME,
+)
+from memex_core.domain.relevance import (
+    RelevanceFloorSettingError,
+    parse_floor_setting,
+)
 from memex_core.domain.timeparse import FilterValueError, parse_time_bound
 from memex_core.domain.turn_context import (
     IndexContext,
@@ -92,6 +99,7 @@ if TYPE_CHECKING:
     from memex_core.agent_view import AgentView
     from memex_core.handles import AgentMemory, OperatorMemory
     from memex_core.services.agent_keys import AgentKeys
+    from memex_core.services.calibration import Calibration
     from memex_core.services.doctor import DoctorReport
 
 TimeBound = str | float | int | datetime | date | None
@@ -182,6 +190,7 @@ class Memex:
         self._ranker: Ranker | None = None
         self._memory_indexes: MemoryIndexUpdater | None = None
         self._memory_service: MemoryService | None = None
+        self._calibrated_floor: tuple[str, float] | None = None
 
     # -- components -------------------------------------------------------------
 
@@ -656,6 +665,7 @@ class Memex:
         min_score: float | None = None,
         filters: SearchFilters | None = None,
         time_phrases: bool = True,
+        floor: str | float | None = None,
     ) -> SearchResults:
         """Search fragments. ``mode`` is ``hybrid`` (default), ``keyword`` or ``semantic``.
 
@@ -667,8 +677,14 @@ class Memex:
         filter leaves nothing (say, chats without dates), the query is searched as
         written, with no time filter, and the note says so. An empty or blank
         ``query`` raises :class:`~memex_core.errors.EmptyQueryError`.
+
+        ``floor`` overrides ``[search] min_semantic_similarity`` for this search:
+        ``"auto"``, ``"off"`` or a cosine similarity. Hybrid and semantic results must
+        carry evidence (:mod:`memex_core.domain.relevance`); when none does, the results
+        are empty and ``below_floor`` counts what was left out.
         """
         require_query(query)
+        floor_value = self.relevance_floor(floor) if mode != "keyword" else None
         if mode not in MODES:
             raise MemexError(f"Unknown search mode {mode!r}: use one of {', '.join(MODES)}.")
         if limit < 1:
@@ -693,18 +709,26 @@ class Memex:
                 )
                 time_reading = phrase.describe()
                 time_note = f"time filter: {time_reading} (turn off with --no-time-phrases)"
-        found = self._search(query, mode, limit, filters, semantic_weight, min_score)
+        found = self._search(query, mode, limit, filters, semantic_weight, min_score, floor_value)
         if time_note is not None and not found.results:
             # A phrase read as a time filter that leaves nothing (say, notes or chats
             # without dates) must not hide what the words find: search them as written.
             words, plain_filters = unfiltered
-            found = self._search(words, mode, limit, plain_filters, semantic_weight, min_score)
+            found = self._search(
+                words, mode, limit, plain_filters, semantic_weight, min_score, floor_value
+            )
             time_note = (
                 f"time filter: {time_reading} matched nothing, so these results are "
                 "from any time (turn off with --no-time-phrases)"
             )
         if time_note is not None:
             found.notes.insert(0, time_note)
+        if not found.results and found.below_floor and found.floor is not None:
+            found.notes.append(
+                f"nothing cleared the relevance floor: {found.below_floor} candidate(s) had a "
+                f"similarity under {found.floor:.3f} and too few of the query's words, so "
+                "nothing here seems to be about this"
+            )
         found.notes.extend(self.index_setting_notes(mode))
         return found
 
@@ -716,6 +740,7 @@ class Memex:
         filters: SearchFilters,
         semantic_weight: float | None,
         min_score: float | None,
+        floor: float | None = None,
     ) -> SearchResults:
         weight = semantic_weight
         if weight is None:
@@ -735,8 +760,76 @@ class Memex:
         if mode == "keyword":
             return service.keyword(query, limit, filters)
         if mode == "semantic":
-            return service.semantic(query, limit, filters, min_score, query_vector)
-        return service.hybrid(query, limit, filters, weight, query_vector)
+            return service.semantic(query, limit, filters, min_score, query_vector, floor)
+        return service.hybrid(query, limit, filters, weight, query_vector, floor)
+
+    # -- the relevance floor ------------------------------------------------------
+
+    def relevance_floor(self, setting: str | float | None = None) -> float | None:
+        """The cosine similarity a candidate found by meaning alone must reach, as
+        ``setting`` (or else ``[search] min_semantic_similarity``) says: a number, None
+        for ``"off"`` or when semantic search is unavailable, or for ``"auto"`` (the
+        default) the value calibrated for the embedder that built the vectors, measured
+        once and recorded in the catalog (:mod:`memex_core.services.calibration`)."""
+        raw = self.config.search_setting("min_semantic_similarity", None)
+        try:
+            chosen = parse_floor_setting(raw if setting is None else setting)
+        except RelevanceFloorSettingError as exc:
+            where = "" if setting is not None else f" (in {self.config.config_path})"
+            raise MemexError(f"{exc}{where}") from exc
+        if chosen.is_off:
+            return None
+        if not chosen.is_auto:
+            return chosen.value
+        if self.semantic_unavailable_reason() is not None:
+            return None
+        return self.calibrated_floor().value
+
+    def floor_signature(self) -> str:
+        """Which embedder build a calibration belongs to: its signature, and its ``build``
+        when the embedder plugin names one (an encoder whose vectors change says so)."""
+        from memex_core.services.indexing import embedder_signature
+
+        build = getattr(self.embedder, "build", None)
+        signature = embedder_signature(self.embedder)
+        return f"{signature}:{build}" if build else signature
+
+    def calibrated_floor(self, *, recalibrate: bool = False) -> Calibration:
+        """The floor calibrated for this home's embedder: read from the catalog, or
+        measured (a few seconds, once) and recorded there. ``recalibrate`` measures again."""
+        from memex_core.services.calibration import (
+            FLOOR_SETTING,
+            METHOD,
+            Calibration,
+            calibrate,
+        )
+
+        signature = self.floor_signature()
+        declared = getattr(self.embedder, "similarity_floor", None)
+        if isinstance(declared, int | float) and not isinstance(declared, bool):
+            # The embedder's author measured it (or, for a bag-of-words test double,
+            # knows that no similarity means anything): nothing to calibrate.
+            return Calibration(signature, float(declared), method="declared by the embedder")
+        if not recalibrate:
+            if self._calibrated_floor is not None and self._calibrated_floor[0] == signature:
+                return Calibration(signature, self._calibrated_floor[1])
+            recorded = Calibration.from_json(self.catalog.get_setting(FLOOR_SETTING))
+            if recorded and recorded.embedder == signature and recorded.method == METHOD:
+                self._calibrated_floor = (signature, recorded.value)
+                return recorded
+        measured = calibrate(self.embedder, signature)
+        with contextlib.suppress(Exception):
+            # A home that cannot be written (read-only copy) still searches; it measures
+            # again next time.
+            self.catalog.set_setting(FLOOR_SETTING, measured.to_json())
+        self._calibrated_floor = (signature, measured.value)
+        return measured
+
+    def recorded_floor(self) -> Calibration | None:
+        """The calibration recorded in the catalog, if any (no embedding, no writing)."""
+        from memex_core.services.calibration import FLOOR_SETTING, Calibration
+
+        return Calibration.from_json(self.catalog.get_setting(FLOOR_SETTING))
 
     def get(self, ids: Sequence[str]) -> list[Fragment]:
         """Fragments by id, in the order asked; unknown ids are left out
@@ -900,8 +993,15 @@ class Memex:
                 self._keyword = self._keyword_sync = None
         return report
 
-    def explain_empty(self, query: str, mode: str, filters: SearchFilters) -> list[str]:
-        """Guidance when a search found nothing: corpus size, coverage, the filter to blame."""
+    def explain_empty(
+        self,
+        query: str,
+        mode: str,
+        filters: SearchFilters,
+        found: SearchResults | None = None,
+    ) -> list[str]:
+        """Guidance when a search found nothing: corpus size, coverage, the filter to blame,
+        and (given the empty ``found``) the candidates the relevance floor left out."""
         fragments = self.catalog.count_fragments()
         if fragments == 0:
             return [
@@ -930,6 +1030,12 @@ class Memex:
                 lines.append(f"The {label} filter removed every match; without it there are hits.")
         if filters.is_empty and mode == "keyword":
             lines.append("No fragment contains these words; try `memex semantic` or `memex dig`.")
+        if found is not None and found.below_floor and found.floor is not None:
+            lines.append(
+                f"The relevance floor ({FLOOR_SETTING_NAME}) left out {found.below_floor} "
+                "nearest neighbour(s); see them anyway with --no-floor, or set a floor with "
+                "--min-similarity."
+            )
         return lines
 
     def query(self, sql: str, limit: int | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:

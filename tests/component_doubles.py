@@ -28,6 +28,9 @@ class HashingEmbedder:
 
     name = "hashing"
     dimension = 64
+    #: Word overlap is not meaning: calibrating a relevance floor on hashed buckets would
+    #: measure collisions, so the double declares no floor (memex_core.services.calibration).
+    similarity_floor = -1.0
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)

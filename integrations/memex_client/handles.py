@@ -339,6 +339,7 @@ class RemoteView:
         include_private: bool = False,
         tool_call_id: str | None = None,
         time_phrases: bool = True,
+        floor: str | float | None = None,
         **filter_options: Any,
     ) -> SearchResults:
         require_query(query)
@@ -350,6 +351,7 @@ class RemoteView:
             include_private=include_private,
             time_phrases=time_phrases,
             corpus=self.corpus,
+            floor=floor,
             **{k: _listed(v) for k, v in filter_options.items()},
         )
         return decode(SearchResults, self._post("/v1/search", body, tool_call_id))

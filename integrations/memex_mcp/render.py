@@ -62,7 +62,7 @@ def compact_search(
     for n, hit in enumerate(hits, start=1):
         lines.append(f"{n}. [{hit.id}] {hit.title} · {hit.source_kind} · {hit.role} · ")
         lines[-1] += f"{_day(hit.timestamp)} · score {hit.score:.4f}"
-        lines.append(f"   {hit.why}")
+        lines.append(f"   {hit.why}")  # says "kept on meaning alone" where it was
         lines.append(f"   {hit.snippet}")
     if hits:
         lines.append(NEXT_AFTER_SEARCH)
@@ -82,6 +82,7 @@ def full_search(
                 "score": r.score,
                 "ranks": r.ranks,
                 "scores": r.scores,
+                "evidence": r.evidence,
             }
             for r in results
         ],
@@ -89,7 +90,10 @@ def full_search(
     }
     lines = [_hits_heading(len(results), query, notes)]
     for n, result in enumerate(results, start=1):
-        lines.append(f"{n}. score {result.score:.4f} " + _fragment_text(result.fragment))
+        evidence = f"evidence {result.evidence} · " if result.evidence else ""
+        lines.append(
+            f"{n}. score {result.score:.4f} · {evidence}" + _fragment_text(result.fragment)
+        )
     if results:
         lines.append("Next: `timeline` with a hit's id shows the turns around it.")
     return "\n\n".join(lines), data

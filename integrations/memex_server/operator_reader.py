@@ -47,6 +47,7 @@ class OperatorReader:
         include_private: bool = False,
         tool_call_id: str | None = None,
         time_phrases: bool = True,
+        floor: str | float | None = None,
         **filter_options: Any,
     ) -> SearchResults:
         from memex_core.services.search import SearchResults
@@ -55,7 +56,9 @@ class OperatorReader:
         filters = self._filters(collection, include_private, filter_options)
         if filters is None:
             return SearchResults(mode, [], ["no memory collection matches that collection"])
-        return self._mx.search(query, mode, limit, filters=filters, time_phrases=time_phrases)
+        return self._mx.search(
+            query, mode, limit, filters=filters, time_phrases=time_phrases, floor=floor
+        )
 
     def get(self, ids: Sequence[str], *, tool_call_id: str | None = None) -> list[Fragment]:
         found = self._mx.catalog.get_many(list(ids))

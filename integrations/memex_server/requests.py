@@ -68,6 +68,11 @@ class SearchRequest(Filters):
     include_private: bool = False
     time_phrases: bool = Field(True, description="Read 'last week' in the query as a filter.")
     corpus: bool = Field(True, description="False: memory only, not the ingested corpus.")
+    floor: Literal["auto", "off"] | float | None = Field(
+        None,
+        description="Relevance floor for this search: 'auto', 'off' or a cosine similarity "
+        "(default: the server's [search] min_semantic_similarity).",
+    )
 
 
 class GetRequest(Body):

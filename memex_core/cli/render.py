@@ -37,6 +37,7 @@ def result_to_dict(result: SearchResult, fallback: str | None = None) -> dict[st
         "timestamp": iso(fragment.timestamp),
         "ranks": result.ranks,
         "scores": result.scores,
+        "evidence": result.evidence,
         "fallback": fallback,
         "provenance": {
             "source_path": provenance.source_path,
@@ -77,6 +78,14 @@ def id_line(fragment_id: str, *facts: str) -> Text:
     return Text(" · ".join((fragment_id, *(f for f in facts if f))), style="dim")
 
 
+#: How the panels name a result's evidence (SearchResult.evidence).
+EVIDENCE_LABELS = {
+    "keyword": "evidence: words",
+    "semantic": "evidence: meaning alone",
+    "both": "evidence: words + meaning",
+}
+
+
 def print_panels(results: list[SearchResult], query: str) -> None:
     from rich.console import Console, Group
     from rich.panel import Panel
@@ -94,9 +103,12 @@ def print_panels(results: list[SearchResult], query: str) -> None:
         ranks = " · ".join(
             f"{name} #{rank}" for name, rank in result.ranks.items() if rank is not None
         )
+        facts = [f"score {result.score:.4f}", ranks]
+        if result.evidence:
+            facts.append(EVIDENCE_LABELS.get(result.evidence, result.evidence))
         console.print(
             Panel(
-                Group(id_line(fragment.id, f"score {result.score:.4f}", ranks), body),
+                Group(id_line(fragment.id, *facts), body),
                 title=Text.assemble(
                     (f"{position}. ", "bold"),
                     title,

@@ -58,6 +58,19 @@ def search_options(func: Callable[..., Any]) -> Callable[..., Any]:
             is_flag=True,
             help='Do not read phrases like "last week" or "in March" as a time filter.',
         ),
+        click.option(
+            "--no-floor",
+            is_flag=True,
+            help="Show the nearest neighbours even when nothing carries evidence (turns off "
+            "the relevance floor, [search] min_semantic_similarity).",
+        ),
+        click.option(
+            "--min-similarity",
+            type=click.FloatRange(-1.0, 1.0),
+            default=None,
+            help="Relevance floor for this search: the cosine similarity a hit found by "
+            "meaning alone must reach (default: [search] min_semantic_similarity, auto).",
+        ),
         format_option("panel", "json", "ids"),
         click.pass_context,
     ]
@@ -77,6 +90,9 @@ def run_search(
         return
     mx = open_memex(ctx)
     concise = options.pop("concise")
+    options["floor"] = floor_option(options.pop("no_floor"), options.pop("min_similarity"))
+    if mode == "keyword":
+        options.pop("floor")  # a keyword search shows what holds the words
     options["time_phrases"] = not options.pop("no_time_phrases")
     try:
         filters = make_filters(
@@ -92,8 +108,17 @@ def run_search(
     results = mx.search(query, mode=mode, limit=limit, filters=filters, **options)
     print_results(results, query, concise, output_format)
     if not len(results):
-        for line in mx.explain_empty(query, mode, filters):
+        for line in mx.explain_empty(query, mode, filters, results):
             click.echo(line, err=True)
+
+
+def floor_option(no_floor: bool, min_similarity: float | None) -> str | float | None:
+    """The floor ``--no-floor`` / ``--min-similarity`` ask for (None: the configured one)."""
+    if no_floor and min_similarity is not None:
+        raise click.UsageError("Give --no-floor or --min-similarity, not both.")
+    if no_floor:
+        return "off"
+    return min_similarity
 
 
 def run_remote_search(
@@ -103,7 +128,7 @@ def run_remote_search(
     key's scope, or the whole home for the operator), printed as a local search is."""
     from memex_core.cli.context import URL_ENV
 
-    for name in ("semantic_weight", "min_score"):
+    for name in ("semantic_weight", "min_score", "min_similarity"):
         if options.pop(name, None) is not None:
             flag = "--" + name.replace("_", "-")
             raise click.UsageError(
@@ -111,6 +136,7 @@ def run_remote_search(
                 f"[search] settings. Leave {flag} out, or unset ${URL_ENV} to search a local home."
             )
     concise = options.pop("concise")
+    floor = "off" if options.pop("no_floor") else None
     filters = {name: options.pop(name) or None for name in ("source", "conversation", "role")} | {
         "since": options.pop("since"),
         "until": options.pop("until"),
@@ -121,6 +147,7 @@ def run_remote_search(
         limit,
         include_private=options.pop("include_private"),
         time_phrases=not options.pop("no_time_phrases"),
+        **({"floor": floor} if floor else {}),
         **{name: value for name, value in filters.items() if value is not None},
     )
     print_results(results, query, concise, output_format)

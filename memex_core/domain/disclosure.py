@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memex_core.domain.fragment import Fragment
+from memex_core.domain.relevance import EVIDENCE_SEMANTIC
 from memex_core.domain.results import KEYWORD, SEMANTIC, SearchResult
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -82,7 +83,12 @@ def why_matched(result: SearchResult, terms: list[str]) -> str:
         score = result.scores.get(SEMANTIC)
         similarity = f" (similarity {score:.2f})" if score is not None else ""
         parts.append(f"meaning #{rank}{similarity}")
-    return " + ".join(parts) or "matched"
+    reason = " + ".join(parts) or "matched"
+    if result.evidence == EVIDENCE_SEMANTIC and result.ranks.get(KEYWORD) is not None:
+        reason += "; kept on meaning alone (too few of the query's words)"
+    elif result.evidence == EVIDENCE_SEMANTIC:
+        reason += "; kept on meaning alone"
+    return reason
 
 
 def label_of(fragment: Fragment) -> str:
@@ -105,6 +111,8 @@ class CompactHit:
     snippet: str
     score: float
     why: str
+    #: What kept it: "keyword", "semantic" (meaning alone) or "both" (SearchResult.evidence).
+    evidence: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -122,6 +130,7 @@ def compact_hit(result: SearchResult, terms: list[str], width: int = 200) -> Com
         snippet=snippet(f.content, terms, width),
         score=round(result.score, 6),
         why=why_matched(result, terms),
+        evidence=result.evidence,
     )
 
 

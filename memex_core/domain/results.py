@@ -37,12 +37,18 @@ class FusedHit:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """A fragment found by a search, with the evidence for why it was found."""
+    """A fragment found by a search, with the evidence for why it was found.
+
+    ``evidence`` says what kept it (see :mod:`memex_core.domain.relevance`):
+    ``"keyword"``, ``"semantic"`` (kept on meaning alone: it shares too few of the
+    query's words to count) or ``"both"``; None where a caller built it by hand.
+    """
 
     fragment: Fragment
     score: float
     ranks: dict[str, int | None]
     scores: dict[str, float | None]
+    evidence: str | None = None
 
     @property
     def id(self) -> str:

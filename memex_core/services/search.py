@@ -9,6 +9,7 @@ from memex_core.domain import (
     KEYWORD,
     SEMANTIC,
     Embedder,
+    FusedHit,
     KeywordStore,
     Ranker,
     SearchFilters,
@@ -16,6 +17,7 @@ from memex_core.domain import (
     SignalHit,
     VectorStore,
 )
+from memex_core.domain.relevance import EVIDENCE_KEYWORD, EVIDENCE_SEMANTIC, judge
 from memex_core.errors import VectorStoreUnavailableError
 from memex_core.services.ports import CatalogPort
 
@@ -37,12 +39,16 @@ class SearchResults:
 
     ``fallback`` is set when the semantic signal failed at query time and these are
     keyword results standing in for it: it holds the reason (also among ``notes``).
+    ``floor`` is the relevance floor the search applied (None: none), and
+    ``below_floor`` how many candidates it left out for lack of evidence.
     """
 
     mode: str
     results: list[SearchResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     fallback: str | None = None
+    floor: float | None = None
+    below_floor: int = 0
 
     def __iter__(self) -> Iterator[SearchResult]:
         return iter(self.results)
@@ -121,7 +127,9 @@ class SearchService:
         filters: SearchFilters,
         min_score: float | None = None,
         query_vector: Sequence[float] | None = None,
+        floor: float | None = None,
     ) -> SearchResults:
+        """``floor``: hits below this cosine similarity are left out (and counted)."""
         if not self.semantic_available:
             out = SearchResults(SEMANTIC)
             out.notes.append(self.semantic_unavailable_reason or "semantic search unavailable")
@@ -134,7 +142,13 @@ class SearchService:
                 store = self.keyword_fallback()
             fallback = self._single(KEYWORD, store.search(query, limit, filters) if store else [])
             return self._fell_back(fallback, SEMANTIC, exc)
-        return self._single(SEMANTIC, hits)
+        below = 0
+        if floor is not None:
+            kept = [h for h in hits if h.score >= floor]
+            below, hits = len(hits) - len(kept), kept
+        out = self._single(SEMANTIC, hits)
+        out.floor, out.below_floor = floor, below
+        return out
 
     def hybrid(
         self,
@@ -143,8 +157,15 @@ class SearchService:
         filters: SearchFilters,
         semantic_weight: float = DEFAULT_SEMANTIC_WEIGHT,
         query_vector: Sequence[float] | None = None,
+        floor: float | None = None,
     ) -> SearchResults:
-        """``query_vector`` may be passed when the caller already embedded the query."""
+        """``query_vector`` may be passed when the caller already embedded the query.
+
+        With a ``floor`` (a cosine similarity), every fused candidate must carry evidence
+        (:func:`memex_core.domain.relevance.judge`): enough of the query's words, or a
+        similarity at or above the floor; the best ``limit`` that do are returned. The
+        floor applies only while the semantic signal answers: keyword results standing
+        in for it are shown as they are."""
         if not 0.0 <= semantic_weight <= 1.0:
             raise ValueError("semantic_weight must be between 0 and 1")
         depth = max(limit, self.candidate_depth)
@@ -168,20 +189,49 @@ class SearchService:
         weights = {KEYWORD: 1.0 - semantic_weight, SEMANTIC: semantic_weight}
         if not self.semantic_available or failure is not None:
             weights[KEYWORD] = 1.0
-        fused = self.ranker.fuse(signals, weights, limit)
-        fragments = self.catalog.get_many([h.id for h in fused])
+        if SEMANTIC not in signals:
+            floor = None  # nothing to hold a similarity against: keyword results as found
+        # With a floor every candidate is judged before the best ``limit`` are taken, so
+        # one left out makes room for the next that carries evidence.
+        fused = self.ranker.fuse(signals, weights, limit if floor is None else depth * 2)
+        shares = self._keyword_shares(query, signals.get(KEYWORD, ()))
+        kept: list[tuple[FusedHit, str]] = []
+        below = 0
+        for hit in fused:
+            evidence = judge(
+                keyword_share=shares.get(hit.id),
+                similarity=hit.scores.get(SEMANTIC),
+                floor=floor,
+            )
+            if evidence is None:
+                below += 1
+            elif len(kept) < limit:
+                kept.append((hit, evidence))
+        fragments = self.catalog.get_many([h.id for h, _ in kept])
         results = [
             SearchResult(
                 fragment=fragments[h.id],
                 score=h.score,
                 ranks={KEYWORD: h.ranks.get(KEYWORD), SEMANTIC: h.ranks.get(SEMANTIC)},
                 scores={KEYWORD: h.scores.get(KEYWORD), SEMANTIC: h.scores.get(SEMANTIC)},
+                evidence=evidence,
             )
-            for h in fused
+            for h, evidence in kept
             if h.id in fragments
         ]
-        out = SearchResults("hybrid", results, notes)
+        out = SearchResults("hybrid", results, notes, floor=floor, below_floor=below)
         return out if failure is None else self._fell_back(out, "hybrid", failure)
+
+    def _keyword_shares(self, query: str, hits: Sequence[SignalHit]) -> dict[str, float]:
+        """Share of the query's information each keyword hit holds (1.0 for every hit when
+        the keyword store cannot tell: then any keyword match counts as evidence)."""
+        if not hits:
+            return {}
+        share_of = getattr(self.keyword_store, "query_share", None)
+        if not callable(share_of):
+            return {h.id: 1.0 for h in hits}
+        shares: dict[str, float] = share_of(query, [h.id for h in hits])
+        return {h.id: shares.get(h.id, 0.0) for h in hits}
 
     @staticmethod
     def _fell_back(
@@ -203,6 +253,7 @@ class SearchService:
                 score=h.score,
                 ranks={signal: rank, other: None},
                 scores={signal: h.score, other: None},
+                evidence=EVIDENCE_KEYWORD if signal == KEYWORD else EVIDENCE_SEMANTIC,
             )
             for rank, h in enumerate(hits, start=1)
             if h.id in fragments

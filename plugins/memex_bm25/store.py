@@ -762,6 +762,45 @@ class BM25Store:
             for i, slot in zip(order.tolist(), candidates[order].tolist(), strict=True)
         ]
 
+    def query_share(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """For each of ``ids`` the index holds, the share of the query's information it
+        contains: the IDF of the query's distinct terms it holds over the IDF of all of
+        them. A term no document holds weighs what it would as a term of one document
+        more than the rarest (``log(2N + 1)``), so words the index never saw count
+        against a hit instead of vanishing. Optional beyond the KeywordStore protocol:
+        the relevance floor (:mod:`memex_core.domain.relevance`) reads it to tell one
+        shared common word from a match."""
+        self.refresh()
+        self._require_usable()
+        self._materialise()
+        terms = list(dict.fromkeys(self.tokenizer.tokenize(query)))
+        slot_of = self._slot_index()
+        wanted = [(i, slot_of[i]) for i in dict.fromkeys(ids) if i in slot_of]
+        if not terms or not wanted:
+            return {}
+        unseen = math.log(2 * max(self._n_live, 1) + 1)
+        idf = self._idf()
+        lookup = self._vocab.index.get
+        slots = np.array([slot for _, slot in wanted], dtype=np.int64)
+        held = np.zeros(len(slots), dtype=np.float64)
+        total = 0.0
+        for term in terms:
+            code = lookup(term)
+            if code is None or code >= len(idf) or self._df[code] <= 0:
+                total += unseen  # no document holds it: none of ``ids`` does
+                continue
+            weight = max(float(idf[code]), 0.0)
+            total += weight
+            start = 0
+            for segment in (self._base, self._delta):
+                local, _ = segment.postings(code)
+                if len(local):
+                    held[np.isin(slots, local.astype(np.int64) + start)] += weight
+                start += segment.n_docs
+        if total <= 0:
+            return {fragment_id: 0.0 for fragment_id, _ in wanted}
+        return {fragment_id: float(held[n]) / total for n, (fragment_id, _) in enumerate(wanted)}
+
     def count(self) -> int:
         self.refresh()
         self._require_usable()

@@ -54,6 +54,7 @@ def search(request: Request, body: SearchRequest, who: Who) -> SearchResults:
             collection=body.collection,
             include_private=body.include_private,
             time_phrases=body.time_phrases,
+            floor=body.floor,
             tool_call_id=who.tool_call_id,
             **body.filter_options(),
         )
