@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks import (
+    abstention,
     adds,
     cold_start,
     context_budget,
@@ -59,6 +60,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "memory": ("12. Peak memory (RSS) at 100,000 fragments", peak_memory.run),
     "growth": ("13. Growth from 1,000 to 1,000,000 fragments", growth.run),
     "service": (service.TITLE, service.run),
+    "abstention": (abstention.TITLE, abstention.run),
 }
 
 
