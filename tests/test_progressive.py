@@ -174,7 +174,9 @@ def test_cli_concise_search_timeline_get_chain(run) -> None:
         "snippet",
         "score",
         "why",
+        "evidence",
     }
+    assert hits[0]["evidence"] == "keyword"
     line = json.loads(run("timeline", hits[0]["id"], "--format", "json"))
     assert [i["offset"] for i in line["items"]] == [-1, 0]
     full = json.loads(run("get", hits[0]["id"], "--format", "json"))
