@@ -112,10 +112,10 @@ def warm(home: Path) -> Iterator[subprocess.Popen[bytes]]:
     stop_daemon(process)
 
 
-def assert_same(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def assert_same(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """The command through the warm process and in its own process print the same."""
-    through = memex(home, *args)
-    alone = memex(home, *args, MEMEX_NO_WARM="1")
+    through = memex(home, *args, **env)
+    alone = memex(home, *args, **env, MEMEX_NO_WARM="1")
     assert HERE_NOT_WARM not in through.stderr, through.stderr
     assert (through.returncode, through.stdout) == (alone.returncode, alone.stdout)
     assert through.stderr == alone.stderr.replace(
@@ -144,12 +144,45 @@ def test_read_commands_through_the_warm_process_print_what_they_print_alone(
     assert after is not None and after["requests"] == before["requests"] + 7  # type: ignore[operator]
 
 
-def test_panels_and_write_commands_run_in_their_own_process(
+def test_panels_for_a_pipe_come_out_as_they_would_alone(
     home: Path, warm: subprocess.Popen[bytes]
 ) -> None:
-    panels = memex(home, "dig", QUERY)
-    assert panels.returncode == 0
-    assert f"{HERE_NOT_WARM}: only --format json or ids" in panels.stderr
+    """An agent reading a pipe gets panels: laid out for the width rich would use in the
+    client (80 on a pipe, or ``COLUMNS``), not the warm process's terminal."""
+    hits = json.loads(memex(home, "keyword", "sqlite", "--format", "json").stdout)
+    assert "╭" in assert_same(home, "dig", QUERY).stdout
+    wide = assert_same(home, "dig", QUERY, COLUMNS="132")
+    assert max(len(line) for line in wide.stdout.splitlines()) == 132
+    assert_same(home, "keyword", "sourdough", "--concise")
+    assert_same(home, "get", hits[0]["id"])
+    assert_same(home, "timeline", hits[0]["id"])
+    assert_same(home, "context", QUERY, "--budget", "600")
+    assert_same(home, "context", QUERY, "--budget", "600", "--format", "json")
+
+
+def test_terminals_help_and_write_commands_run_in_their_own_process(
+    home: Path, warm: subprocess.Popen[bytes]
+) -> None:
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        on_terminal = subprocess.run(
+            [sys.executable, "-m", "memex_core", "--home", str(home), "dig", QUERY],
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(),
+            timeout=300,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert on_terminal.returncode == 0
+    assert f"{HERE_NOT_WARM}: panels on a terminal" in on_terminal.stderr
+    forced = memex(home, "dig", QUERY, FORCE_COLOR="1")
+    assert f"{HERE_NOT_WARM}: panels on a terminal" in forced.stderr
+    assert "help is laid out" in memex(home, "dig", "--help").stderr
     assert "not a read command" in memex(home, "corpus", "--format", "json").stderr
     # Asked directly, the warm process refuses anything that writes.
     answer = client.exchange(

@@ -117,18 +117,21 @@ def serve(
     }.get(secret.origin, secret.origin)
     reach = "this machine only" if host in LOOPBACK else "OTHER MACHINES TOO: put TLS in front"
     live = len(memex.agent_keys().list())
+    from memex_core.warm.server import start_for
+
+    # Fresh `memex dig` processes on this home answer through this process's open indexes
+    # (listening before LISTENING is printed, so whoever waits for that line finds it).
+    warm_lines: list[str] = []
+    warm = start_for(memex, "memex serve", warm_lines.append)
     lines = [
         f"memex serve: {memex.home}",
         f"  operator secret: {where}",
         f"  agent keys: {live} live (memex keys create --user <id> --name <name>)",
         f"  reachable from {reach}",
+        *warm_lines,
         f"{LISTENING} http://{shown}:{bound} (stop with Ctrl-C)",
     ]
     click.echo("\n".join(lines), err=True)
-    from memex_core.warm.server import start_for
-
-    # Fresh `memex dig` processes on this home answer through this process's open indexes.
-    warm = start_for(memex, "memex serve", lambda line: click.echo(line, err=True))
     try:
         server.run(sockets=[sock])
     finally:

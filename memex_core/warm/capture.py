@@ -5,14 +5,17 @@ always did.
 :func:`install` replaces ``sys.stdout``/``sys.stderr`` once with a :class:`Routed`
 stream that writes to the capture of the current context when there is one and to
 the original stream otherwise. click and rich look ``sys.stdout`` up at each write,
-so the CLI's commands need no change.
+so the CLI's commands need no change. rich's consoles made during a capture take the
+client's width, height and rendering variables (:func:`_lay_out_for_clients`), so
+panels come out as the client would have printed them to the same pipe.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TextIO
@@ -22,6 +25,8 @@ from typing import Any, TextIO
 Output = list[tuple[int, str]]
 
 _capture: ContextVar[Output | None] = ContextVar("memex_warm_capture", default=None)
+#: The client's ``render`` settings (memex_core.warm.client.render_settings) while captured.
+_render: ContextVar[Mapping[str, Any] | None] = ContextVar("memex_warm_render", default=None)
 _install_lock = threading.Lock()
 
 
@@ -85,14 +90,42 @@ def install() -> None:
             sys.stdout = Routed(sys.stdout, 1)
         if not isinstance(sys.stderr, Routed):
             sys.stderr = Routed(sys.stderr, 2)
+        _lay_out_for_clients()
+
+
+def _lay_out_for_clients() -> None:
+    """Make every rich Console built during a capture use the client's size and variables
+    (only what the caller left unset), never this process's terminal."""
+    try:
+        from rich.console import Console
+    except ImportError:  # no rich, no panels
+        return
+    original = Console.__init__
+    if getattr(original, "_memex_warm", False):
+        return
+
+    @functools.wraps(original)
+    def init(self: Console, *args: Any, **kwargs: Any) -> None:
+        render = _render.get()
+        if render is not None and _capture.get() is not None:
+            kwargs.setdefault("width", render["width"])
+            kwargs.setdefault("height", render["height"])
+            kwargs.setdefault("_environ", dict(render["env"]))
+        original(self, *args, **kwargs)
+
+    init._memex_warm = True  # type: ignore[attr-defined]
+    Console.__init__ = init  # type: ignore[method-assign]
 
 
 @contextmanager
-def captured() -> Iterator[Output]:
-    """Collect what this context writes to stdout and stderr (after :func:`install`)."""
+def captured(render: Mapping[str, Any] | None = None) -> Iterator[Output]:
+    """Collect what this context writes to stdout and stderr (after :func:`install`), with
+    rich laying out for ``render`` (the client's settings)."""
     output: Output = []
     token = _capture.set(output)
+    render_token = _render.set(render)
     try:
         yield output
     finally:
+        _render.reset(render_token)
         _capture.reset(token)

@@ -4,8 +4,11 @@ on the home and print its answer, or say that the command must run here.
 Stdlib only (``socket``, ``json``, ``hashlib``): this runs before click or memex's
 own modules are imported, and a miss must cost next to nothing (a ``stat`` when no
 socket exists). Only commands whose output does not depend on the terminal are
-offered: ``--format json`` or ``--format ids``. Panels take their width and
-colours from the terminal, which the warm process does not have.
+offered: ``--format json`` or ``--format ids`` anywhere, and panels when stdout is not
+a terminal (an agent reading a pipe): the client then sends the width and height rich
+would find here (:func:`render_settings`) and the variables rich reads, and the warm
+process lays the panels out with those. A terminal's panels (colours, its width)
+always run here.
 """
 
 from __future__ import annotations
@@ -18,6 +21,10 @@ from memex_core.warm import protocol
 
 _GLOBAL_WITH_VALUE = ("--home",)
 _MACHINE_FORMATS = ("json", "ids")
+#: Variables rich reads to lay out and colour its output (rich.console.Console).
+RENDER_ENV = ("TERM", "COLORTERM", "NO_COLOR", "COLUMNS", "LINES")
+#: Variables under which rich would treat a pipe as a terminal: such commands run here.
+_TERMINAL_ENV = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS")
 
 
 class Declined(Exception):
@@ -49,8 +56,8 @@ def plan(
     rest = argv[index:]
     if "--help" in rest or "-h" in rest:
         raise Declined("help is laid out for the terminal")
-    if not _machine_format(rest):
-        raise Declined("only --format json or ids goes to a warm process")
+    if not _machine_format(rest) and _terminal(environ):
+        raise Declined("panels on a terminal are laid out here (--format json or ids, or a pipe)")
     if home is None:
         url = environ.get("MEMEX_URL", "").strip()
         if url and environ.get("MEMEX_API_KEY", "").strip():
@@ -70,6 +77,39 @@ def _machine_format(args: list[str]) -> bool:
     return False
 
 
+def _terminal(environ: dict[str, str] | os._Environ[str]) -> bool:
+    """Whether rich would write to stdout as to a terminal."""
+    if any(name in environ for name in _TERMINAL_ENV):
+        return True
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return True
+
+
+def render_settings(environ: dict[str, str] | os._Environ[str] = os.environ) -> dict[str, object]:
+    """What rich in this process would lay panels out with: the size of the first standard
+    stream that is a terminal (``rich.console.Console.size``), ``COLUMNS``/``LINES`` over
+    it, else 80x25; and the variables it reads."""
+    width = height = None
+    for fd in (0, 1, 2):
+        try:
+            width, height = os.get_terminal_size(fd)
+        except (AttributeError, ValueError, OSError):
+            continue
+        break
+    columns, lines = environ.get("COLUMNS"), environ.get("LINES")
+    if columns is not None and columns.isdigit():
+        width = int(columns)
+    if lines is not None and lines.isdigit():
+        height = int(lines)
+    return {
+        "width": width or 80,
+        "height": height or 25,
+        "env": {name: environ[name] for name in RENDER_ENV if name in environ},
+    }
+
+
 def request(
     home: str, args: list[str], environ: dict[str, str] | os._Environ[str] = os.environ
 ) -> dict[str, object]:
@@ -81,6 +121,7 @@ def request(
         "config": protocol.config_digest(home),
         "env": protocol.environment(environ),
         "argv": args,
+        "render": render_settings(environ),
     }
 
 

@@ -213,11 +213,18 @@ class WarmServer:
             if not self.reopen or message.get("config") != protocol.config_digest(self.home):
                 return _decline("config.toml changed since this process started")
             self._reopen()
+        render = message.get("render")
+        if not _valid_render(render):
+            return _decline("render settings missing or malformed")
         from memex_core.cli.app import run
         from memex_core.cli.context import shared_memex
 
         try:
-            with self.memex.call_lock, capture.captured() as output, shared_memex(self.memex):
+            with (
+                self.memex.call_lock,
+                capture.captured(render) as output,
+                shared_memex(self.memex),
+            ):
                 status = run(["--home", self.home, *argv])
         except Exception as exc:  # the client runs it itself and shows its own traceback
             return _decline(f"the command failed here ({type(exc).__name__}: {exc})")
@@ -232,6 +239,18 @@ class WarmServer:
             self.memex = Memex(home=self.home)
             self.config = protocol.config_digest(self.home)
             old.close()
+
+
+def _valid_render(render: object) -> bool:
+    if not isinstance(render, dict):
+        return False
+    size = (render.get("width"), render.get("height"))
+    env = render.get("env")
+    return (
+        all(isinstance(n, int) and not isinstance(n, bool) and 0 < n < 100_000 for n in size)
+        and isinstance(env, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+    )
 
 
 def _decline(reason: str) -> dict[str, Any]:
