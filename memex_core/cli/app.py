@@ -86,11 +86,13 @@ def _add_plugin_commands() -> None:
     load_registry().add_commands(cli)
 
 
-def run(argv: list[str] | None = None) -> int:
-    """Run one command line here (plugin commands added first) and return its exit status,
-    with errors shown as ``memex`` shows them. The warm process runs its requests
-    through this too, so both paths print the same."""
-    _add_plugin_commands()
+def run(argv: list[str] | None = None, *, plugin_commands: bool = True) -> int:
+    """Run one command line here (plugin commands added first, unless a long-running
+    caller already did: loading them costs ~50-90 ms) and return its exit status, with
+    errors shown as ``memex`` shows them. The warm process runs its requests through
+    this too, so both paths print the same."""
+    if plugin_commands:
+        _add_plugin_commands()
     try:
         # Outside standalone mode click returns the status of ``ctx.exit(n)`` instead of
         # exiting with it; a command's non-zero status must reach the shell.

@@ -75,6 +75,7 @@ class WarmServer:
         self._inode: int | None = None
         self._stop = threading.Event()  # the loop and wait() end
         self._cleaned = False
+        self._commands = False  # plugin commands added to the click group (once)
         self._thread: threading.Thread | None = None
 
     # -- listening ------------------------------------------------------------------
@@ -225,7 +226,8 @@ class WarmServer:
                 capture.captured(render) as output,
                 shared_memex(self.memex),
             ):
-                status = run(["--home", self.home, *argv])
+                status = run(["--home", self.home, *argv], plugin_commands=not self._commands)
+                self._commands = True
         except Exception as exc:  # the client runs it itself and shows its own traceback
             return _decline(f"the command failed here ({type(exc).__name__}: {exc})")
         self.requests += 1
