@@ -210,7 +210,8 @@ class RunContext:
         """The on-disk vectors of the default embedder (one per run: a single writer)."""
         if self._disk is None:
             inner = self.inner_embedder()
-            self._disk = default_cache(inner.name, inner.dimension)
+            # Keyed by the encoder variant too: int8 vectors never mix with float32 ones.
+            self._disk = default_cache(inner.name, inner.dimension, getattr(inner, "variant", ""))
         return self._disk
 
     def home(self, name: str, config: str = "") -> Path:

@@ -14,6 +14,11 @@ Ingest's share of the embedder's speed is the median ingest rate over the median
 embedder rate. The time inside ingest is split by timing the embedder's and the
 vector store's calls as ingest makes them. Keyword-only ingest at scale (10,000
 fragments per call) comes from the homes of the hybrid benchmark.
+
+Old and new encoders (issue 18) in the same run: each round also embeds and
+ingests the passages with every other MiniLM encoder in ``ENCODERS`` (ONNX
+Runtime float32 and int8), right after today's numpy encoder, and the report
+gives each one's rates and its ratio to numpy's.
 """
 
 from __future__ import annotations
@@ -33,7 +38,14 @@ from memex_core.domain import Fragment
 
 TARGET_SHARE = 0.90
 TARGET_KEYWORD = 5_000.0
+TARGET_SPEEDUP = 3.0  # issue 18: 3x today's passages/s
 BATCH = 256
+#: The encoders compared: label, [embedder.minilm] settings. The first is today's.
+ENCODERS: tuple[tuple[str, dict[str, str]], ...] = (
+    ("numpy fp32 (today)", {"backend": "numpy", "precision": "fp32"}),
+    ("onnx fp32", {"backend": "onnx", "precision": "fp32"}),
+    ("onnx int8", {"backend": "onnx", "precision": "int8"}),
+)
 
 
 @dataclass
@@ -43,6 +55,8 @@ class Round:
     keyword: float  # seconds, add_fragments without
     steps: dict[str, float] = field(default_factory=dict)  # inside the embedded ingest
     open_seconds: float = 0.0
+    # The other encoders: label -> (seconds alone, seconds of an ingest with embeddings).
+    others: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 def _timed_method(obj: Any, name: str, totals: dict[str, float], label: str) -> None:
@@ -59,15 +73,54 @@ def _timed_method(obj: Any, name: str, totals: dict[str, float], label: str) -> 
     setattr(obj, name, wrapper)
 
 
-def one_round(ctx: RunContext, number: int, passages: list[Fragment], embedder: Any) -> Round:
-    texts = [f.searchable_text for f in passages]
+def _embed_alone(embedder: Any, texts: list[str]) -> float:
     started = time.perf_counter()
     for start in range(0, len(texts), BATCH):
         embedder.embed_documents(texts[start : start + BATCH])
-    alone = time.perf_counter() - started
+    return time.perf_counter() - started
+
+
+def _encoder(settings: dict[str, str]) -> Any:
+    from memex_minilm.embedder import MiniLMEmbedder
+
+    return MiniLMEmbedder(settings["backend"], precision=settings["precision"], device="cpu")
+
+
+def _encoder_config(settings: dict[str, str]) -> str:
+    return "[embedder.minilm]\n" + "".join(f'{k} = "{v}"\n' for k, v in settings.items())
+
+
+def _ingest_with(ctx: RunContext, name: str, passages: list[Fragment], config: str) -> float:
+    """Seconds of an embedded ingest into a fresh home with ``config`` (model loaded first)."""
+    home = ctx.home(name)
+    write_config(home, config, cached_embedder=False)
+    mx = Memex(home=home)
+    mx.keyword_store  # noqa: B018 - creates the catalog and the keyword index
+    mx.embedder.embed_documents(["warm up"])  # loads the document encoder
+    mx.vector_store.count()  # imports chromadb, opens the store
+    started = time.perf_counter()
+    mx.add_fragments(passages, origin=f"bench:{name}", embed=True)
+    seconds = time.perf_counter() - started
+    embedded = mx.stats().embedded
+    mx.close()
+    shutil.rmtree(home, ignore_errors=True)
+    if embedded != len(passages):
+        raise RuntimeError(f"{name}: embedded {embedded} of {len(passages)}")
+    return seconds
+
+
+def one_round(
+    ctx: RunContext,
+    number: int,
+    passages: list[Fragment],
+    embedder: Any,
+    others: dict[str, Any] | None = None,
+) -> Round:
+    texts = [f.searchable_text for f in passages]
+    alone = _embed_alone(embedder, texts)
 
     home = ctx.home(f"ingest-{number}")
-    write_config(home, cached_embedder=False)
+    write_config(home, _encoder_config(ENCODERS[0][1]), cached_embedder=False)
     mx = Memex(home=home)
     started = time.perf_counter()
     mx.keyword_store  # noqa: B018 - creates the catalog and the keyword index
@@ -96,7 +149,19 @@ def one_round(ctx: RunContext, number: int, passages: list[Fragment], embedder: 
     keyword = time.perf_counter() - started
     mx.close()
     shutil.rmtree(home, ignore_errors=True)
-    return Round(alone, ingest, keyword, steps, open_seconds)
+    measured = Round(alone, ingest, keyword, steps, open_seconds)
+    for label, settings in ENCODERS[1:]:
+        if others and label in others:
+            measured.others[label] = (
+                _embed_alone(others[label], texts),
+                _ingest_with(
+                    ctx,
+                    f"ingest-{label.replace(' ', '-')}-{number}",
+                    passages,
+                    _encoder_config(settings),
+                ),
+            )
+    return measured
 
 
 def run(ctx: RunContext) -> Section:
@@ -107,16 +172,23 @@ def run(ctx: RunContext) -> Section:
         return section
     count = ctx.sizes.ingest_texts
     passages = corpus.passages(count)
-    embedder = ctx.inner_embedder()
+    embedder = _encoder(ENCODERS[0][1])
     embedder.embed_documents(["warm up the model"])
+    others = {label: _encoder(settings) for label, settings in ENCODERS[1:]}
+    for other in others.values():
+        other.embed_documents(["warm up the model"])  # builds the ONNX graph once if needed
     rounds = []
     for number in range(ctx.sizes.ingest_rounds):
         log(f"ingest round {number + 1}/{ctx.sizes.ingest_rounds}: {count:,} passages")
-        rounds.append(one_round(ctx, number, passages, embedder))
+        rounds.append(one_round(ctx, number, passages, embedder, others))
         r = rounds[-1]
         log(
             f"  embedder {count / r.embedder:.1f}/s, ingest {count / r.ingest:.1f}/s, "
-            f"keyword-only {count / r.keyword:,.0f}/s"
+            f"keyword-only {count / r.keyword:,.0f}/s; "
+            + ", ".join(
+                f"{label} {count / a:.1f}/s alone, {count / i:.1f}/s ingest"
+                for label, (a, i) in r.others.items()
+            )
         )
 
     def rate(values: list[float]) -> float:
@@ -193,9 +265,54 @@ def run(ctx: RunContext) -> Section:
         f"{statistics.median(r.open_seconds for r in rounds):.1f} s and is not in the rates.",
         table(["step", "seconds", "share"], step_rows),
     )
+    section.add(_encoders_table(count, rounds, embed_rate, ingest_rate, section))
     if big is not None:
         section.add(_scale_table(ctx))
     return section
+
+
+def _encoders_table(
+    count: int, rounds: list[Round], embed_rate: float, ingest_rate: float, section: Section
+) -> str:
+    """Old and new encoders, same rounds: rates and their ratio to today's numpy encoder."""
+    rows: list[list[object]] = [
+        [ENCODERS[0][0], f"{embed_rate:.1f}", "1.00x", f"{ingest_rate:.1f}", "1.00x"]
+    ]
+    for label, _ in ENCODERS[1:]:
+        alone = count / statistics.median(r.others[label][0] for r in rounds)
+        ingest = count / statistics.median(r.others[label][1] for r in rounds)
+        rows.append(
+            [
+                label,
+                f"{alone:.1f}",
+                f"{alone / embed_rate:.2f}x",
+                f"{ingest:.1f}",
+                f"{ingest / ingest_rate:.2f}x",
+            ]
+        )
+        section.checks.append(
+            Check(
+                f"ingest with embeddings, {label} against numpy fp32 (same rounds)",
+                f"{ingest / ingest_rate:.2f}x ({ingest:.1f}/s)",
+                f">= {TARGET_SPEEDUP:g}x",
+                f"embedder alone {alone / embed_rate:.2f}x",
+                ingest / ingest_rate >= TARGET_SPEEDUP,
+            )
+        )
+    return (
+        "Old and new encoders in the same rounds (each right after the numpy encoder, on the "
+        "same passages; medians over the rounds; quality of each: section 11b).\n\n"
+        + table(
+            [
+                "encoder (documents)",
+                "embedder alone (texts/s)",
+                "vs numpy",
+                "ingest with embeddings (fragments/s)",
+                "vs numpy",
+            ],
+            rows,
+        )
+    )
 
 
 def _largest_point(ctx: RunContext) -> scale.Point | None:

