@@ -25,6 +25,7 @@ from memex_core.domain.relevance import (
     RelevanceFloorSettingError,
     judge,
     parse_floor_setting,
+    select,
 )
 from memex_core.errors import MemexError
 from memex_core.services import calibration
@@ -34,7 +35,7 @@ from tests.export_builders import write_chatgpt_export
 
 NONSENSE = "zzqxj qqvvkw"
 #: Shares no keyword-index term with the Lisbon conversation (stopwords aside).
-PARAPHRASE = "what to visit in Portugal for a long weekend"
+PARAPHRASE = "what to visit in Portugal over a weekend"
 
 
 @pytest.fixture(scope="module")
@@ -245,6 +246,19 @@ def test_setting_off_in_config_restores_the_neighbours(home: Path, tmp_path: Pat
             config.unlink()
         else:
             config.write_text(saved)
+
+
+def test_select_asks_the_query_as_a_whole() -> None:
+    # Nothing carries evidence: everything goes.
+    assert select([(0.2, 0.3), (None, 0.35)], 0.4) == [None, None]
+    # One does: partial word matches stay (labelled keyword), meaning alone below the floor goes.
+    assert select([(0.8, 0.3), (0.2, 0.1), (None, 0.35), (None, 0.5)], 0.4) == [
+        EVIDENCE_KEYWORD,
+        EVIDENCE_KEYWORD,
+        None,
+        EVIDENCE_SEMANTIC,
+    ]
+    assert select([(0.2, None), (None, 0.1)], None) == [EVIDENCE_KEYWORD, EVIDENCE_SEMANTIC]
 
 
 def test_judge() -> None:

@@ -9,7 +9,6 @@ from memex_core.domain import (
     KEYWORD,
     SEMANTIC,
     Embedder,
-    FusedHit,
     KeywordStore,
     Ranker,
     SearchFilters,
@@ -17,7 +16,7 @@ from memex_core.domain import (
     SignalHit,
     VectorStore,
 )
-from memex_core.domain.relevance import EVIDENCE_KEYWORD, EVIDENCE_SEMANTIC, judge
+from memex_core.domain.relevance import EVIDENCE_KEYWORD, EVIDENCE_SEMANTIC, select
 from memex_core.errors import VectorStoreUnavailableError
 from memex_core.services.ports import CatalogPort
 
@@ -195,18 +194,12 @@ class SearchService:
         # one left out makes room for the next that carries evidence.
         fused = self.ranker.fuse(signals, weights, limit if floor is None else depth * 2)
         shares = self._keyword_shares(query, signals.get(KEYWORD, ()))
-        kept: list[tuple[FusedHit, str]] = []
-        below = 0
-        for hit in fused:
-            evidence = judge(
-                keyword_share=shares.get(hit.id),
-                similarity=hit.scores.get(SEMANTIC),
-                floor=floor,
-            )
-            if evidence is None:
-                below += 1
-            elif len(kept) < limit:
-                kept.append((hit, evidence))
+        labels = select(
+            [(shares.get(h.id), h.scores.get(SEMANTIC)) for h in fused],
+            floor,
+        )
+        kept = [(h, e) for h, e in zip(fused, labels, strict=True) if e is not None][:limit]
+        below = labels.count(None)
         fragments = self.catalog.get_many([h.id for h, _ in kept])
         results = [
             SearchResult(
