@@ -211,7 +211,7 @@ class RunContext:
         if self._disk is None:
             inner = self.inner_embedder()
             # Keyed by the encoder variant too: int8 vectors never mix with float32 ones.
-            self._disk = default_cache(inner.name, inner.dimension, getattr(inner, "variant", ""))
+            self._disk = default_cache(inner.name, inner.dimension, getattr(inner, "build", ""))
         return self._disk
 
     def home(self, name: str, config: str = "") -> Path:

@@ -191,9 +191,9 @@ def test_embedder_onnx_backend_documents_and_numpy_queries(
 ) -> None:
     embedder = MiniLMEmbedder("onnx", device="cpu", cache_dir=cache)
     assert np.abs(embedder.embed_documents(TEXTS) - reference).max() < FP32_MAX_ABS
-    assert embedder.document_engine == "onnx-fp32/cpu" and embedder.variant == ""
+    assert embedder.document_engine == "onnx-fp32/cpu" and embedder.build == ""
     assert np.abs(embedder.embed_query(TEXTS[3]) - reference[3]).max() < 1e-6
-    assert MiniLMEmbedder("onnx", precision="int8").variant == "int8"
+    assert MiniLMEmbedder("onnx", precision="int8").build == "int8"
 
 
 # -- device selection (no GPU on the test machines: torch.cuda.is_available is patched) ----

@@ -18,6 +18,9 @@ from memex_core.errors import EmbedderMismatchError, VectorStoreUnavailableError
 from memex_core.services.ports import CatalogPort, NoProgress, Progress
 
 EMBEDDER_SETTING = "embedder"
+#: Which build of the embedder wrote the vectors, when it names one (MiniLM's int8 graph:
+#: "int8"); absent for the default build. Vectors of two builds never share an index.
+EMBEDDER_BUILD_SETTING = "embedder_build"
 
 
 class JournalCatalog(CatalogPort, Protocol):
@@ -159,6 +162,12 @@ def embedder_signature(embedder: Embedder) -> str:
     return f"{embedder.name}:{embedder.dimension}"
 
 
+def embedder_build(embedder: Embedder) -> str:
+    """The embedder's ``build`` when its plugin names one (an encoder whose vectors differ
+    from the default build's, e.g. "int8"), else "" (the default build)."""
+    return str(getattr(embedder, "build", "") or "")
+
+
 class VectorIndexer:
     """Embeds fragments that lack vectors and stores them; guards against mixing embedders."""
 
@@ -190,6 +199,19 @@ class VectorIndexer:
                 f"re-embed everything with {self.embedder.name!r}, or set "
                 f'embedder = "{name}" in config.toml.'
             )
+        recorded_build = self.catalog.get_setting(EMBEDDER_BUILD_SETTING) or ""
+        build = embedder_build(self.embedder)
+        if recorded and recorded_build != build:
+            # Refused rather than mixed: int8 and float32 vectors of one model are close
+            # (cosine ~0.99) but not equal, and an index should say which it holds.
+            raise EmbedderMismatchError(
+                f"The stored vectors were built by {self.embedder.name!r} as "
+                f"{recorded_build or 'its default build'}, but it is now configured to build "
+                f"{build or 'its default build'} vectors, and memex does not mix the two in "
+                "one index. Run `memex rebuild --vectors` to re-embed everything, or set the "
+                f"embedder's settings in config.toml back (for minilm: [embedder.minilm] "
+                f'precision = "{recorded_build or "fp32"}").'
+            )
 
     def pending(self) -> int:
         return self.catalog.count_fragments() - self.catalog.count_embedded(self.embedder.name)
@@ -202,7 +224,7 @@ class VectorIndexer:
         total = self.pending()
         if total <= 0:
             return 0
-        self.catalog.set_setting(EMBEDDER_SETTING, embedder_signature(self.embedder))
+        self._record_embedder()
         progress.start("Embedding", total)
         done = 0
         try:
@@ -224,17 +246,26 @@ class VectorIndexer:
             return 0
         self.check_compatible()
         if not self.catalog.get_setting(EMBEDDER_SETTING):
-            self.catalog.set_setting(EMBEDDER_SETTING, embedder_signature(self.embedder))
+            self._record_embedder()
         vectors = self.embedder.embed_documents(self._texts(fragments))
         self.store.upsert(fragments, vectors)
         self.catalog.mark_embedded([f.id for f in fragments], self.embedder.name)
         return len(fragments)
+
+    def _record_embedder(self) -> None:
+        self.catalog.set_setting(EMBEDDER_SETTING, embedder_signature(self.embedder))
+        build = embedder_build(self.embedder)
+        if build:
+            self.catalog.set_setting(EMBEDDER_BUILD_SETTING, build)
+        else:
+            self.catalog.delete_setting(EMBEDDER_BUILD_SETTING)
 
     def reset(self) -> None:
         """Forget every vector (for ``rebuild --vectors`` or an embedder switch)."""
         self.store.clear()
         self.catalog.clear_embedded()
         self.catalog.delete_setting(EMBEDDER_SETTING)
+        self.catalog.delete_setting(EMBEDDER_BUILD_SETTING)
 
 
 class MemoryIndexUpdater:

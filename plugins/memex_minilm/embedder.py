@@ -10,7 +10,7 @@ stay fast) and one short text gains nothing from a bulk engine. Document batches
   warning when ONNX Runtime cannot load here.
 * ``precision``: "fp32" (vectors equal numpy's to ~1e-6) or "int8" (dynamic int8
   MatMuls in ONNX Runtime: faster, vectors at cosine ~0.99 of float32's; the
-  index records it, see ``variant``).
+  index records it, see ``build``).
 * ``device``: "auto" (a CUDA GPU when one is usable, else the CPU), "cpu", "cuda".
   The GPU runs through onnxruntime-gpu's CUDA provider when installed, else torch.
 
@@ -156,9 +156,10 @@ class MiniLMEmbedder:
     # -- what builds the document vectors ----------------------------------------------
 
     @property
-    def variant(self) -> str:
-        """How document vectors are computed where that changes them: "" for float32 (every
-        backend gives the same vectors to ~1e-6), "int8" for the quantised graph."""
+    def build(self) -> str:
+        """Which vectors documents get, where that changes them: "" for float32 (every
+        backend gives the same vectors to ~1e-6), "int8" for the quantised graph. The index
+        records it (memex refuses to mix the two; see services/indexing.py)."""
         return "int8" if self.precision == "int8" else ""
 
     @property
