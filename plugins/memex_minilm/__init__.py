@@ -54,5 +54,7 @@ def register_embedders(register: Any) -> None:
         build_embedder,
         requires=REQUIRES,
         extra="embeddings",
-        description="all-MiniLM-L6-v2 sentence embeddings, 384 dims, offline (numpy)",
+        description=(
+            "all-MiniLM-L6-v2 sentence embeddings, 384 dims, offline (numpy or ONNX Runtime)"
+        ),
     )

@@ -126,8 +126,11 @@ def _write_fp32(folder: Path, target: Path) -> None:
 #: Dynamic int8: weights per output channel in 7 bits (``reduce_range``: AVX2 without
 #: VNNI multiplies u8 x s8 pairs into int16 and would saturate with 8-bit weights),
 #: activations per tensor at run time. Only the MatMuls: the fused Attention's own
-#: projection stays float32, which kept the vectors closest to float32 (cosine ~0.994
-#: against ~0.992 with it quantised, for the same speed).
+#: projection stays float32. Cosine to float32 on 200 chat passages (mean / lowest):
+#: this 0.9936 / 0.9882; Attention quantised too 0.9921 / 0.9856 (same speed); per-tensor
+#: s8 weights 0.951 / 0.889 (saturation); per-tensor u8 weights 0.979 / 0.955. ORT's
+#: MatMulNBits with 8-bit blocks of 32 kept 0.9998 but ran slower than float32 here
+#: (18.2 against 23.1 texts per CPU-second), so it is not used.
 INT8_OPTIONS = {"per_channel": True, "reduce_range": True, "op_types_to_quantize": ["MatMul"]}
 
 
