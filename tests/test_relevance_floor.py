@@ -169,6 +169,12 @@ def test_cli_dig_prints_the_no_results_guidance(
     assert json.loads(found.stdout)[0]["evidence"] == EVIDENCE_SEMANTIC
     panel = runner.invoke(cli, ["dig", PARAPHRASE, "-n", "1"])
     assert "meaning alone" in panel.output
+    corpus = json.loads(runner.invoke(cli, ["corpus", "--format", "json"]).stdout)
+    assert corpus["relevance_floor"]["setting"] == "auto"
+    assert corpus["relevance_floor"]["calibrated_for"] == "minilm:384"
+    assert 0.2 < corpus["relevance_floor"]["calibrated"] < 0.7
+    keyword = runner.invoke(cli, ["keyword", "--help"]).output
+    assert "--no-floor" not in keyword  # a keyword search shows what holds the words
     concise = runner.invoke(cli, ["dig", PARAPHRASE, "-n", "1", "--concise", "--format", "json"])
     assert json.loads(concise.stdout)[0]["evidence"] == EVIDENCE_SEMANTIC
 

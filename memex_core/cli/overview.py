@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from typing import Any
 
 import click
 
@@ -18,9 +19,11 @@ def corpus(ctx: click.Context, output_format: str) -> None:
     """What memex holds: fragments, conversations, notes and links, embedding coverage, sources."""
     mx = open_memex(ctx)
     stats = mx.stats()
+    floor = floor_summary(mx)
     if output_format == "json":
         data = asdict(stats)
         data["home"] = str(mx.home)
+        data["relevance_floor"] = floor
         click.echo(json.dumps(data, indent=2))
         return
     from rich.console import Console
@@ -36,6 +39,7 @@ def corpus(ctx: click.Context, output_format: str) -> None:
         ("keyword indexed", f"{stats.keyword_indexed:,}"),
         ("embedded", f"{stats.embedded:,} ({coverage:.0%})"),
         ("embedder", f"{stats.embedder} ({stats.dimension} dims)" if stats.embedder else "none"),
+        ("relevance floor", describe_floor(floor)),
         ("span", f"{iso(stats.first_timestamp) or '-'} .. {iso(stats.last_timestamp) or '-'}"),
     ]
     rows += [(f"source {k}", f"{v:,}") for k, v in stats.by_source.items()]
@@ -43,6 +47,27 @@ def corpus(ctx: click.Context, output_format: str) -> None:
     for key, value in rows:
         table.add_row(esc(key), esc(value))
     Console().print(table)
+
+
+def floor_summary(mx: Any) -> dict[str, Any]:
+    """``[search] min_semantic_similarity`` and the calibration recorded for this home (read,
+    never measured here: the first hybrid or semantic search measures it)."""
+    recorded = mx.recorded_floor()
+    return {
+        "setting": str(mx.config.search_setting("min_semantic_similarity", "auto")),
+        "calibrated": recorded.value if recorded else None,
+        "calibrated_for": recorded.embedder if recorded else None,
+        "method": recorded.method if recorded else None,
+    }
+
+
+def describe_floor(floor: dict[str, Any]) -> str:
+    calibrated = (
+        f"calibrated {floor['calibrated']:.3f} for {floor['calibrated_for']}"
+        if floor["calibrated"] is not None
+        else "not calibrated yet (the first search does it)"
+    )
+    return f"{floor['setting']} ({calibrated})"
 
 
 @click.command()

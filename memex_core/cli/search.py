@@ -58,6 +58,18 @@ def search_options(func: Callable[..., Any]) -> Callable[..., Any]:
             is_flag=True,
             help='Do not read phrases like "last week" or "in March" as a time filter.',
         ),
+        format_option("panel", "json", "ids"),
+        click.pass_context,
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def floor_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--no-floor`` and ``--min-similarity``: the relevance floor of ``dig`` and ``semantic``
+    (``keyword`` shows what holds the words and has none)."""
+    decorators: list[Callable[[Any], Any]] = [
         click.option(
             "--no-floor",
             is_flag=True,
@@ -71,8 +83,6 @@ def search_options(func: Callable[..., Any]) -> Callable[..., Any]:
             help="Relevance floor for this search: the cosine similarity a hit found by "
             "meaning alone must reach (default: [search] min_semantic_similarity, auto).",
         ),
-        format_option("panel", "json", "ids"),
-        click.pass_context,
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
@@ -90,9 +100,9 @@ def run_search(
         return
     mx = open_memex(ctx)
     concise = options.pop("concise")
-    options["floor"] = floor_option(options.pop("no_floor"), options.pop("min_similarity"))
-    if mode == "keyword":
-        options.pop("floor")  # a keyword search shows what holds the words
+    floor = floor_option(options.pop("no_floor", False), options.pop("min_similarity", None))
+    if floor is not None:
+        options["floor"] = floor
     options["time_phrases"] = not options.pop("no_time_phrases")
     try:
         filters = make_filters(
@@ -136,7 +146,7 @@ def run_remote_search(
                 f"[search] settings. Leave {flag} out, or unset ${URL_ENV} to search a local home."
             )
     concise = options.pop("concise")
-    floor = "off" if options.pop("no_floor") else None
+    floor = "off" if options.pop("no_floor", False) else None
     filters = {name: options.pop(name) or None for name in ("source", "conversation", "role")} | {
         "since": options.pop("since"),
         "until": options.pop("until"),
@@ -183,6 +193,7 @@ def print_results(results: SearchResults, query: str, concise: bool, output_form
 
 @click.command()
 @search_options
+@floor_options
 @click.option(
     "--semantic-weight",
     type=click.FloatRange(0.0, 1.0),
@@ -207,6 +218,7 @@ def keyword(ctx: click.Context, query: str, limit: int, output_format: str, **op
 
 @click.command()
 @search_options
+@floor_options
 @click.option(
     "--min-score",
     type=click.FloatRange(-1.0, 1.0),
