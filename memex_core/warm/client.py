@@ -169,6 +169,17 @@ def _timeout(environ: dict[str, str] | os._Environ[str]) -> float:
         return protocol.DEFAULT_TIMEOUT
 
 
+def _well_formed(output: object) -> bool:
+    """``[[fd, text], ...]`` with fd 1 or 2: checked whole before anything is printed."""
+    return isinstance(output, list) and all(
+        isinstance(piece, list)
+        and len(piece) == 2
+        and piece[0] in (1, 2)
+        and isinstance(piece[1], str)
+        for piece in output
+    )
+
+
 def _print(output: object) -> None:
     streams = {1: sys.stdout, 2: sys.stderr}
     for fd, text in output:  # type: ignore[attr-defined]
@@ -192,8 +203,8 @@ def answer_warm(argv: list[str]) -> int | None:
         if answer.get("status") != "ok":
             raise Declined(f"declined: {answer.get('reason', answer.get('status'))}")
         output, status = answer.get("output"), answer.get("exit")
-        if not isinstance(output, list) or not isinstance(status, int):
-            raise Declined("answer without output or exit status")
+        if not isinstance(status, int) or not _well_formed(output):
+            raise Declined("answer without well-formed output or exit status")
     except Declined as why:
         if environ.get(protocol.DEBUG_ENV):
             sys.stderr.write(f"memex: running here, not in a warm process: {why}\n")
