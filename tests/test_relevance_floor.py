@@ -267,6 +267,17 @@ def test_select_asks_the_query_as_a_whole() -> None:
     assert select([(0.2, None), (None, 0.1)], None) == [EVIDENCE_KEYWORD, EVIDENCE_SEMANTIC]
 
 
+def test_benchmark_queries_are_fixed_and_apart_from_the_calibration() -> None:
+    from benchmarks.abstention import generated_queries
+
+    queries = generated_queries()
+    assert queries == generated_queries() and len(queries) == 200
+    assert sum(kind == "nonsense" for kind, _ in queries) == 100
+    probes = {*calibration.nonsense_probes(), *calibration.OFF_TOPIC_PROBES}
+    assert not probes & {text for _, text in queries}
+    assert not set(calibration.REFERENCE_TEXTS) & {text for _, text in queries}
+
+
 def test_judge() -> None:
     assert judge(keyword_share=0.8, similarity=0.5, floor=0.4) == EVIDENCE_BOTH
     assert judge(keyword_share=0.8, similarity=0.1, floor=0.4) == EVIDENCE_KEYWORD
