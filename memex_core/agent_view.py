@@ -230,9 +230,10 @@ class AgentView:
             return ContextPack(query=query, budget_chars=budget_chars)
         scoped = filters
 
-        def search(text: str, limit: int) -> list[Any]:
+        def search(text: str, limit: int) -> Any:
             found = self._mx.search(text, mode, limit, filters=scoped, time_phrases=time_phrases)
-            return [r for r in found.results if self.readable(r.fragment)]
+            found.results = [r for r in found.results if self.readable(r.fragment)]
+            return found  # results, and whether the relevance floor left everything out
 
         graph = ScopedGraph(self._mx.catalog, filters.owners, self.collection)
         try:

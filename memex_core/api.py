@@ -919,10 +919,9 @@ class Memex:
         settings = self.context_settings()
         filters = make_filters(**filter_options) if filter_options else None
 
-        def search(text: str, limit: int) -> list[Any]:
-            return self.search(
-                text, mode, limit, filters=filters, time_phrases=time_phrases
-            ).results
+        def search(text: str, limit: int) -> SearchResults:
+            # The whole SearchResults: the builder reads whether the floor left all out.
+            return self.search(text, mode, limit, filters=filters, time_phrases=time_phrases)
 
         try:
             return ContextBuilder(self.catalog, search, settings).build(

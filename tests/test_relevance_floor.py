@@ -179,6 +179,20 @@ def test_cli_dig_prints_the_no_results_guidance(
     assert json.loads(concise.stdout)[0]["evidence"] == EVIDENCE_SEMANTIC
 
 
+def test_context_is_empty_when_nothing_is_about_the_query(
+    mx: Memex, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert mx.context(NONSENSE).items == []
+    assert mx.view().context(NONSENSE).items == []
+    # Without the floor, recent material fills the budget as before.
+    assert mx.context(PARAPHRASE).items
+    from memex_core.cli import cli
+
+    monkeypatch.setenv("MEMEX_HOME", str(home))
+    out = CliRunner().invoke(cli, ["context", NONSENSE], catch_exceptions=False)
+    assert "0 item(s)" in out.output and "relevance floor" in out.output
+
+
 def test_mcp_search_tool_returns_no_hits(mx: Memex) -> None:
     from memex_mcp.scope import ServerScope
     from memex_mcp.tools import MemexTools
@@ -188,6 +202,8 @@ def test_mcp_search_tool_returns_no_hits(mx: Memex) -> None:
         text, data = tools.search(NONSENSE, concise=concise)
         assert data["hits"] == []
         assert "0 hit(s)" in text and "relevance floor" in text
+    text, data = tools.context(NONSENSE)
+    assert data["items"] == []
     text, data = tools.search(PARAPHRASE, concise=False)
     assert data["hits"][0]["evidence"] == EVIDENCE_SEMANTIC
 

@@ -179,14 +179,23 @@ def context_pack(
     from memex_core.cli.render import print_context
 
     remote = _remote_view(ctx)
+    holds_something = True
     if remote is not None:
         options: dict[str, Any] = {"source": list(source)} if source else {}
         pack = remote.context(query, budget, time_phrases=not no_time_phrases, **options)
     else:
-        pack = open_memex(ctx).context(
-            query, budget, time_phrases=not no_time_phrases, source=source or None
-        )
+        mx = open_memex(ctx)
+        pack = mx.context(query, budget, time_phrases=not no_time_phrases, source=source or None)
+        holds_something = not pack.items and mx.catalog.count_fragments() > 0
     if output_format == "json":
         click.echo(json.dumps(pack.to_dict(), indent=2, ensure_ascii=False))
     else:
         print_context(pack)
+    if not pack.items and holds_something:
+        click.echo(
+            "Nothing here seems to be about this query: no search hit cleared the relevance "
+            "floor ([search] min_semantic_similarity), so no recent material was added "
+            "either. `memex dig QUERY` says why; `memex dig QUERY --no-floor` shows the "
+            "nearest anyway.",
+            err=True,
+        )

@@ -15,7 +15,7 @@ the same data and query the pack is always the same: every step is ordered.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from memex_core.domain import Fragment, SearchFilters, SearchResult
@@ -48,7 +48,7 @@ class ContextBuilder:
     def __init__(
         self,
         graph: GraphPort,
-        search: Callable[[str, int], Sequence[SearchResult]],
+        search: Callable[[str, int], Iterable[SearchResult]],
         settings: ContextSettings | None = None,
     ) -> None:
         self.graph = graph
@@ -64,7 +64,12 @@ class ContextBuilder:
         pack = ContextPack(query=query, budget_chars=budget_chars)
         terms = query_terms(query)
         taken: set[str] = set()
-        seeds = [r.fragment for r in self.search(query, s.seed_limit)]
+        found = self.search(query, s.seed_limit)
+        seeds = [r.fragment for r in found]
+        if not seeds and getattr(found, "below_floor", None):
+            # The relevance floor found nothing about the query: recent material would be
+            # as unrelated as the neighbours it left out (memex_core.domain.relevance).
+            return pack
 
         def room() -> int:
             return budget_chars - pack.used_chars
