@@ -403,3 +403,33 @@ def test_a_serve_on_the_home_answers_the_read_commands(tmp_path: Path) -> None:
         assert_same(own, "keyword", "sourdough", "--format", "json")
         assert_same(own, "dig", QUERY, "--format", "json")
     assert not Path(protocol.socket_path(str(own))).exists()
+
+
+def test_a_stdio_mcp_server_on_the_home_answers_the_read_commands(tmp_path: Path) -> None:
+    """Its stdout carries the MCP protocol: the warm requests' output must not leak into it."""
+    pytest.importorskip("mcp")
+    own = tmp_path / "own"
+    export = write_chatgpt_export(tmp_path / "conversations.json")
+    assert memex(own, "ingest", str(export), MEMEX_NO_WARM="1").returncode == 0
+    server = subprocess.Popen(
+        [sys.executable, "-m", "memex_core", "--home", str(own), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=_env(),
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while ping(own) is None:
+            assert server.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        assert ping(own)["owner"] == "memex mcp"  # type: ignore[index]
+        assert_same(own, "dig", QUERY, "--format", "json")
+        assert_same(own, "keyword", "sourdough")
+    finally:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.close()  # end of the MCP session: the server exits
+        leaked = server.stdout.read()
+        server.wait(timeout=30)
+    assert leaked == b""
+    assert not Path(protocol.socket_path(str(own))).exists()
