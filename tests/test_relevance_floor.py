@@ -303,3 +303,30 @@ def test_judge() -> None:
     # No floor: nothing is judged, only labelled by what found it.
     assert judge(keyword_share=0.2, similarity=None, floor=None) == EVIDENCE_KEYWORD
     assert judge(keyword_share=None, similarity=0.1, floor=None) == EVIDENCE_SEMANTIC
+
+
+def test_bm25_query_share_weighs_the_query_terms_a_hit_holds(tmp_path: Path) -> None:
+    from memex_bm25.store import BM25Store
+    from memex_core.domain import SearchFilters
+    from tests.test_bm25_store import fragment
+
+    store = BM25Store(tmp_path / "bm25")
+    texts = ["sqlite database locked", "sqlite wal mode", "bread in winter", "winter trip"]
+    texts += [f"filler text number {n}" for n in range(20)]
+    store.add([fragment(f"d{n}", text) for n, text in enumerate(texts)])
+    store.flush()
+    hits = store.search("sqlite database locked", 10, SearchFilters())
+    shares = store.query_share("sqlite database locked", [h.id for h in hits])
+    assert shares["d0"] == pytest.approx(1.0)
+    assert 0.0 < shares["d1"] < 0.5  # one of three terms
+    # One common word of an off-topic question, beside two the index never saw.
+    store.search("repot cactus winter", 10, SearchFilters())
+    off_topic = store.query_share("repot cactus winter", ["d2", "d3"])
+    assert 0.0 < off_topic["d2"] < 0.3 and off_topic["d2"] == off_topic["d3"]
+    # Ids outside the last hits go through the whole index and agree.
+    assert store.query_share("sqlite database locked", ["d1", "d5"]) == {
+        "d1": shares["d1"],
+        "d5": 0.0,
+    }
+    assert store.query_share("zzqxj", ["d0"]) == {"d0": 0.0}
+    assert store.query_share("sqlite", ["nope"]) == {}

@@ -757,10 +757,14 @@ class BM25Store:
             candidates, values = candidates[keep], values[keep]
         order = np.lexsort((candidates, -values))[:limit]
         ids = self._columns().ids
-        return [
-            SignalHit(id=_decode_id(ids[slot]), score=float(values[i]))
+        hits = [
+            (SignalHit(id=_decode_id(ids[slot]), score=float(values[i])), slot)
             for i, slot in zip(order.tolist(), candidates[order].tolist(), strict=True)
         ]
+        # The slots of the last hits, for query_share (the relevance floor asks about these
+        # very hits): building the whole id -> slot index costs ~0.1 s at 100,000 fragments.
+        self._cache["recent_slots"] = {hit.id: slot for hit, slot in hits}
+        return [hit for hit, _ in hits]
 
     def query_share(self, query: str, ids: Sequence[str]) -> dict[str, float]:
         """For each of ``ids`` the index holds, the share of the query's information it
@@ -774,8 +778,10 @@ class BM25Store:
         self._require_usable()
         self._materialise()
         terms = list(dict.fromkeys(self.tokenizer.tokenize(query)))
-        slot_of = self._slot_index()
-        wanted = [(i, slot_of[i]) for i in dict.fromkeys(ids) if i in slot_of]
+        recent: dict[str, int] = self._cache.get("recent_slots") or {}
+        unique = list(dict.fromkeys(ids))
+        slot_of = recent if all(i in recent for i in unique) else self._slot_index()
+        wanted = [(i, slot_of[i]) for i in unique if i in slot_of]
         if not terms or not wanted:
             return {}
         unseen = math.log(2 * max(self._n_live, 1) + 1)
