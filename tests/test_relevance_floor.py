@@ -330,3 +330,21 @@ def test_bm25_query_share_weighs_the_query_terms_a_hit_holds(tmp_path: Path) -> 
     }
     assert store.query_share("zzqxj", ["d0"]) == {"d0": 0.0}
     assert store.query_share("sqlite", ["nope"]) == {}
+
+
+def test_memex_serve_and_client_apply_and_carry_the_floor(home: Path) -> None:
+    from memex_client import MemexClient
+    from tests.memex_service import running_service
+
+    with running_service(home) as service:
+        client = MemexClient(service.url, admin_secret=service.admin_secret)
+        try:
+            view = client.view()
+            empty = view.search(NONSENSE)
+            assert empty.results == [] and empty.below_floor > 0 and empty.floor
+            assert len(view.search(NONSENSE, floor="off").results) >= 6
+            found = view.search(PARAPHRASE, limit=1)
+            assert found.results[0].evidence == EVIDENCE_SEMANTIC
+            assert found.results[0].fragment.conversation_id == "conv-lisbon"
+        finally:
+            client.close()
