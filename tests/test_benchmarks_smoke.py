@@ -430,13 +430,22 @@ def test_speed_sections_run_tiny_without_the_peers(
     assert any("| 120 | embed the query |" in block for block in hybrid.body)
 
     ingest = ingest_throughput.run(quick_ctx)
-    share, keyword = ingest.checks
+    share, keyword, *encoders = ingest.checks
+    assert [c.name.split(",")[1].strip().split(" against")[0] for c in encoders] == [
+        "onnx fp32",
+        "onnx int8",
+    ]
     assert share.figure.endswith("/s)") and "MiniLM alone" in share.peer
     assert keyword.name.startswith("keyword-only ingest @ 120")
     assert any("| embedding (MiniLM) |" in block for block in ingest.body)
 
     cold = cold_start.run(quick_ctx)
-    assert [c.name for c in cold.checks] == ["cold `memex dig` @ 120 fragments (median of 1)"]
+    assert [c.name for c in cold.checks] == [
+        "cold `memex dig` @ 120, warm process running (median of 1)",
+        "cold `memex dig` @ 120, no warm process (median of 1)",
+        "same JSON through the warm process @ 120",
+    ]
+    assert cold.checks[2].met and cold.checks[2].figure == "2/2"
 
     memory = peak_memory.run(quick_ctx)
     assert len(memory.checks) == 2
