@@ -195,6 +195,8 @@ def answer_warm(argv: list[str]) -> int | None:
     try:
         if not _utf8(sys.stdout) or not _utf8(sys.stderr):
             raise Declined("stdout or stderr does not take UTF-8")
+        if not hasattr(socket, "AF_UNIX"):
+            raise Declined("no Unix sockets on this system")
         home, args = plan(argv, environ)
         path = protocol.socket_path(home)
         if not os.path.exists(path):

@@ -16,7 +16,6 @@ run; anything that writes is refused.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import signal
 import socket
@@ -96,6 +95,8 @@ class WarmServer:
         if info.st_uid != os.getuid():
             raise WarmUnavailable(f"{run} belongs to another user")
         os.chmod(run, 0o700)
+        import fcntl  # POSIX only, like the socket itself
+
         # Two processes starting at once: one binds, the other finds it alive.
         with open(os.path.join(run, "warm.lock"), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -285,8 +286,8 @@ def _alive(path: str) -> bool:
 def start_for(memex: Memex, owner: str, echo: Callable[[str], None]) -> WarmServer | None:
     """Listen for ``memex``'s home on behalf of a serve or MCP server, unless
     ``MEMEX_NO_WARM`` is set or it cannot (then ``echo`` says why, and it carries on)."""
-    if protocol.disabled():
-        return None
+    if protocol.disabled() or not hasattr(socket, "AF_UNIX"):
+        return None  # switched off, or no Unix sockets here (Windows)
     server = WarmServer(memex, owner=owner)
     try:
         server.start()
