@@ -348,3 +348,27 @@ def test_memex_serve_and_client_apply_and_carry_the_floor(home: Path) -> None:
             assert found.results[0].fragment.conversation_id == "conv-lisbon"
         finally:
             client.close()
+
+
+def test_another_embedder_build_is_calibrated_again(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Memex(home=home) as mx:
+        mx.relevance_floor()
+        saved = mx.catalog.get_setting(calibration.FLOOR_SETTING)
+        assert saved is not None
+        asked: list[str] = []
+
+        def fake(embedder: object, signature: str) -> calibration.Calibration:
+            asked.append(signature)
+            return calibration.Calibration(signature, 0.5)
+
+        monkeypatch.setattr(calibration, "calibrate", fake)
+        monkeypatch.setattr(type(mx.embedder), "build", property(lambda self: "int8"))
+        try:
+            assert mx.relevance_floor() == 0.5
+            assert asked == ["minilm:384:int8"]
+            assert mx.recorded_floor() == calibration.Calibration("minilm:384:int8", 0.5)
+            assert mx.relevance_floor() == 0.5 and len(asked) == 1  # recorded, not redone
+        finally:
+            mx.catalog.set_setting(calibration.FLOOR_SETTING, saved)
