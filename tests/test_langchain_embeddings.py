@@ -156,6 +156,8 @@ def test_vectors_of_another_model_are_refused_until_rebuilt(
             other.search("anything", mode="semantic")
         other.rebuild(keyword=False, vectors=True)
         assert other.stats().embedder == "fake-16"
-        assert len(other.search("anything", mode="semantic", limit=2)) == 2
+        # floor off: this test is about the model mismatch, and a fake embedder's calibrated
+        # relevance floor says nothing about "anything"
+        assert len(other.search("anything", mode="semantic", limit=2, floor="off")) == 2
     finally:
         other.close()
