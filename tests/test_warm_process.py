@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import stat
@@ -160,28 +161,69 @@ def test_panels_for_a_pipe_come_out_as_they_would_alone(
     assert_same(home, "context", QUERY, "--budget", "600", "--format", "json")
 
 
-def test_terminals_help_and_write_commands_run_in_their_own_process(
-    home: Path, warm: subprocess.Popen[bytes]
-) -> None:
+def on_terminal(home: Path, *args: str, **env: str) -> tuple[int, bytes, str]:
+    """Run ``memex`` with stdout on a pseudo-terminal of 100x30 (TERM=xterm-256color):
+    exit status, the bytes it wrote to the terminal, and its stderr."""
+    import fcntl
     import pty
+    import struct
+    import termios
 
     leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    received: list[bytes] = []
+
+    def drain() -> None:  # a pty holds a few KB: read while the command writes
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO once the command closed its end
+                return
+            if not chunk:
+                return
+            received.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     try:
-        on_terminal = subprocess.run(
-            [sys.executable, "-m", "memex_core", "--home", str(home), "dig", QUERY],
+        done = subprocess.run(
+            [sys.executable, "-m", "memex_core", "--home", str(home), *args],
             stdout=follower,
             stderr=subprocess.PIPE,
             text=True,
-            env=_env(),
+            env=_env(TERM="xterm-256color", **env),
             timeout=300,
         )
     finally:
         os.close(follower)
-        os.close(leader)
-    assert on_terminal.returncode == 0
-    assert f"{HERE_NOT_WARM}: panels on a terminal" in on_terminal.stderr
+    reader.join(timeout=30)
+    os.close(leader)
+    return done.returncode, b"".join(received), done.stderr
+
+
+def test_panels_on_a_terminal_come_out_as_they_would_alone(
+    home: Path, warm: subprocess.Popen[bytes]
+) -> None:
+    """A person at a terminal gets the same bytes, colours and width included, whether the
+    warm process or the command itself lays the panels out."""
+    status, through, err = on_terminal(home, "dig", QUERY)
+    assert status == 0 and HERE_NOT_WARM not in err, err
+    alone_status, alone, _ = on_terminal(home, "dig", QUERY, MEMEX_NO_WARM="1")
+    assert (status, through) == (alone_status, alone)
+    assert b"\x1b[" in through  # coloured, as on a terminal
+    visible = re.sub(r"\x1b\[[0-9;]*m", "", through.decode())
+    assert max(len(line) for line in visible.splitlines()) == 100  # the terminal's width
+    assert (
+        on_terminal(home, "keyword", "sourdough", "--concise")[1]
+        == on_terminal(home, "keyword", "sourdough", "--concise", MEMEX_NO_WARM="1")[1]
+    )
+
+
+def test_help_forced_terminals_and_write_commands_run_in_their_own_process(
+    home: Path, warm: subprocess.Popen[bytes]
+) -> None:
     forced = memex(home, "dig", QUERY, FORCE_COLOR="1")
-    assert f"{HERE_NOT_WARM}: panels on a terminal" in forced.stderr
+    assert f"{HERE_NOT_WARM}: rich's terminal variables" in forced.stderr
     assert "help is laid out" in memex(home, "dig", "--help").stderr
     assert "not a read command" in memex(home, "corpus", "--format", "json").stderr
     # Asked directly, the warm process refuses anything that writes.

@@ -42,8 +42,8 @@ def warm() -> None:
       memex warm start                 # loads the indexes, then answers in ms
       memex warm status
       memex warm stop
-    `memex dig`, `keyword`, `semantic`, `get`, `timeline` and `context` (with
-    --format json or ids, or writing to a pipe) go through <home>/run/memex.sock
+    `memex dig`, `keyword`, `semantic`, `get`, `timeline` and `context` (any
+    --format, to a pipe or a terminal) go through <home>/run/memex.sock
     when a process listens there (this one, a memex serve or a memex mcp on the
     home) and run here otherwise, with the same output. MEMEX_NO_WARM=1 turns
     this off.

@@ -6,8 +6,10 @@ always did.
 stream that writes to the capture of the current context when there is one and to
 the original stream otherwise. click and rich look ``sys.stdout`` up at each write,
 so the CLI's commands need no change. rich's consoles made during a capture take the
-client's width, height and rendering variables (:func:`_lay_out_for_clients`), so
-panels come out as the client would have printed them to the same pipe.
+client's width, height, rendering variables and whether its stream is a terminal
+(:func:`_lay_out_for_clients`), and a captured stream answers ``isatty`` as the
+client's does (click strips colour codes from a stream that is not one), so panels
+come out as the client would have printed them to the same pipe or terminal.
 """
 
 from __future__ import annotations
@@ -65,7 +67,9 @@ class Routed:
             self._original.flush()
 
     def isatty(self) -> bool:
-        return False if _capture.get() is not None else self._original.isatty()
+        if _capture.get() is None:
+            return self._original.isatty()
+        return _client_tty(self._fd)
 
     def writable(self) -> bool:
         return True
@@ -81,6 +85,13 @@ class Routed:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._original, name)
+
+
+def _client_tty(fd: int) -> bool:
+    """Whether the client's stream ``fd`` (1 or 2) is a terminal (False when unsaid)."""
+    render = _render.get()
+    tty = render.get("tty") if render is not None else None
+    return bool(tty.get(str(fd))) if isinstance(tty, Mapping) else False
 
 
 def install() -> None:
@@ -111,6 +122,8 @@ def _lay_out_for_clients() -> None:
             kwargs.setdefault("width", render["width"])
             kwargs.setdefault("height", render["height"])
             kwargs.setdefault("_environ", dict(render["env"]))
+            if "file" not in kwargs:
+                kwargs.setdefault("force_terminal", _client_tty(2 if kwargs.get("stderr") else 1))
         original(self, *args, **kwargs)
 
     init._memex_warm = True  # type: ignore[attr-defined]

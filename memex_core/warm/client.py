@@ -3,12 +3,12 @@ on the home and print its answer, or say that the command must run here.
 
 Stdlib only (``socket``, ``json``, ``hashlib``): this runs before click or memex's
 own modules are imported, and a miss must cost next to nothing (a ``stat`` when no
-socket exists). Only commands whose output does not depend on the terminal are
-offered: ``--format json`` or ``--format ids`` anywhere, and panels when stdout is not
-a terminal (an agent reading a pipe): the client then sends the width and height rich
-would find here (:func:`render_settings`) and the variables rich reads, and the warm
-process lays the panels out with those. A terminal's panels (colours, its width)
-always run here.
+socket exists). Read commands are offered whatever they print to: the client sends
+what rich and click would find here (:func:`render_settings`: the width and height,
+whether stdout and stderr are terminals, the variables rich reads for colours), and
+the warm process lays panels out and colours them with those, so a terminal gets
+the same bytes as from a command run here. Only the variables that make rich treat
+a pipe as a terminal (``FORCE_COLOR`` and its kin) keep a command here.
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ def plan(
     rest = argv[index:]
     if "--help" in rest or "-h" in rest:
         raise Declined("help is laid out for the terminal")
-    if not _machine_format(rest) and _terminal(environ):
-        raise Declined("panels on a terminal are laid out here (--format json or ids, or a pipe)")
+    if not _machine_format(rest) and _forced_terminal(environ):
+        raise Declined("rich's terminal variables ($FORCE_COLOR and kin) are set")
     if home is None:
         url = environ.get("MEMEX_URL", "").strip()
         if url and environ.get("MEMEX_API_KEY", "").strip():
@@ -77,20 +77,24 @@ def _machine_format(args: list[str]) -> bool:
     return False
 
 
-def _terminal(environ: dict[str, str] | os._Environ[str]) -> bool:
-    """Whether rich would write to stdout as to a terminal."""
-    if any(name in environ for name in _TERMINAL_ENV):
-        return True
+def _forced_terminal(environ: dict[str, str] | os._Environ[str]) -> bool:
+    """Whether a variable tells rich to treat a pipe as a terminal (not sent over)."""
+    return any(name in environ for name in _TERMINAL_ENV)
+
+
+def _isatty(stream: object) -> bool:
     try:
-        return sys.stdout.isatty()
+        return bool(stream.isatty())  # type: ignore[attr-defined]
     except (AttributeError, ValueError):
-        return True
+        return False
 
 
 def render_settings(environ: dict[str, str] | os._Environ[str] = os.environ) -> dict[str, object]:
-    """What rich in this process would lay panels out with: the size of the first standard
-    stream that is a terminal (``rich.console.Console.size``), ``COLUMNS``/``LINES`` over
-    it, else 80x25; and the variables it reads."""
+    """What rich and click in this process would lay panels out with: the size of the
+    first standard stream that is a terminal (``rich.console.Console.size``),
+    ``COLUMNS``/``LINES`` over it, else 80x25; whether stdout ("1") and stderr ("2") are
+    terminals (rich colours and click keeps ANSI codes only there); and the variables
+    rich reads."""
     width = height = None
     for fd in (0, 1, 2):
         try:
@@ -107,6 +111,7 @@ def render_settings(environ: dict[str, str] | os._Environ[str] = os.environ) -> 
         "width": width or 80,
         "height": height or 25,
         "env": {name: environ[name] for name in RENDER_ENV if name in environ},
+        "tty": {"1": _isatty(sys.stdout), "2": _isatty(sys.stderr)},
     }
 
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import os
 
-VERSION = 1
+#: 2: the client says whether its stdout and stderr are terminals (render["tty"]).
+VERSION = 2
 #: Set (to anything but empty or 0) to never use or offer a warm process.
 NO_WARM_ENV = "MEMEX_NO_WARM"
 #: Set to print on stderr why a command did not go through the warm process.

@@ -249,8 +249,11 @@ def _valid_render(render: object) -> bool:
         return False
     size = (render.get("width"), render.get("height"))
     env = render.get("env")
+    tty = render.get("tty")
     return (
-        all(isinstance(n, int) and not isinstance(n, bool) and 0 < n < 100_000 for n in size)
+        isinstance(tty, dict)
+        and all(k in ("1", "2") and isinstance(v, bool) for k, v in tty.items())
+        and all(isinstance(n, int) and not isinstance(n, bool) and 0 < n < 100_000 for n in size)
         and isinstance(env, dict)
         and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
     )
