@@ -23,6 +23,7 @@ from memex_core.domain.relevance import (
     EVIDENCE_KEYWORD,
     EVIDENCE_SEMANTIC,
     RelevanceFloorSettingError,
+    agree,
     judge,
     parse_floor_setting,
     select,
@@ -271,8 +272,12 @@ def test_setting_off_in_config_restores_the_neighbours(home: Path, tmp_path: Pat
 
 
 def test_select_asks_the_query_as_a_whole() -> None:
-    # Nothing carries evidence: everything goes.
-    assert select([(0.2, 0.3), (None, 0.35)], 0.4) == [None, None]
+    # Nothing carries evidence and the signals agree on nothing: everything goes.
+    assert select([(0.05, 0.3), (None, 0.35), (0.3, None), (0.2, 0.2)], 0.4) == [None] * 4
+    # Both signals weakly on one candidate (some words, similarity near the floor): the
+    # query has evidence; that candidate stays as a keyword match, meaning alone goes.
+    assert select([(0.2, 0.3), (None, 0.35)], 0.4) == [EVIDENCE_KEYWORD, None]
+    assert not agree(0.2, 0.27, 0.4) and agree(0.1, 0.29, 0.4)
     # One does: partial word matches stay (labelled keyword), meaning alone below the floor goes.
     assert select([(0.8, 0.3), (0.2, 0.1), (None, 0.35), (None, 0.5)], 0.4) == [
         EVIDENCE_KEYWORD,
