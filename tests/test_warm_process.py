@@ -475,3 +475,35 @@ def test_a_stdio_mcp_server_on_the_home_answers_the_read_commands(tmp_path: Path
         server.wait(timeout=30)
     assert leaked == b""
     assert not Path(protocol.socket_path(str(own))).exists()
+
+
+def test_autostart_warms_the_home_for_the_next_commands(tmp_path: Path) -> None:
+    """With MEMEX_WARM_AUTOSTART, the first read command on a cold home runs here and starts
+    a memex warm process; the next ones are answered by it, with the same output."""
+    own = tmp_path / "own"
+    export = write_chatgpt_export(tmp_path / "conversations.json")
+    assert memex(own, "ingest", str(export), MEMEX_NO_WARM="1").returncode == 0
+    alone = memex(own, "keyword", "sourdough", "--format", "json", MEMEX_NO_WARM="1")
+    first = memex(own, "keyword", "sourdough", "--format", "json", MEMEX_WARM_AUTOSTART="5")
+    assert f"{HERE_NOT_WARM}: no warm process" in first.stderr
+    assert first.stdout == alone.stdout
+    try:
+        deadline = time.monotonic() + 180
+        while ping(own) is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        found = ping(own)
+        assert found is not None and found["owner"] == "memex warm"
+        # A client without the variable is answered too: it does not change the output.
+        later = memex(own, "keyword", "sourdough", "--format", "json")
+        assert HERE_NOT_WARM not in later.stderr and later.stdout == alone.stdout
+    finally:
+        memex(own, "warm", "stop")
+    # Unset, 0 or nonsense: nothing is started; a home that does not exist is not created.
+    for value in ("0", "soon"):
+        memex(own, "keyword", "sourdough", "--format", "json", MEMEX_WARM_AUTOSTART=value)
+        time.sleep(0.5)
+        assert ping(own) is None
+    missing = tmp_path / "nowhere"
+    memex(missing, "keyword", "x", "--format", "json", MEMEX_WARM_AUTOSTART="1")
+    time.sleep(0.5)
+    assert not (missing / "run").exists()

@@ -46,7 +46,8 @@ def warm() -> None:
     --format, to a pipe or a terminal) go through <home>/run/memex.sock
     when a process listens there (this one, a memex serve or a memex mcp on the
     home) and run here otherwise, with the same output. MEMEX_NO_WARM=1 turns
-    this off.
+    this off; MEMEX_WARM_AUTOSTART=1 makes a read command that finds no warm
+    process start one in the background.
     """
 
 

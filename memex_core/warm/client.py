@@ -205,8 +205,14 @@ def answer_warm(argv: list[str]) -> int | None:
         home, args = plan(argv, environ)
         path = protocol.socket_path(home)
         if not os.path.exists(path):
+            _autostart(home, environ)
             raise Declined("no warm process (no socket)")
-        answer = exchange(path, request(home, args, environ), _timeout(environ))
+        try:
+            answer = exchange(path, request(home, args, environ), _timeout(environ))
+        except Declined as why:
+            if str(why).startswith("stale socket"):
+                _autostart(home, environ)
+            raise
         if answer.get("status") != "ok":
             raise Declined(f"declined: {answer.get('reason', answer.get('status'))}")
         output, status = answer.get("output"), answer.get("exit")
@@ -218,6 +224,52 @@ def answer_warm(argv: list[str]) -> int | None:
         return None
     _print(output)
     return status
+
+
+def autostart_minutes(environ: dict[str, str] | os._Environ[str] = os.environ) -> float | None:
+    """Idle minutes for a warm process started on demand (``MEMEX_WARM_AUTOSTART``), or
+    None when the variable is unset, empty, 0 or not a number."""
+    raw = environ.get(protocol.AUTOSTART_ENV, "").strip().lower()
+    if raw in ("", "0", "no", "false", "off"):
+        return None
+    if raw in ("1", "yes", "true", "on"):
+        return protocol.DEFAULT_IDLE_MINUTES
+    try:
+        minutes = float(raw)
+    except ValueError:
+        return None
+    return minutes if minutes > 0 else None
+
+
+def _autostart(home: str, environ: dict[str, str] | os._Environ[str]) -> None:
+    """Start ``memex warm`` for ``home`` in the background when ``MEMEX_WARM_AUTOSTART`` asks
+    for it, without waiting: this command runs here, the next ones find the socket. Two
+    commands starting one at once are harmless (the second process finds the socket taken
+    and exits). Its output goes to ``<home>/run/warm.log``; only an existing home is warmed
+    (a read command on a home that does not exist must not create one)."""
+    minutes = autostart_minutes(environ)
+    if minutes is None or not os.path.isdir(home):
+        return
+    import subprocess
+
+    run = protocol.run_dir(home)
+    try:
+        os.makedirs(run, mode=0o700, exist_ok=True)
+        with open(os.path.join(run, "warm.log"), "ab") as log:
+            subprocess.Popen(
+                [
+                    *(sys.executable, "-m", "memex_core.warm.daemon", "--home", home),
+                    *("--idle-minutes", f"{minutes:g}"),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,  # not killed with this command's terminal
+                close_fds=True,
+            )
+    except OSError as exc:
+        if environ.get(protocol.DEBUG_ENV):
+            sys.stderr.write(f"memex: could not start a warm process: {exc}\n")
 
 
 def _utf8(stream: object) -> bool:

@@ -25,6 +25,11 @@ VERSION = 2
 NO_WARM_ENV = "MEMEX_NO_WARM"
 #: Set to print on stderr why a command did not go through the warm process.
 DEBUG_ENV = "MEMEX_WARM_DEBUG"
+#: Set to start a ``memex warm`` process in the background when a read command finds none
+#: on its home ("1": it exits after DEFAULT_IDLE_MINUTES idle minutes; a number: after that
+#: many). The command that starts it runs here; the next ones are answered warm.
+AUTOSTART_ENV = "MEMEX_WARM_AUTOSTART"
+DEFAULT_IDLE_MINUTES = 30.0
 #: Seconds the client waits for an answer before running the command itself.
 TIMEOUT_ENV = "MEMEX_WARM_TIMEOUT"
 DEFAULT_TIMEOUT = 30.0
@@ -36,7 +41,7 @@ READ_COMMANDS = frozenset({"dig", "keyword", "semantic", "get", "timeline", "con
 #: secret of a serve, the warm switches themselves, the home (compared resolved).
 IGNORED_ENV = frozenset(
     {"MEMEX_ADMIN_SECRET", "MEMEX_HOME", "MEMEX_SHARED_WRITE_MODE", NO_WARM_ENV, DEBUG_ENV}
-    | {TIMEOUT_ENV}
+    | {TIMEOUT_ENV, AUTOSTART_ENV}
 )
 
 
