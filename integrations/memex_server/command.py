@@ -140,12 +140,17 @@ def serve(
 
 
 def _bind(host: str, port: int) -> socket.socket:
-    """The listening socket, bound here so the real port (with --port 0) can be printed."""
+    """The listening socket, bound here so the real port (with --port 0) can be printed.
+
+    It listens before LISTENING is printed: whoever waits for that line may connect at
+    once, and until uvicorn starts (it listens again, harmlessly) a bound socket that is
+    not listening refuses connections (seen in CI under load)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(2048)  # uvicorn's default backlog
     except OSError:
         sock.close()
         raise
