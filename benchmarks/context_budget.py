@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from benchmarks.context import RunContext, StderrProgress, log
 from benchmarks.data import load_locomo, locomo_file, missing
 from benchmarks.fragments import locomo_fragments
-from benchmarks.locomo import CATEGORIES, _subset
+from benchmarks.locomo import CATEGORIES, subset
 from benchmarks.metrics import mean
 from benchmarks.report import Check, Section, table
 from memex_core.api import Memex
@@ -169,7 +169,7 @@ def _methods(mx: Memex) -> dict[str, Callable[[str, str], Packed]]:
 
 def measure(ctx: RunContext) -> BudgetFigures:
     """Build the LoCoMo home and score every method on every question."""
-    data = _subset(load_locomo(), ctx.sizes.locomo_conversations)
+    data = subset(load_locomo(), ctx.sizes.locomo_conversations)
     questions = data.questions[:QUICK_QUESTIONS] if ctx.quick else data.questions
     fragments = list(locomo_fragments(data))
     turn_of = {f.id: f.provenance.source_id for f in fragments}

@@ -23,15 +23,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks import corpus, quality
+from benchmarks import corpus, locomo, quality, scifact
 from benchmarks.context import RunContext, StderrProgress, log
 from benchmarks.data import load_locomo, load_scifact, locomo_file, missing, scifact_dir
 from benchmarks.fragments import locomo_fragments, scifact_fragments
-from benchmarks.metrics import ndcg_at_k, recall_at_k
 from benchmarks.report import Check, Section, table
 from benchmarks.vector_cache import EMBED_BATCH, default_cache
-from memex_core.api import make_filters
-from memex_core.domain import SearchFilters
 
 BOUND = 0.005
 MODES = ("semantic", "hybrid")
@@ -74,18 +71,8 @@ def _context(ctx: RunContext, variant: Variant) -> RunContext:
 
 
 def _scifact(ctx: RunContext) -> dict[str, float]:
-    data = load_scifact()
-    if ctx.sizes.scifact_queries is not None:
-        from benchmarks.scifact import _subset
-
-        data = _subset(data, ctx.sizes.scifact_queries)
-    pairs = data.test_queries()
-    task = quality.Task(
-        queries=[text for _, text in pairs],
-        filters=[SearchFilters()] * len(pairs),
-        score=lambda i, ranked: ndcg_at_k(ranked, data.qrels[pairs[i][0]], 10),
-        key=lambda result: result.fragment.provenance.source_id,
-    )
+    data = scifact.subset(load_scifact(), ctx.sizes.scifact_queries)
+    task = scifact.ndcg_task(data)
     mx = ctx.memex(ctx.home("scifact"))
     mx.add_fragments(
         list(scifact_fragments(data.docs, whole=True)),
@@ -98,18 +85,8 @@ def _scifact(ctx: RunContext) -> dict[str, float]:
 
 
 def _locomo(ctx: RunContext) -> dict[str, float]:
-    data = load_locomo()
-    if ctx.sizes.locomo_conversations is not None:
-        from benchmarks.locomo import _subset
-
-        data = _subset(data, ctx.sizes.locomo_conversations)
-    questions = data.questions
-    task = quality.Task(
-        queries=[q.question for q in questions],
-        filters=[make_filters(conversation=q.conversation_id) for q in questions],
-        score=lambda i, ranked: recall_at_k(ranked, questions[i].evidence, 10),
-        key=lambda result: result.fragment.provenance.source_id,
-    )
+    data = locomo.subset(load_locomo(), ctx.sizes.locomo_conversations)
+    task = locomo.recall_task(data)
     mx = ctx.memex(ctx.home("locomo"))
     mx.add_fragments(
         list(locomo_fragments(data)), origin="bench:locomo-dev", progress=StderrProgress()
@@ -166,12 +143,12 @@ def run(ctx: RunContext) -> Section:
     for variant in VARIANTS:
         log(f"encoders: {variant.label}: SciFact and LoCoMo")
         sub = _context(ctx, variant)
-        scifact = _scifact(sub)
-        locomo = _locomo(sub)
+        on_scifact = _scifact(sub)
+        on_locomo = _locomo(sub)
         figures.append(
             {
-                **{f"scifact {m}": v for m, v in scifact.items()},
-                **{f"locomo {m}": v for m, v in locomo.items()},
+                **{f"scifact {m}": v for m, v in on_scifact.items()},
+                **{f"locomo {m}": v for m, v in on_locomo.items()},
             }
         )
         log(f"  {figures[-1]}")

@@ -30,7 +30,8 @@ PEER_NAMES = {"keyword": "rank_bm25", "semantic": "exact cosine", "hybrid": "RRF
 CATEGORIES = {1: "1 multi-hop", 2: "2 temporal", 3: "3 open-domain", 4: "4 single-hop"}
 
 
-def _subset(data: LocomoSet, conversations: int | None) -> LocomoSet:
+def subset(data: LocomoSet, conversations: int | None) -> LocomoSet:
+    """Quick runs: the first ``conversations`` conversations and their questions."""
     if conversations is None:
         return data
     keep = list(dict.fromkeys(t.conversation_id for t in data.turns))[:conversations]
@@ -40,6 +41,17 @@ def _subset(data: LocomoSet, conversations: int | None) -> LocomoSet:
         data.skipped_category5,
         data.malformed_ids,
         data.skipped_no_evidence,
+    )
+
+
+def recall_task(data: LocomoSet) -> quality.Task:
+    """Evidence recall@10 of each question, searched within its own conversation."""
+    questions = data.questions
+    return quality.Task(
+        queries=[q.question for q in questions],
+        filters=[make_filters(conversation=q.conversation_id) for q in questions],
+        score=lambda i, ranked: recall_at_k(ranked, questions[i].evidence, 10),
+        key=lambda result: result.fragment.provenance.source_id,
     )
 
 
@@ -96,14 +108,9 @@ def run(ctx: RunContext) -> Section:
     if reason:
         section.skipped = reason
         return section
-    data = _subset(load_locomo(), ctx.sizes.locomo_conversations)
+    data = subset(load_locomo(), ctx.sizes.locomo_conversations)
     questions = data.questions
-    task = quality.Task(
-        queries=[q.question for q in questions],
-        filters=[make_filters(conversation=q.conversation_id) for q in questions],
-        score=lambda i, ranked: recall_at_k(ranked, questions[i].evidence, 10),
-        key=lambda result: result.fragment.provenance.source_id,
-    )
+    task = recall_task(data)
     home = ctx.home("locomo")
     mx = ctx.memex(home)
     fragments = list(locomo_fragments(data))

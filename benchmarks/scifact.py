@@ -28,7 +28,7 @@ REFERENCE = {"keyword": 0.652, "semantic": 0.645, "hybrid": 0.678}
 PEER_NAMES = {"keyword": "rank_bm25", "semantic": "exact cosine", "hybrid": "RRF of both"}
 
 
-def _subset(data: BeirSet, queries: int | None) -> BeirSet:
+def subset(data: BeirSet, queries: int | None) -> BeirSet:
     """Quick runs: the first ``queries`` test queries, their relevant docs and 600 others."""
     if queries is None:
         return data
@@ -39,20 +39,26 @@ def _subset(data: BeirSet, queries: int | None) -> BeirSet:
     return BeirSet(docs, data.queries, qrels)
 
 
+def ndcg_task(data: BeirSet) -> quality.Task:
+    """nDCG@10 of each test query, a hit counted by its document id."""
+    pairs = data.test_queries()
+    return quality.Task(
+        queries=[text for _, text in pairs],
+        filters=[SearchFilters()] * len(pairs),
+        score=lambda i, ranked: ndcg_at_k(ranked, data.qrels[pairs[i][0]], 10),
+        key=lambda result: result.fragment.provenance.source_id,
+    )
+
+
 def run(ctx: RunContext) -> Section:
     section = Section("scifact", "3. BEIR SciFact nDCG@10")
     reason = missing(scifact_dir() / "corpus.jsonl") or ctx.embedder_available()
     if reason:
         section.skipped = reason
         return section
-    data = _subset(load_scifact(), ctx.sizes.scifact_queries)
+    data = subset(load_scifact(), ctx.sizes.scifact_queries)
     pairs = data.test_queries()
-    task = quality.Task(
-        queries=[text for _, text in pairs],
-        filters=[SearchFilters()] * len(pairs),
-        score=lambda i, ranked: ndcg_at_k(ranked, data.qrels[pairs[i][0]], 10),
-        key=lambda result: result.fragment.provenance.source_id,
-    )
+    task = ndcg_task(data)
 
     home = ctx.home("scifact")
     mx = ctx.memex(home)

@@ -190,7 +190,7 @@ class Memex:
         self._ranker: Ranker | None = None
         self._memory_indexes: MemoryIndexUpdater | None = None
         self._memory_service: MemoryService | None = None
-        self._calibrated_floor: tuple[str, float] | None = None
+        self._calibrated_floor: Calibration | None = None
 
     # -- components -------------------------------------------------------------
 
@@ -684,9 +684,9 @@ class Memex:
         are empty and ``below_floor`` counts what was left out.
         """
         require_query(query)
-        floor_value = self.relevance_floor(floor) if mode != "keyword" else None
         if mode not in MODES:
             raise MemexError(f"Unknown search mode {mode!r}: use one of {', '.join(MODES)}.")
+        floor_value = self.relevance_floor(floor) if mode != "keyword" else None
         if limit < 1:
             raise MemexError("limit must be at least 1")
         if filters is None:
@@ -811,18 +811,19 @@ class Memex:
             # knows that no similarity means anything): nothing to calibrate.
             return Calibration(signature, float(declared), method="declared by the embedder")
         if not recalibrate:
-            if self._calibrated_floor is not None and self._calibrated_floor[0] == signature:
-                return Calibration(signature, self._calibrated_floor[1])
-            recorded = Calibration.from_json(self.catalog.get_setting(FLOOR_SETTING))
+            cached = self._calibrated_floor
+            if cached is not None and cached.embedder == signature:
+                return cached
+            recorded = self.recorded_floor()
             if recorded and recorded.embedder == signature and recorded.method == METHOD:
-                self._calibrated_floor = (signature, recorded.value)
+                self._calibrated_floor = recorded
                 return recorded
         measured = calibrate(self.embedder, signature)
         with contextlib.suppress(Exception):
             # A home that cannot be written (read-only copy) still searches; it measures
             # again next time.
             self.catalog.set_setting(FLOOR_SETTING, measured.to_json())
-        self._calibrated_floor = (signature, measured.value)
+        self._calibrated_floor = measured
         return measured
 
     def recorded_floor(self) -> Calibration | None:

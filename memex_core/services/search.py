@@ -160,9 +160,10 @@ class SearchService:
     ) -> SearchResults:
         """``query_vector`` may be passed when the caller already embedded the query.
 
-        With a ``floor`` (a cosine similarity), every fused candidate must carry evidence
-        (:func:`memex_core.domain.relevance.judge`): enough of the query's words, or a
-        similarity at or above the floor; the best ``limit`` that do are returned. The
+        With a ``floor`` (a cosine similarity), the candidates are judged as
+        :func:`memex_core.domain.relevance.select` says (enough of the query's words, a
+        similarity at or above the floor, or both signals agreeing on one); the best
+        ``limit`` kept are returned. The
         floor applies only while the semantic signal answers: keyword results standing
         in for it are shown as they are."""
         if not 0.0 <= semantic_weight <= 1.0:
@@ -193,7 +194,13 @@ class SearchService:
         # With a floor every candidate is judged before the best ``limit`` are taken, so
         # one left out makes room for the next that carries evidence.
         fused = self.ranker.fuse(signals, weights, limit if floor is None else depth * 2)
-        shares = self._keyword_shares(query, signals.get(KEYWORD, ()))
+        keyword_hits = signals.get(KEYWORD, ())
+        # Without a floor a label only says which signals found a hit: no shares to measure.
+        shares = (
+            {h.id: 1.0 for h in keyword_hits}
+            if floor is None
+            else self._keyword_shares(query, keyword_hits)
+        )
         labels = select(
             [(shares.get(h.id), h.scores.get(SEMANTIC)) for h in fused],
             floor,

@@ -61,15 +61,13 @@ class _QueryEncoder(_Encoder, Protocol):
 def resolve_backend(settings: Mapping[str, Any], environ: Mapping[str, str] = os.environ) -> str:
     """The backend to use: ``MEMEX_EMBED_BACKEND`` wins over ``[embedder.minilm] backend``."""
     raw = environ.get(BACKEND_ENV)
-    where = f"environment variable {BACKEND_ENV}"
     if not raw:
-        raw = settings.get("backend", "auto")
-        where = "config.toml [embedder.minilm] backend"
-    value = str(raw).strip().lower()
+        return resolve_choice(settings, "backend", BACKENDS)
+    value = raw.strip().lower()
     if value not in BACKENDS:
         raise EmbeddingBackendError(
-            f"{where} is {raw!r}, which is not an embedding backend. "
-            f"Set it to one of: {', '.join(BACKENDS)}."
+            f"environment variable {BACKEND_ENV} is {raw!r}, which is not an embedding "
+            f"backend. Set it to one of: {', '.join(BACKENDS)}."
         )
     return value
 

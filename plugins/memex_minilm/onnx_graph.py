@@ -156,18 +156,16 @@ def _layer(
         )
     )
     nodes.append(
-        helper.make_node(
-            "SkipLayerNormalization",
-            [
-                n + "attn_proj",
-                x,
-                init(n + "attn_ln_weight", get(p + "attention.output.LayerNorm.weight")),
-                init(n + "attn_ln_bias", get(p + "attention.output.LayerNorm.bias")),
-                init(n + "attn_out_bias", get(p + "attention.output.dense.bias")),
-            ],
-            [n + "attn_norm"],
-            domain=_MS,
-            epsilon=eps,
+        _skip_layer_norm(
+            helper,
+            init,
+            get,
+            n + "attn_proj",
+            x,
+            n + "attn",
+            p + "attention.output.",
+            n + "attn_norm",
+            eps,
         )
     )
     nodes.append(
@@ -191,18 +189,45 @@ def _layer(
         )
     )
     nodes.append(
-        helper.make_node(
-            "SkipLayerNormalization",
-            [
-                n + "ffn",
-                n + "attn_norm",
-                init(n + "out_ln_weight", get(p + "output.LayerNorm.weight")),
-                init(n + "out_ln_bias", get(p + "output.LayerNorm.bias")),
-                init(n + "out_bias", get(p + "output.dense.bias")),
-            ],
-            [n + "hidden"],
-            domain=_MS,
-            epsilon=eps,
+        _skip_layer_norm(
+            helper,
+            init,
+            get,
+            n + "ffn",
+            n + "attn_norm",
+            n + "out",
+            p + "output.",
+            n + "hidden",
+            eps,
         )
     )
     return n + "hidden"
+
+
+def _skip_layer_norm(
+    helper: Any,
+    init: Any,
+    get: Any,
+    x: str,
+    skip: str,
+    name: str,
+    prefix: str,
+    out: str,
+    eps: float,
+) -> Any:
+    """LayerNorm(x + dense bias + skip), BERT's residual step after attention and after the
+    feed-forward block, as one fused node (weights under ``<prefix>LayerNorm`` and
+    ``<prefix>dense.bias``)."""
+    return helper.make_node(
+        "SkipLayerNormalization",
+        [
+            x,
+            skip,
+            init(name + "_ln_weight", get(prefix + "LayerNorm.weight")),
+            init(name + "_ln_bias", get(prefix + "LayerNorm.bias")),
+            init(name + "_out_bias", get(prefix + "dense.bias")),
+        ],
+        [out],
+        domain=_MS,
+        epsilon=eps,
+    )
