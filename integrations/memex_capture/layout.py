@@ -1,0 +1,118 @@
+"""Where the capture plane keeps its files under a memex home (standard library only).
+
+Both the hook process (started by the agent, ``python -S``, no third-party
+imports) and the worker (the full memex stack) find every file through these
+functions, so the two sides cannot disagree on a path::
+
+    <home>/capture/spool/events.jsonl    pointer records appended by hooks
+    <home>/capture/spool/*.work          a batch the worker has taken to drain
+    <home>/capture/state.json            the worker's progress (sessions seen, ...)
+    <home>/capture/fired.json            when each hook last fired (``memex hooks status``)
+    <home>/capture/briefs/<key>.md       the session-start brief of one project
+    <home>/run/capture-worker.lock       flock held by the one running worker
+    <home>/logs/capture-hook.log         errors of hook processes
+    <home>/logs/capture-worker.log       the worker's log
+
+Paths are plain strings built with ``os.path``: importing ``pathlib`` (and the
+``re``/``fnmatch`` it pulls in) would cost a hook a large share of its 50 ms.
+Wrap them in ``Path`` where time does not matter.
+"""
+
+from __future__ import annotations
+
+import os
+
+#: Environment variable naming the home, the same one memex itself reads.
+HOME_ENV = "MEMEX_HOME"
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    StrPath = str | os.PathLike[str]
+
+
+def resolve_home(explicit: StrPath | None = None) -> str:
+    """The home a hook writes to: ``explicit`` (from the hook's command line), else
+    ``MEMEX_HOME``, else ``~/.memex`` (as ``memex_core.config.default_home``)."""
+    if explicit:
+        return os.path.expanduser(os.fspath(explicit))
+    env = os.environ.get(HOME_ENV)
+    return os.path.expanduser(env) if env else os.path.join(os.path.expanduser("~"), ".memex")
+
+
+def capture_dir(home: StrPath) -> str:
+    return os.path.join(home, "capture")
+
+
+def spool_dir(home: StrPath) -> str:
+    return os.path.join(home, "capture", "spool")
+
+
+def spool_file(home: StrPath) -> str:
+    """The file hooks append to (one JSON object per line, see ``memex_capture.spool``)."""
+    return os.path.join(home, "capture", "spool", "events.jsonl")
+
+
+def state_file(home: StrPath) -> str:
+    return os.path.join(home, "capture", "state.json")
+
+
+def fired_file(home: StrPath) -> str:
+    return os.path.join(home, "capture", "fired.json")
+
+
+def briefs_dir(home: StrPath) -> str:
+    return os.path.join(home, "capture", "briefs")
+
+
+def logs_dir(home: StrPath) -> str:
+    return os.path.join(home, "logs")
+
+
+def hook_log(home: StrPath) -> str:
+    return os.path.join(home, "logs", "capture-hook.log")
+
+
+def worker_log(home: StrPath) -> str:
+    return os.path.join(home, "logs", "capture-worker.log")
+
+
+def worker_lock(home: StrPath) -> str:
+    return os.path.join(home, "run", "capture-worker.lock")
+
+
+def project_root(cwd: StrPath) -> str:
+    """The project a session works in: the nearest folder at or above ``cwd`` that
+    holds ``.git`` (a directory, or a file for worktrees and submodules), else ``cwd``.
+
+    Walks the file system instead of running ``git``: a hook has no time for a
+    subprocess.
+    """
+    start = os.path.abspath(os.path.expanduser(os.fspath(cwd)))
+    try:
+        start = os.path.realpath(start)
+    except OSError:
+        return start
+    folder = start
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return start
+        folder = parent
+
+
+def project_key(root: StrPath) -> str:
+    """A file-name-safe key for a project: its last folder name and a hash of the path."""
+    import hashlib  # only the session-start hook and the worker need it
+
+    text = os.fspath(root)
+    digest = hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    base = os.path.basename(text.rstrip(os.sep))
+    name = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in base)[:40]
+    return f"{name or 'root'}-{digest}"
+
+
+def brief_file(home: StrPath, root: StrPath) -> str:
+    """Where the worker leaves the session-start brief of the project at ``root``."""
+    return os.path.join(home, "capture", "briefs", f"{project_key(root)}.md")
