@@ -71,6 +71,12 @@ class Source(Protocol):
 #: yielded and the new one no longer does are removed. Without it ingest only adds.
 REPLACE_CHANGED_FILES = "replace_changed_files"
 
+#: A :class:`FolderSource` may set ``explicit_only = True``: plain ``memex ingest`` never
+#: offers it a folder (its ``can_handle_folder`` is not asked); it reads the folders named
+#: with ``memex ingest --source <name>`` (the ``code`` source: a notes folder kept in git
+#: must still go to its own source).
+EXPLICIT_ONLY = "explicit_only"
+
 #: A :class:`Source` may also define ``explain_unread(path) -> str | None``: for a file
 #: its ``can_handle`` refused, why, when the source knows the file (``users.json`` of an
 #: export it reads, an archive whose members are unsafe). Ingest shows the reason
@@ -85,10 +91,16 @@ class FolderScan:
     ``documents`` are the relative paths (``/``-separated) of the files that
     become documents (the notes); ``files`` are all files links may point at
     (notes and attachments), used to resolve links.
+
+    ``fingerprints`` may give, per document, a digest of its content that the source
+    knows without reading it (a git blob hash): sync then compares that to the stored
+    one instead of the file's size, time and SHA-256, so an unchanged document is never
+    read. Documents it leaves out are compared the usual way.
     """
 
     documents: list[str]
     files: list[str]
+    fingerprints: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
