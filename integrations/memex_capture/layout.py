@@ -116,3 +116,22 @@ def project_key(root: StrPath) -> str:
 def brief_file(home: StrPath, root: StrPath) -> str:
     """Where the worker leaves the session-start brief of the project at ``root``."""
     return os.path.join(home, "capture", "briefs", f"{project_key(root)}.md")
+
+
+def fired_dir(home: StrPath) -> str:
+    """Folder of the empty marker files whose modification time says when a hook last
+    fired (one per agent and event; ``memex hooks status`` reads them). A hook touches
+    its marker instead of rewriting ``fired.json``: a touch needs no read, no lock and
+    cannot lose another hook's update."""
+    return os.path.join(home, "capture", "fired")
+
+
+def fired_marker(home: StrPath, agent: str, event: str) -> str:
+    """The marker of ``agent``'s ``event`` under :func:`fired_dir`, ``<agent>.<event>``
+    (characters other than letters, digits, ``-`` and ``_`` become ``_``: the names come
+    from the hook's input)."""
+
+    def safe(name: str) -> str:
+        return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name[:60]) or "_"
+
+    return os.path.join(home, "capture", "fired", f"{safe(agent)}.{safe(event)}")
