@@ -40,7 +40,9 @@ def _git(folder: Path, *args: str) -> bytes:
             folder, "the git program is not installed; the code source needs git on PATH"
         ) from exc
     except subprocess.TimeoutExpired as exc:
-        raise SourceError(folder, f"git {args[0]} took over 120 s; is the repository locked?") from exc
+        raise SourceError(
+            folder, f"git {args[0]} took over 120 s; is the repository locked?"
+        ) from exc
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise SourceError(
@@ -81,10 +83,10 @@ def tracked_files(folder: Path) -> list[TrackedFile]:
             continue
         entries[path] = TrackedFile(path, blob, mode)
     differing = _git(folder, "ls-files", "-m", "-d", "-z").split(b"\0")
-    for name in {n.decode("utf-8", "surrogateescape") for n in differing if n}:
-        entry = entries.pop(name, None)
-        file = folder / name
+    for changed in sorted({n.decode("utf-8", "surrogateescape") for n in differing if n}):
+        entry = entries.pop(changed, None)
+        file = folder / changed
         if entry is None or not file.is_file():
             continue  # deleted from the work tree: nothing to index
-        entries[name] = TrackedFile(name, blob_hash(file.read_bytes()), entry.mode)
+        entries[changed] = TrackedFile(changed, blob_hash(file.read_bytes()), entry.mode)
     return sorted(entries.values(), key=lambda e: e.path)

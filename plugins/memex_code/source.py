@@ -24,7 +24,7 @@ from memex_code.files import (
     skip_by_name,
 )
 from memex_code.git import git_root, tracked_files
-from memex_core.domain import Fragment, FolderScan, ParsedDocument, Provenance, SourceError
+from memex_core.domain import FolderScan, Fragment, ParsedDocument, Provenance, SourceError
 from memex_core.domain.fragment import fragment_id
 from memex_core.source_kit import warn_skipped
 
@@ -33,7 +33,7 @@ SOURCE_KIND = "code"
 FINGERPRINT_PREFIX = "git-blob:"
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
-_CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_CAMEL = re.compile(r"[A-Z]+[0-9]*(?![a-z])|[A-Z]?[a-z0-9]+")
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
 

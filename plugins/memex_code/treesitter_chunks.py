@@ -130,7 +130,8 @@ def _walk(
         if node.type in WRAPPERS:
             inner = [c for c in node.named_children if c.type in DEFINITIONS | WRAPPERS]
             value = node.child_by_field_name("value")
-            if node.type == "variable_declarator" and value is not None and "function" in value.type:
+            is_function = value is not None and "function" in value.type
+            if node.type == "variable_declarator" and is_function:
                 _add(node, f"{prefix}{_name(node, data)}", "function", lines, found, covered)
             else:
                 _walk(inner, prefix, data, lines, found, covered)
@@ -149,7 +150,8 @@ def _walk(
             found.append(CodeChunk(name, "class", start, end, text))
             covered.update(range(start, end + 1))
             continue
-        kind = "method" if prefix or node.type in ("method_definition", "method_declaration") else "function"
+        method = prefix or node.type in ("method_definition", "method_declaration")
+        kind = "method" if method else "function"
         _add(node, name, kind, lines, found, covered)
 
 
