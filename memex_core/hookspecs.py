@@ -123,3 +123,17 @@ def register_commands(cli: Any) -> None:
 
     ``cli`` is the root ``click.Group``; decorate functions with ``@cli.command()``.
     """
+
+
+@hookspec
+def register_doctor_checks(register: Any) -> None:
+    """Add checks to ``memex doctor`` for what a plugin keeps beside the indexes.
+
+    Call ``register(name, check)``; ``check(home)`` gets the home folder (a
+    ``pathlib.Path``) and returns an iterable of
+    ``memex_core.services.doctor.Finding`` (``severity`` ``drift`` or ``damage``
+    makes the doctor's exit status 1; ``note`` only informs), each with the fix
+    in words. Checks run after the doctor's own, without the write lock, and
+    must only read: a check that raises is reported as a note naming it, never
+    as a crash. The capture plane uses it to report a spool nobody drains.
+    """

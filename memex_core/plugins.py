@@ -165,6 +165,16 @@ class PluginRegistry:
     def add_commands(self, cli: Any) -> None:
         self.manager.hook.register_commands(cli=cli)
 
+    def doctor_checks(self) -> list[tuple[str, Callable[[Any], Iterable[Any]]]]:
+        """The ``(name, check)`` pairs plugins gave ``register_doctor_checks``."""
+        checks: list[tuple[str, Callable[[Any], Iterable[Any]]]] = []
+
+        def register(name: str, check: Callable[[Any], Iterable[Any]]) -> None:
+            checks.append((name, check))
+
+        self.manager.hook.register_doctor_checks(register=register)
+        return checks
+
 
 def _allowed_plugins() -> set[str] | None:
     raw = os.environ.get("MEMEX_LOAD_PLUGINS")

@@ -24,6 +24,7 @@ def test_hooks_exist_for_every_plugin_kind() -> None:
     assert HOOKS == [
         "register_commands",
         "register_consolidators",
+        "register_doctor_checks",
         "register_embedders",
         "register_extractors",
         "register_keyword_stores",

@@ -48,8 +48,12 @@ def doctor(ctx: click.Context, repair: bool, quiet: bool, output_format: str) ->
       memex doctor            report only
       memex doctor --repair   fix drift from the catalog, then check again
     """
+    from memex_core.services.doctor import plugin_findings
+
     mx = open_memex(ctx)
     report = mx.doctor(repair=repair, progress=RichProgress(quiet or output_format == "json"))
+    # Checks of what plugins keep beside the indexes (the capture spool...): read-only.
+    report.final.findings.extend(plugin_findings(mx.registry.doctor_checks(), mx.home))
     if output_format == "json":
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:

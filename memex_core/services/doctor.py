@@ -603,3 +603,27 @@ class Doctor:
         if embedded:
             done.append(f"embedded {_plural(embedded, 'fragment')}")
         return done
+
+
+def plugin_findings(
+    checks: Iterable[tuple[str, Callable[[Any], Iterable[Finding]]]], home: Any
+) -> list[Finding]:
+    """Run the checks plugins registered (``register_doctor_checks``) on ``home``.
+
+    A check that raises becomes a note naming it: a plugin's bug must not hide the
+    doctor's own findings."""
+    found: list[Finding] = []
+    for name, check in checks:
+        try:
+            found.extend(check(home))
+        except Exception as exc:
+            found.append(
+                Finding(
+                    code=f"plugin.{name}.failed",
+                    severity=NOTE,
+                    summary=f"The doctor check {name!r} failed: {type(exc).__name__}: {exc}",
+                    fix="Report it to the plugin that registered the check; the other "
+                    "findings are unaffected.",
+                )
+            )
+    return found
