@@ -69,6 +69,7 @@ def settings_path(project: bool, cwd: str | os.PathLike[str] | None = None) -> P
 
 def install(path: Path, home: str, python: str | None = None) -> Change:
     """Add (or re-point) memex's five hooks in the settings file at ``path``."""
+    hooks_common.precompile()
     data, text = hooks_common.read_json_settings(path)
     command = hooks_common.hook_command(AGENT, home, python)
     hooks_common.merge_hook_events(data, EVENTS, command, source=path)

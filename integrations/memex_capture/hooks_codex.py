@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from memex_capture import hooks_common
-from memex_capture.hook import THEN
+from memex_capture.hook_main import THEN
 from memex_capture.hooks_claude import Change
 
 AGENT = "codex"
@@ -153,6 +153,7 @@ def previous_notify(notify: object) -> list[str] | None:
 
 
 def install_notify(home: str, python: str | None = None) -> Change:
+    hooks_common.precompile()
     path = config_path()
     data, text = _load_toml(path)
     current = data.get("notify")

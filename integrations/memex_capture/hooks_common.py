@@ -27,6 +27,10 @@ HOOK_MARKER = os.path.join("memex_capture", "hook.py")
 HOOK_TIMEOUT_SECONDS = 10
 
 
+#: The modules a hook run imports; :func:`precompile` writes their bytecode.
+HOOK_MODULES = ("__init__", "layout", "spool", "launch", "hook_main")
+
+
 class HooksError(Exception):
     """A settings file memex cannot safely edit; the message names the file and the fix."""
 
@@ -48,6 +52,17 @@ def hook_argv(agent: str, home: str, python: str | None = None) -> list[str]:
 def hook_command(agent: str, home: str, python: str | None = None) -> str:
     """:func:`hook_argv` as one shell command (Claude Code runs hook commands through a shell)."""
     return shlex.join(hook_argv(agent, home, python))
+
+
+def precompile() -> None:
+    """Write the bytecode of the modules a hook imports, so no hook run compiles them
+    (a run under ``PYTHONDONTWRITEBYTECODE``, or by a user who cannot write the install
+    folder, never would); best effort: a read-only install just stays uncompiled."""
+    import py_compile
+
+    for name in HOOK_MODULES:
+        with contextlib.suppress(OSError, py_compile.PyCompileError):
+            py_compile.compile(str(HOOK_SCRIPT.with_name(f"{name}.py")), doraise=True)
 
 
 def split_command(command: str) -> list[str]:
