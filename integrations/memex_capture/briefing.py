@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from memex_capture import layout
-from memex_capture.settings import load_settings
+from memex_capture.settings import settings_from_config
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import QUERY_MATCH, RECENCY, ContextItem, label_of, snippet
 from memex_core.domain.session_summary import (
@@ -183,7 +183,7 @@ def build_brief(mx: Memex, project_root: str, *, budget: int | None = None) -> B
     """The brief of the project at ``project_root`` within ``budget`` characters
     (default ``[capture] session_start_budget``), header included."""
     if budget is None:
-        budget = load_settings(mx.home).session_start_budget
+        budget = settings_from_config(mx.config).session_start_budget
     if budget < 200:
         raise MemexError(f"The brief's budget must be at least 200 characters, not {budget}.")
     root = os.path.abspath(os.path.expanduser(project_root))

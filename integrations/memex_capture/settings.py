@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memex_core.config import load_config
+from memex_core.config import Config, load_config
 from memex_core.errors import MemexError
 
 #: The config.toml table this module reads.
@@ -130,7 +130,11 @@ def parse_settings(
 
 def load_settings(home: str | Path | None = None) -> CaptureSettings:
     """The ``[capture]`` settings of the home's config.toml (defaults when absent)."""
-    config = load_config(home)
+    return settings_from_config(load_config(home))
+
+
+def settings_from_config(config: Config) -> CaptureSettings:
+    """The ``[capture]`` settings of a loaded config (``Memex.config``)."""
     table = config.raw.get(TABLE, {})
     if not isinstance(table, dict):
         raise CaptureSettingError(

@@ -28,7 +28,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from memex_capture.settings import CaptureSettings, load_settings
+from memex_capture.settings import CaptureSettings, settings_from_config
 from memex_core.domain import Fragment
 from memex_core.domain.chunking import message_fragments
 from memex_core.domain.session_summary import (
@@ -98,7 +98,7 @@ def write_session_summary(
     summary = summarize_session(fragments, session_id=session_id)
     if summary.is_empty:
         return None
-    settings = settings or load_settings(mx.home)
+    settings = settings or settings_from_config(mx.config)
     text, how = summary.render(), "rules"
     model = chat_model
     if model is None and settings.use_llm:

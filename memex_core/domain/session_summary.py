@@ -235,7 +235,11 @@ def summarize_session(
                 final_answer = message.text
     if not request and prompts:
         request = prompts[0]
-    unique_commands = list(dict.fromkeys(commands))
+    unique_commands = list(dict.fromkeys(commands))  # whole commands: the total counts these
+    # Shown on one line each; two commands that differ only after it are shown once.
+    shown_commands = list(
+        dict.fromkeys(_shorten(_command_line(c), COMMAND_CHARS) for c in unique_commands)
+    )
     changed_set = set(changed)
     files_changed = list(dict.fromkeys(changed))
     files_read = [p for p in dict.fromkeys(read) if p not in changed_set]
@@ -254,7 +258,7 @@ def summarize_session(
         files_read=tuple(files_read[:MAX_FILES]),
         files_changed_total=len(files_changed),
         files_read_total=len(files_read),
-        commands=tuple(unique_commands[:MAX_COMMANDS]),
+        commands=tuple(shown_commands[:MAX_COMMANDS]),
         commands_total=len(unique_commands),
         errors=tuple(list(dict.fromkeys(errors))[:MAX_ERRORS]),  # repeats shown once
         errors_total=len(errors),
@@ -341,7 +345,7 @@ def _tool_call(
                 commands.append("apply_patch")
                 return
             read.extend(_relative(p, cwd) for p in _read_files(command))
-            commands.append(_shorten(_command_line(command), COMMAND_CHARS))
+            commands.append(command.strip())
 
 
 def _patched_files(patch: str) -> list[str]:
