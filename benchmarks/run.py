@@ -24,6 +24,7 @@ from pathlib import Path
 from benchmarks import (
     abstention,
     adds,
+    capture_hooks,
     cold_start,
     context_budget,
     encoder_quality,
@@ -63,6 +64,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "growth": ("13. Growth from 1,000 to 1,000,000 fragments", growth.run),
     "service": (service.TITLE, service.run),
     "abstention": (abstention.TITLE, abstention.run),
+    "hooks": (capture_hooks.TITLE, capture_hooks.run),
 }
 
 
