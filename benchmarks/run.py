@@ -24,6 +24,7 @@ from pathlib import Path
 from benchmarks import (
     abstention,
     adds,
+    ask_recall,
     capture_hooks,
     cold_start,
     context_budget,
@@ -65,6 +66,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "service": (service.TITLE, service.run),
     "abstention": (abstention.TITLE, abstention.run),
     "hooks": (capture_hooks.TITLE, capture_hooks.run),
+    "ask": (ask_recall.TITLE, ask_recall.run),
 }
 
 

@@ -265,7 +265,7 @@ def test_incremental_by_blob_hash(tmp_path: Path, keyword_home: Path) -> None:
         after = _code_fragments(mx)
         assert after["b.py"] == before["b.py"] and after["c.md"] == before["c.md"]
         assert after["a.py"].isdisjoint(before["a.py"])
-        assert mx.keyword_store.search  # the keyword index follows the catalog
+        # The keyword index follows the catalog.
         hits = mx.search("return 2", "keyword", 5, source="code").results
         assert hits and hits[0].fragment.metadata["path"] == "a.py"
 
@@ -290,7 +290,7 @@ def test_plain_ingest_never_claims_a_git_folder(tmp_path: Path, keyword_home: Pa
 def test_unknown_source_name_is_refused(keyword_home: Path, tmp_path: Path) -> None:
     from memex_core.errors import MemexError
 
-    with Memex(keyword_home) as mx, pytest.raises(MemexError, match="known are .*code"):
+    with Memex(keyword_home) as mx, pytest.raises(MemexError, match=r"known are .*code"):
         mx.ingest(tmp_path, source="nope")
 
 

@@ -36,10 +36,13 @@ def test_tools_are_listed_with_honest_annotations_and_schemas(home: Home) -> Non
     async def body() -> None:
         async with mcp_session(home.path, "--user", "alice") as session:
             tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-            assert set(tools) == READERS | {"remember"}
+            assert set(tools) == READERS | {"remember", "ask"}
             for name in READERS:
                 hints = tools[name].annotations
                 assert hints.read_only_hint is True and hints.open_world_hint is False, name
+            # ask indexes the repository's changed files before it reads: not read-only.
+            ask = tools["ask"].annotations
+            assert ask.read_only_hint is False and ask.destructive_hint is False
             remember = tools["remember"].annotations
             assert remember.read_only_hint is False
             assert remember.destructive_hint is False  # it only adds; repeats are folded

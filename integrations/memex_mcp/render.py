@@ -224,3 +224,25 @@ def remembered(result: Any, user: str, collection: str) -> tuple[str, dict[str, 
         where = f"collection {collection!r}" if collection else "the default collection"
         lines.append(f"Stored for user {user!r} in {where}; `search` finds it from now on.")
     return "\n".join(lines), data
+
+
+def ask_pack(result: Any) -> tuple[str, dict[str, Any]]:
+    """``result`` is a :class:`memex_core.services.ask.AskResult`: numbered items, each
+    labelled memory or code, then the answer (when a chat model is configured)."""
+    data = result.to_dict()
+    where = f"memory and the code of {result.repo}" if result.repo else "memory only"
+    blocks = [
+        f"Ask {result.question!r} ({where}): {len(result.items)} item(s), "
+        f"{result.used_chars:,} of {result.budget_chars:,} characters."
+    ]
+    for item in result.items:
+        cut = " (cut; `get` returns it whole)" if item.truncated else ""
+        blocks.append(
+            f"[{item.number}] {item.kind} · {item.location} · {item.title} · id {item.id}{cut}\n"
+            f"why: {item.reason}\n{item.text}"
+        )
+    if result.answer is not None:
+        blocks.append(f"Answer ({result.model}):\n{result.answer}")
+    if result.notes:
+        blocks.append("Notes: " + " | ".join(result.notes))
+    return "\n\n".join(blocks), data

@@ -41,6 +41,7 @@ Work in small steps so you read only what you need:
 3. `get` returns the few fragments you need verbatim, by id.
 `context` assembles background on a topic in one call, within a character budget.
 `explore` walks an Obsidian note's links. `remember` stores a durable fact for later sessions.
+`ask` answers a question from memory and the current repository's code together.
 Ids are long: copy them whole from a result."""
 
 SOURCE_HELP = (
@@ -83,6 +84,14 @@ Assemble background on a topic in one call, within a character budget: search hi
 then the notes they link to, then recent material, each item saying why it is there. Use it \
 at the start of a task when you need broad context fast; to dig into something specific, \
 prefer `search` -> `timeline` -> `get`."""
+
+ASK = """\
+Ask a question of the user's memory and of the code of a git repository together, in one \
+call: numbered items, each labelled memory or code (code with path:lines and symbol), within \
+a character budget, and an answer citing the items as [1], [2] when the user configured a \
+chat model. Use it for questions about a codebase that past work may explain ("why does X \
+do Y", "where is Z computed"). repo defaults to the repository the server runs in; its \
+changed files are indexed first. Then `get` returns an item whole by its id."""
 
 REMEMBER = """\
 Store one durable fact in the user's long-term memory so that later sessions find it with \
@@ -140,6 +149,20 @@ class ContextOutput(TypedDict):
     items: list[dict[str, Any]]
 
 
+class AskOutput(TypedDict):
+    question: str
+    repo: str | None
+    budget_chars: int
+    used_chars: int
+    items: list[dict[str, Any]]
+    answer: str | None
+    model: str | None
+    citations: list[int]
+    invalid_citations: list[int]
+    index: dict[str, Any]
+    notes: list[str]
+
+
 class RememberOutput(TypedDict):
     user_id: str
     collection: str
@@ -167,6 +190,16 @@ def _reader(title: str) -> ToolAnnotations:
 #: and it never updates, invalidates or deletes an earlier memory (not destructive).
 REMEMBER_ANNOTATIONS = ToolAnnotations(
     title="Remember a fact",
+    read_only_hint=False,
+    destructive_hint=False,
+    idempotent_hint=True,
+    open_world_hint=False,
+)
+
+#: ask reads, but first indexes the repository's changed files into the home (not read-only);
+#: it replaces only that repository's code, the same way for the same files (idempotent).
+ASK_ANNOTATIONS = ToolAnnotations(
+    title="Ask memory and code",
     read_only_hint=False,
     destructive_hint=False,
     idempotent_hint=True,
@@ -381,6 +414,20 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
             until=until,
             collection=collection,
         )
+
+    @server.tool(description=ASK, annotations=ASK_ANNOTATIONS)
+    async def ask(
+        question: Annotated[str, Field(description="The question, in a sentence.")],
+        repo: Annotated[
+            str | None,
+            Field(description="A git repository's folder; default: where the server runs."),
+        ] = None,
+        budget_chars: Annotated[
+            int | None,
+            Field(ge=200, le=50_000, description="Most characters of text; default: [ask] budget."),
+        ] = None,
+    ) -> Annotated[CallToolResult, AskOutput]:
+        return await worker.tool(tools.ask, question=question, repo=repo, budget_chars=budget_chars)
 
     @server.tool(description=REMEMBER, annotations=REMEMBER_ANNOTATIONS)
     async def remember(

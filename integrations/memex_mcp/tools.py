@@ -144,6 +144,32 @@ class MemexTools:
         )
         return render.context_pack(pack)
 
+    def ask(
+        self, question: str, repo: str | None = None, budget_chars: int | None = None
+    ) -> Output:
+        """Memory (through this server's view, so only what its user may read) fused with the
+        code of ``repo`` (default: the git repository the server was started in)."""
+        if not question.strip():
+            raise ToolFailure("The question is empty: ask it in a sentence.")
+        ask = getattr(self.memex, "ask", None)
+        if ask is None:
+            raise ToolFailure(
+                "ask needs a local memex home (it indexes the repository's code here); this "
+                "server talks to a memex serve: use `search` or `context` instead."
+            )
+        chosen = None
+        if self.scope.corpus:
+            # Code is part of the operator's corpus: a server without the corpus neither
+            # indexes nor shows it (its view would hide every code hit anyway).
+            chosen = repo or _repo_here(self.memex)
+        elif repo:
+            raise ToolFailure(
+                "This server is started without the corpus (--no-corpus), so it cannot search "
+                "code; ask without repo for memory only."
+            )
+        result = ask(question, repo=chosen, budget_chars=budget_chars, search=self.view.search)
+        return render.ask_pack(result)
+
     # -- writing ------------------------------------------------------------------------------
 
     def remember(self, text: str, collection: str | None = None, kind: str = "misc") -> Output:
@@ -155,3 +181,19 @@ class MemexTools:
         chosen = self.scope.narrow(collection)
         result = self.view.remember(text, collection=chosen, kind=kind)
         return render.remembered(result, self.scope.user, chosen or self.scope.collection)
+
+
+def _repo_here(memex: Any) -> str | None:
+    """The git repository the server runs in (its working directory), or None."""
+    import os
+
+    from memex_core.asking import code_source
+    from memex_core.domain import SourceError
+
+    source = code_source(memex)
+    if source is None:
+        return None
+    try:
+        return str(source.repository_root(os.getcwd()))
+    except SourceError:
+        return None

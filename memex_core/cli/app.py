@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from memex_core.cli.ask import ask
 from memex_core.cli.doctor import doctor
 from memex_core.cli.maintenance import backfill, rebuild
 from memex_core.cli.memory import COMMANDS as MEMORY_COMMANDS
@@ -65,6 +66,7 @@ for command in (
     timeline,
     get,
     context_pack,
+    ask,
     corpus,
     sources,
     plugins,

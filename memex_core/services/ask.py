@@ -19,6 +19,7 @@ hits' own hybrid scores, then memory first, so the result is deterministic.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -116,7 +117,8 @@ def pack_items(
         if room < min(MIN_ITEM_CHARS, budget_chars):
             break
         fragment = hit.result.fragment
-        text = fragment.content.strip()
+        # Dedented: a method's lines keep their shape without the class's indentation.
+        text = textwrap.dedent(fragment.content).strip("\n")
         truncated = len(text) > room
         if truncated:
             text = text[: max(room - 1, 0)].rstrip() + "…"

@@ -1,0 +1,248 @@
+"""``Memex.ask``: bring a repository's code index up to date, search memory and code as two
+pools, fuse them into one labelled pack (:mod:`memex_core.services.ask`), and answer with
+citations when ``[ask]`` names a chat model.
+
+The code index is brought up to date cheaply first: the ``code`` source lists the tracked
+files with their git blob hashes (one ``git ls-files``) and they are compared with the
+stored ones; only when something changed does an ingest run (write lock, parse, embed).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memex_core.domain import PluginContext, SourceError
+from memex_core.errors import MemexError, require_query
+from memex_core.services.ask import (
+    CODE,
+    DEFAULT_BUDGET,
+    DEFAULT_ITEM_CHARS,
+    DEFAULT_POOL_LIMIT,
+    AskResult,
+    answer_prompt,
+    check_citations,
+    fuse_pools,
+    pack_items,
+)
+from memex_core.services.file_reading import collect_skips
+from memex_core.services.ports import Progress
+
+if TYPE_CHECKING:
+    from memex_core.api import Memex
+    from memex_core.services.search import SearchResults
+
+#: search(query, mode, limit, **filter_options): Memex.search, or an AgentView's (scoped).
+SearchFn = Callable[..., "SearchResults"]
+
+CONFIG_EXAMPLE = (
+    "[ask]\n"
+    "budget = 6000\n"
+    'chat_model = "langchain_openai:ChatOpenAI"\n'
+    'chat_model_args = { model = "gpt-4o-mini", temperature = 0 }'
+)
+_MODEL_KEYS = ("chat_model", "chat_model_args", "max_retries")
+_KNOWN_KEYS = (*_MODEL_KEYS, "budget", "item_chars", "pool_limit")
+
+
+def ask_settings(mx: Memex) -> dict[str, Any]:
+    """The ``[ask]`` table, checked: unknown keys and non-positive numbers name the fix."""
+    table = dict(mx.config.table("ask"))
+    unknown = sorted(set(table) - set(_KNOWN_KEYS))
+    if unknown:
+        raise MemexError(
+            f"{mx.config.config_path} [ask]: unknown setting(s) {', '.join(unknown)}; known are "
+            f"{', '.join(_KNOWN_KEYS)}. For example:\n\n{CONFIG_EXAMPLE}"
+        )
+    for key, default in (
+        ("budget", DEFAULT_BUDGET),
+        ("item_chars", DEFAULT_ITEM_CHARS),
+        ("pool_limit", DEFAULT_POOL_LIMIT),
+    ):
+        value = table.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise MemexError(
+                f"{mx.config.config_path} [ask]: {key} = {value!r} must be a whole number, "
+                f"1 or more (default {default})."
+            )
+        table[key] = value
+    return table
+
+
+def code_source(mx: Memex) -> Any | None:
+    """The ``code`` source built with ``[source.code]``, or None when it is not installed."""
+    for reg in mx.registry.registrations("source"):
+        if reg.name == CODE and reg.available:
+            return reg.factory(PluginContext(mx.home, mx.config.source_settings(CODE)))
+    return None
+
+
+def repository_root(source: Any, path: str | Path) -> Path:
+    """The git work tree's top folder for ``path``; a clear error when it is none."""
+    try:
+        return Path(source.repository_root(Path(path).expanduser()))
+    except SourceError as exc:
+        raise MemexError(f"--repo {path}: {exc.reason}") from exc
+
+
+def update_code_index(
+    mx: Memex,
+    source: Any,
+    root: Path,
+    progress: Progress | None = None,
+    embed_progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Index ``root``'s tracked files as code, only what changed; what happened, counted."""
+    started = time.perf_counter()
+    with collect_skips() as skipped:
+        try:
+            scan = source.scan(root)
+        except SourceError as exc:
+            raise MemexError(str(exc)) from exc
+    stored = mx.catalog.documents_under(str(root))
+    present = set(scan.documents)
+    changed = [
+        rel
+        for rel in scan.documents
+        if rel not in stored or stored[rel].sha256 != scan.fingerprints.get(rel)
+    ]
+    gone = [rel for rel in stored if rel not in present]
+    summary: dict[str, Any] = {
+        "root": str(root),
+        "files": len(scan.documents),
+        "skipped_files": len(skipped),
+        "changed": len(changed),
+        "removed": len(gone),
+    }
+    if changed or gone:
+        report = mx.ingest(root, source=CODE, progress=progress, embed_progress=embed_progress)
+        summary.update(
+            fragments_added=report.fragments_added,
+            fragments_removed=report.fragments_removed,
+            embedded=report.embedded,
+            failed=[f"{f.path}: {f.error}" for f in report.files if f.status == "failed"],
+            skipped=report.skipped,
+        )
+        if report.embedding_skipped_reason:
+            summary["embedding_skipped"] = report.embedding_skipped_reason
+    else:
+        summary["skipped"] = skipped
+    summary["seconds"] = round(time.perf_counter() - started, 3)
+    return summary
+
+
+def run_ask(
+    mx: Memex,
+    question: str,
+    *,
+    repo: str | Path | None = None,
+    budget_chars: int | None = None,
+    search: SearchFn | None = None,
+    answer: bool = True,
+    index: bool = True,
+    progress: Progress | None = None,
+    embed_progress: Progress | None = None,
+) -> AskResult:
+    """See :meth:`memex_core.api.Memex.ask`."""
+    require_query(question)
+    settings = ask_settings(mx)
+    budget = settings["budget"] if budget_chars is None else budget_chars
+    if budget < 1:
+        raise MemexError("--budget must be at least 1 character")
+    search = search or mx.search
+    notes: list[str] = []
+    root: Path | None = None
+    result = AskResult(question=question, repo=None, budget_chars=budget)
+    if repo is not None:
+        source = code_source(mx)
+        if source is None:
+            raise MemexError(
+                "the code source is not installed, so memex cannot index a repository; "
+                "reinstall memex (pip install -e .) so its `code` plugin is registered"
+            )
+        root = repository_root(source, repo)
+        result.repo = str(root)
+        if index:
+            result.index = update_code_index(mx, source, root, progress, embed_progress)
+    else:
+        notes.append("no repository: memory only (run inside a git repository or pass --repo)")
+    limit = settings["pool_limit"]
+    kinds = tuple(k for k in mx.catalog.group_counts("source_kind") if k != CODE)
+    memory_hits = []
+    if kinds:
+        found = search(question, "hybrid", limit, source=kinds)
+        memory_hits = list(found.results)
+        notes.extend(n for n in found.notes if n not in notes)
+    else:
+        notes.append("no memory ingested yet (memex ingest your exports and transcripts)")
+    code_hits = []
+    if root is not None:
+        ids = tuple(d.id for d in mx.catalog.documents_under(str(root)).values())
+        if ids:
+            # Code has no dates: a time phrase in the question is for memory only.
+            found = search(
+                question, "hybrid", limit, source=(CODE,), conversation=ids, time_phrases=False
+            )
+            code_hits = list(found.results)
+        else:
+            notes.append(f"{root}: no tracked file could be indexed as code")
+    result.items = pack_items(
+        fuse_pools(memory_hits, code_hits), question, budget, item_chars=settings["item_chars"]
+    )
+    if not result.items:
+        notes.append("nothing in memory or code matched the question")
+    if answer and result.items:
+        _answer(mx, settings, result, notes)
+    if answer and "chat_model" not in settings:
+        notes.append(
+            "no chat model configured, so here is the context pack without an answer; to get "
+            f"answers with citations add to {mx.config.config_path}:\n\n{CONFIG_EXAMPLE}"
+        )
+    result.notes = notes
+    return result
+
+
+def load_ask_model(mx: Memex, settings: dict[str, Any]) -> Any:
+    """The chat model ``[ask] chat_model`` names (memex_llm's loader and checks)."""
+    try:
+        from memex_llm.errors import LLMSettingError
+        from memex_llm.settings import load_chat_model, parse_settings
+    except ImportError as exc:
+        raise MemexError(
+            f"[ask] chat_model needs langchain-core: pip install 'memex[langchain]' ({exc})"
+        ) from exc
+    table = {k: settings[k] for k in _MODEL_KEYS if k in settings}
+    try:
+        return load_chat_model(parse_settings(table, role="ask"), role="ask")
+    except LLMSettingError as exc:
+        problem = str(exc).split("\nFor example:")[0].replace("[ask.llm]", "[ask]")
+        raise MemexError(f"{problem}\nFor example:\n\n{CONFIG_EXAMPLE}") from exc
+
+
+def _answer(mx: Memex, settings: dict[str, Any], result: AskResult, notes: list[str]) -> None:
+    if "chat_model" not in settings:
+        return
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from memex_core.services.ask import ANSWER_SYSTEM
+    from memex_llm.chat import model_label, reply_text
+
+    model = load_ask_model(mx, settings)
+    reply = model.invoke(
+        [SystemMessage(ANSWER_SYSTEM), HumanMessage(answer_prompt(result.question, result.items))]
+    )
+    result.answer = reply_text(reply).strip()
+    result.model = model_label(model)
+    check = check_citations(result.answer, len(result.items))
+    result.citations = check.cited
+    result.invalid_citations = check.invalid
+    if check.invalid:
+        wrong = ", ".join(f"[{n}]" for n in check.invalid)
+        notes.append(
+            f"the answer cites {wrong}, which the pack does not hold (items 1-"
+            f"{len(result.items)}): treat those claims as unsupported"
+        )
+    elif not check.cited:
+        notes.append("the answer cites no item: treat it as unsupported")
