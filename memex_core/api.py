@@ -16,7 +16,7 @@ import contextlib
 import hashlib
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
@@ -99,8 +99,10 @@ if TYPE_CHECKING:
     from memex_core.agent_view import AgentView
     from memex_core.handles import AgentMemory, OperatorMemory
     from memex_core.services.agent_keys import AgentKeys
+    from memex_core.services.ask import AskResult
     from memex_core.services.calibration import Calibration
     from memex_core.services.doctor import DoctorReport
+    from memex_core.services.scrubbing import FragmentScrubber
 
 TimeBound = str | float | int | datetime | date | None
 MODES = ("hybrid", "keyword", "semantic")
@@ -400,6 +402,20 @@ class Memex:
     def redactor(self) -> Redactor:
         return self._build("redactor")
 
+    def ingest_scrubber(self) -> FragmentScrubber:
+        """What ingest passes every source's fragments through: ``<private>`` spans
+        dropped, secrets redacted unless ``[ingest] redact_secrets = false``."""
+        from memex_core.services.scrubbing import FragmentScrubber
+
+        redact = self.config.table("ingest").get("redact_secrets", True)
+        if not isinstance(redact, bool):
+            raise MemexError(
+                f"{self.config.config_path}: [ingest] redact_secrets = {redact!r} is not "
+                "true or false. Write `redact_secrets = true` (the default: secrets in "
+                "ingested text are replaced by [REDACTED:<kind>]) or `false`."
+            )
+        return FragmentScrubber(self.redactor() if redact else None)
+
     def extractor(self) -> Extractor:
         return self._build("extractor")
 
@@ -426,19 +442,32 @@ class Memex:
         embed: bool = True,
         progress: Progress | None = None,
         embed_progress: Progress | None = None,
+        source: str | None = None,
     ) -> IngestReport:
         """Ingest files, folders or export zips. Returns per-file outcomes.
 
         With ``embed`` (default), fragments without vectors are embedded afterwards
         when an embedder and vector store are installed; otherwise the report says
-        why not and ``backfill()`` can do it later.
+        why not and ``backfill()`` can do it later. ``source`` names the one source to
+        read with (``"code"``: the only way to index a git repository as code).
         """
+        sources = self.sources()
+        if source is not None:
+            sources = [s for s in sources if s.source_kind == source]
+            if not sources:
+                known = ", ".join(sorted(r.name for r in self.registry.registrations("source")))
+                raise MemexError(f"Unknown source {source!r} for --source: known are {known}.")
         with self.writing():
             self.catalog.close_interrupted_runs()  # holding the lock: any "running" run died
             sync = self.keyword_sync
             sync.catch_up()  # another process may have written since this one opened
             service = IngestService(
-                self.catalog, self.sources(), sync.keyword, progress or NoProgress()
+                self.catalog,
+                sources,
+                sync.keyword,
+                progress or NoProgress(),
+                scrubber=self.ingest_scrubber(),
+                named=source is not None,
             )
             command = " ".join(sys.argv[1:3]) or "ingest"
             resolved = [Path(p).expanduser().absolute() for p in paths]
@@ -505,11 +534,15 @@ class Memex:
         origin: str,
         embed: bool = True,
         progress: Progress | None = None,
+        replace: bool = False,
     ) -> int:
         """Store fragments built in code (not read from a file) as one atomic batch.
 
         ``origin`` names the batch in ``memex sources`` (e.g. ``"app:support-bot"``).
         Returns how many fragments were new. Embeds them when ``embed`` and possible.
+        With ``replace``, the batch is everything ``origin`` holds now: fragments an
+        earlier batch of the same ``origin`` stored and this one lacks are removed from
+        the catalog and the indexes (as a re-read transcript replaces its old turns).
         """
         batch = list(fragments)
         digest = hashlib.sha256("\n".join(sorted(f.id for f in batch)).encode()).hexdigest()
@@ -518,14 +551,17 @@ class Memex:
             sync = self.keyword_sync
             sync.catch_up()
             run_id = self.catalog.start_run(f"add_fragments {origin}")
-            new = self.catalog.add_file(
+            new, removed = self.catalog.replace_file(
                 run_id=run_id,
                 path=origin,
                 sha256=digest,
                 size=0,
                 source_kind=",".join(kinds),
                 fragments=batch,
+                replace=replace,
             )
+            if removed:
+                sync.keyword.delete(removed)
             sync.keyword.add(new)
             sync.keyword.flush()
             sync.own_changes_applied()
@@ -763,6 +799,39 @@ class Memex:
             return service.semantic(query, limit, filters, min_score, query_vector, floor)
         return service.hybrid(query, limit, filters, weight, query_vector, floor)
 
+    def ask(
+        self,
+        question: str,
+        *,
+        repo: str | Path | None = None,
+        budget_chars: int | None = None,
+        search: Callable[..., SearchResults] | None = None,
+        answer: bool = True,
+        progress: Progress | None = None,
+        embed_progress: Progress | None = None,
+    ) -> AskResult:
+        """Ask memory and a repository's code at once: one pack of numbered items, each
+        labelled ``memory`` or ``code``, within ``budget_chars`` (default ``[ask] budget``).
+
+        With ``repo`` (any folder inside a git work tree) its tracked files are indexed as
+        the ``code`` source first, only what changed; without it only memory is searched.
+        ``search`` replaces :meth:`search` for both pools (an ``AgentView``'s, to keep a
+        scope). With ``[ask] chat_model`` set and ``answer``, the model answers from the
+        items with citations, checked against the item numbers. See :mod:`memex_core.asking`.
+        """
+        from memex_core.asking import run_ask
+
+        return run_ask(
+            self,
+            question,
+            repo=repo,
+            budget_chars=budget_chars,
+            search=search,
+            answer=answer,
+            progress=progress,
+            embed_progress=embed_progress,
+        )
+
     # -- the relevance floor ------------------------------------------------------
 
     def relevance_floor(self, setting: str | float | None = None) -> float | None:
@@ -831,6 +900,10 @@ class Memex:
         from memex_core.services.calibration import FLOOR_SETTING, Calibration
 
         return Calibration.from_json(self.catalog.get_setting(FLOOR_SETTING))
+
+    def conversation(self, conversation_id: str) -> list[Fragment]:
+        """Every fragment of a conversation (or note) in its order; empty if unknown."""
+        return self.catalog.conversation_fragments(conversation_id)
 
     def get(self, ids: Sequence[str]) -> list[Fragment]:
         """Fragments by id, in the order asked; unknown ids are left out

@@ -27,6 +27,12 @@ if TYPE_CHECKING:
     help="Fail at once if another memex process is writing to this home, instead of "
     f"waiting (MEMEX_LOCK_TIMEOUT seconds, default {DEFAULT_TIMEOUT_S:g}).",
 )
+@click.option(
+    "--source",
+    "source_name",
+    help="Read with this source only; `--source code REPO` indexes a git repository's "
+    "tracked files as code (never done without it).",
+)
 @format_option("panel", "json")
 @click.pass_context
 def ingest(
@@ -35,6 +41,7 @@ def ingest(
     no_embed: bool,
     quiet: bool,
     no_wait: bool,
+    source_name: str | None,
     output_format: str,
 ) -> None:
     """Ingest exports: files, folders (searched recursively) or export .zip files.
@@ -59,6 +66,7 @@ def ingest(
         embed=not no_embed,
         progress=RichProgress(quiet or output_format == "json"),
         embed_progress=RichProgress(quiet or output_format == "json"),
+        source=source_name,
     )
     print_report(report, output_format, no_embed)
 
@@ -118,6 +126,8 @@ def print_report(report: IngestReport, output_format: str, no_embed: bool) -> No
             embedding_skipped=report.embedding_skipped_reason,
             files=[vars(f) for f in report.files],
             skipped_items=report.skipped,
+            private_spans_removed=report.private_spans_removed,
+            secrets_redacted=dict(sorted(report.secrets_redacted.items())),
         )
         click.echo(json.dumps(summary, indent=2))
     else:
@@ -144,6 +154,8 @@ def _print_summary(report: IngestReport, no_embed: bool) -> None:
             f"{report.embedded:,} embedded.",
         )
     )
+    if privacy := _privacy_line(report):
+        console.print(privacy)
     for line in _skipped_files(report):
         console.print(Text.assemble(("skipped", "yellow"), f" {line}"))
     for message in report.skipped[:SHOWN_SKIPS]:
@@ -155,6 +167,19 @@ def _print_summary(report: IngestReport, no_embed: bool) -> None:
         console.print(
             Text.assemble(("Embedding skipped:", "yellow"), f" {report.embedding_skipped_reason}")
         )
+
+
+def _privacy_line(report: IngestReport) -> str:
+    """What was kept out of storage: private spans and secrets (kinds only, never values)."""
+    parts = []
+    if report.private_spans_removed:
+        parts.append(f"{report.private_spans_removed:,} <private> span(s) dropped")
+    if report.secrets_redacted:
+        kinds = ", ".join(f"{kind} {n:,}" for kind, n in sorted(report.secrets_redacted.items()))
+        parts.append(f"{sum(report.secrets_redacted.values()):,} secret(s) redacted ({kinds})")
+    if not parts:
+        return ""
+    return "Not stored: " + "; ".join(parts) + " ([ingest] redact_secrets in config.toml)."
 
 
 #: Past this many files skipped for one reason, they are counted on one line.

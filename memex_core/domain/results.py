@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from memex_core.domain.fragment import Fragment
@@ -81,6 +82,9 @@ class IngestReport:
     #: Items skipped inside files and folders that were read otherwise (an entry that is
     #: not a conversation, a note's broken frontmatter), each "path (place): skipped, reason".
     skipped: list[str] = field(default_factory=list)
+    #: ``<private>`` spans dropped and secrets redacted (by kind) before anything was stored.
+    private_spans_removed: int = 0
+    secrets_redacted: Counter[str] = field(default_factory=Counter)
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)

@@ -9,6 +9,7 @@ renamed note can make links in unchanged notes resolve (or stop resolving).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from memex_core.domain import (
@@ -21,6 +22,7 @@ from memex_core.domain import (
 )
 from memex_core.services.file_reading import collect_skips, failed_outcome, sha256_of
 from memex_core.services.ports import FolderCatalogPort, Progress
+from memex_core.services.scrubbing import FragmentScrubber
 
 
 class FolderSync:
@@ -29,10 +31,12 @@ class FolderSync:
         catalog: FolderCatalogPort,
         keyword: KeywordStore | None,
         progress: Progress,
+        scrubber: FragmentScrubber | None = None,
     ) -> None:
         self.catalog = catalog
         self.keyword = keyword
         self.progress = progress
+        self.scrubber = scrubber or FragmentScrubber(None)
 
     def sync(self, run_id: int, source: FolderSource, folder: Path, report: IngestReport) -> None:
         root = str(folder.resolve())
@@ -54,7 +58,9 @@ class FolderSync:
         try:
             for rel in scan.documents:
                 self.progress.advance(0, description=f"Syncing {rel}")
-                outcome = self._sync_document(run_id, source, folder, root, rel, stored, report)
+                outcome = self._sync_document(
+                    run_id, source, folder, root, rel, stored, report, scan.fingerprints.get(rel)
+                )
                 changed |= outcome.status in ("new", "updated")
                 report.files.append(outcome)
                 self.progress.advance(1)
@@ -86,6 +92,7 @@ class FolderSync:
         rel: str,
         stored: dict[str, DocumentRecord],
         report: IngestReport,
+        fingerprint: str | None = None,
     ) -> FileOutcome:
         label = f"{root}/{rel}"
         path = folder / rel
@@ -93,17 +100,25 @@ class FolderSync:
         skipped: list[str] = []
         try:
             stat = path.stat()
-            if record is not None and (record.size, record.mtime_ns) == (
+            if fingerprint is not None:
+                # The source's own digest (a git blob hash) decides, without reading the file;
+                # it is stored where the SHA-256 would be.
+                sha = fingerprint
+                if record is not None and record.sha256 == sha:
+                    return FileOutcome(label, "unchanged", source.source_kind)
+            elif record is not None and (record.size, record.mtime_ns) == (
                 stat.st_size,
                 stat.st_mtime_ns,
             ):
                 return FileOutcome(label, "unchanged", source.source_kind)
-            sha = sha256_of(path)
-            if record is not None and record.sha256 == sha:
-                self.catalog.touch_document(record.id, stat.st_mtime_ns)
-                return FileOutcome(label, "unchanged", source.source_kind)
+            else:
+                sha = sha256_of(path)
+                if record is not None and record.sha256 == sha:
+                    self.catalog.touch_document(record.id, stat.st_mtime_ns)
+                    return FileOutcome(label, "unchanged", source.source_kind)
             with collect_skips() as skipped:
                 document = source.read_document(folder, rel)
+                document = replace(document, fragments=self.scrubber.fragments(document.fragments))
         except Exception as exc:  # reported per file; a buggy source must not stop the run
             return failed_outcome(label, source.source_kind, exc)
         finally:

@@ -26,10 +26,11 @@ from memex_core.domain import (
     Source,
     SourceError,
 )
-from memex_core.domain.contracts import EXPLAIN_UNREAD, REPLACE_CHANGED_FILES
+from memex_core.domain.contracts import EXPLAIN_UNREAD, EXPLICIT_ONLY, REPLACE_CHANGED_FILES
 from memex_core.services.file_reading import collect_skips, failed_outcome, sha256_of
 from memex_core.services.folder_sync import FolderSync
 from memex_core.services.ports import CatalogPort, FolderCatalogPort, NoProgress, Progress
+from memex_core.services.scrubbing import FragmentScrubber
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,16 @@ class IngestService:
         sources: Sequence[Source | FolderSource],
         keyword: KeywordStore | None,
         progress: Progress | None = None,
+        *,
+        named: bool = False,
+        scrubber: FragmentScrubber | None = None,
     ) -> None:
+        """``named``: the caller chose ``sources`` by name (``--source``), so a folder goes
+        to its folder source even when that one is explicit-only (see ``EXPLICIT_ONLY``)."""
+        self.named = named
         self.catalog = catalog
+        # Private spans are dropped even when no redactor is given.
+        self.scrubber = scrubber or FragmentScrubber(None)
         self.sources: list[Source] = [s for s in sources if hasattr(s, "can_handle")]  # type: ignore[misc]
         self.folder_sources: list[FolderSource] = [
             s  # type: ignore[misc]
@@ -82,6 +91,10 @@ class IngestService:
 
     def pick_folder_source(self, folder: Path) -> FolderSource | None:
         for source in self.folder_sources:
+            if getattr(source, EXPLICIT_ONLY, False):
+                if self.named:
+                    return source  # named on purpose: its scan says if the folder is wrong
+                continue
             try:
                 if source.can_handle_folder(folder):
                     return source
@@ -143,6 +156,10 @@ class IngestService:
             status = "finished"
         finally:
             self.progress.finish()
+            report.private_spans_removed += self.scrubber.tally.private_spans
+            report.secrets_redacted.update(self.scrubber.tally.secrets)
+            self.scrubber.tally.private_spans = 0
+            self.scrubber.tally.secrets.clear()
             if self.keyword is not None:
                 self.keyword.flush()
             counts = {s: report.count(s) for s in ("unchanged", "failed")}
@@ -211,7 +228,7 @@ class IngestService:
             if self.catalog.file_ingested(label, sha):
                 return FileOutcome(label, "unchanged", source_kind=source.source_kind)
             with collect_skips() as skipped:
-                fragments = list(source.ingest(path))
+                fragments = self.scrubber.fragments(source.ingest(path))
         except Exception as exc:  # reported per file; a buggy source must not stop the run
             report.skipped.extend(skipped)
             return failed_outcome(label, source.source_kind, exc)
@@ -253,7 +270,7 @@ class IngestService:
         self, run_id: int, source: FolderSource, folder: Path, report: IngestReport
     ) -> None:
         catalog = self._folder_catalog()
-        syncer = _LinkRecordingSync(catalog, self.keyword, self.progress)
+        syncer = _LinkRecordingSync(catalog, self.keyword, self.progress, self.scrubber)
         syncer.sync(run_id, source, folder, report)
         root = str(folder.resolve())
         if catalog.links_stale(root):
