@@ -248,6 +248,8 @@ def build_brief(mx: Memex, project_root: str, *, budget: int | None = None) -> B
                 continue
             if _one_line(fragment.content, 200) == _one_line(label_of(fragment), 200):
                 continue  # the session's first prompt: its title already says it
+            if builder.covers(fragment.content):
+                continue  # a summary above already says it (its outcome, say)
             builder.add(
                 fragment.id,
                 QUERY_MATCH,
@@ -318,6 +320,11 @@ class _Builder:
 
     def room(self) -> int:
         return self.limit - self.used
+
+    def covers(self, text: str) -> bool:
+        """Whether an item already added holds ``text`` (flattened, a line of it at least)."""
+        flat = " ".join(text.split())[:200]
+        return bool(flat) and any(flat in " ".join(item.text.split()) for item in self.brief.items)
 
     def add(
         self,
