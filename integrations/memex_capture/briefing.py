@@ -271,6 +271,10 @@ def build_brief(mx: Memex, project_root: str, *, budget: int | None = None) -> B
             if f.role == "user" and not f.metadata.get("command")
         ]
         for fragment in reversed(prompts[-2:]):
+            if builder.covers(fragment.content) or _one_line(fragment.content, 200) == _one_line(
+                label_of(fragment), 200
+            ):
+                continue  # said above, or the session's title already says it
             builder.add(
                 fragment.id,
                 RECENCY,
