@@ -260,3 +260,39 @@ def test_cli_brief_prints_text_and_json(
     assert data["budget"] == 2000 and data["used_chars"] <= 2000
     assert data["items"][0]["reason"] == SESSION_SUMMARY
     assert data["text"].startswith("# memex:")
+
+
+def test_project_notes_join_the_search_but_other_vaults_do_not(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    vault = project / "notes"
+    vault.mkdir(parents=True)
+    (vault / "csv quoting.md").write_text(
+        "# CSV quoting\n\nQuoted commas in the importer: use csv.reader, never str.split.\n",
+        encoding="utf-8",
+    )
+    elsewhere = tmp_path / "other-vault"
+    elsewhere.mkdir()
+    (elsewhere / "csv elsewhere.md").write_text(
+        "# CSV elsewhere\n\nA CSV importer note of another project.\n", encoding="utf-8"
+    )
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    _session(
+        transcripts,
+        "dddd0001-0000-4000-8000-000000000001",
+        str(project),
+        1,
+        "the CSV importer splits quoted commas",
+        "Looked at the importer's CSV quoting.",
+    )
+    mx = fast_memex(tmp_path / "home")
+    try:
+        mx.ingest(transcripts, vault, elsewhere)
+        brief = build_brief(mx, str(project))
+        notes = [mx.get([item.id])[0] for item in brief.items if item.reason == QUERY_MATCH]
+    finally:
+        mx.close()
+    assert brief.notes == 1
+    titles = {fragment.title for fragment in notes if fragment.role == "note"}
+    assert titles == {"csv quoting"}
+    assert "another project" not in brief.render()
