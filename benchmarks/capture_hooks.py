@@ -5,16 +5,18 @@ writes (``<venv python> -S <memex_capture/hook.py> <agent> --home H``), its payl
 written to stdin (Claude Code) or passed as the last argument (Codex ``notify``), timed
 from spawn to exit, as the agent waits for it. Payloads are built from real sessions in
 the shared exports (:func:`claude_code_events`, :func:`codex_notify_events`): two
-short Claude Code sessions and the 2,385-line one replayed event by event (SessionStart, each prompt, each
-tool result with its real output, Stop, SessionEnd), Codex ``agent-turn-complete``
-notifications from real rollouts, and a share of PostToolUse events carrying a large
-tool output (4 MiB, and 12 MiB past the hook's 8 MiB parse cap).
+short Claude Code sessions and the 2,385-line one replayed event by event
+(SessionStart, each prompt, each tool result with its real output, Stop,
+SessionEnd), Codex ``agent-turn-complete`` notifications from real rollouts, and a
+share of PostToolUse events carrying a large tool output (4 MiB, and 12 MiB past the
+hook's 8 MiB parse cap).
 
 Figures: p50/p95/max over 1,000 events with ``MEMEX_CAPTURE_NO_WORKER=1`` (the hook
 alone), then a shorter run with a capture worker actually running on the home (it
 drains the spool and ingests the transcripts while the hooks run: two shared cores).
-Baselines ``python -S -c pass`` and ``python -c pass`` are timed interleaved with the
-hook in the same run, with the same stdin, and quoted as ratios.
+Baselines ``python -S -c pass``, ``python -S -c 'import json'`` (the floor of any hook
+that uses the spool contract: json imports ``re``) and ``python -c pass`` are timed
+interleaved with the hook in the same run, with the same stdin, and quoted as ratios.
 """
 
 from __future__ import annotations
@@ -40,6 +42,14 @@ TARGET_P95 = 0.050  # issue 16: the hook returns within 50 ms at p95
 EVENTS = 1000
 EVENTS_WITH_WORKER = 300
 BASELINE_EVERY = 4  # one run of each baseline per this many hook events
+#: Baselines: the interpreter alone as the hook starts it, plus the ``json`` import the
+#: spool contract needs (json imports ``re``, which compiles its patterns at import),
+#: and a plain ``python`` start with site-packages.
+FLOORS = {
+    "python -S -c pass": ["-S", "-c", "pass"],
+    "python -S -c 'import json'": ["-S", "-c", "import json"],
+    "python -c pass": ["-c", "pass"],
+}
 LARGE_OUTPUT = 4 * 1024 * 1024
 HUGE_OUTPUT = 12 * 1024 * 1024
 #: Claude Code sessions replayed, in this order: two short ones, then the 2,385-line one.
@@ -250,7 +260,7 @@ def measure(
     from memex_capture.hooks_common import hook_argv
 
     env = _hook_env(no_worker)
-    floors: dict[str, list[float]] = {"python -S -c pass": [], "python -c pass": []}
+    floors: dict[str, list[float]] = {name: [] for name in FLOORS}
     by_event: dict[str, list[float]] = {}
     latencies: list[float] = []
     for number, (label, agent, stdin, argument) in enumerate(_mix(count)):
@@ -259,10 +269,8 @@ def measure(
         latencies.append(elapsed)
         by_event.setdefault(label, []).append(elapsed)
         if baselines and number % BASELINE_EVERY == 0:
-            floors["python -S -c pass"].append(
-                _timed([sys.executable, "-S", "-c", "pass"], stdin, env)
-            )
-            floors["python -c pass"].append(_timed([sys.executable, "-c", "pass"], stdin, env))
+            for name, flags in FLOORS.items():
+                floors[name].append(_timed([sys.executable, *flags], stdin, env))
     return latencies, by_event, floors
 
 
@@ -305,6 +313,7 @@ def run(ctx: RunContext) -> Section:
 
     p50, p95, top = _stats(latencies)
     s95 = _stats(floors["python -S -c pass"])[1]
+    j95 = _stats(floors["python -S -c 'import json'"])[1]
     b95 = _stats(floors["python -c pass"])[1]
     w50, w95, wtop = _stats(worker_latencies)
     section.checks.append(
@@ -312,8 +321,8 @@ def run(ctx: RunContext) -> Section:
             f"hook p95 over {count:,} cold events, no worker",
             _ms(p95),
             f"<= {TARGET_P95 * 1000:.0f} ms",
-            f"`python -S -c pass` p95 {_ms(s95)} ({p95 / s95:.2f}x); `python -c pass` {_ms(b95)} "
-            f"({p95 / b95:.2f}x)",
+            f"`python -S -c pass` p95 {_ms(s95)} ({p95 / s95:.2f}x); with `import json` "
+            f"{_ms(j95)} ({p95 / j95:.2f}x); `python -c pass` {_ms(b95)} ({p95 / b95:.2f}x)",
             p95 <= TARGET_P95,
         )
     )
@@ -337,13 +346,17 @@ def run(ctx: RunContext) -> Section:
     for name, values in floors.items():
         f50, f95, ftop = _stats(values)
         rows.append([f"`{name}` (same stdin)", len(values), _ms(f50), _ms(f95), _ms(ftop)])
+    json50 = _stats(floors["python -S -c 'import json'"])[0]
+    rows.append(
+        ["hook p50 / `python -S -c 'import json'` p50", "-", f"{p50 / json50:.2f}x", "", ""]
+    )
     section.add(
         "Each row is a fresh process timed from spawn to exit by the runner, its payload "
         "written to stdin (Codex notify: the last argument). Payloads: two short Claude Code "
-        "sessions and the 2,385-line one from the shared exports replayed event by event, Codex turn notifications "
-        "from the shared rollouts, one PostToolUse in 25 with a 4 MiB tool output and one in "
-        "200 with 12 MiB (past the hook's 8 MiB parse cap: drained, pointer fields read from "
-        "the head). Baselines run interleaved with the hook, one each per "
+        "sessions and the 2,385-line one from the shared exports replayed event by event, "
+        "Codex turn notifications from the shared rollouts, one PostToolUse in 25 with a 4 MiB "
+        "tool output and one in 200 with 12 MiB (past the hook's 8 MiB parse cap: drained, "
+        "pointer fields read from the head). Baselines run interleaved with the hook, one each per "
         f"{BASELINE_EVERY} hook events.",
         table(["what", "runs", "p50", "p95", "max"], rows),
         f"Spool lines written in the no-worker run: {spooled:,} of {len(latencies):,} events; "

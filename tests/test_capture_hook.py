@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from benchmarks.capture_hooks import claude_code_events, codex_notify_events
-from memex_capture import layout, spool
+from memex_capture import jsonlite, layout, spool
 from memex_capture.hook_main import DETAIL_KEYS, MAX_STDIN_BYTES
 from memex_capture.hooks_common import HOOK_SCRIPT, hook_argv
 from tests._data import shared_data_dir
@@ -437,8 +437,9 @@ def test_hook_imports_no_site_packages_and_no_heavy_modules(tmp_path: Path) -> N
         "import memex_capture.hook_main as m\n"
         "m.main(['claude-code', '--home', sys.argv[1]])\n"
         "bad = sorted(n for n in sys.modules if n.split('.')[0] in "
-        "{'pathlib', 'typing', 'dataclasses', 'subprocess', 'logging', 'memex_core', 'click'})\n"
-        "print(bad)"
+        "{'pathlib', 'typing', 'dataclasses', 'subprocess', 'logging', 'memex_core', 'click',"
+        " 're', 'enum', 'json'} and n != 'json')\n"
+        "print(bad, type(sys.modules['json']).__name__, sys.modules['json'].__name__)"
     )
     done = subprocess.run(
         [sys.executable, "-S", "-c", probe, str(tmp_path / "home")],
@@ -447,4 +448,47 @@ def test_hook_imports_no_site_packages_and_no_heavy_modules(tmp_path: Path) -> N
         env={**os.environ, **NO_WORKER, "PYTHONPATH": str(HOOK_SCRIPT.parents[1])},
         check=True,
     )
-    assert done.stdout.decode().strip().splitlines()[-1] == "[]"
+    # json is jsonlite there (json's own import pulls in re and enum: most of a hook's time).
+    assert done.stdout.decode().strip().splitlines()[-1] == "[] module memex_capture.jsonlite"
+
+
+def test_jsonlite_gives_json_s_objects_and_text_on_real_payloads() -> None:
+    folder = shared_data_dir("exports", "claude_code", "marot_spotter")
+    events = claude_code_events(folder / "tool_heavy.jsonl") + claude_code_events(
+        folder / "short.jsonl"
+    )
+    for event in events:
+        for text in (json.dumps(event), json.dumps(event, ensure_ascii=False, indent=1)):
+            assert jsonlite.loads(text) == json.loads(text)
+            assert jsonlite.loads(text.encode()) == json.loads(text.encode())
+        for options in (
+            {},
+            {"ensure_ascii": False},
+            {"ensure_ascii": False, "separators": (",", ":")},
+        ):
+            assert jsonlite.dumps(event, **options) == json.dumps(event, **options)
+        record = spool.make_record(
+            "claude-code",
+            event["hook_event_name"],
+            session_id=event["session_id"],
+            transcript_path=event["transcript_path"],
+            cwd=event["cwd"],
+            detail={"tool_name": event.get("tool_name"), "x": 1.5, "ok": True, "é": "\u2028"},
+        )
+        line = jsonlite.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        assert line.encode() == spool.encode(record)
+
+
+def test_jsonlite_errors_and_odd_encodings_are_json_s() -> None:
+    for bad in (b"{bad", b"", b"[1, 2", b'{"a": 1} trailing', "\ufeff{}"):
+        with pytest.raises(json.JSONDecodeError) as lite:
+            jsonlite.loads(bad)
+        with pytest.raises(json.JSONDecodeError) as real:
+            json.loads(bad)
+        assert str(lite.value) == str(real.value)
+    for data in ('{"a": "\u00e9"}'.encode("utf-16"), b'\xef\xbb\xbf{"a": 1}', b"  [1e400, -0.0]  "):
+        assert repr(jsonlite.loads(data)) == repr(json.loads(data))
+    assert jsonlite.raw_decode('xx {"a": [1]} yy', 3) == ({"a": [1]}, 13)
+    assert jsonlite.dumps({"a": float("nan")}) == json.dumps({"a": float("nan")})
+    with pytest.raises(TypeError):
+        jsonlite.dumps({"a": object()})

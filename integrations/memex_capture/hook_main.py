@@ -45,11 +45,17 @@ both Claude Code and Codex (``session-start.command.output.schema.json``) define
 cannot be mistaken for a banner.
 """
 
-import json
 import os
 import sys
 
-from memex_capture import launch, layout, spool
+from memex_capture import jsonlite
+
+# ``import json`` would be half of this process's start-up (see jsonlite); spool's own
+# ``import json`` below gets jsonlite, which gives the same text through json's C code.
+sys.modules.setdefault("json", jsonlite)
+json = jsonlite
+
+from memex_capture import launch, layout, spool  # noqa: E402
 
 AGENTS = ("claude-code", "codex")
 #: Most of stdin parsed as JSON; a bigger payload (a huge tool output) is drained
@@ -135,7 +141,6 @@ def _head_fields(data: bytes) -> dict:
     """The top-level string/bool fields found in the head of a payload too big to parse
     (a scan for ``"key":`` followed by a JSON scalar; nested objects come after them)."""
     text = data[:HEAD_BYTES].decode("utf-8", "replace")
-    decoder = json.JSONDecoder()
     found: dict = {}
     for key in ("session_id", "transcript_path", "cwd", "hook_event_name", *DETAIL_KEYS):
         at = text.find(f'"{key}"')
@@ -148,7 +153,7 @@ def _head_fields(data: bytes) -> dict:
         while start < len(text) and text[start] in " \t\r\n":
             start += 1
         try:
-            value, _ = decoder.raw_decode(text, start)
+            value, _ = json.raw_decode(text, start)
         except ValueError:
             continue
         if value is None or isinstance(value, str | bool | int | float):

@@ -28,7 +28,7 @@ HOOK_TIMEOUT_SECONDS = 10
 
 
 #: The modules a hook run imports; :func:`precompile` writes their bytecode.
-HOOK_MODULES = ("__init__", "layout", "spool", "launch", "hook_main")
+HOOK_MODULES = ("__init__", "jsonlite", "layout", "spool", "launch", "hook_main")
 
 
 class HooksError(Exception):
