@@ -48,6 +48,7 @@ on SIGTERM once the transcript in hand is ingested.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import fcntl
 import glob
@@ -394,6 +395,18 @@ class CaptureWorker:
                 time.sleep(APPEND_GRACE_SECONDS)  # a hook's write under way lands in it
         except FileNotFoundError:
             pass
+        except OSError as exc:
+            if not is_home_problem(exc):
+                raise
+            # Batches already taken can still be ingested; the spool waits for the fix.
+            log.error(
+                "cannot take the spool %s: %s. Make the home writable (or free space); "
+                "the events wait there and are drained then.",
+                spool_file,
+                exc,
+            )
+            if not work_files(self.home):
+                raise HomeProblem(f"the spool {spool_file} cannot be taken: {exc}") from exc
         return work_files(self.home)
 
     # -- one batch ---------------------------------------------------------------
@@ -446,7 +459,8 @@ class CaptureWorker:
             # Keep the batch; drop from it what already landed so a retry starts there.
             finished = set(done_keys)
             kept = [r for t in targets if t.key not in finished for r in t.records]
-            self._rewrite(work, kept)
+            with contextlib.suppress(OSError):  # else the whole batch stays: idempotent
+                self._rewrite(work, kept)
             raise
         for target, error in moved:
             self._move_aside(work, target, error)
@@ -623,12 +637,15 @@ class CaptureWorker:
     def _reject(self, work: Path, bad: list[BadLine]) -> None:
         for line in bad:
             log.warning("%s line %d skipped: %s", work.name, line.number, line.reason)
-        os.makedirs(rejected_dir(self.home), mode=0o700, exist_ok=True)
         path = os.path.join(rejected_dir(self.home), work.stem + ".jsonl")
-        with open(path, "a", encoding="utf-8") as handle:
-            for line in bad:
-                entry = {"batch": work.name, "line": line.number, "reason": line.reason}
-                handle.write(json.dumps({**entry, "raw": line.raw}, ensure_ascii=False) + "\n")
+        try:
+            os.makedirs(rejected_dir(self.home), mode=0o700, exist_ok=True)
+            with open(path, "a", encoding="utf-8") as handle:
+                for line in bad:
+                    entry = {"batch": work.name, "line": line.number, "reason": line.reason}
+                    handle.write(json.dumps({**entry, "raw": line.raw}, ensure_ascii=False) + "\n")
+        except OSError as exc:  # the log above has them; the good records go on
+            log.warning("could not keep the skipped lines in %s: %s", path, exc)
 
     def _move_aside(self, work: Path, target: Target, error: str) -> None:
         os.makedirs(failed_dir(self.home), mode=0o700, exist_ok=True)
@@ -692,7 +709,12 @@ class CaptureWorker:
             for work in works:
                 if self.stopping:
                     break
-                done = self.drain_batch(work, report, settle=settle)
+                try:
+                    done = self.drain_batch(work, report, settle=settle)
+                except OSError as exc:  # the spool's own files: rewrite, move aside, delete
+                    if not is_home_problem(exc):
+                        raise
+                    raise HomeProblem(f"cannot update the spool batch {work}: {exc}") from exc
                 progressed = progressed or done
                 if on_batch is not None:
                     on_batch(work, len(works))
@@ -731,6 +753,11 @@ class CaptureWorker:
                 try:
                     report = self.drain()
                 except HomeProblem as problem:
+                    if once:
+                        message = f"{problem} (spool kept for the next drain)"
+                        log.error("%s", message)
+                        self.record_error(message)
+                        return 1
                     backoff = min(max(backoff * 2, BACKOFF_SECONDS[0]), BACKOFF_SECONDS[1])
                     message = f"{problem} (spool kept; retrying in {backoff:g} s)"
                     log.error("%s", message)
@@ -774,14 +801,22 @@ class WorkerLock:
 
     def try_acquire(self) -> bool:
         os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            writable = True
+        except OSError:
+            # A read-only home: flock works on a read-only descriptor, so the one-worker
+            # rule still holds while the worker says what is wrong and waits.
+            fd = os.open(self.path, os.O_RDONLY)
+            writable = False
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
             return False
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
+        if writable:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
         self.fd = fd
         return True
 
