@@ -355,9 +355,34 @@ def test_status_json_after_install_and_a_hook_run(places: dict[str, Path]) -> No
     assert report["worker_running"] is False
     assert report["spool"]["lines_waiting"] == 1
     assert report["hook_log"] == layout.hook_log(home)
+    assert report["hook_errors"] == {"count": 0, "last": None}
     text = invoke("status", "--home", home).output
     assert "Worker: not running" in text and "1 event(s) waiting" in text
     assert "claude-code  Stop" in text
+
+
+def test_status_shows_the_newest_hook_error(places: dict[str, Path]) -> None:
+    home = str(places["home"])
+    for stdin in (b"", b"not json"):
+        subprocess.run(
+            hook_argv("claude-code", home),
+            input=stdin,
+            env={**os.environ, "MEMEX_CAPTURE_NO_WORKER": "1"},
+            check=True,
+        )
+    report = json.loads(invoke("status", "--format", "json", "--home", home).output)
+    assert report["hook_errors"]["count"] == 2
+    assert "input is not JSON" in report["hook_errors"]["last"]
+    assert "Hook errors: 2 in" in invoke("status", "--home", home).output
+
+
+def test_status_honours_memex_s_global_home(places: dict[str, Path]) -> None:
+    memex = Path(sys.executable).with_name("memex")
+    if not memex.exists():
+        pytest.skip(f"no memex script beside {sys.executable}")
+    command = [str(memex), "--home", str(places["home"]), "hooks", "status", "--format", "json"]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["home"] == str(places["home"])
 
 
 def test_status_flags_a_command_whose_python_is_gone(places: dict[str, Path]) -> None:

@@ -56,6 +56,16 @@ def backlog(home: str) -> dict[str, Any]:
     return {"lines_waiting": waiting, "files": len(paths), "last_write": oldest}
 
 
+def hook_errors(home: str) -> dict[str, Any]:
+    """How many lines the hook log holds and its last one (the newest error)."""
+    try:
+        with open(layout.hook_log(home), "rb") as handle:
+            lines = [line for line in handle.read().decode("utf-8", "replace").splitlines() if line]
+    except OSError:
+        lines = []
+    return {"count": len(lines), "last": lines[-1] if lines else None}
+
+
 def collect(home: str, cwd: str | None = None) -> dict[str, Any]:
     """Everything ``status`` prints, as plain data (``--format json``)."""
     claude: list[dict[str, Any]] = [
@@ -69,6 +79,7 @@ def collect(home: str, cwd: str | None = None) -> dict[str, Any]:
         "worker_running": launch.worker_running(home),
         "spool": backlog(home),
         "hook_log": layout.hook_log(home),
+        "hook_errors": hook_errors(home),
         "now": time.time(),
     }
 
@@ -145,5 +156,10 @@ def render(report: dict[str, Any]) -> str:
     lines.append(f"Spool: {waiting} event(s) waiting{since if waiting else ''}")
     if waiting and not report["worker_running"]:
         lines.append("  the next hook starts a worker; or drain now with `memex capture drain`")
-    lines.append(f"Hook errors are logged to {report['hook_log']}")
+    errors = report["hook_errors"]
+    if errors["count"]:
+        lines.append(f"Hook errors: {errors['count']} in {report['hook_log']}; newest:")
+        lines.append(f"  {errors['last']}")
+    else:
+        lines.append(f"Hook errors: none (they would be logged to {report['hook_log']})")
     return "\n".join(lines)
