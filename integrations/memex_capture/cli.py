@@ -96,6 +96,10 @@ def install(ctx: click.Context, agent: str, project: bool, home: str | None) -> 
                 raise click.UsageError("--project is for claude-code; Codex keeps hooks per user.")
             _say_change(hooks_codex.install_notify(resolved), "installed")
             _say_change(hooks_codex.install_lifecycle(resolved), "installed")
+            click.echo(
+                "Codex runs notify at once; it runs new lifecycle hooks only after you review "
+                "them in Codex (/hooks)."
+            )
     except HooksError as error:
         raise _fail(error) from None
     click.echo(f"Events are captured into {resolved}; check with `memex hooks status`.")

@@ -1,7 +1,8 @@
 """Install memex's hooks into Codex (and take them out again).
 
-Read from the openai/codex source (main branch as stored in 2026-11: ``codex-rs/hooks``,
-``codex-rs/features``):
+Read from the openai/codex source as stored in 2026-11 (``codex-rs/hooks/src/legacy_notify.rs``
+at 898cee38, ``codex-rs/hooks/src/engine/discovery.rs`` at ac0800ed, ``codex-rs/features/src/
+lib.rs`` at 009bd870, the hooks.json handler type with ``"timeout"`` in seconds):
 
 - ``notify`` (top-level key of ``$CODEX_HOME/config.toml``, default ``~/.codex``): an
   argv array; Codex appends one JSON argument (``agent-turn-complete``) and spawns it
@@ -14,7 +15,8 @@ Read from the openai/codex source (main branch as stored in 2026-11: ``codex-rs/
   Code's layout, events SessionStart, UserPromptSubmit, PreToolUse, PostToolUse and
   Stop (``codex-rs/hooks/src/engine/discovery.rs``), Claude-shaped JSON on stdin with
   ``transcript_path`` pointing at the rollout file. Older Codex releases ignore the
-  file; newer ones may ask the user to review (trust) new hooks before running them.
+  file; newer ones run a new or changed hook only after the user has reviewed (trusted)
+  it in Codex's ``/hooks`` view, which Codex records in config.toml (``[hooks.state]``).
 
 ``config.toml`` is edited as text, only the ``notify = ...`` assignment (or one inserted
 line), so comments, key order and formatting survive; the result is parsed again and
