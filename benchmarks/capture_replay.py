@@ -111,7 +111,10 @@ def _tool_results(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _phrase(record: dict[str, Any]) -> str | None:
-    """A few distinctive words of a conversation line (what a search should find)."""
+    """A few distinctive words of a conversation line (what a search should find); None
+    for lines that give no fragment of their own (meta lines, caveats, bookkeeping)."""
+    if record.get("type") not in ("user", "assistant") or record.get("isMeta"):
+        return None
     message = record.get("message") or {}
     content = message.get("content")
     texts: list[str] = []

@@ -25,6 +25,7 @@ from benchmarks import (
     abstention,
     adds,
     ask_recall,
+    capture_freshness,
     capture_hooks,
     cold_start,
     context_budget,
@@ -66,6 +67,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "service": (service.TITLE, service.run),
     "abstention": (abstention.TITLE, abstention.run),
     "hooks": (capture_hooks.TITLE, capture_hooks.run),
+    "freshness": (capture_freshness.TITLE, capture_freshness.run),
     "ask": (ask_recall.TITLE, ask_recall.run),
 }
 
