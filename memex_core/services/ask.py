@@ -31,7 +31,8 @@ MEMORY = "memory"
 CODE = "code"
 POOLS = (MEMORY, CODE)
 
-#: RRF's constant, as for the signals inside each pool (memex_rrf's default).
+#: RRF's constant (the RRF paper's 60). With two pools and the same k for both, only the
+#: ranks decide the order, so its value does not change the pack; it is here to be named.
 RRF_K = 60
 #: Default budget of the pack in characters (``[ask] budget``).
 DEFAULT_BUDGET = 6000
