@@ -269,7 +269,11 @@ def run(ctx: RunContext) -> Section:
         )
     )
     section.checks.append(
-        Check("delay from hook to searchable, p50 / p95", f"{p50:.2f} s / {p95:.2f} s", "-")
+        Check(
+            "delay from an event's line to searchable, p50 / p95",
+            f"{p50:.2f} s / {p95:.2f} s",
+            "-",
+        )
     )
     by_event: dict[str, list[float]] = {}
     for probe in measured:

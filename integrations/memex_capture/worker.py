@@ -522,7 +522,7 @@ class CaptureWorker:
     def _ingest_target(self, target: Target, report: DrainReport) -> str | None:
         """Ingest one transcript (and its sub-agents). The error that failed it, or None."""
         if target.path is None:
-            if target.key.startswith("codex:"):
+            if target.key.startswith("codex:") and not set(target.events) <= {"SessionStart"}:
                 return f"no Codex rollout found for thread {target.session_id}"
             return None  # a session event without a transcript: only summaries to do
         paths = [target.path]
