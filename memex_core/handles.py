@@ -61,7 +61,7 @@ from memex_core.domain.memory.records import (
     user_owner,
 )
 from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
-from memex_core.services.dream import dream
+from memex_core.services.dream import DreamPlan, apply_plan, dream, plan_dream
 from memex_core.services.memory import (
     AppliedDecision,
     DreamReport,
@@ -658,14 +658,7 @@ class MemoryHandle:
             "dream", collection or self.collection, tool_call_id, dry_run=dry_run
         ) as info:
             info["user_id"] = user_id if self.scope.is_operator else None
-            owners = tuple(o for o in self._readable_owners(user_id) if self.scope.can_write(o))
-            collections = self._collections(collection, owners)
-            names = (
-                collections
-                if collections is not None
-                else tuple(self._mx.catalog.memory_collections(self.scope, owners))
-            )
-            groups = [(o, c) for o in owners for c in names]
+            groups = self._dream_groups(collection, user_id)
             chosen = consolidator or self._mx.consolidator()
             with self._mx.writing(), self._mx.memory_indexes().held():
                 report = dream(
@@ -677,6 +670,56 @@ class MemoryHandle:
                     progress=progress,
                 )
         return report
+
+    def dream_plan(
+        self,
+        collection: str | None = None,
+        *,
+        consolidator: Consolidator | None = None,
+        user_id: str | None = None,
+        progress: Progress | None = None,
+        tool_call_id: str | None = None,
+    ) -> DreamPlan:
+        """What :meth:`dream` would do, written nowhere, with the state of the facts it
+        was made on: review ``plan.report``, then :meth:`apply_dream` carries out exactly
+        those decisions."""
+        with self._logged(
+            "dream", collection or self.collection, tool_call_id, dry_run=True
+        ) as info:
+            info["user_id"] = user_id if self.scope.is_operator else None
+            groups = self._dream_groups(collection, user_id)
+            chosen = consolidator or self._mx.consolidator()
+            plan = plan_dream(self._service(), self.scope, groups, chosen, progress=progress)
+            info["detail"] = {"plan": plan.digest, "decisions": len(plan.report.decisions)}
+        return plan
+
+    def apply_dream(self, plan: DreamPlan, *, tool_call_id: str | None = None) -> DreamReport:
+        """Apply a plan from :meth:`dream_plan` as it was reviewed (the consolidator is not
+        asked again). Raises :class:`DreamPlanStale`, writing nothing, when the facts it
+        was made on changed since."""
+        with self._logged("dream", "plan " + plan.digest, tool_call_id, plan=plan.digest):
+            for owner, _ in plan.groups:
+                if not self.scope.can_write(owner):
+                    raise MemoryAccessDenied(
+                        f"this dream plan covers memory {self.actor.label} cannot write"
+                    )
+            with self._mx.writing(), self._mx.memory_indexes().held():
+                report = apply_plan(self._service(), self.scope, plan)
+        return report
+
+    def _dream_groups(
+        self, collection: str | None, user_id: str | None
+    ) -> builtins.list[tuple[str, str]]:
+        """The (owner, collection) pairs a dream of ``collection`` covers: writable owners
+        only, every collection under the prefix."""
+        owners = tuple(o for o in self._readable_owners(user_id) if self.scope.can_write(o))
+        collections = self._collections(collection, owners)
+        names = (
+            collections
+            if collections is not None
+            else tuple(self._mx.catalog.memory_collections(self.scope, owners))
+        )
+        return [(o, c) for o in owners for c in names]
 
 
 class AgentMemory(MemoryHandle):

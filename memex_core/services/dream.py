@@ -5,15 +5,25 @@ facts written before it. A repeat is invalidated (NONE), a better wording
 becomes a revision of the earlier memory (UPDATE), a contradiction invalidates
 the earlier memory (DELETE). Later statements win, and everything stays
 recoverable through revisions. A dry run decides without writing.
+
+A plan (:func:`plan_dream`) is a dry run together with a digest of the facts it was
+made on; :func:`apply_plan` carries out exactly its decisions, without asking the
+consolidator again, and refuses when any of those facts changed since (a model
+consolidator may answer differently twice, so re-running is not the same as applying
+what someone reviewed).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from memex_core.domain import Consolidator, MemoryFact
 from memex_core.domain.contracts import ADD, DELETE
 from memex_core.domain.memory.records import CONVERSATION_KIND, FILE_KIND, MemoryRecord, Scope
+from memex_core.errors import MemexError
 from memex_core.services.memory import AppliedDecision, DreamReport, MemoryService
 from memex_core.services.ports import NoProgress, Progress
 
@@ -31,14 +41,10 @@ def dream(
     """Consolidate each (owner, collection) group. Returns every decision, NONE included."""
     progress = progress or NoProgress()
     report = DreamReport(dry_run=dry_run)
-    work: list[tuple[str, str, list[MemoryRecord]]] = []
-    for owner, collection in groups:
-        facts = [
-            m
-            for m in service.catalog.memories(scope, owners=(owner,), collections=(collection,))
-            if m.kind not in (CONVERSATION_KIND, FILE_KIND)
-        ]
-        work.append((owner, collection, facts))
+    work = [
+        (owner, collection, _facts(service, scope, owner, collection))
+        for owner, collection in groups
+    ]
     progress.start("Dreaming", sum(len(facts) for _, _, facts in work))
     try:
         for owner, collection, facts in work:
@@ -77,4 +83,87 @@ def dream(
                 progress.advance(1)
     finally:
         progress.finish()
+    return report
+
+
+def _facts(service: MemoryService, scope: Scope, owner: str, collection: str) -> list[MemoryRecord]:
+    """The active facts a dream examines in one group, oldest first."""
+    return [
+        m
+        for m in service.catalog.memories(scope, owners=(owner,), collections=(collection,))
+        if m.kind not in (CONVERSATION_KIND, FILE_KIND)
+    ]
+
+
+class DreamPlanStale(MemexError):
+    """The facts a dream plan was made on changed before it was applied."""
+
+
+@dataclass(frozen=True)
+class DreamPlan:
+    """A dream's decisions before anything is written, and the facts they were made on."""
+
+    report: DreamReport
+    groups: tuple[tuple[str, str], ...]
+    state: str  # digest of every examined fact's id and revision, see memory_state
+
+    @property
+    def digest(self) -> str:
+        """Names this plan: the same facts and the same decisions give the same digest."""
+        decisions = [
+            [d.examined_id, d.decision.action, d.decision.target_id, d.decision.new_text]
+            for d in self.report.decisions
+        ]
+        text = json.dumps([self.state, self.groups, decisions], separators=(",", ":"))
+        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def memory_state(service: MemoryService, scope: Scope, groups: Sequence[tuple[str, str]]) -> str:
+    """A digest of the active facts of ``groups`` (ids and revisions): any write that
+    could change a dream's decisions (a fact added, revised, forgotten or brought back)
+    changes it."""
+    digest = hashlib.blake2b(digest_size=12)
+    for owner, collection in groups:
+        digest.update(json.dumps([owner, collection]).encode())
+        for fact in _facts(service, scope, owner, collection):
+            digest.update(f"{fact.id}@{fact.revision};".encode())
+    return digest.hexdigest()
+
+
+def plan_dream(
+    service: MemoryService,
+    scope: Scope,
+    groups: Sequence[tuple[str, str]],
+    consolidator: Consolidator,
+    *,
+    progress: Progress | None = None,
+) -> DreamPlan:
+    """What a dream of ``groups`` would do, written nowhere."""
+    state = memory_state(service, scope, groups)
+    report = dream(service, scope, groups, consolidator, dry_run=True, progress=progress)
+    return DreamPlan(report, tuple((o, c) for o, c in groups), state)
+
+
+def apply_plan(service: MemoryService, scope: Scope, plan: DreamPlan) -> DreamReport:
+    """Carry out exactly the decisions of ``plan``, in order, as a dream would have.
+    Raises :class:`DreamPlanStale` (writing nothing) when the facts changed since."""
+    if memory_state(service, scope, plan.groups) != plan.state:
+        raise DreamPlanStale(
+            "Memory changed since this dream plan was made (a fact was added, revised, "
+            "forgotten or brought back): nothing was applied. Make a new plan and review it."
+        )
+    report = DreamReport(examined=plan.report.examined, dry_run=False)
+    for planned in plan.report.decisions:
+        memory = service.catalog.memory(scope, planned.examined_id or "")
+        if memory is None:  # the state check makes this unreachable short of a forged plan
+            raise DreamPlanStale(f"Memory {planned.examined_id} is not in this scope.")
+        applied = service.apply(
+            scope,
+            planned.decision,
+            owner=memory.owner,
+            collection=memory.collection,
+            existing=memory,
+        )
+        applied.examined_id = memory.id
+        report.decisions.append(applied)
     return report
