@@ -292,7 +292,7 @@ def test_drain_retry_failed_puts_moved_batches_back(
     session_transcript(tmp_path / "proj")  # the transcript is back
     out = json.loads(run("capture", "drain", "--retry-failed", "--format", "json").output)
     assert (out["records"], out["transcripts"], out["moved_aside"]) == (1, 1, 0)
-    assert not list(Path(failed_dir(memex_home)).iterdir())
+    assert not list(Path(failed_dir(str(memex_home))).iterdir())
 
 
 def test_doctor_reports_a_spool_nobody_drains(run: Any, memex_home: Path, tmp_path: Path) -> None:
