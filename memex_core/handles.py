@@ -382,6 +382,17 @@ class MemoryHandle:
             ]
         return MemoryLinks(self._shown_path(record.path) or record.id, out, back)
 
+    def collections(self, *, user_id: str | None = None) -> builtins.list[str]:
+        """Names of the collections that hold memory in scope (any status), sorted; the
+        handle's collection (a key's bound) narrows them."""
+        owners = self._readable_owners(user_id)
+        if not owners:
+            return []
+        names = self._collections(None, owners)
+        if names is None:
+            return self._mx.catalog.memory_collections(self.scope, owners)
+        return sorted(names)
+
     # -- writing --------------------------------------------------------------------------
 
     def _service(self) -> MemoryService:
@@ -698,11 +709,12 @@ class MemoryHandle:
         asked again). Raises :class:`DreamPlanStale`, writing nothing, when the facts it
         was made on changed since."""
         with self._logged("dream", "plan " + plan.digest, tool_call_id, plan=plan.digest):
-            for owner, _ in plan.groups:
-                if not self.scope.can_write(owner):
-                    raise MemoryAccessDenied(
-                        f"this dream plan covers memory {self.actor.label} cannot write"
-                    )
+            # Only groups this handle could have planned itself (a bound key's collection
+            # included); the catalog checks the scope of every write again.
+            if not set(plan.groups) <= set(self._dream_groups(None, None)):
+                raise MemoryAccessDenied(
+                    f"this dream plan covers memory {self.actor.label} cannot write"
+                )
             with self._mx.writing(), self._mx.memory_indexes().held():
                 report = apply_plan(self._service(), self.scope, plan)
         return report

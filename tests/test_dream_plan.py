@@ -97,3 +97,14 @@ def test_same_memory_and_decisions_give_the_same_digest(mx: Memex) -> None:
     two = alice.dream_plan(consolidator=Scripted(("ADD", None, None), ("NONE", 0, None)))
     other = alice.dream_plan(consolidator=Scripted(("ADD", None, None), ("ADD", None, None)))
     assert one.digest == two.digest != other.digest
+
+
+def test_collections_are_those_in_scope(mx: Memex) -> None:
+    mx.agent("alice").remember("Alice likes tea", collection="acme:support:alice")
+    mx.agent("alice").remember("Alice likes maps", collection="travel")
+    mx.agent("bob").remember("Bob likes jazz", collection="acme:sales")
+    assert mx.agent("alice").collections() == ["acme:support:alice", "travel"]
+    assert mx.agent("alice", collection="acme").collections() == ["acme:support:alice"]
+    assert mx.agent("alice").collections(user_id="bob") == []
+    assert mx.operator().collections() == ["acme:sales", "acme:support:alice", "travel"]
+    assert mx.operator().collections(user_id="bob") == ["acme:sales"]
