@@ -10,6 +10,8 @@ Routes (all under ``/v1`` need credentials; see :mod:`memex_server.auth`):
   an agent key reads its user's scope, the operator the whole home.
 * ``/v1/memory/...``: ``mx.agent(user)`` for the key's user.
 * ``/v1/admin/...``: ``mx.operator()``, keys, ingest, the access log.
+* ``/``, ``/signin``, ``/static/...`` and the other pages: the web viewer
+  (:mod:`memex_viewer`), signed in with the same credentials into a session cookie.
 
 Handlers are synchronous: memex is (SQLite, BM25, an embedder), so they run in
 the server's thread pool, one call into memex at a time (``Memex.call_lock``).
@@ -53,8 +55,10 @@ def build_app(
     admin_secret: str,
     max_body: int = DEFAULT_MAX_BODY,
     max_upload: int = DEFAULT_MAX_UPLOAD,
+    viewer: bool = True,
 ) -> FastAPI:
-    """The API over ``memex``, accepting its agent keys and ``admin_secret``."""
+    """The API over ``memex``, accepting its agent keys and ``admin_secret``, and (unless
+    ``viewer=False``) the web viewer's pages at ``/`` (:mod:`memex_viewer`)."""
     from memex_core import __version__
 
     app = FastAPI(
@@ -76,6 +80,10 @@ def build_app(
         admin.router,
     ):
         app.include_router(router)
+    if viewer:
+        from memex_viewer import mount
+
+        mount(app)
     app.add_middleware(BodyLimit, max_body=max_body, max_upload=max_upload)
     _document_errors(app)
     return app

@@ -1,0 +1,205 @@
+"""``/``: the search page. One box, the dig/keyword/semantic switch and the filters; each hit
+with its title, source, time, a snippet with the query's words marked, and why it ranked.
+
+It searches exactly as ``POST /v1/search`` does for the same credential: the principal's
+reader from ServerState (an agent key's view of its user, or the whole home for the
+operator), the query embedded before memex's call lock is taken.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from markupsafe import Markup
+
+from memex_core.domain.disclosure import label_of, query_terms, why_matched
+from memex_core.domain.results import KEYWORD, SEMANTIC
+from memex_core.errors import MemexError
+from memex_server.auth import state_of
+from memex_viewer.highlight import marked_snippet
+from memex_viewer.principal import SignedIn, Viewer
+from memex_viewer.rendering import render
+
+if TYPE_CHECKING:
+    from memex_core.domain.results import SearchResult
+    from memex_core.services.search import SearchResults
+    from memex_server.state import ServerState
+
+router = APIRouter(include_in_schema=False)
+
+#: The page's names for the modes (as the CLI's commands: dig, keyword, semantic).
+MODES = {"dig": "hybrid", "keyword": "keyword", "semantic": "semantic"}
+FILTERS = ("source", "conversation", "role", "since", "until", "collection")
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+MAX_QUERY = 2000
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result as the page shows it."""
+
+    id: str
+    title: str
+    source: str
+    role: str
+    timestamp: float | None
+    snippet: Markup
+    keyword_rank: int | None
+    semantic_rank: int | None
+    similarity: float | None
+    score: float
+    evidence: str | None
+    why: str
+    conversation_id: str
+
+
+def hit_of(result: SearchResult, query: str) -> Hit:
+    fragment = result.fragment
+    return Hit(
+        id=fragment.id,
+        title=label_of(fragment),
+        source=fragment.source_kind,
+        role=fragment.role,
+        timestamp=fragment.timestamp,
+        snippet=marked_snippet(fragment.content, query),
+        keyword_rank=result.ranks.get(KEYWORD),
+        semantic_rank=result.ranks.get(SEMANTIC),
+        similarity=result.scores.get(SEMANTIC),
+        score=result.score,
+        evidence=result.evidence,
+        why=why_matched(result, query_terms(query)),
+        conversation_id=fragment.conversation_id,
+    )
+
+
+def page_note(note: str) -> str:
+    """A results note in the page's words (the CLI's flag becomes the page's switch)."""
+    return note.replace("--no-time-phrases", "untick 'Read time phrases'")
+
+
+def _search(
+    state: ServerState,
+    viewer: Viewer,
+    query: str,
+    mode: str,
+    limit: int,
+    time_phrases: bool,
+    filters: dict[str, str],
+) -> SearchResults:
+    options: dict[str, Any] = {k: v for k, v in filters.items() if k != "collection"}
+    view = state.reader(viewer.caller)
+    prepared = state.prepared_query(
+        query,
+        mode,
+        time_phrases=time_phrases,
+        time_filtered="since" in options or "until" in options,
+    )
+    with prepared:
+        return state.call(
+            view.search,
+            query,
+            mode,
+            limit,
+            collection=filters.get("collection"),
+            time_phrases=time_phrases,
+            **options,
+        )
+
+
+def empty_guidance(
+    state: ServerState,
+    viewer: Viewer,
+    query: str,
+    mode: str,
+    filters: dict[str, str],
+    found: SearchResults,
+) -> list[str]:
+    """What the CLI says when nothing matched. The operator gets ``mx.explain_empty`` (it
+    counts the whole home); an agent session a message about its own scope only, since the
+    home's size and coverage are not its to see."""
+    if viewer.operator and "collection" not in filters:
+        from memex_core.api import make_filters
+
+        made = make_filters(
+            source=filters.get("source"),
+            conversation=filters.get("conversation"),
+            role=filters.get("role"),
+            since=filters.get("since"),
+            until=filters.get("until"),
+        )
+        return [
+            page_note(line)
+            for line in state.call(state.memex.explain_empty, query, mode, made, found)
+        ]
+    reach = f"user {viewer.caller.user_id}'s memory and shared memory"
+    if viewer.caller.corpus:
+        reach += ", and the ingested corpus"
+    lines = [f"No results in what this session reaches ({reach})."]
+    if filters:
+        lines.append("A filter may have removed every match: try again without it.")
+    if mode == "keyword":
+        lines.append("No fragment here contains these words; try semantic or dig.")
+    return lines
+
+
+@router.get("/")
+def search_page(
+    request: Request,
+    viewer: SignedIn,
+    q: str = "",
+    mode: str = "dig",
+    source: str = "",
+    conversation: str = "",
+    role: str = "",
+    since: str = "",
+    until: str = "",
+    collection: str = "",
+    time_phrases: str = "",
+    limit: int = DEFAULT_LIMIT,
+    searched: str = "",
+) -> Response:
+    state = state_of(request)
+    mode_name = mode if mode in MODES else "dig"
+    raw = {
+        "source": source,
+        "conversation": conversation,
+        "role": role,
+        "since": since,
+        "until": until,
+        "collection": collection,
+    }
+    filters = {k: v.strip() for k, v in raw.items() if v.strip()}
+    # The box starts ticked; once a search was sent, an unticked box arrives as nothing.
+    reading = bool(time_phrases) or not searched
+    limit = min(max(limit, 1), MAX_LIMIT)
+    query = q.strip()[:MAX_QUERY]
+    context: dict[str, Any] = {
+        "q": q,
+        "mode": mode_name,
+        "filters": raw,
+        "time_phrases": reading,
+        "limit": limit,
+        "hits": [],
+        "notes": [],
+        "guidance": [],
+        "error": None,
+        "searched": bool(query),
+    }
+    status = 200
+    if query:
+        try:
+            found = _search(state, viewer, query, MODES[mode_name], limit, reading, filters)
+            context["hits"] = [hit_of(r, query) for r in found]
+            context["notes"] = [page_note(n) for n in found.notes]
+            if not len(found):
+                context["guidance"] = empty_guidance(
+                    state, viewer, query, MODES[mode_name], filters, found
+                )
+        except (MemexError, ValueError) as exc:
+            context["error"] = str(exc)
+            status = 422
+    return render(request, "search.html", viewer, status=status, **context)
