@@ -41,6 +41,7 @@ from benchmarks import (
     scifact,
     service,
     vault,
+    viewer_render,
 )
 from benchmarks.context import RunContext, Sizes, log
 from benchmarks.data import REPO_ROOT
@@ -69,6 +70,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "hooks": (capture_hooks.TITLE, capture_hooks.run),
     "freshness": (capture_freshness.TITLE, capture_freshness.run),
     "ask": (ask_recall.TITLE, ask_recall.run),
+    "viewer": (viewer_render.TITLE, viewer_render.run),
 }
 
 

@@ -67,7 +67,7 @@ PAYLOADS: tuple[str, ...] = (
     "<img src=x onerror=alert(45)//",
     '<<img src=x onerror="alert(46)">',
     "<img/src=x/onerror=alert(47)>",
-    "<noscript><p title=\"</noscript><img src=x onerror=alert(48)>\"></noscript>",
+    '<noscript><p title="</noscript><img src=x onerror=alert(48)>"></noscript>',
     '<style>@import "javascript:alert(49)";</style>',
     "<!--<img src=x onerror=alert(50)>-->",
     '<a href="&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;:alert(51)">entity</a>',

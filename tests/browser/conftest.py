@@ -122,7 +122,8 @@ DANGEROUS_NODES_JS = r"""
     if (['IFRAME', 'OBJECT', 'EMBED', 'BASE', 'FRAME'].includes(el.tagName)) {
       found.push(`<${el.tagName.toLowerCase()}> element`);
     }
-    if (el.tagName === 'META' && (el.getAttribute('http-equiv') || '').toLowerCase() === 'refresh') {
+    const equiv = (el.getAttribute('http-equiv') || '').toLowerCase();
+    if (el.tagName === 'META' && equiv === 'refresh') {
       found.push('<meta http-equiv=refresh>');
     }
   }

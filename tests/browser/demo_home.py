@@ -122,7 +122,9 @@ def build_xss_home(path: Path) -> DemoHome:
         for n, group in enumerate(groups)
     ]
     conversations = [
-        chatgpt_conversation(XSS_CONVERSATION, "<script>alert('title')</script> xss chat", messages),
+        chatgpt_conversation(
+            XSS_CONVERSATION, "<script>alert('title')</script> xss chat", messages
+        ),
         chatgpt_conversation(
             "conv-xss-title",
             '<img src=x onerror="window.__xss=99"> {{7*7}} title',
