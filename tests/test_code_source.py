@@ -313,3 +313,13 @@ def test_code_source_on_a_folder_that_is_not_a_repository(
         report = mx.ingest(plain, source="code")
     assert report.count("failed") == 1
     assert "not a git work tree" in (report.files[0].error or "")
+
+
+def test_the_code_source_named_on_a_single_file_says_to_pass_the_folder(
+    tmp_path: Path, keyword_home: Path
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    with Memex(keyword_home) as mx:
+        report = mx.ingest(repo / "a.py", source="code")
+    assert report.count("failed") == 1
+    assert "reads whole folders, not single files" in (report.files[0].error or "")

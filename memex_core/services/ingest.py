@@ -207,6 +207,14 @@ class IngestService:
         label = str(path)
         source = self.pick_source(path)
         if source is None:
+            if self.named and not self.sources:
+                kinds = ", ".join(s.source_kind for s in self.folder_sources)
+                return FileOutcome(
+                    label,
+                    "failed",
+                    error=f"the {kinds} source reads whole folders, not single files: pass the "
+                    "folder (for --source code, the git repository)",
+                )
             why = self._why_unread(path)
             if not candidate.explicit:
                 # A folder may hold files of no known format: reported, not an error.
