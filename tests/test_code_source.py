@@ -160,6 +160,21 @@ def test_javascript_through_tree_sitter() -> None:
     assert symbols["add"].text.startswith("/** Adds. */")
 
 
+@pytest.mark.skipif(
+    parser_for("go") is None or parser_for("rust") is None, reason="grammars not installed"
+)
+def test_go_and_rust_methods_are_named_after_their_type() -> None:
+    go = "package main\n\n// Store keeps n.\ntype Store struct {\n\tn int\n}\n\n"
+    go += "// Get returns n.\nfunc (s *Store) Get() int {\n\treturn s.n\n}\n"
+    chunks = {c.symbol: c for c in treesitter_chunks(go, "go") or []}
+    assert chunks["Store"].kind == "type" and chunks["Store"].start == 3
+    assert chunks["Store.Get"].kind == "method" and chunks["Store.Get"].text.startswith("// Get")
+    rust = "pub struct Shape { sides: u32 }\n\n"
+    rust += "impl Shape {\n    pub fn area(&self) -> u32 { 0 }\n}\n"
+    symbols = {(c.symbol, c.kind) for c in treesitter_chunks(rust, "rust") or []}
+    assert {("Shape", "type"), ("Shape", "class"), ("Shape.area", "method")} <= symbols
+
+
 def test_a_language_without_a_grammar_falls_back_to_blank_line_blocks() -> None:
     assert treesitter_chunks("a\n\nb\n", "cobol") is None
     chunks = CodeSource().chunk("# Title\n\ntext\n\n## Part\n\nmore\n", "markdown")

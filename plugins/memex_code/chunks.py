@@ -25,7 +25,7 @@ class CodeChunk:
     """
 
     symbol: str
-    kind: str  # "function", "method", "class", "module" or "block"
+    kind: str  # "function", "method", "class", "type", "module" or "block"
     start: int
     end: int
     text: str

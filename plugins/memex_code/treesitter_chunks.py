@@ -57,6 +57,16 @@ CONTAINERS = frozenset(
         "mod_item",
     }
 )
+#: Definitions of a type (a struct, an enum, an alias) rather than of a function.
+TYPES = frozenset(
+    {
+        "type_declaration",
+        "type_alias_declaration",
+        "enum_declaration",
+        "struct_item",
+        "enum_item",
+    }
+)
 #: Wrappers to look through (``export function f``; ``const f = () => ...``).
 WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declarator"})
 
@@ -151,7 +161,7 @@ def _walk(
             covered.update(range(start, end + 1))
             continue
         method = prefix or node.type in ("method_definition", "method_declaration")
-        kind = "method" if method else "function"
+        kind = "type" if node.type in TYPES else "method" if method else "function"
         _add(node, name, kind, lines, found, covered)
 
 
