@@ -70,6 +70,7 @@ def drain(
         HomeProblem,
         WorkerLock,
         failed_dir,
+        setup_logging,
         spool_waiting,
     )
 
@@ -86,6 +87,8 @@ def drain(
             f"home {folder} exists and is writable."
         ) from exc
     report = DrainReport()
+    if locked:
+        setup_logging(folder)  # the worker's log, not this terminal: the summary says it all
     if not locked:
         waited = _wait_for_worker(folder, quiet or output_format == "json")
         report.errors.extend(waited)

@@ -835,7 +835,11 @@ class WorkerLock:
 
 
 def setup_logging(home: str) -> None:
-    """Log to ``layout.worker_log(home)`` (rotated at 1 MB); stderr when it cannot be opened."""
+    """Log to ``layout.worker_log(home)`` (rotated at 1 MB); stderr when it cannot be opened.
+    Called again (``memex capture drain`` in one process), it replaces its handler."""
+    for old in [h for h in log.handlers if getattr(h, "memex_capture", False)]:
+        log.removeHandler(old)
+        old.close()
     handler: logging.Handler
     try:
         os.makedirs(layout.logs_dir(home), mode=0o700, exist_ok=True)
@@ -847,6 +851,7 @@ def setup_logging(home: str) -> None:
     handler.setFormatter(
         logging.Formatter(f"%(asctime)s worker[{os.getpid()}] %(levelname)s %(message)s")
     )
+    setattr(handler, "memex_capture", True)  # noqa: B010 (found again on the next call)
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     log.propagate = False

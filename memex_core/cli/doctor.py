@@ -52,17 +52,18 @@ def doctor(ctx: click.Context, repair: bool, quiet: bool, output_format: str) ->
 
     mx = open_memex(ctx)
     report = mx.doctor(repair=repair, progress=RichProgress(quiet or output_format == "json"))
+    indexes_healthy = report.healthy  # what --repair can fix; plugin findings say their fix
     # Checks of what plugins keep beside the indexes (the capture spool...): read-only.
     report.final.findings.extend(plugin_findings(mx.registry.doctor_checks(), mx.home))
     if output_format == "json":
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
-        _print(report)
+        _print(report, indexes_healthy)
     if not report.healthy:
         sys.exit(1)
 
 
-def _print(report: DoctorReport) -> None:
+def _print(report: DoctorReport, indexes_healthy: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -92,5 +93,5 @@ def _print(report: DoctorReport) -> None:
         console.print(f"    {esc(finding.fix)}", style="dim", highlight=False)
     if report.healthy:
         console.print("[green]Healthy:[/] the catalog and both indexes agree.")
-    elif report.before is None:
+    elif report.before is None and not indexes_healthy:
         console.print("Run `memex doctor --repair` to fix the drift from the catalog.")
