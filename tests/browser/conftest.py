@@ -94,6 +94,19 @@ class Tab:
         found += self.page.evaluate(DANGEROUS_NODES_JS)
         return found
 
+    def axe(self) -> list[str]:
+        """axe-core's serious and critical violations on the page as it is now (every rule
+        axe runs by default: WCAG 2.x A/AA and best practices)."""
+        from axe_playwright_python.sync_playwright import Axe
+
+        results = Axe().run(self.page)
+        return [
+            f"{v['id']} ({v['impact']}): {v['help']} at "
+            + ", ".join(str(n["target"]) for n in v["nodes"][:5])
+            for v in results.response["violations"]
+            if v.get("impact") in ("serious", "critical")
+        ]
+
     def text(self) -> str:
         return normalise(self.page.locator("body").inner_text())
 
