@@ -338,3 +338,51 @@ def test_doctor_checks_hook_runs_plugin_checks_and_survives_a_broken_one(
 
 def test_drain_report_to_dict_has_every_count() -> None:
     assert set(DrainReport().to_dict()) >= {"records", "waiting", "errors", "moved_aside"}
+
+
+def test_an_idle_worker_exits_after_the_idle_time(memex_home: Path) -> None:
+    made = CaptureWorker(memex_home, memex=fast_memex(memex_home), idle_seconds=0.5)
+    started = time.monotonic()
+    assert made.run() == 0
+    assert 0.5 <= time.monotonic() - started < 30
+    made.close()
+
+
+def test_sigterm_finishes_the_transcript_in_hand_and_keeps_the_rest(
+    worker: CaptureWorker, tmp_path: Path
+) -> None:
+    first = session_transcript(tmp_path / "a")
+    second = make_second(tmp_path / "b")
+    hook(Path(worker.home), "Stop", first)
+    hook(Path(worker.home), "Stop", second, session_id="other")
+    worker.stopping = True  # as the SIGTERM handler does, with a batch taken
+    work = worker.take()[0]
+    report = DrainReport()
+    assert worker.drain_batch(work, report, settle=False) is False
+    assert report.transcripts == 1 and report.waiting == 1
+    worker.stopping = False
+    assert worker.drain().transcripts == 1 and not work_files(worker.home)
+
+
+def make_second(folder: Path) -> Path:
+    t = Transcript("5e55a000-0000-4000-8000-000000000002")
+    t.user("second session about the yodelbox")
+    t.assistant("msg_y", text("The yodelbox is fine."))
+    return t.write(folder / "5e55a000-0000-4000-8000-000000000002.jsonl")
+
+
+def test_doctor_notes_skipped_lines_and_the_last_worker_error(
+    worker: CaptureWorker, tmp_path: Path
+) -> None:
+    home = Path(worker.home)
+    hook(home, "Stop", session_transcript(tmp_path / "proj"))
+    with open(layout.spool_file(home), "ab") as handle:
+        handle.write(b"garbage\n")
+    worker.drain()
+    worker.record_error("memex cannot write to X: the home is read-only. Make it writable.")
+    codes = {f.code: f for f in _capture(home)}
+    assert codes["capture.rejected"].severity == NOTE and codes["capture.rejected"].count == 1
+    assert "read-only" in codes["capture.worker_error"].summary
+    assert "capture.spool_stale" not in codes
+    worker.record_drained()
+    assert "capture.worker_error" not in {f.code for f in _capture(home)}
