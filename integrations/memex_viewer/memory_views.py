@@ -49,20 +49,17 @@ def collection_tree(names: Iterable[str]) -> list[TreeNode]:
     index: dict[str, TreeNode] = {}
     for name in sorted(set(names)):
         if name == "":
-            node = index.setdefault("", TreeNode("(no collection)", "", exists=True))
-            if node not in roots:
-                roots.insert(0, node)
+            roots.insert(0, TreeNode("(no collection)", "", exists=True))
+            index[""] = roots[0]
             continue
         parts = name.split(":")
         siblings = roots
         for depth in range(1, len(parts) + 1):
             full = ":".join(parts[:depth])
-            node = index.get(full)
-            if node is None:
-                node = TreeNode(parts[depth - 1], full)
-                index[full] = node
-                siblings.append(node)
-            siblings = node.children
+            if full not in index:
+                index[full] = TreeNode(parts[depth - 1], full)
+                siblings.append(index[full])
+            siblings = index[full].children
         index[name].exists = True
     return roots
 

@@ -1,0 +1,83 @@
+"""How the memory pages reach memory: the credential's own handle, through ServerState, with
+memex's errors turned into pages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from fastapi import Request
+
+from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.domain.memory.records import owner_user_id
+from memex_core.errors import MemexError, WriteLockedError
+from memex_core.handles import MemoryNotFound
+from memex_server.auth import state_of
+from memex_viewer.principal import PageExit, Viewer
+from memex_viewer.rendering import error_page
+
+if TYPE_CHECKING:
+    from memex_core.handles import MemoryHandle
+    from memex_server.state import ServerState
+
+#: Rows on one page of records or of the access log.
+PAGE_SIZE = 50
+R = TypeVar("R")
+
+
+def handle_of(state: ServerState, viewer: Viewer) -> MemoryHandle:
+    """The memory handle the API gives this credential."""
+    if viewer.operator:
+        return state.operator_memory(viewer.caller)
+    return state.agent_memory(viewer.caller)
+
+
+def run(
+    request: Request,
+    viewer: Viewer,
+    fn: Callable[..., R],
+    /,
+    *args: Any,
+    writes: bool = False,
+    **kwargs: Any,
+) -> R:
+    """``fn`` through ServerState (one call into memex at a time; writes wait for the
+    home's write lock first), its failures turned into pages: another user's memory is
+    answered exactly like a missing one (404), as the API answers it."""
+    state = state_of(request)
+    try:
+        if writes:
+            return state.write(fn, *args, **kwargs)
+        return state.call(fn, *args, **kwargs)
+    except MemoryNotFound:
+        raise PageExit(
+            error_page(
+                request,
+                viewer,
+                404,
+                "No such memory",
+                "There is no memory with that id in what this session reaches. "
+                "Open one from the Memory page.",
+            )
+        ) from None
+    except MemoryAccessDenied as exc:
+        raise PageExit(error_page(request, viewer, 403, "Not allowed", str(exc))) from None
+    except WriteLockedError as exc:
+        raise PageExit(error_page(request, viewer, 503, "Memory is busy", str(exc))) from None
+    except MemexError as exc:
+        raise PageExit(error_page(request, viewer, 422, "Cannot do that", str(exc))) from None
+
+
+def page_offset(value: str) -> int:
+    """A page's offset from the query (anything odd is the first page)."""
+    try:
+        return max(int(value), 0)
+    except ValueError:
+        return 0
+
+
+def users_of(request: Request, viewer: Viewer) -> list[str]:
+    """The users with memory, for the operator's picker (never asked for an agent)."""
+    state = state_of(request)
+    owners = state.call(state.memex.catalog.memory_owners)
+    return sorted(u for u in (owner_user_id(o) for o in owners) if u)
