@@ -20,9 +20,11 @@ from memex_core.hookspecs import hookimpl
 @hookimpl
 def register_commands(cli: Any) -> None:
     from memex_server.command import keys, serve
+    from memex_viewer.command import view
 
     cli.add_command(serve)
     cli.add_command(keys)
+    cli.add_command(view)
 
 
 __all__ = ["register_commands"]

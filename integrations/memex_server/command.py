@@ -7,6 +7,7 @@ imported when ``serve`` runs, so ``memex --help`` stays fast and works without
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 from datetime import datetime
@@ -131,10 +132,19 @@ def serve(
         *warm_lines,
         f"{LISTENING} http://{shown}:{bound} (stop with Ctrl-C)",
     ]
+    from memex_server.runfile import clear_run_file, write_run_file
+
+    # Where `memex view` finds this server, written before LISTENING is printed (loopback
+    # for a wildcard address, which is not one a browser can open). Advisory: a home it
+    # cannot write to still serves.
+    local = "127.0.0.1" if host in ("0.0.0.0", "") else ("[::1]" if host == "::" else shown)
+    with contextlib.suppress(OSError):
+        write_run_file(Path(memex.home), f"http://{local}:{bound}")
     click.echo("\n".join(lines), err=True)
     try:
         server.run(sockets=[sock])
     finally:
+        clear_run_file(Path(memex.home))
         if warm is not None:
             warm.close()
 

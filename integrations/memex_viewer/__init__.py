@@ -16,6 +16,12 @@ Where things live:
 * :mod:`memex_viewer.signin`: ``/signin``, ``/signout``.
 * :mod:`memex_viewer.search`: ``/``, the search page.
 * :mod:`memex_viewer.assets`: ``/static/<name>`` from ``static/``.
+* :mod:`memex_viewer.timeline`: ``/timeline/<fragment id>``.
+* :mod:`memex_viewer.events`: ``/events`` (server-sent events of new fragments) and
+  ``/activity`` (the newest fragments, live).
+* :mod:`memex_viewer.notes`: ``/notes`` and ``/note/<id, path or title>``.
+* :mod:`memex_viewer.corpus`: ``/corpus`` and ``/corpus/doctor`` (operator only).
+* :mod:`memex_viewer.command`: ``memex view``.
 
 Adding pages (the memory pages, say): a module ``memory.py`` with its own
 ``router = APIRouter(include_in_schema=False)``, listed in ``build_router``; handlers take
@@ -29,6 +35,16 @@ path of their own. Templates ``memory_*.html`` extend ``base.html`` (blocks ``ti
 
 from __future__ import annotations
 
-from memex_viewer.app import build_router, mount
+from typing import Any
 
 __all__ = ["build_router", "mount"]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazily: ``memex view`` (memex_viewer.command) is registered with every CLI start, and
+    # ``memex --help`` must not import FastAPI and Jinja2 (or need them installed).
+    if name in __all__:
+        from memex_viewer import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module 'memex_viewer' has no attribute {name!r}")

@@ -78,7 +78,9 @@ def hit_of(result: SearchResult, query: str) -> Hit:
 
 def page_note(note: str) -> str:
     """A results note in the page's words (the CLI's flag becomes the page's switch)."""
-    return note.replace("--no-time-phrases", "untick 'Read time phrases'")
+    return note.replace(
+        "turn off with --no-time-phrases", "untick 'Read time phrases' to turn this off"
+    )
 
 
 def _search(

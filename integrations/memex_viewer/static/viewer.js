@@ -61,13 +61,17 @@ function startLive() {
       const link = document.createElement("a");
       link.href = item.href;
       link.textContent = item.title || item.id;
-      const heading = document.createElement("h3");
+      const heading = document.createElement("h2");
       heading.appendChild(link);
       li.appendChild(heading);
     }
     li.appendChild(meta);
     li.appendChild(content);
-    list.appendChild(li);
+    if (target.dataset.livePrepend) {
+      list.insertBefore(li, list.firstChild);
+    } else {
+      list.appendChild(li);
+    }
   }
   if (pause) {
     pause.addEventListener("click", function () {
