@@ -4,8 +4,8 @@ Python's warning format), and a non-zero exit when nothing at all could be read.
 
 from __future__ import annotations
 
+import importlib
 import json
-import sys
 import warnings
 import zipfile
 from collections.abc import Callable
@@ -35,7 +35,8 @@ def home(tmp_path: Path) -> Path:
 def run(home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
     """Runs ``memex ingest --no-embed ARGS`` through the console script's ``main`` at a
     given width; returns (exit status, stdout, stderr)."""
-    module = sys.modules["memex_core.cli.writing"]
+    # The CLI loads its command modules lazily: import this one before patching it.
+    module = importlib.import_module("memex_core.cli.writing")
     monkeypatch.setattr(module, "open_memex", lambda ctx: fast_memex(home))
 
     def invoke(*args: str | Path, width: int = 80) -> tuple[int, str, str]:
