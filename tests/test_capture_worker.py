@@ -386,3 +386,29 @@ def test_doctor_notes_skipped_lines_and_the_last_worker_error(
     assert "capture.spool_stale" not in codes
     worker.record_drained()
     assert "capture.worker_error" not in {f.code for f in _capture(home)}
+
+
+def test_a_summary_the_home_cannot_take_is_written_on_the_retry(
+    worker: CaptureWorker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memex_capture.worker import HomeProblem
+    from memex_core.catalog.faults import DiskFullError
+
+    written: list[str] = []
+    full = [True]
+
+    def write(mx: Memex, session_id: str) -> None:
+        if full[0]:
+            raise DiskFullError("No space left to write the catalog. Free some space.")
+        written.append(session_id)
+
+    summary = types.ModuleType("memex_capture.summary")
+    summary.write_session_summary = write  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "memex_capture.summary", summary)
+    hook(Path(worker.home), "Stop", session_transcript(tmp_path / "proj"))
+    with pytest.raises(HomeProblem):
+        worker.drain()
+    assert len(work_files(worker.home)) == 1  # the Stop stays for the retry
+    full[0] = False
+    worker.drain()
+    assert written == [SESSION] and not work_files(worker.home)

@@ -577,8 +577,10 @@ class CaptureWorker:
             report.briefs += 1
 
     def _call(self, module: str, function: str, *args: Any) -> bool:
-        """Call ``memex_capture.<module>.<function>``; a failure is logged, never raised:
-        a summary or brief can be written again at the next event, a record cannot."""
+        """Call ``memex_capture.<module>.<function>``. A home that cannot be written raises
+        :class:`HomeProblem` (the event stays in its batch, so the summary is written on
+        the retry); any other failure is logged, never raised: a summary or brief can be
+        written again at the next event, a record that blocks the spool cannot."""
         try:
             target = getattr(__import__(f"memex_capture.{module}", fromlist=[function]), function)
         except (ImportError, AttributeError) as exc:
@@ -587,6 +589,8 @@ class CaptureWorker:
         try:
             target(*args)
         except Exception as exc:
+            if is_home_problem(exc):
+                raise HomeProblem(str(exc)) from exc
             log.warning("%s.%s failed: %s: %s", module, function, type(exc).__name__, exc)
             return False
         return True
