@@ -153,7 +153,7 @@ def dream_page(
 @router.post("/memory/dream/apply")
 def apply(request: Request, viewer: SignedIn, form: CheckedForm) -> Response:
     user_id, name = _choice(viewer, form.get("user"), form.get("collection"))
-    digest = form.get("plan")
+    digest = form.get("digest")
     digest = digest if isinstance(digest, str) else ""
     plan = shelf.take(viewer.session.seed, digest)
     if plan is None:
