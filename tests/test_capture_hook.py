@@ -25,7 +25,7 @@ from tests._data import shared_data_dir
 
 NO_WORKER = {"MEMEX_CAPTURE_NO_WORKER": "1"}
 #: Keys a record's detail may hold: the hook's small fields, and Codex notify's.
-ALLOWED_DETAIL = {*DETAIL_KEYS, "oversized_input", "type", "thread_id", "client"}
+ALLOWED_DETAIL = {*DETAIL_KEYS, "oversized_input", "type", "thread_id", "client", "codex_home"}
 
 
 def run_hook(
@@ -166,6 +166,17 @@ def test_real_codex_notify_spools_the_thread_as_session(tmp_path: Path) -> None:
             note["last-assistant-message"]
         ):
             assert text.encode() not in stored
+
+
+def test_codex_notify_records_where_codex_keeps_its_rollouts(tmp_path: Path) -> None:
+    """The worker may have been started by a Claude Code hook with another CODEX_HOME."""
+    home = tmp_path / "home"
+    note = {"type": "agent-turn-complete", "thread-id": "t-1", "turn-id": "1", "cwd": "/tmp"}
+    env = {**NO_WORKER, "CODEX_HOME": str(tmp_path / "codex")}
+    done = run_hook(home, "codex", stdin=None, extra=[json.dumps(note)], env=env)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    (record,) = records(home)
+    assert record["detail"]["codex_home"] == str(tmp_path / "codex")
 
 
 def test_codex_lifecycle_hook_on_stdin(tmp_path: Path) -> None:

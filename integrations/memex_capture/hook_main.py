@@ -223,6 +223,11 @@ def _record_from_notify(payload: dict) -> dict:
         value = _small(payload.get(wire))
         if value is not None:
             detail[key] = value
+    # Codex runs notify with its own environment: where its rollouts live, for a worker
+    # that a Claude Code hook (another CODEX_HOME, or none) may have started.
+    codex_home = _small(os.environ.get("CODEX_HOME"))
+    if codex_home is not None:
+        detail["codex_home"] = codex_home
     return spool.make_record(
         "codex",
         _text(payload.get("type")) or "notify",
