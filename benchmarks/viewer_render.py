@@ -25,7 +25,7 @@ from benchmarks.context import RunContext, log
 from benchmarks.metrics import percentile
 from benchmarks.report import Section, ms, table
 
-TITLE = "18. Viewer: time to first render of search results"
+TITLE = "19. Viewer: time to first render of search results"
 QUERIES = 20
 QUICK_QUERIES = 6
 WARMUP = 3
