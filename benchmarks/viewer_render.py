@@ -1,4 +1,4 @@
-"""Benchmark 18: time to first render of the viewer's search results at 100,000 fragments.
+"""Benchmark 19: time to first render of the viewer's search results at 100,000 fragments.
 
 A real ``memex serve`` (its defaults, 127.0.0.1) serves the home of the hybrid-latency
 benchmark (:mod:`benchmarks.scale`, SciFact passages with MiniLM vectors from the cache);
