@@ -144,6 +144,12 @@ def build_xss_home(path: Path) -> DemoHome:
     mx = Memex(home.path)
     try:
         mx.ingest(export, vault)
+        home.ids["chat"] = mx.conversation(XSS_CONVERSATION)[0].id
+        home.ids["title_chat"] = mx.conversation("conv-xss-title")[0].id
+        notes_found = mx.search("xss", "keyword", 50, source="obsidian")
+        home.ids["note"] = next(
+            r.fragment.id for r in notes_found if r.fragment.title == "XSS corpus"
+        )
         alice = mx.agent("alice", name="alice-bot")
         half = len(texts) // 2
         record = alice.write("user/xss.md", "\n\n".join(texts[:half]))
