@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 
 COOKIE_NAME = "memex_session"
-#: How long a sign-in lasts. A day: the viewer is a tool people keep open while working.
+#: How long a sign-in lasts: a working day, since people keep the viewer open while they work.
 SESSION_SECONDS = 12 * 3600
 _KEY_LABEL = b"memex-viewer-session-v1"
 OPERATOR = "operator"
