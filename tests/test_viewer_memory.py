@@ -165,13 +165,23 @@ def test_records_page_shows_forgotten_status_and_pages(home: Home, operator: Tes
     assert not set(record_ids(first)) & set(record_ids(second))
 
 
-def test_agent_session_sees_its_user_only(home: Home, alice: TestClient) -> None:
+def test_agent_session_sees_its_user_and_shared_memory(home: Home, alice: TestClient) -> None:
+    handbook = home.mx.operator().write("shared/handbook.md", "Be kind.", collection="acme")
     page = alice.get("/memory").text
-    assert set(record_ids(page)) == {home.alice_tea, home.alice_file}
+    assert set(record_ids(page)) == {home.alice_tea, home.alice_file, handbook.id}
+    assert "shared/handbook.md" in page
+    assert alice.get(f"/memory/{handbook.id}").status_code == 200
+    # shared memory is read-only for agents (MEMEX_SHARED_WRITE_MODE unset), as on the API
+    refused = alice.post(
+        f"/memory/{handbook.id}/forget", data={"csrf_token": csrf_of(alice), "confirm": "yes"}
+    )
+    assert refused.status_code == 403 and "read-only" in refused.text
+    assert home.mx.operator().get(handbook.id).status == "active"
     assert 'id="user-picker"' not in page and "acme:sales" not in page
     assert set(record_ids(alice.get("/memory", params={"user": "bob"}).text)) == {
         home.alice_tea,
         home.alice_file,
+        handbook.id,
     }
     own = alice.get(f"/memory/{home.alice_file}").text
     assert "users/alice" not in own and "user/notes.md" in own  # the agent's virtual path
