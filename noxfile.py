@@ -1,5 +1,5 @@
 """Developer sessions: `nox -s tests`, `nox -s lint`, `nox -s bench`, `nox -s docs`,
-`nox -s reliability`.
+`nox -s reliability`, `nox -s screenshots`.
 
 PyTorch is installed as torch==2.13.0 before anything that depends on it: an
 unpinned torch pulls several GB of CUDA packages.
@@ -64,6 +64,19 @@ def docs(session: nox.Session) -> None:
         session.run("mkdocs", "serve", *session.posargs[1:])
     else:
         session.run("mkdocs", "build", "--strict", *session.posargs)
+
+
+@nox.session(python="3.11")
+def screenshots(session: nox.Session) -> None:
+    """Serve the demo home and write docs/screenshots/<page>.png at 1280x800.
+
+    Needs Debian's Chromium (`apt-get install chromium`; Playwright is pointed at
+    /usr/bin/chromium, or MEMEX_CHROMIUM, and downloads no browser). See
+    tests/browser/screenshots.py for the pages; `nox -s screenshots -- DIR` writes elsewhere.
+    """
+    session.install(TORCH)
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "tests.browser.screenshots", *session.posargs)
 
 
 RELIABILITY_TESTS = [

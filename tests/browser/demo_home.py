@@ -84,6 +84,9 @@ def build_demo_home(path: Path, *, semantic: bool = False) -> DemoHome:
         alice.write("user/travel.md", "Alice flies to Porto in June; aisle seat.")
         home.ids["alice_travel"] = plan.id
         home.ids["alice_tea"] = alice.remember("Alice prefers green tea").memory_ids[0]
+        # Facts for the dream plan to weigh: a rewording, and a change of mind.
+        alice.remember("Alice prefers drinking green tea")
+        alice.remember("Alice no longer drinks green tea; she prefers black coffee now")
         gone = alice.remember("Alice's old phone number ends in 42").memory_ids[0]
         alice.forget(gone)
         home.ids["alice_forgotten"] = gone

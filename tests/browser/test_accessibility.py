@@ -90,9 +90,9 @@ def _access_log(tab: Tab) -> None:
 
 def _dream_plan(tab: Tab) -> None:
     tab.sign_in_operator("/memory/dream?user=alice")
-    if tab.page.locator("#plan-submit").count():
-        with tab.page.expect_navigation():
-            tab.page.locator("#plan-submit").click()
+    with tab.page.expect_navigation():
+        tab.page.locator("#plan-submit").click()
+    assert tab.page.locator("#dream-plan tr[data-testid='decision']").count() > 0
 
 
 def _not_found(tab: Tab) -> None:

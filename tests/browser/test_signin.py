@@ -3,12 +3,14 @@ it is gone, a refused credential, and an agent key's session."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.browser.conftest import Tab
 
 COOKIE = "memex_session"
 
 
-def _session_cookie(tab: Tab) -> dict | None:
+def _session_cookie(tab: Tab) -> Any:
     return next((c for c in tab.page.context.cookies() if c["name"] == COOKIE), None)
 
 
