@@ -387,3 +387,24 @@ def test_event_stream_sends_fragments_captured_after_it_opened(tmp_path: Path) -
         assert late_event["href"] == f"/timeline/{late.id}"
         # Only the two fragments written before the streams opened are not sent.
         assert not any(e["id"] == chat_turns()[0].id for e in events["operator"])
+    # Another user's new fragments never reached alice's reader: none of their ids (nor
+    # the corpus fragment's) is in any entry of her access log.
+    with Memex(home) as mx:
+        _, rows = mx.query(
+            "SELECT id FROM fragments WHERE owner != 'users/alice' AND owner != 'shared'"
+        )
+        foreign = {r[0] for r in rows}
+        entries = mx.operator().access_log(user_id="alice", limit=1000)
+    assert foreign and entries
+    logged = json.dumps([getattr(e, "__dict__", str(e)) for e in entries], default=str)
+    for fragment_id in foreign:
+        assert fragment_id not in logged
+
+
+def test_hand_edited_numbers_fall_back_to_defaults(client: TestClient) -> None:
+    page = client.get("/", params={"q": "turn", "mode": "keyword", "limit": "lots"})
+    assert page.status_code == 200 and len(hits_of(page.text)) == 20
+    middle = chat_turns()[len(PAYLOADS) // 2]
+    window = client.get(f"/timeline/{middle.id}", params={"before": "x", "after": "-3"})
+    assert window.status_code == 200
+    assert len(re.findall(r'data-testid="turn"', window.text)) == 6  # 5 before, none after

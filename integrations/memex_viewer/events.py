@@ -31,6 +31,7 @@ from starlette.concurrency import run_in_threadpool
 
 from memex_core.domain.disclosure import label_of
 from memex_server.auth import state_of
+from memex_viewer.params import bounded
 from memex_viewer.principal import SignedIn, Viewer, current
 from memex_viewer.rendering import SECURITY_HEADERS, render, when
 
@@ -55,14 +56,15 @@ def current_cursor(state: ServerState) -> int:
     return int(rows[0][0])
 
 
-def new_since(state: ServerState, cursor: int) -> tuple[int, list[str]]:
-    """Ids stored after ``cursor``, in order (at most :data:`BATCH`), and the new cursor."""
+def new_since(state: ServerState, cursor: int) -> tuple[int, list[tuple[str, str]]]:
+    """(id, owner) of the fragments stored after ``cursor``, in order (at most
+    :data:`BATCH`), and the new cursor."""
     _, rows = state.memex.query(
-        f"SELECT seq, id FROM fragments WHERE seq > {int(cursor)} ORDER BY seq LIMIT {BATCH}"
+        f"SELECT seq, id, owner FROM fragments WHERE seq > {int(cursor)} ORDER BY seq LIMIT {BATCH}"
     )
     if not rows:
         return cursor, []
-    return int(rows[-1][0]), [str(r[1]) for r in rows]
+    return int(rows[-1][0]), [(str(r[1]), str(r[2])) for r in rows]
 
 
 def live_url(*, conversation: str | None, after: int) -> str:
@@ -87,8 +89,15 @@ def item_of(fragment: Fragment) -> dict[str, Any]:
     }
 
 
-def readable(state: ServerState, viewer: Viewer, ids: list[str]) -> list[Fragment]:
-    return state.call(state.reader(viewer.caller).get, ids) if ids else []
+def readable(state: ServerState, viewer: Viewer, found: list[tuple[str, str]]) -> list[Fragment]:
+    """The fragments of ``found`` (id, owner) the principal may read, through its reader's
+    ``get`` (which decides, and logs the read for an agent). Ids of owners outside an agent
+    view's scope are dropped first, so another user's new fragments never reach its ``get``
+    and their ids never land in the agent's access log."""
+    view = state.reader(viewer.caller)
+    owners = getattr(view, "owners", None)  # an AgentView's; the operator reads every owner
+    ids = [i for i, owner in found if owners is None or owner in owners]
+    return state.call(view.get, ids) if ids else []
 
 
 def _open_streams(request: Request) -> int:
@@ -100,12 +109,13 @@ def _count(request: Request, delta: int) -> None:
     request.app.state.viewer_streams = _open_streams(request) + delta
 
 
-def _start(request: Request, after: int | None) -> int | None:
-    """Where a stream resumes: the browser's Last-Event-ID, else ``after``, else now."""
+def _start(request: Request, after: int) -> int | None:
+    """Where a stream resumes: the browser's Last-Event-ID, else ``after`` (if given: -1
+    is none), else now."""
     last = request.headers.get("last-event-id", "")
     if last.isdigit():
         return int(last)
-    return after
+    return after if after >= 0 else None
 
 
 async def _stream(
@@ -123,8 +133,8 @@ async def _stream(
                 if still is None:
                     yield "event: signed-out\ndata: {}\n\n"
                     return
-            cursor, ids = await run_in_threadpool(new_since, state, cursor)
-            fragments = await run_in_threadpool(readable, state, viewer, ids)
+            cursor, found = await run_in_threadpool(new_since, state, cursor)
+            fragments = await run_in_threadpool(readable, state, viewer, found)
             sent = False
             for fragment in fragments:
                 if conversation and fragment.conversation_id != conversation:
@@ -134,7 +144,7 @@ async def _stream(
                 sent = True
             if not sent and polls % KEEPALIVE_POLLS == 0:
                 yield ": keep-alive\n\n"
-            if ids:
+            if found:
                 continue  # more may be waiting: read on at once
             await asyncio.sleep(POLL_SECONDS)
     finally:
@@ -145,7 +155,7 @@ async def _stream(
 def events(
     request: Request,
     viewer: SignedIn,
-    after: int | None = None,
+    after: str = "",
     conversation: str | None = None,
 ) -> Response:
     if _open_streams(request) >= MAX_STREAMS:
@@ -156,7 +166,7 @@ def events(
             headers={"Retry-After": "10"},
         )
     state = state_of(request)
-    start = _start(request, after)
+    start = _start(request, bounded(after, -1, -1, 2**62))
     cursor = current_cursor(state) if start is None else max(start, 0)
     headers = {**SECURITY_HEADERS, "X-Accel-Buffering": "no"}
     return StreamingResponse(
@@ -167,12 +177,24 @@ def events(
 
 
 def recent(state: ServerState, viewer: Viewer, limit: int) -> list[Fragment]:
-    """The newest fragments the principal may read, newest first (a few pages of ids are
-    read so that an agent's view, which skips other users' fragments, still fills one)."""
+    """The newest fragments the principal may read, newest first (twice as many rows are
+    read as shown, since the reader may still leave some out: a key's collection bound)."""
+    owners = getattr(state.reader(viewer.caller), "owners", None)
+    where = ""
+    if owners is not None:  # an agent: only the rows of its owners
+        if not owners:
+            return []
+        where = "WHERE owner IN (" + ", ".join(_sql_text(o) for o in owners) + ") "
     _, rows = state.memex.query(
-        f"SELECT id FROM fragments ORDER BY seq DESC LIMIT {int(limit) * 4}"
+        f"SELECT id, owner FROM fragments {where}ORDER BY seq DESC LIMIT {int(limit) * 2}"
     )
-    return readable(state, viewer, [str(r[0]) for r in rows])[:limit]
+    return readable(state, viewer, [(str(i), str(o)) for i, o in rows])[:limit]
+
+
+def _sql_text(value: str) -> str:
+    """A string literal for the read-only query (owners are validated names; quotes doubled
+    all the same)."""
+    return "'" + value.replace("'", "''") + "'"
 
 
 @router.get("/activity")

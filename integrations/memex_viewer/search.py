@@ -20,6 +20,7 @@ from memex_core.domain.results import KEYWORD, SEMANTIC
 from memex_core.errors import MemexError
 from memex_server.auth import state_of
 from memex_viewer.highlight import marked_snippet
+from memex_viewer.params import bounded
 from memex_viewer.principal import SignedIn, Viewer
 from memex_viewer.rendering import render
 
@@ -161,7 +162,7 @@ def search_page(
     until: str = "",
     collection: str = "",
     time_phrases: str = "",
-    limit: int = DEFAULT_LIMIT,
+    limit: str = "",
     searched: str = "",
 ) -> Response:
     state = state_of(request)
@@ -177,14 +178,14 @@ def search_page(
     filters = {k: v.strip() for k, v in raw.items() if v.strip()}
     # The box starts ticked; once a search was sent, an unticked box arrives as nothing.
     reading = bool(time_phrases) or not searched
-    limit = min(max(limit, 1), MAX_LIMIT)
+    count = bounded(limit, DEFAULT_LIMIT, 1, MAX_LIMIT)
     query = q.strip()[:MAX_QUERY]
     context: dict[str, Any] = {
         "q": q,
         "mode": mode_name,
         "filters": raw,
         "time_phrases": reading,
-        "limit": limit,
+        "limit": count,
         "hits": [],
         "notes": [],
         "guidance": [],
@@ -194,7 +195,7 @@ def search_page(
     status = 200
     if query:
         try:
-            found = _search(state, viewer, query, MODES[mode_name], limit, reading, filters)
+            found = _search(state, viewer, query, MODES[mode_name], count, reading, filters)
             context["hits"] = [hit_of(r, query) for r in found]
             context["notes"] = [page_note(n) for n in found.notes]
             if not len(found):

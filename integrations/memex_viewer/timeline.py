@@ -15,6 +15,7 @@ from memex_core.errors import MemexError, UnknownIdError
 from memex_server.auth import state_of
 from memex_viewer.events import current_cursor, live_url
 from memex_viewer.highlight import mark
+from memex_viewer.params import bounded
 from memex_viewer.principal import SignedIn
 from memex_viewer.rendering import error_page, render
 
@@ -25,23 +26,23 @@ STEP = 10
 MAX_WINDOW = 200  # as POST /v1/timeline
 
 
-def _window(value: int) -> int:
-    return min(max(value, 0), MAX_WINDOW)
-
-
 @router.get("/timeline/{fragment_id}")
 def timeline_page(
     request: Request,
     viewer: SignedIn,
     fragment_id: str,
-    before: int = DEFAULT_WINDOW,
-    after: int = DEFAULT_WINDOW,
+    before: str = "",
+    after: str = "",
     q: str = "",
 ) -> Response:
     state = state_of(request)
-    before, after = _window(before), _window(after)
+    wanted = (
+        bounded(before, DEFAULT_WINDOW, 0, MAX_WINDOW),
+        bounded(after, DEFAULT_WINDOW, 0, MAX_WINDOW),
+    )
+    before_n, after_n = wanted
     try:
-        timeline = state.call(state.reader(viewer.caller).timeline, fragment_id, before, after)
+        timeline = state.call(state.reader(viewer.caller).timeline, fragment_id, before_n, after_n)
     except UnknownIdError:
         return error_page(
             request,
@@ -74,11 +75,13 @@ def timeline_page(
         timeline=timeline,
         turns=turns,
         q=q,
-        before=before,
-        after=after,
+        before=before_n,
+        after=after_n,
         # A full window on a side means there may be more there.
-        earlier=before + STEP if first == -before and before < MAX_WINDOW else None,
-        later=after + STEP if last == after and after < MAX_WINDOW else None,
+        earlier=min(before_n + STEP, MAX_WINDOW)
+        if first == -before_n and before_n < MAX_WINDOW
+        else None,
+        later=min(after_n + STEP, MAX_WINDOW) if last == after_n and after_n < MAX_WINDOW else None,
         note_ref=note_ref,
         live=live_url(conversation=timeline.conversation_id, after=current_cursor(state)),
     )
