@@ -12,7 +12,11 @@ fragment added by another process while the browser listens.
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -408,3 +412,43 @@ def test_hand_edited_numbers_fall_back_to_defaults(client: TestClient) -> None:
     window = client.get(f"/timeline/{middle.id}", params={"before": "x", "after": "-3"})
     assert window.status_code == 200
     assert len(re.findall(r'data-testid="turn"', window.text)) == 6  # 5 before, none after
+
+
+# -- memex view -----------------------------------------------------------------------------
+
+
+def run_view(home: Path) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k != "MEMEX_ADMIN_SECRET"}
+    environment["MEMEX_NO_WARM"] = "1"
+    command = [sys.executable, "-m", "memex_core", "--home", str(home), "view", "--no-browser"]
+    return subprocess.run(
+        [*command, "--port", "0"], capture_output=True, text=True, env=environment, timeout=90
+    )
+
+
+@pytest.mark.slow
+def test_memex_view_starts_a_server_once_and_never_prints_the_secret(tmp_path: Path) -> None:
+    home = keyword_only_home(tmp_path / "home")
+    first = run_view(home)
+    assert first.returncode == 0, first.stderr
+    run_file = home / "run" / "serve.json"
+    pid = json.loads(run_file.read_text())["pid"]
+    try:
+        url = first.stdout.strip()
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", url)
+        secret = (home / "admin-secret").read_text().strip()
+        assert str(home / "admin-secret") in first.stderr
+        assert secret not in first.stdout + first.stderr
+        assert f"stop it with: kill {pid}" in first.stderr
+        signin = httpx.get(url + "signin", timeout=10)
+        assert signin.status_code == 200 and 'id="credential"' in signin.text
+        again = run_view(home)  # the same home: the running server, not a second one
+        assert again.returncode == 0, again.stderr
+        assert again.stdout.strip() == url
+        assert "already runs" in again.stderr and secret not in again.stdout + again.stderr
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and run_file.exists():
+            time.sleep(0.1)
+    assert not run_file.exists()  # a server that stops takes its run file with it

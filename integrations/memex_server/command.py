@@ -132,7 +132,7 @@ def serve(
         *warm_lines,
         f"{LISTENING} http://{shown}:{bound} (stop with Ctrl-C)",
     ]
-    from memex_server.runfile import clear_run_file, write_run_file
+    from memex_server.runfile import clear_on_sigterm, clear_run_file, write_run_file
 
     # Where `memex view` finds this server, written before LISTENING is printed (loopback
     # for a wildcard address, which is not one a browser can open). Advisory: a home it
@@ -140,6 +140,7 @@ def serve(
     local = "127.0.0.1" if host in ("0.0.0.0", "") else ("[::1]" if host == "::" else shown)
     with contextlib.suppress(OSError):
         write_run_file(Path(memex.home), f"http://{local}:{bound}")
+    clear_on_sigterm(Path(memex.home))
     click.echo("\n".join(lines), err=True)
     try:
         server.run(sockets=[sock])

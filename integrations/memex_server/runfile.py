@@ -12,8 +12,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
+import threading
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 RUN_FILE = Path("run") / "serve.json"
 
@@ -37,6 +40,27 @@ def clear_run_file(home: Path) -> None:
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
         if json.loads(path.read_text(encoding="utf-8"))["pid"] == os.getpid():
             path.unlink()
+
+
+def clear_on_sigterm(home: Path) -> None:
+    """Remove the run file when SIGTERM ends the process, then let the handler that was
+    there act (the warm socket's, or the default: die of it). uvicorn hands a SIGTERM it
+    caught back to that handler once it has shut down, so a ``finally`` never runs then."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous == signal.SIG_IGN or previous is None:
+        return  # SIGTERM does not end this process: the finally clears the file
+
+    def clear_then_pass_on(signum: int, frame: Any) -> None:
+        clear_run_file(home)
+        if callable(previous):
+            previous(signum, frame)
+            return
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, clear_then_pass_on)
 
 
 def _alive(pid: int) -> bool:
