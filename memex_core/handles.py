@@ -700,7 +700,15 @@ class MemoryHandle:
             info["user_id"] = user_id if self.scope.is_operator else None
             groups = self._dream_groups(collection, user_id)
             chosen = consolidator or self._mx.consolidator()
-            plan = plan_dream(self._service(), self.scope, groups, chosen, progress=progress)
+            plan = plan_dream(
+                self._service(),
+                self.scope,
+                groups,
+                chosen,
+                progress=progress,
+                collection=collection,
+                user_id=user_id,
+            )
             info["detail"] = {"plan": plan.digest, "decisions": len(plan.report.decisions)}
         return plan
 

@@ -53,6 +53,9 @@ WHEN = {
     "(the two are indistinguishable); also an unknown route.",
     "method_not_allowed": "The route exists, with another HTTP method.",
     "ambiguous_id": "An id prefix that matches more than one id: send more of it.",
+    "plan_changed": "`.../dream/apply` with the digest of a plan that no longer holds (a fact "
+    "was added, revised, forgotten or brought back since, or the consolidator decides "
+    "otherwise now): nothing was applied; ask for a new plan and review it.",
     "body_too_large": "The body is over `memex serve --max-body` (JSON routes) or "
     "`--max-upload` (`/v1/admin/ingest`).",
     "empty_query": "A search or context query that is empty or blank.",

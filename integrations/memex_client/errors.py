@@ -18,6 +18,7 @@ from memex_core.errors import (
     UnknownIdError,
     VectorStoreUnavailableError,
 )
+from memex_core.services.dream import DreamPlanStale
 
 
 class MemexClientError(MemexError):
@@ -53,6 +54,10 @@ class EmptyQueryClientError(InvalidRequestError, EmptyQueryError):
     """422 ``empty_query``."""
 
 
+class PlanChangedError(MemexClientError, DreamPlanStale):
+    """409 ``plan_changed``: memory changed since a dream plan was made; nothing was applied."""
+
+
 class RequestTooLargeError(MemexClientError):
     """413: the body is over the server's limit."""
 
@@ -80,6 +85,8 @@ def error_for(status: int, payload: Any, fallback: str) -> MemexClientError:
         kind = PermissionDeniedError
     elif status == 404:
         kind = NotFoundError
+    elif code == "plan_changed":
+        kind = PlanChangedError
     elif status == 409:
         kind = AmbiguousError
     elif status == 413:

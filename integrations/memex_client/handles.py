@@ -18,6 +18,7 @@ from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, comp
 from memex_core.domain.memory.records import AccessEntry, MemoryRecord, Revision
 from memex_core.errors import require_query
 from memex_core.handles import MemoryHit, MemoryLinks, RememberResult
+from memex_core.services.dream import EMPTY_STATE, DreamPlan
 from memex_core.services.explore import Exploration
 from memex_core.services.memory import DreamReport
 from memex_core.services.search import SearchResults
@@ -205,6 +206,48 @@ class RemoteMemory:
         )
         return decode(DreamReport, self._post("dream", body, tool_call_id))
 
+    def collections(self, *, user_id: str | None = None) -> builtins.list[str]:
+        return decode(builtins.list[str], self._post("collections", self._user(user_id), None))
+
+    def dream_plan(
+        self,
+        collection: str | None = None,
+        *,
+        consolidator: Any = None,
+        user_id: str | None = None,
+        progress: Any = None,
+        tool_call_id: str | None = None,
+    ) -> DreamPlan:
+        _local_only("consolidator", consolidator)
+        body = _drop_none(
+            collection=collection if collection is not None else (self.collection or None),
+            **self._user(user_id),
+        )
+        data = self._post("dream/plan", body, tool_call_id)
+        plan = DreamPlan(
+            decode(DreamReport, data["report"]),
+            tuple((owner, name) for owner, name in data["groups"]),
+            data["state"],
+            data["collection"],
+            data["user_id"],
+        )
+        if plan.digest != data["digest"]:  # a server of another version digests otherwise
+            raise MemexClientError(
+                "The service's dream plan digest differs from this client's: use a client "
+                "of the same memex version as the service.",
+                code="version_mismatch",
+            )
+        return plan
+
+    def apply_dream(self, plan: DreamPlan, *, tool_call_id: str | None = None) -> DreamReport:
+        """Apply a plan from :meth:`dream_plan`: the service makes it again and applies it
+        only if it is the same plan; otherwise :class:`~memex_client.errors.PlanChangedError`
+        (a ``DreamPlanStale``) and nothing is written."""
+        body = _drop_none(
+            collection=plan.collection, digest=plan.digest, **self._user(plan.user_id)
+        )
+        return decode(DreamReport, self._post("dream/apply", body, tool_call_id))
+
 
 class RemoteAgentMemory(RemoteMemory):
     """``mx.agent(user)`` over HTTP: the user is the key's (or the one an operator names)."""
@@ -255,6 +298,20 @@ class RemoteAgentMemory(RemoteMemory):
         if self._other_user(user_id):
             return DreamReport()
         return super().dream(*args, **kwargs)
+
+    def collections(self, *, user_id: str | None = None) -> builtins.list[str]:
+        return [] if self._other_user(user_id) else super().collections()
+
+    def dream_plan(self, *args: Any, user_id: str | None = None, **kwargs: Any) -> DreamPlan:
+        if self._other_user(user_id):  # nothing of theirs, as AgentMemory plans nothing
+            collection = args[0] if args else kwargs.get("collection")
+            return DreamPlan(DreamReport(dry_run=True), (), EMPTY_STATE, collection, user_id)
+        return super().dream_plan(*args, **kwargs)
+
+    def apply_dream(self, plan: DreamPlan, *, tool_call_id: str | None = None) -> DreamReport:
+        if not plan.groups and self._other_user(plan.user_id):
+            return DreamReport()
+        return super().apply_dream(plan, tool_call_id=tool_call_id)
 
 
 class RemoteOperatorMemory(RemoteMemory):

@@ -23,6 +23,7 @@ from memex_core.errors import (
     VectorStoreUnavailableError,
     WriteLockedError,
 )
+from memex_core.services.dream import DreamPlanStale
 
 log = logging.getLogger("memex_server")
 
@@ -36,6 +37,7 @@ CODES: dict[str, int] = {
     "not_found": 404,
     "method_not_allowed": 405,
     "ambiguous_id": 409,
+    "plan_changed": 409,
     "body_too_large": 413,
     "empty_query": 422,
     "invalid_request": 422,
@@ -72,6 +74,7 @@ def code_for(exc: MemexError) -> str:
         (EmptyQueryError, "empty_query"),
         (UnknownIdError, "not_found"),
         (AmbiguousIdError, "ambiguous_id"),
+        (DreamPlanStale, "plan_changed"),
         (MemoryAccessDenied, "forbidden"),
         (WriteLockedError, "write_locked"),
         (VectorStoreUnavailableError, "vectors_unavailable"),

@@ -156,6 +156,22 @@ class DreamRequest(Body):
     dry_run: bool = False
 
 
+class DreamPlanRequest(Body):
+    collection: str | None = None
+
+
+class DreamApplyRequest(DreamPlanRequest):
+    digest: str = Field(
+        ...,
+        max_length=64,
+        description="The digest of the plan that was reviewed (from .../dream/plan).",
+    )
+
+
+class CollectionsRequest(Body):
+    pass
+
+
 # -- operator ----------------------------------------------------------------------------------
 
 
@@ -176,6 +192,18 @@ class OperatorRememberRequest(RememberRequest):
 
 
 class OperatorDreamRequest(DreamRequest):
+    user_id: str | None = None
+
+
+class OperatorDreamPlanRequest(DreamPlanRequest):
+    user_id: str | None = None
+
+
+class OperatorDreamApplyRequest(DreamApplyRequest):
+    user_id: str | None = None
+
+
+class OperatorCollectionsRequest(CollectionsRequest):
     user_id: str | None = None
 
 

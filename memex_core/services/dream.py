@@ -106,6 +106,9 @@ class DreamPlan:
     report: DreamReport
     groups: tuple[tuple[str, str], ...]
     state: str  # digest of every examined fact's id and revision, see memory_state
+    # What was asked for (the handle's arguments), so the plan can be asked for again:
+    collection: str | None = None
+    user_id: str | None = None
 
     @property
     def digest(self) -> str:
@@ -116,6 +119,10 @@ class DreamPlan:
         ]
         text = json.dumps([self.state, self.groups, decisions], separators=(",", ":"))
         return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+#: The state of no facts at all (a plan that covers nothing).
+EMPTY_STATE = hashlib.blake2b(digest_size=12).hexdigest()
 
 
 def memory_state(service: MemoryService, scope: Scope, groups: Sequence[tuple[str, str]]) -> str:
@@ -137,11 +144,14 @@ def plan_dream(
     consolidator: Consolidator,
     *,
     progress: Progress | None = None,
+    collection: str | None = None,
+    user_id: str | None = None,
 ) -> DreamPlan:
-    """What a dream of ``groups`` would do, written nowhere."""
+    """What a dream of ``groups`` would do, written nowhere (``collection`` and ``user_id``
+    record what was asked for)."""
     state = memory_state(service, scope, groups)
     report = dream(service, scope, groups, consolidator, dry_run=True, progress=progress)
-    return DreamPlan(report, tuple((o, c) for o, c in groups), state)
+    return DreamPlan(report, tuple((o, c) for o, c in groups), state, collection, user_id)
 
 
 def apply_plan(service: MemoryService, scope: Scope, plan: DreamPlan) -> DreamReport:

@@ -15,17 +15,26 @@ from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel
 
 from memex_core.domain.memory.records import MemoryRecord
 from memex_core.handles import MemoryHit, MemoryLinks, RememberResult
+from memex_core.services.dream import DreamPlan, DreamPlanStale
 from memex_core.services.memory import DreamReport
 from memex_server.auth import Caller, agent, operator, state_of
+from memex_server.errors import ApiError
 from memex_server.requests import (
     Body,
+    CollectionsRequest,
+    DreamApplyRequest,
+    DreamPlanRequest,
     DreamRequest,
     ForgetRequest,
     ListRequest,
     MemorySearchRequest,
+    OperatorCollectionsRequest,
+    OperatorDreamApplyRequest,
+    OperatorDreamPlanRequest,
     OperatorDreamRequest,
     OperatorListRequest,
     OperatorMemorySearchRequest,
@@ -172,7 +181,75 @@ def make_router(*, for_operator: bool) -> APIRouter:
             **user(body),
         )
 
+    @router.post("/collections", response_model=list[str], summary="Collections that hold memory")
+    @body_of(CollectionsRequest, OperatorCollectionsRequest)
+    def collections(request: Request, body: CollectionsRequest, who: Who) -> Any:
+        return call(request, who, "collections", **user(body))
+
+    @router.post(
+        "/dream/plan",
+        response_model=DreamPlanOut,
+        summary="What a dream would do, written nowhere (review it, then apply it)",
+    )
+    @body_of(DreamPlanRequest, OperatorDreamPlanRequest)
+    def dream_plan(request: Request, body: DreamPlanRequest, who: Who) -> Any:
+        plan = call(
+            request, who, "dream_plan", body.collection, tool_call_id=who.tool_call_id, **user(body)
+        )
+        return DreamPlanOut.of(plan)
+
+    @router.post(
+        "/dream/apply",
+        response_model=DreamReport,
+        summary="Apply a reviewed dream plan (409 plan_changed if memory changed since)",
+    )
+    @body_of(DreamApplyRequest, OperatorDreamApplyRequest)
+    def dream_apply(request: Request, body: DreamApplyRequest, who: Who) -> Any:
+        """The plan is made again and applied only if its digest is the one reviewed:
+        the same facts and the same decisions. Otherwise nothing is written and the answer
+        is 409 ``plan_changed``: ask for a new plan and review it."""
+        plan = call(
+            request, who, "dream_plan", body.collection, tool_call_id=who.tool_call_id, **user(body)
+        )
+        if plan.digest != body.digest:
+            raise ApiError(
+                "plan_changed",
+                "Nothing was applied: memory (or the consolidator's decisions) changed since "
+                "that plan. Ask for a new plan (POST .../dream/plan), review it, and apply "
+                "its digest.",
+            )
+        state = state_of(request)
+        try:
+            return state.write(
+                handle(request, who).apply_dream, plan, tool_call_id=who.tool_call_id
+            )
+        except DreamPlanStale as exc:
+            raise ApiError("plan_changed", str(exc)) from None
+
     return router
+
+
+class DreamPlanOut(BaseModel):
+    """A dream plan as the API sends it: its digest (what ``/dream/apply`` takes), the
+    decisions, and what it was made on."""
+
+    digest: str
+    collection: str | None
+    user_id: str | None
+    groups: list[tuple[str, str]]
+    state: str
+    report: DreamReport
+
+    @classmethod
+    def of(cls, plan: DreamPlan) -> "DreamPlanOut":
+        return cls(
+            digest=plan.digest,
+            collection=plan.collection,
+            user_id=plan.user_id,
+            groups=list(plan.groups),
+            state=plan.state,
+            report=plan.report,
+        )
 
 
 agent_router = make_router(for_operator=False)
