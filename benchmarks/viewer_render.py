@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from benchmarks import corpus, scale, service
 from benchmarks.context import RunContext, log
 from benchmarks.metrics import percentile
 from benchmarks.report import Section, ms, table
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 TITLE = "19. Viewer: time to first render of search results"
 QUERIES = 20
@@ -99,20 +102,31 @@ def run(ctx: RunContext) -> Section:
 
 
 def measure(url: str, secret: str, queries: list[str], warmup: list[str]) -> Timings:
-    import httpx
+    """Each query in the browser and through ``/v1/search``, in a Chromium of its own."""
     from playwright.sync_api import sync_playwright
+
+    from tests.browser import chromium
+
+    with sync_playwright() as playwright:
+        browser = chromium.launch(playwright)
+        try:
+            return measure_in(browser, url, secret, queries, warmup)
+        finally:
+            browser.close()
+
+
+def measure_in(
+    browser: Browser, url: str, secret: str, queries: list[str], warmup: list[str]
+) -> Timings:
+    import httpx
 
     from tests.browser import chromium
 
     found = Timings()
     headers = {"Authorization": f"Bearer {secret}"}
-    with (
-        httpx.Client(base_url=url, headers=headers, timeout=120.0) as http,
-        sync_playwright() as playwright,
-    ):
-        browser = chromium.launch(playwright)
+    context = browser.new_context(viewport=chromium.VIEWPORT)  # type: ignore[arg-type]
+    with httpx.Client(base_url=url, headers=headers, timeout=120.0) as http:
         try:
-            context = browser.new_context(viewport=chromium.VIEWPORT)  # type: ignore[arg-type]
             context.set_default_timeout(120_000)
             context.add_init_script(OBSERVE_RESULTS)
             page = context.new_page()
@@ -161,7 +175,7 @@ def measure(url: str, secret: str, queries: list[str], warmup: list[str]) -> Tim
                 if times["ids"] != ids:
                     found.mismatched.append(query[:60])
         finally:
-            browser.close()
+            context.close()
     return found
 
 
