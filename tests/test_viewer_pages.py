@@ -452,3 +452,12 @@ def test_memex_view_starts_a_server_once_and_never_prints_the_secret(tmp_path: P
         while time.monotonic() < deadline and run_file.exists():
             time.sleep(0.1)
     assert not run_file.exists()  # a server that stops takes its run file with it
+
+
+def test_unknown_page_is_html_for_a_browser_and_json_for_the_api(client: TestClient) -> None:
+    page = client.get("/no/such/page", headers={"Accept": "text/html,*/*"})
+    assert page.status_code == 404 and "No such page" in page.text
+    assert page.headers["content-type"].startswith("text/html")
+    assert client.get("/no/such/page").json()["error"]["code"] == "not_found"
+    api = client.get("/v1/no-such-route", headers={"Accept": "text/html"})
+    assert api.status_code == 404 and api.json()["error"]["code"] == "not_found"
