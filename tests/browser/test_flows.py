@@ -126,3 +126,45 @@ def test_captured_event_appears_live_and_pause_holds_it(tab: Tab) -> None:
         assert pause.get_attribute("aria-pressed") == "false"
         page.wait_for_selector("[data-testid='live-item']:has-text('parking spot')")
     assert not tab.errors, tab.errors
+
+
+def _status(tab: Tab, record_id: str) -> str:
+    tab.goto(f"/memory/{record_id}")
+    return tab.page.locator("dl#record-facts dd.status").inner_text().strip()
+
+
+def test_forget_without_its_csrf_token_is_refused(tab: Tab) -> None:
+    page = tab.page
+    record_id = tab.server.home.ids["bob_tea"]
+    tab.sign_in_operator(f"/memory/{record_id}/forget")
+    page.evaluate("() => document.querySelector('#confirm-form [name=csrf_token]').remove()")
+    with page.expect_navigation() as navigation:
+        page.locator("#confirm-submit").click()
+    assert navigation.value is not None and navigation.value.status == 403
+    assert _status(tab, record_id) == "active"
+
+
+def test_another_site_cannot_post_a_forget(tab: Tab) -> None:
+    """A page on another site submits the confirmation form, token and all: the
+    SameSite=Strict cookie stays home (and the Origin check refuses it), nothing changes."""
+    page = tab.page
+    record_id = tab.server.home.ids["bob_tea"]
+    tab.sign_in_operator(f"/memory/{record_id}/forget")
+    token = page.locator("#confirm-form [name=csrf_token]").get_attribute("value")
+    attack = f"""<!doctype html><html lang="en"><title>evil</title><body>
+      <form id="f" method="post" action="{tab.server.url}/memory/{record_id}/forget">
+        <input name="csrf_token" value="{token}"><input name="confirm" value="yes">
+      </form><script>document.getElementById('f').submit()</script></body></html>"""
+    page.route(
+        "http://evil.example/**",
+        lambda route: route.fulfill(status=200, content_type="text/html", body=attack),
+    )
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and "/forget" in r.url
+    ) as posted:
+        page.goto("http://evil.example/attack")
+    # Without the cookie the server sees nobody signed in: sign-in, or 403 from the Origin check.
+    assert posted.value.status in (303, 403), posted.value.status
+    page.wait_for_load_state("load")
+    assert page.url.startswith(tab.server.url)
+    assert _status(tab, record_id) == "active"
