@@ -78,6 +78,7 @@ def serve(
       alice = MemexClient("http://127.0.0.1:8765", api_key=KEY).agent()
     The schema is at /openapi.json; /healthz and /readyz answer without credentials.
     Agents may write shared/ memory only with MEMEX_SHARED_WRITE_MODE=rw.
+    People sign in to the web viewer at / with the same credentials (memex view).
     """
     try:
         import uvicorn
