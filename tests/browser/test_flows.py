@@ -168,3 +168,18 @@ def test_another_site_cannot_post_a_forget(tab: Tab) -> None:
     page.wait_for_load_state("load")
     assert page.url.startswith(tab.server.url)
     assert _status(tab, record_id) == "active"
+
+
+def test_an_agent_session_sees_only_its_users_memory(tab: Tab) -> None:
+    page = tab.page
+    ids = tab.server.home.ids
+    tab.sign_in_agent("bob", "/memory")
+    records = page.locator("#records tr[data-testid='record']")
+    shown = {records.nth(i).get_attribute("data-id") for i in range(records.count())}
+    assert ids["bob_tea"] in shown
+    assert not shown & {ids["alice_tea"], ids["alice_travel"], ids["alice_forgotten"]}
+    response = tab.goto(f"/memory/{ids['alice_travel']}")
+    assert response.status == 404  # as an unknown id: the API's answer for another user's
+    assert "Porto" not in tab.text() and "Lisbon" not in tab.text()
+    response = tab.goto("/corpus")
+    assert response.status == 403
