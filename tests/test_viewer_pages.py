@@ -461,3 +461,20 @@ def test_unknown_page_is_html_for_a_browser_and_json_for_the_api(client: TestCli
     assert client.get("/no/such/page").json()["error"]["code"] == "not_found"
     api = client.get("/v1/no-such-route", headers={"Accept": "text/html"})
     assert api.status_code == 404 and api.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.slow
+def test_an_open_event_stream_does_not_hold_up_shutdown(tmp_path: Path) -> None:
+    home = keyword_only_home(tmp_path / "home")
+    with served(home) as service:
+        browser = httpx.Client(base_url=service.url, timeout=30)
+        assert browser.post("/signin", data={"credential": service.admin_secret}).status_code == 303
+        stream = browser.send(browser.build_request("GET", "/events"), stream=True)
+        assert stream.status_code == 200
+        time.sleep(1.0)
+        started = time.monotonic()
+        service.process.send_signal(signal.SIGTERM)
+        # uvicorn waits for every open response; the stream ends by itself within a poll
+        service.process.wait(timeout=10)
+        assert time.monotonic() - started < 10
+        stream.close()

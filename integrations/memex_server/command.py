@@ -103,6 +103,9 @@ def serve(
         app, log_level=log_level, access_log=log_level in ("info", "debug"), lifespan="off"
     )
     server = uvicorn.Server(config)
+    # Long-lived responses (the viewer's event streams) end when this turns true: uvicorn's
+    # graceful shutdown waits for every open response, and a stream never ends by itself.
+    app.state.stopping = lambda: server.should_exit
     try:
         sock = _bind(host, port)
     except OSError as exc:

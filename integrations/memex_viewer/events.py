@@ -14,7 +14,7 @@ conversation a timeline shows.
 
 Streams are bounded (:data:`MAX_STREAMS` per server; 503 beyond), re-check the session
 every :data:`RECHECK_POLLS` polls (a revoked key's stream ends), and stop when the browser
-goes away.
+goes away or the server shuts down (which would otherwise wait for them forever).
 """
 
 from __future__ import annotations
@@ -109,6 +109,13 @@ def _count(request: Request, delta: int) -> None:
     request.app.state.viewer_streams = _open_streams(request) + delta
 
 
+def _stopping(request: Request) -> bool:
+    """Whether the server is shutting down (``memex serve`` sets ``app.state.stopping``): it
+    waits for every open response, so a stream must end by itself then."""
+    stopping = getattr(request.app.state, "stopping", None)
+    return bool(stopping()) if callable(stopping) else False
+
+
 def _start(request: Request, after: int) -> int | None:
     """Where a stream resumes: the browser's Last-Event-ID, else ``after`` (if given: -1
     is none), else now."""
@@ -126,7 +133,7 @@ async def _stream(
     _count(request, +1)  # here, not in the route: a stream that never starts never ends
     try:
         yield "retry: 3000\n\n"
-        while not await request.is_disconnected():
+        while not await request.is_disconnected() and not _stopping(request):
             polls += 1
             if polls % RECHECK_POLLS == 0:
                 still = await run_in_threadpool(current, request)
