@@ -478,3 +478,17 @@ def test_an_open_event_stream_does_not_hold_up_shutdown(tmp_path: Path) -> None:
         service.process.wait(timeout=10)
         assert time.monotonic() - started < 10
         stream.close()
+
+
+def test_list_filters_take_several_values_with_commas(client: TestClient) -> None:
+    def count(**params: str) -> int:
+        page = client.get(
+            "/", params={"q": "turn Alpha", "mode": "keyword", "limit": "100", **params}
+        )
+        return len(hits_of(page.text))
+
+    chats, notes = count(source="api"), count(source="obsidian")
+    assert chats and notes
+    assert count(source="api, obsidian") == min(chats + notes, 100)  # 100: the page limit
+    users, assistants = count(role="user"), count(role="assistant")
+    assert count(role="user,assistant") == min(users + assistants, 100)

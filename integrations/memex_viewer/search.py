@@ -77,6 +77,18 @@ def hit_of(result: SearchResult, query: str) -> Hit:
     )
 
 
+#: Filters that take several values, written with commas ("chatgpt, obsidian"), as the CLI
+#: takes its flag again (--source chatgpt --source obsidian).
+LISTS = ("source", "conversation", "role")
+
+
+def listed(name: str, value: str | None) -> str | list[str] | None:
+    """A filter's value as the search takes it: a list for several comma-separated ones."""
+    if value is None or name not in LISTS or "," not in value:
+        return value
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
 def page_note(note: str) -> str:
     """A results note in the page's words (the CLI's flag becomes the page's switch)."""
     return note.replace(
@@ -93,7 +105,7 @@ def _search(
     time_phrases: bool,
     filters: dict[str, str],
 ) -> SearchResults:
-    options: dict[str, Any] = {k: v for k, v in filters.items() if k != "collection"}
+    options: dict[str, Any] = {k: listed(k, v) for k, v in filters.items() if k != "collection"}
     view = state.reader(viewer.caller)
     prepared = state.prepared_query(
         query,
@@ -128,9 +140,9 @@ def empty_guidance(
         from memex_core.api import make_filters
 
         made = make_filters(
-            source=filters.get("source"),
-            conversation=filters.get("conversation"),
-            role=filters.get("role"),
+            source=listed("source", filters.get("source")),
+            conversation=listed("conversation", filters.get("conversation")),
+            role=listed("role", filters.get("role")),
             since=filters.get("since"),
             until=filters.get("until"),
         )
