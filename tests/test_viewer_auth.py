@@ -319,3 +319,16 @@ def test_session_expiry_is_in_the_cookie() -> None:
     assert decoded is not None and decoded.key_id == "k1" and not decoded.operator
     assert sessions.decode(sessions.encode(made, key), key, now=made.expires + 1) is None
     assert time.time() < sessions.new_session(sessions.OPERATOR, None).expires
+
+
+def test_empty_results_name_the_scope(world: World, alice: TestClient) -> None:
+    query = {"q": "zyzzyva quuxbaz", "mode": "keyword"}
+    mine = world.seen(alice.get("/", params=query).text)
+    assert "No results in what this session reaches (user alice&#39;s memory" in mine
+    operator = world.client()
+    sign_in(operator, SECRET)
+    everything = world.seen(operator.get("/", params=query).text)
+    assert "No results among" in everything  # the CLI's guidance, for the whole home
+    narrowed = world.seen(operator.get("/", params={**query, "collection": "acme"}).text)
+    assert "No results in memory collection &#39;acme&#39;" in narrowed
+    assert "None" not in narrowed.split('id="no-results"')[1]

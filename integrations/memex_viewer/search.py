@@ -150,6 +150,11 @@ def empty_guidance(
             page_note(line)
             for line in state.call(state.memex.explain_empty, query, mode, made, found)
         ]
+    if viewer.operator:  # with a collection: memory only, which explain_empty does not count
+        return [
+            f"No results in memory collection {filters['collection']!r} and the ones below "
+            "it. Leave the collection out to search everything."
+        ]
     reach = f"user {viewer.caller.user_id}'s memory and shared memory"
     if viewer.caller.corpus:
         reach += ", and the ingested corpus"
