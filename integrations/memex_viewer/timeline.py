@@ -36,11 +36,10 @@ def timeline_page(
     q: str = "",
 ) -> Response:
     state = state_of(request)
-    wanted = (
-        bounded(before, DEFAULT_WINDOW, 0, MAX_WINDOW),
-        bounded(after, DEFAULT_WINDOW, 0, MAX_WINDOW),
-    )
-    before_n, after_n = wanted
+    before_n = bounded(before, DEFAULT_WINDOW, 0, MAX_WINDOW)
+    after_n = bounded(after, DEFAULT_WINDOW, 0, MAX_WINDOW)
+    # Taken before the read: a fragment stored while the page renders comes live, not lost.
+    cursor = current_cursor(state)
     try:
         timeline = state.call(state.reader(viewer.caller).timeline, fragment_id, before_n, after_n)
     except UnknownIdError:
@@ -83,5 +82,5 @@ def timeline_page(
         else None,
         later=min(after_n + STEP, MAX_WINDOW) if last == after_n and after_n < MAX_WINDOW else None,
         note_ref=note_ref,
-        live=live_url(conversation=timeline.conversation_id, after=current_cursor(state)),
+        live=live_url(conversation=timeline.conversation_id, after=cursor),
     )
