@@ -10,6 +10,7 @@ page; no page shows the secret, a key or the cookie.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +23,7 @@ from memex_core.api import Memex
 from memex_viewer import sessions
 from tests.memory_attacks import BOB_CANARY, BOB_HIDDEN, CAROL_CANARY, FOREIGN_MARKERS
 from tests.server_fixtures import build_isolation_home
-from tests.viewer_fixtures import SECRET, client_for, csrf_of, sign_in
+from tests.viewer_fixtures import SECRET, client_for, csrf_of, post_signin, sign_in
 
 ALICE_BOT = "alice-bot"
 UNKNOWN_FRAGMENT = "0" * 32
@@ -82,7 +83,7 @@ def test_pages_need_a_session(world: World) -> None:
 
 def test_operator_secret_signs_in_with_a_strict_cookie(world: World) -> None:
     client = world.client()
-    response = client.post("/signin", data={"credential": SECRET, "next": "/?q=tea"})
+    response = post_signin(client, SECRET, next="/?q=tea")
     assert response.status_code == 303
     assert response.headers["location"] == "/?q=tea"
     header = cookie_header(response).lower()
@@ -123,9 +124,10 @@ def test_agent_key_signs_in_as_its_user(world: World) -> None:
 )
 def test_bad_credentials_are_refused_without_a_cookie(world: World, credential: str) -> None:
     client = world.client()
-    response = client.post("/signin", data={"credential": credential})
+    response = post_signin(client, credential)
     assert response.status_code == 401
-    assert "set-cookie" not in response.headers
+    # Only the fresh sign-in form's token cookie, never a session.
+    assert "memex_session" not in response.headers.get("set-cookie", "")
     assert 'data-testid="signin-error"' in world.seen(response.text)
     assert client.get("/").status_code == 303
 
@@ -214,10 +216,31 @@ def test_doctor_form_needs_the_token(world: World) -> None:
     assert 'data-testid="doctor-time"' in world.seen(ran.text)
 
 
+def test_the_signin_form_needs_its_own_csrf_token(world: World) -> None:
+    """Login CSRF: another site must not sign this browser in under its own credential."""
+    client = world.client()
+    bare = client.post("/signin", data={"credential": SECRET})
+    assert bare.status_code == 403
+    assert "memex_session" not in bare.headers.get("set-cookie", "")
+    client.get("/signin")  # the form's cookie, but a token of someone else's form
+    wrong = client.post("/signin", data={"credential": SECRET, "signin_token": "forged"})
+    assert wrong.status_code == 403
+    assert "memex_session" not in wrong.headers.get("set-cookie", "")
+    assert client.get("/").status_code == 303  # still signed out
+    other = world.client()
+    token = re.search(r'name="signin_token" value="([^"]+)"', other.get("/signin").text)
+    assert token
+    stolen = world.client().post(
+        "/signin", data={"credential": SECRET, "signin_token": token.group(1)}
+    )
+    assert stolen.status_code == 403  # a token without its cookie
+    assert post_signin(client, SECRET).status_code == 303
+
+
 def test_signin_goes_back_to_this_site_only(world: World) -> None:
     for target in ("https://evil.example/", "//evil.example/x", "/\\evil.example", "javascript:x"):
         client = world.client()
-        response = client.post("/signin", data={"credential": SECRET, "next": target})
+        response = post_signin(client, SECRET, next=target)
         assert response.headers["location"] == "/", target
 
 

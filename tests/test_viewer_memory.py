@@ -25,6 +25,7 @@ from memex_server.app import build_app
 from memex_viewer import memory_dream
 from memex_viewer.memory_views import collection_tree, diff_counts, diff_markup
 from tests.component_doubles import fast_memex
+from tests.viewer_fixtures import post_signin
 
 SECRET = "operator-secret-for-viewer-tests"
 XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
@@ -62,7 +63,7 @@ def home(tmp_path: Path) -> Iterator[Home]:
 
 def signed_in(home: Home, credential: str) -> TestClient:
     client = TestClient(home.app)  # type: ignore[arg-type]
-    answer = client.post("/signin", data={"credential": credential}, follow_redirects=False)
+    answer = post_signin(client, credential)
     assert answer.status_code == 303, answer.text[:300]
     return client
 

@@ -31,7 +31,7 @@ from memex_core.api import Memex, make_filters
 from memex_core.domain import Fragment, Provenance
 from memex_viewer.highlight import mark
 from tests.server_fixtures import keyword_only_home, served
-from tests.viewer_fixtures import SECRET, client_for, csrf_of, sign_in
+from tests.viewer_fixtures import SECRET, client_for, csrf_of, post_signin, sign_in
 from tests.xss_payloads import PAYLOADS
 
 CHAT = "chat-xss"
@@ -340,10 +340,8 @@ def test_event_stream_sends_fragments_captured_after_it_opened(tmp_path: Path) -
     with served(home) as service:
         operator = httpx.Client(base_url=service.url, timeout=30)
         alice = httpx.Client(base_url=service.url, timeout=30)
-        assert (
-            operator.post("/signin", data={"credential": service.admin_secret}).status_code == 303
-        )
-        assert alice.post("/signin", data={"credential": alice_key}).status_code == 303
+        assert post_signin(operator, service.admin_secret).status_code == 303
+        assert post_signin(alice, alice_key).status_code == 303
         streams: list[httpx.Response] = []
         events: dict[str, list[dict[str, object]]] = {"operator": [], "alice": []}
         stop = threading.Event()
@@ -468,7 +466,7 @@ def test_an_open_event_stream_does_not_hold_up_shutdown(tmp_path: Path) -> None:
     home = keyword_only_home(tmp_path / "home")
     with served(home) as service:
         browser = httpx.Client(base_url=service.url, timeout=30)
-        assert browser.post("/signin", data={"credential": service.admin_secret}).status_code == 303
+        assert post_signin(browser, service.admin_secret).status_code == 303
         stream = browser.send(browser.build_request("GET", "/events"), stream=True)
         assert stream.status_code == 200
         time.sleep(1.0)

@@ -5,10 +5,17 @@ request goes through, so the viewer accepts exactly what the API accepts. The co
 HttpOnly (no script reads it), SameSite=Strict (no other site's request carries it),
 Secure when the request came over https, and holds no secret (see
 :mod:`memex_viewer.sessions`).
+
+The sign-in form writes too (it makes a session), so it carries a CSRF token of its own
+before any session exists: ``GET /signin`` sets a random token in a short-lived
+HttpOnly, SameSite=Strict cookie and in the form, and ``POST /signin`` requires the
+two to match (a page on another site can neither read the form nor send the cookie).
+The ``Origin`` check stays as a second line.
 """
 
 from __future__ import annotations
 
+import secrets
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
@@ -30,12 +37,39 @@ from memex_viewer.rendering import render
 
 router = APIRouter(include_in_schema=False)
 
+#: The cookie holding the sign-in form's CSRF token (only until the session exists).
+SIGNIN_COOKIE = "memex_signin"
+SIGNIN_SECONDS = 3600
+
+
+def _signin_form(request: Request, *, status: int = 200, next: str, failed: bool) -> Response:
+    """The sign-in page with a fresh form token, set in its cookie too."""
+    token = secrets.token_urlsafe(32)
+    response = render(
+        request, "signin.html", None, status=status, next=next, failed=failed, signin_token=token
+    )
+    response.set_cookie(
+        SIGNIN_COOKIE,
+        token,
+        max_age=SIGNIN_SECONDS,
+        path="/signin",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    return response
+
+
+def _token_matches(request: Request, submitted: str) -> bool:
+    expected = request.cookies.get(SIGNIN_COOKIE, "")
+    return bool(expected) and secrets.compare_digest(expected.encode(), submitted.encode())
+
 
 @router.get("/signin")
 def signin_page(request: Request, next: str = "/") -> Response:
     if current(request) is not None:
         return RedirectResponse(safe_next(next), status_code=303)
-    return render(request, "signin.html", None, next=safe_next(next), failed=False)
+    return _signin_form(request, next=safe_next(next), failed=False)
 
 
 @router.post("/signin")
@@ -43,9 +77,10 @@ def signin(
     request: Request,
     credential: Annotated[str, Form(max_length=4096)] = "",
     next: Annotated[str, Form(max_length=2048)] = "/",
+    signin_token: Annotated[str, Form(max_length=256)] = "",
 ) -> Response:
-    if not same_origin(request):
-        return render(request, "signin.html", None, status=403, next="/", failed=True)
+    if not same_origin(request) or not _token_matches(request, signin_token):
+        return _signin_form(request, status=403, next="/", failed=True)
     token = credential.strip()
     try:
         if not token:
@@ -53,7 +88,7 @@ def signin(
         who = caller(request, HTTPAuthorizationCredentials(scheme="Bearer", credentials=token))
     except ApiError:
         # One message for every failure: a page must not tell a guesser which part was wrong.
-        return render(request, "signin.html", None, status=401, next=safe_next(next), failed=True)
+        return _signin_form(request, status=401, next=safe_next(next), failed=True)
     kind = sessions.OPERATOR if who.operator else sessions.AGENT
     session = sessions.new_session(kind, who.key_id)
     response = RedirectResponse(safe_next(next), status_code=303)
@@ -66,6 +101,7 @@ def signin(
         samesite="strict",
         secure=request.url.scheme == "https",
     )
+    response.delete_cookie(SIGNIN_COOKIE, path="/signin")
     return response
 
 
