@@ -66,3 +66,41 @@ def test_search_and_follow_a_hit_by_keyboard(tab: Tab) -> None:
     assert page.url.endswith(hit["href"]) or hit["href"] in page.url
     assert page.locator("main").count() == 1
     assert not tab.errors, tab.errors
+
+
+def test_memory_tree_undelete_and_forget_by_keyboard(tab: Tab) -> None:
+    page = tab.page
+    record_id = tab.server.home.ids["alice_forgotten"]
+    tab.sign_in_operator("/memory?user=alice")
+
+    tab_to(tab, "details.tree-node[data-collection='acme'] > summary")
+    page.keyboard.press("Enter")  # a <details> tree: Enter opens it
+    assert page.locator("details.tree-node[data-collection='acme']").get_attribute("open") == ""
+    tab_to(tab, "a.tree-link[data-collection='acme:support']")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    records = page.locator("#records tr[data-testid='record']")
+    assert records.count() == 1 and "acme support" in records.first.inner_text()
+
+    tab.goto(f"/memory/{record_id}")
+    assert page.locator("dl#record-facts dd.status").inner_text().strip() == "forgotten"
+    for link, status in (("#undelete-link", "active"), ("#forget-link", "forgotten")):
+        tab_to(tab, link)
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        tab_to(tab, "#confirm-submit")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        assert page.get_by_test_id("flash").count() == 1
+        assert page.locator("dl#record-facts dd.status").inner_text().strip() == status
+
+
+def test_live_pause_switch_by_keyboard(tab: Tab) -> None:
+    page = tab.page
+    tab.sign_in_operator("/activity")
+    pause = page.locator("#live-pause")
+    tab_to(tab, "#live-pause")
+    page.keyboard.press("Space")
+    assert pause.get_attribute("aria-pressed") == "true"
+    page.keyboard.press("Enter")
+    assert pause.get_attribute("aria-pressed") == "false"
