@@ -114,6 +114,7 @@ def test_captured_event_appears_live_and_pause_holds_it(tab: Tab) -> None:
         agent = client.agent()
         agent.remember("Bob's standup moved to 9:30 on Tuesdays")
         page.wait_for_selector("[data-testid='live-item']:has-text('standup moved')")
+        assert "standup moved" in page.locator("#activity > li").first.inner_text()  # on top
 
         pause.click()
         assert pause.get_attribute("aria-pressed") == "true"
