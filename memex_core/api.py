@@ -414,7 +414,16 @@ class Memex:
                 "true or false. Write `redact_secrets = true` (the default: secrets in "
                 "ingested text are replaced by [REDACTED:<kind>]) or `false`."
             )
-        return FragmentScrubber(self.redactor() if redact else None)
+        if not redact:
+            return FragmentScrubber(None)
+        try:
+            return FragmentScrubber(self.redactor())
+        except PluginUnavailable as exc:
+            if self.config.table("redactor").get("use") is not None:
+                raise  # named in config.toml: the user asked for that one
+            # The default redactor's plugin is not loaded (MEMEX_LOAD_PLUGINS, an install
+            # without it): ingest goes on, private spans still dropped, and says so.
+            return FragmentScrubber(None, skipped_reason=str(exc))
 
     def extractor(self) -> Extractor:
         return self._build("extractor")

@@ -4,10 +4,10 @@ from every command, through the real ``memex`` entry point."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,8 +65,9 @@ def run(mx: Memex, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtur
     """Runs ``memex ARGS`` through :func:`memex_core.cli.main` (what the console script
     calls) at a given width; returns (exit status, stdout, stderr)."""
     for name in ("progressive", "search", "overview", "sql", "memory", "doctor"):
-        # sys.modules: ``memex_core.cli.sql`` as an attribute path is the command, not the module
-        module = sys.modules[f"memex_core.cli.{name}"]
+        # import_module, not attribute access: ``memex_core.cli.sql`` as an attribute is the
+        # command, not the module; and the lazy CLI may not have loaded the module yet.
+        module = importlib.import_module(f"memex_core.cli.{name}")
         monkeypatch.setattr(module, "open_memex", lambda ctx: mx)
 
     def invoke(*args: str, width: int = 80) -> tuple[int, str, str]:
@@ -262,6 +263,7 @@ def _documented_numbers(option: click.Option) -> list[str]:
 def test_every_default_a_help_text_gives_is_the_real_one() -> None:
     from memex_core.catalog.lock import DEFAULT_TIMEOUT_S
     from memex_core.services.search import DEFAULT_SEMANTIC_WEIGHT
+    from memex_viewer.command import DEFAULT_PORT
 
     # Options whose default lives in a constant (the option itself defaults to None, and
     # the code falls back to the constant): the help must show that constant.
@@ -269,6 +271,7 @@ def test_every_default_a_help_text_gives_is_the_real_one() -> None:
         ("dig", "--semantic-weight"): DEFAULT_SEMANTIC_WEIGHT,
         ("ingest", "--no-wait"): DEFAULT_TIMEOUT_S,
         ("sync", "--no-wait"): DEFAULT_TIMEOUT_S,
+        ("view", "--port"): DEFAULT_PORT,
     }
     checked = set()
     for command, option in _options():

@@ -4,7 +4,7 @@ ranking against nothing returns arbitrary fragments that look like results."""
 
 from __future__ import annotations
 
-import sys
+import importlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -69,7 +69,9 @@ def cli(
     mx: Memex, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> Callable[..., tuple[int, str, str]]:
     for name in ("search", "memory"):
-        monkeypatch.setattr(sys.modules[f"memex_core.cli.{name}"], "open_memex", lambda ctx: mx)
+        # The lazy CLI may not have loaded the module yet.
+        module = importlib.import_module(f"memex_core.cli.{name}")
+        monkeypatch.setattr(module, "open_memex", lambda ctx: mx)
 
     def invoke(*args: str) -> tuple[int, str, str]:
         capsys.readouterr()

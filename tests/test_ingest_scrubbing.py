@@ -178,3 +178,23 @@ def test_scrubbing_twice_changes_nothing() -> None:
     scrubber = FragmentScrubber(DetectSecretsRedactor())
     once = scrubber.text(f"token {TOKEN} <private>x</private> end")
     assert scrubber.text(once) == once
+
+
+def test_without_the_redactor_plugin_ingest_goes_on_and_says_so(
+    memex_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MEMEX_LOAD_PLUGINS without ``secrets``: private spans still go, the report says why
+    secrets were not redacted, and a redactor named in config.toml is still required."""
+    monkeypatch.setenv("MEMEX_LOAD_PLUGINS", "chatgpt,bm25,rrf")
+    export = _chatgpt_export(tmp_path / "conversations.json")
+    result = CliRunner().invoke(cli, ["ingest", "--no-embed", "--format", "json", str(export)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["new"] == 1 and summary["private_spans_removed"] == 2
+    assert "detect_secrets" in summary["redaction_skipped"]
+    assert PRIVATE_WORDS.encode() not in _stored_bytes(memex_home)
+
+    (memex_home / "config.toml").write_text('[redactor]\nuse = "detect_secrets"\n')
+    named = CliRunner().invoke(cli, ["ingest", "--no-embed", str(export)])
+    assert named.exit_code != 0
+    assert "detect_secrets" in named.output

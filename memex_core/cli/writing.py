@@ -128,6 +128,7 @@ def print_report(report: IngestReport, output_format: str, no_embed: bool) -> No
             skipped_items=report.skipped,
             private_spans_removed=report.private_spans_removed,
             secrets_redacted=dict(sorted(report.secrets_redacted.items())),
+            redaction_skipped=report.redaction_skipped_reason,
         )
         click.echo(json.dumps(summary, indent=2))
     else:
@@ -156,6 +157,12 @@ def _print_summary(report: IngestReport, no_embed: bool) -> None:
     )
     if privacy := _privacy_line(report):
         console.print(privacy)
+    if report.redaction_skipped_reason:
+        console.print(
+            Text.assemble(
+                ("Secrets not redacted:", "yellow"), f" {report.redaction_skipped_reason}"
+            )
+        )
     for line in _skipped_files(report):
         console.print(Text.assemble(("skipped", "yellow"), f" {line}"))
     for message in report.skipped[:SHOWN_SKIPS]:

@@ -85,6 +85,8 @@ class IngestReport:
     #: ``<private>`` spans dropped and secrets redacted (by kind) before anything was stored.
     private_spans_removed: int = 0
     secrets_redacted: Counter[str] = field(default_factory=Counter)
+    #: Why secrets were not redacted though ``[ingest] redact_secrets`` is on.
+    redaction_skipped_reason: str | None = None
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)

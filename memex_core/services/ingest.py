@@ -156,6 +156,7 @@ class IngestService:
             status = "finished"
         finally:
             self.progress.finish()
+            report.redaction_skipped_reason = self.scrubber.skipped_reason
             report.private_spans_removed += self.scrubber.tally.private_spans
             report.secrets_redacted.update(self.scrubber.tally.secrets)
             self.scrubber.tally.private_spans = 0

@@ -51,8 +51,10 @@ class FragmentScrubber:
     ``redactor`` is ``None`` when redaction is off; private spans go either way.
     """
 
-    def __init__(self, redactor: Redactor | None) -> None:
+    def __init__(self, redactor: Redactor | None, *, skipped_reason: str | None = None) -> None:
         self.redactor = redactor
+        #: Why secrets are not redacted though redaction is on (no redactor installed).
+        self.skipped_reason = skipped_reason
         self.tally = ScrubTally()
 
     def text(self, text: str, *, count: bool = True) -> str:

@@ -153,7 +153,11 @@ def normalise(text: str) -> str:
 # -- fixtures ------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: Playwright's sync API keeps an asyncio loop running in the
+# main thread while it is open, and every later test that calls asyncio.run() (the MCP,
+# LangChain and LlamaIndex suites) would fail with "cannot be called from a running event
+# loop". The browser closes when the last test of tests/browser/ is done.
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     reason = chromium.unavailable_reason()
     if reason is not None:
@@ -175,14 +179,14 @@ def _serve(home: DemoHome) -> Iterator[Served]:
         yield Served(service.url, service.admin_secret, home, service.log)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def demo(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     # Depends on ``browser`` so that a machine without one skips before building a home.
     home = build_demo_home(tmp_path_factory.mktemp("browser-demo") / "home")
     yield from _serve(home)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def xss_demo(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     home = build_xss_home(tmp_path_factory.mktemp("browser-xss") / "home")
     yield from _serve(home)
