@@ -48,14 +48,10 @@ cannot be mistaken for a banner.
 import os
 import sys
 
-from memex_capture import jsonlite
-
-# ``import json`` would be half of this process's start-up (see jsonlite); spool's own
-# ``import json`` below gets jsonlite, which gives the same text through json's C code.
-sys.modules.setdefault("json", jsonlite)
-json = jsonlite
-
-from memex_capture import launch, layout, spool  # noqa: E402
+# ``import json`` would be half of this process's start-up: jsonlite gives the same
+# values and text through json's own C code (see its docstring); spool uses it too.
+from memex_capture import jsonlite as json
+from memex_capture import launch, layout, spool
 
 AGENTS = ("claude-code", "codex")
 #: Most of stdin parsed as JSON; a bigger payload (a huge tool output) is drained

@@ -16,11 +16,11 @@ an omitted matcher matches everything, which is what memex wants for the other e
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memex_capture import hooks_common, layout
+from memex_capture.hooks_common import Change
 
 AGENT = "claude-code"
 #: Event -> matcher memex installs (None: no matcher, every occurrence).
@@ -31,26 +31,6 @@ EVENTS: dict[str, str | None] = {
     "Stop": None,
     "SessionEnd": None,
 }
-
-
-@dataclass
-class Change:
-    """What an install or uninstall did to one settings file."""
-
-    path: Path
-    changed: bool
-    backup: Path | None = None
-    events: list[str] = field(default_factory=list)
-    command: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "path": str(self.path),
-            "changed": self.changed,
-            "backup": str(self.backup) if self.backup else None,
-            "events": self.events,
-            "command": self.command,
-        }
 
 
 def user_settings() -> Path:
@@ -69,29 +49,12 @@ def settings_path(project: bool, cwd: str | os.PathLike[str] | None = None) -> P
 
 def install(path: Path, home: str, python: str | None = None) -> Change:
     """Add (or re-point) memex's five hooks in the settings file at ``path``."""
-    hooks_common.precompile()
-    data, text = hooks_common.read_json_settings(path)
-    command = hooks_common.hook_command(AGENT, home, python)
-    hooks_common.merge_hook_events(data, EVENTS, command, source=path)
-    new_text = hooks_common.dump_json(data)
-    if text is not None and new_text == text:
-        return Change(path, False, events=list(EVENTS), command=command)
-    saved = hooks_common.backup(path)
-    hooks_common.write_atomic(path, new_text)
-    return Change(path, True, saved, list(EVENTS), command)
+    return hooks_common.install_json_hooks(path, AGENT, EVENTS, home, python)
 
 
 def uninstall(path: Path) -> Change:
     """Remove memex's entries (only those) from the settings file at ``path``."""
-    data, text = hooks_common.read_json_settings(path)
-    if text is None:
-        return Change(path, False)
-    found = sorted(hooks_common.installed_commands(data))
-    if not hooks_common.remove_hook_events(data):
-        return Change(path, False)
-    saved = hooks_common.backup(path)
-    hooks_common.write_atomic(path, hooks_common.dump_json(data))
-    return Change(path, True, saved, found)
+    return hooks_common.uninstall_json_hooks(path)
 
 
 def status(path: Path, scope: str) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from typing import Any
 
 from memex_capture import hooks_common
 from memex_capture.hook_main import THEN
-from memex_capture.hooks_claude import Change
+from memex_capture.hooks_common import Change
 
 AGENT = "codex"
 #: Lifecycle events memex installs in hooks.json (Codex has no SessionEnd).
@@ -192,32 +192,12 @@ def uninstall_notify() -> Change:
 
 
 def install_lifecycle(home: str, python: str | None = None) -> Change:
-    path = hooks_path()
-    data, text = hooks_common.read_json_settings(path)
-    command = hooks_common.hook_command(AGENT, home, python)
-    hooks_common.merge_hook_events(data, EVENTS, command, source=path)
-    new_text = hooks_common.dump_json(data)
-    if text is not None and new_text == text:
-        return Change(path, False, events=list(EVENTS), command=command)
-    saved = hooks_common.backup(path)
-    hooks_common.write_atomic(path, new_text)
-    return Change(path, True, saved, list(EVENTS), command)
+    return hooks_common.install_json_hooks(hooks_path(), AGENT, EVENTS, home, python)
 
 
 def uninstall_lifecycle() -> Change:
-    path = hooks_path()
-    data, text = hooks_common.read_json_settings(path)
-    if text is None:
-        return Change(path, False)
-    found = sorted(hooks_common.installed_commands(data))
-    if not hooks_common.remove_hook_events(data):
-        return Change(path, False)
-    saved = hooks_common.backup(path)
-    if data:
-        hooks_common.write_atomic(path, hooks_common.dump_json(data))
-    else:  # memex created the file; leave no empty object behind
-        path.unlink()
-    return Change(path, True, saved, found)
+    # memex created hooks.json when Codex had none: leave no empty object behind.
+    return hooks_common.uninstall_json_hooks(hooks_path(), remove_if_empty=True)
 
 
 def status() -> dict[str, Any]:

@@ -12,7 +12,8 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -171,7 +172,7 @@ def _unlink_quietly(path: str) -> None:
 
 def merge_hook_events(
     data: dict[str, Any],
-    events: dict[str, str | None],
+    events: Mapping[str, str | None],
     command: str,
     *,
     timeout: int = HOOK_TIMEOUT_SECONDS,
@@ -284,3 +285,57 @@ def installed_commands(data: dict[str, Any]) -> dict[str, list[str]]:
                 if _is_ours(entry):
                     found.setdefault(event, []).append(entry["command"])
     return found
+
+
+@dataclass
+class Change:
+    """What an install or uninstall did to one settings file."""
+
+    path: Path
+    changed: bool
+    backup: Path | None = None
+    events: list[str] = field(default_factory=list)
+    command: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "changed": self.changed,
+            "backup": str(self.backup) if self.backup else None,
+            "events": self.events,
+            "command": self.command,
+        }
+
+
+def install_json_hooks(
+    path: Path, agent: str, events: Mapping[str, str | None], home: str, python: str | None
+) -> Change:
+    """Add (or re-point) memex's ``events`` in a JSON hooks file (Claude Code's
+    settings.json, Codex's hooks.json: the same ``{"hooks": {Event: [...]}}`` shape)."""
+    precompile()
+    data, text = read_json_settings(path)
+    command = hook_command(agent, home, python)
+    merge_hook_events(data, events, command, source=path)
+    new_text = dump_json(data)
+    if text is not None and new_text == text:
+        return Change(path, False, events=list(events), command=command)
+    saved = backup(path)
+    write_atomic(path, new_text)
+    return Change(path, True, saved, list(events), command)
+
+
+def uninstall_json_hooks(path: Path, *, remove_if_empty: bool = False) -> Change:
+    """Remove memex's entries (only those) from a JSON hooks file; with
+    ``remove_if_empty``, a file left as ``{}`` (memex created it) is deleted."""
+    data, text = read_json_settings(path)
+    if text is None:
+        return Change(path, False)
+    found = sorted(installed_commands(data))
+    if not remove_hook_events(data):
+        return Change(path, False)
+    saved = backup(path)
+    if data or not remove_if_empty:
+        write_atomic(path, dump_json(data))
+    else:
+        path.unlink()
+    return Change(path, True, saved, found)

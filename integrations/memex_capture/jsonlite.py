@@ -11,14 +11,12 @@ them on real payloads). Anything it does not handle itself (an error, a BOM, UTF
 an option it does not know) is handed to the real ``json``, imported then, so errors read
 exactly as json's.
 
-The hook installs it as ``sys.modules["json"]`` before importing ``memex_capture.spool``
-(whose ``import json`` then costs nothing); nothing else runs in that process.
+``memex_capture.spool`` and the hook import it in place of ``json``.
 """
 
 from __future__ import annotations
 
 import _json
-import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,12 +44,10 @@ JSONDecodeError = ValueError
 
 
 def real_json() -> Any:
-    """The standard ``json`` package, imported now (this module steps out of its place)."""
-    if sys.modules.get("json") is sys.modules[__name__]:
-        del sys.modules["json"]
-    import importlib
+    """The standard ``json`` package, imported now (only for what this module hands on)."""
+    import json
 
-    return importlib.import_module("json")
+    return json
 
 
 def raw_decode(text: str, index: int = 0) -> tuple[Any, int]:

@@ -27,9 +27,12 @@ and skipped; it never stops the lines after it.
 
 from __future__ import annotations
 
-import json
 import os
 import time
+
+# The hook process imports this module: json's own package costs it a large share of its
+# start-up (``re``, ``enum``), jsonlite gives the same values and text without that.
+from memex_capture import jsonlite as json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hook imports this module; keep typing and pathlib out of its path

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from memex_core.domain.agent_keys import looks_like_key
+from memex_core.domain.agent_keys import AgentKey, looks_like_key
 from memex_core.errors import MemexError
 from memex_core.secret_files import secret_matches
 from memex_server.errors import ApiError
@@ -45,6 +45,19 @@ class Caller:
     corpus: bool = True
     key_id: str | None = None
     tool_call_id: str | None = None
+
+    @classmethod
+    def of_key(cls, key: AgentKey, tool_call_id: str | None = None) -> Caller:
+        """The caller an agent key makes: its user, collection bound and corpus access."""
+        return cls(
+            operator=False,
+            name=key.name,
+            user_id=key.user_id,
+            collection=key.collection,
+            corpus=key.corpus,
+            key_id=key.id,
+            tool_call_id=tool_call_id,
+        )
 
     def describe(self) -> dict[str, object]:
         return {
@@ -85,15 +98,7 @@ def caller(
                 "This agent key is unknown or revoked. Ask the operator for a new one "
                 "(memex keys create).",
             )
-        return Caller(
-            operator=False,
-            name=key.name,
-            user_id=key.user_id,
-            collection=key.collection,
-            corpus=key.corpus,
-            key_id=key.id,
-            tool_call_id=tool_call_id,
-        )
+        return Caller.of_key(key, tool_call_id)
     if secret_matches(state.admin_secret, token):
         return Caller(operator=True, name=OPERATOR_NAME, tool_call_id=tool_call_id)
     raise ApiError(

@@ -76,15 +76,7 @@ def current(request: Request) -> Viewer | None:
         found = state.call(state.keys.catalog.agent_key, session.key_id)
         if found is None or not found[0].active:
             return None
-        agent = found[0]
-        caller = Caller(
-            operator=False,
-            name=agent.name,
-            user_id=agent.user_id,
-            collection=agent.collection,
-            corpus=agent.corpus,
-            key_id=agent.id,
-        )
+        caller = Caller.of_key(found[0])
     return Viewer(caller, session, sessions.csrf_token(session, key))
 
 

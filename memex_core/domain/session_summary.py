@@ -135,20 +135,11 @@ class SessionSummary:
             lines.append(_listed("Files read", self.files_read, self.files_read_total))
         if self.commands:
             shown = "; ".join(f"`{c}`" for c in self.commands)
-            extra = (
-                f" (and {self.commands_total - len(self.commands)} more)"
-                if self.commands_total > len(self.commands)
-                else ""
-            )
-            lines.append(f"Commands: {shown}{extra}")
+            lines.append(f"Commands: {shown}{_more(len(self.commands), self.commands_total)}")
         if self.errors:
             shown = "; ".join(f"{e.tool}: {e.line}" for e in self.errors)
-            extra = (
-                f" (and {self.errors_total - len(self.errors)} more)"
-                if self.errors_total > len(self.errors)
-                else ""
-            )
-            lines.append(f"Errors ({self.errors_total}): {shown}{extra}")
+            more = _more(len(self.errors), self.errors_total)
+            lines.append(f"Errors ({self.errors_total}): {shown}{more}")
         if self.outcome:
             lines.append(f"Outcome: {self.outcome}")
         return "\n".join(lines)
@@ -461,9 +452,13 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
+def _more(shown: int, total: int) -> str:
+    """`` (and N more)`` when a list was cut to ``shown`` of ``total`` items."""
+    return f" (and {total - shown} more)" if total > shown else ""
+
+
 def _listed(label: str, items: Sequence[str], total: int) -> str:
-    more = f" (and {total - len(items)} more)" if total > len(items) else ""
-    return f"{label} ({total}): " + ", ".join(items) + more
+    return f"{label} ({total}): " + ", ".join(items) + _more(len(items), total)
 
 
 def _when(timestamp: float) -> datetime:
