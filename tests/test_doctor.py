@@ -457,7 +457,13 @@ def test_repaired_indexes_equal_indexes_built_afresh_from_the_catalog(
     doctor_memex(home, stored(home)).doctor(repair=True)
     fresh = tmp_path / "fresh"
     fresh.mkdir()
-    shutil.copy(home / "catalog.sqlite", fresh / "catalog.sqlite")
+    # The backup API, not a file copy: the repair's last writes may still sit in the
+    # WAL file beside catalog.sqlite, and a copy of the main file alone would miss them.
+    with (
+        sqlite3.connect(home / "catalog.sqlite") as src,
+        sqlite3.connect(fresh / "catalog.sqlite") as dst,
+    ):
+        src.backup(dst)
     rebuilt = doctor_memex(fresh)
     rebuilt.rebuild(keyword=True, vectors=True)
     assert rebuilt.doctor().healthy
