@@ -11,7 +11,7 @@ from tests._data import shared_data_dir
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "exports"
 
-pytest_plugins = ["tests.component_doubles"]
+pytest_plugins = ["tests.component_doubles", "tests.postgres_fixtures"]
 
 
 @pytest.fixture
