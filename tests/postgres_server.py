@@ -255,7 +255,7 @@ class PostgresServer:
         import psycopg
 
         with psycopg.connect(self.url(dbname), autocommit=True, connect_timeout=10) as conn:
-            conn.execute(sql)  # type: ignore[arg-type]  # test-only SQL, names we made
+            conn.execute(sql.encode())  # test-only SQL, names we made
 
     def create_database(self, name: str | None = None) -> str:
         """A fresh empty database; returns its URL."""
