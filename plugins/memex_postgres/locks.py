@@ -1,0 +1,267 @@
+"""One holder at a time across every host on a shared PostgreSQL catalog.
+
+A :class:`~memex_core.catalog.lock.WriteLock` is an ``flock`` on a file in one home: two
+hosts (or two homes on one host) sharing a PostgreSQL catalog would each hold their own and
+both believe they are the only writer. :class:`DatabaseLock` is the same lock (same methods,
+same waiting, same messages) taken in the database instead: a session-level
+``pg_try_advisory_lock`` on a connection of its own, held for as long as the job runs.
+
+* PostgreSQL releases a session's advisory locks when the session ends, so a holder that
+  dies (SIGKILL, a crashed host once its TCP keepalives give up) never leaves a stale lock.
+* The lock connection names its process in ``application_name``
+  (``memex pid N on HOST: command``), so a waiter can say whom it waits for, read from
+  ``pg_stat_activity`` (visible between sessions of the same database role).
+* Keys are the two-``int4`` form ``(LOCK_CLASS, crc32(name))``. PostgreSQL keeps them apart
+  from one-``bigint`` keys (``objsubid`` 2 against 1), so they never meet the catalog's
+  per-transaction writer lock, which uses the ``bigint`` form.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import sys
+import time
+import zlib
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+from memex_core.catalog.lock import TIMEOUT_ENV, _timeout_from_env, _to_stderr
+from memex_core.errors import MemexError, WriteLockedError
+
+#: First key of every memex job lock: "memx" in ASCII, so a DBA reading pg_locks can tell.
+LOCK_CLASS = 0x6D656D78
+#: PostgreSQL keeps NAMEDATALEN - 1 bytes of an application_name.
+_APPLICATION_NAME_MAX = 63
+#: How long a waiting process gives the holder before saying it waits for an unknown one.
+_NAME_GRACE_S = 1.0
+_POLL_S = 0.1
+
+_HOLDER_SQL = """
+SELECT a.application_name, a.client_addr::text, a.pid
+FROM pg_locks AS l
+JOIN pg_stat_activity AS a ON a.pid = l.pid
+WHERE l.locktype = 'advisory' AND l.granted
+  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND l.classid = %s::bigint::oid AND l.objid = %s::bigint::oid AND l.objsubid = 2
+LIMIT 1
+"""
+
+
+def lock_key(name: str) -> tuple[int, int]:
+    """The advisory-lock key of job ``name``: two non-negative ``int4`` values."""
+    return LOCK_CLASS, zlib.crc32(name.encode("utf-8")) & 0x7FFFFFFF
+
+
+def application_name(command: str | None = None) -> str:
+    """``memex pid N on HOST: command``, cut to what PostgreSQL keeps (ASCII: PostgreSQL
+    turns other characters into ``?``)."""
+    if command is None:
+        command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))
+    text = f"memex pid {os.getpid()} on {socket.gethostname()}: {command}"
+    return text.encode("ascii", "replace").decode("ascii")[:_APPLICATION_NAME_MAX]
+
+
+def describe_url(url: str) -> str:
+    """``host:port/dbname`` of a connection URL, never its password (for messages)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        parts = conninfo_to_dict(url)
+    except Exception:  # a URL psycopg cannot parse: say only that it is a PostgreSQL one
+        return "the PostgreSQL catalog"
+    host = parts.get("host") or "localhost"
+    port = parts.get("port") or "5432"
+    return f"{host}:{port}/{parts.get('dbname') or parts.get('user') or ''}"
+
+
+class DatabaseLockError(MemexError):
+    """The database that holds the job locks cannot be reached."""
+
+
+class DatabaseLock:
+    """A job lock shared by every memex process on one PostgreSQL database.
+
+    Same interface as :class:`~memex_core.catalog.lock.WriteLock`: :meth:`acquire` waits
+    up to ``timeout`` seconds (``MEMEX_LOCK_TIMEOUT``, default 10; 0 = fail at once),
+    telling ``notify`` once whom it waits for, then raises :class:`WriteLockedError`
+    naming the holder; :meth:`try_acquire` never waits; both nest; :meth:`release` lets
+    go when the outermost holder does. Not thread-safe, like ``WriteLock``: callers
+    serialise through ``Memex.call_lock``.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        *,
+        timeout: float | None = None,
+        notify: Callable[[str], None] | None = _to_stderr,
+        command: str | None = None,
+    ) -> None:
+        self.url = url
+        self.name = name
+        self.key = lock_key(name)
+        self.timeout = timeout if timeout is not None else _timeout_from_env()
+        self.notify = notify
+        self.application_name = application_name(command)
+        self._conn: Any = None
+        self._depth = 0
+
+    @property
+    def where(self) -> str:
+        return f"the {self.name!r} lock in {describe_url(self.url)}"
+
+    @property
+    def held(self) -> bool:
+        return self._depth > 0
+
+    # -- the connection ----------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        import psycopg
+
+        try:
+            conn = psycopg.connect(
+                self.url,
+                autocommit=True,
+                application_name=self.application_name,
+                connect_timeout=10,
+            )
+        except psycopg.Error as exc:
+            raise DatabaseLockError(
+                f"Cannot reach {describe_url(self.url)} to take {self.where} "
+                f"({type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc) else ''}). "
+                "Check that PostgreSQL is running and that [catalog.postgres] url (or "
+                "MEMEX_CATALOG_URL) points at it."
+            ) from exc
+        # A holder whose host vanishes (power, network) holds the lock until the server
+        # notices the session is dead; these make it notice within about a minute.
+        for setting, value in (
+            ("tcp_keepalives_idle", 30),
+            ("tcp_keepalives_interval", 10),
+            ("tcp_keepalives_count", 3),
+        ):
+            # Some poolers refuse SET: the server's defaults apply then.
+            with contextlib.suppress(psycopg.Error):
+                conn.execute(f"SET {setting} = {int(value)}")
+        return conn
+
+    def _query(self, sql: str, params: tuple[Any, ...]) -> Any:
+        """Run ``sql`` on the lock connection, reconnecting once if it broke while idle (a
+        server restart between two jobs). Never used while the lock is held: a new session
+        would not hold it."""
+        import psycopg
+
+        for attempt in (1, 2):
+            if self._conn is None or self._conn.closed:
+                self._conn = self._connect()
+            try:
+                return self._conn.execute(sql, params).fetchone()
+            except psycopg.OperationalError as exc:
+                self._close()
+                if attempt == 2 or self._depth > 0:
+                    raise DatabaseLockError(
+                        f"Lost the connection to {describe_url(self.url)} while using "
+                        f"{self.where} ({str(exc).strip().splitlines()[0] if str(exc) else ''}"
+                        "). Check that PostgreSQL is running, then run the command again."
+                    ) from exc
+        raise AssertionError("unreachable")
+
+    def _close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):  # already broken: closing is best effort
+                conn.close()
+
+    # -- the lock ------------------------------------------------------------------------
+
+    def acquire(self) -> None:
+        started = time.monotonic()
+        told = False
+        while not self.try_acquire():
+            holder = self.holder()
+            waited = time.monotonic() - started
+            if waited >= self.timeout:
+                raise WriteLockedError(self._refusal(holder))
+            if not told and (holder or waited >= _NAME_GRACE_S):
+                told = True
+                if self.notify is not None:
+                    self.notify(
+                        f"Another memex process holds {self.where} "
+                        f"({holder or 'holder unknown'}); waiting up to {self.timeout:g} s "
+                        f"for it to finish ({TIMEOUT_ENV} sets how long)."
+                    )
+            time.sleep(_POLL_S)
+
+    def try_acquire(self) -> bool:
+        """Take the lock if no other session holds it, without waiting (True if taken)."""
+        if self._depth > 0:
+            self._depth += 1
+            return True
+        row = self._query("SELECT pg_try_advisory_lock(%s::int4, %s::int4)", self.key)
+        if not row or not row[0]:
+            return False
+        self._depth = 1
+        return True
+
+    def holder(self) -> str:
+        """Who holds the lock (``memex pid N on HOST: command``), or ``""`` when nobody
+        does or the holder's session is not visible to this database role."""
+        try:
+            row = self._query(_HOLDER_SQL, self.key)
+        except DatabaseLockError:
+            return ""
+        if not row:
+            return ""
+        name, address, pid = row
+        if name:
+            return str(name)
+        return f"a session from {address or 'a local socket'} (server pid {pid})"
+
+    def refusal(self) -> str:
+        """Why a job that gave up waiting could not run, naming the holder."""
+        return self._refusal(self.holder())
+
+    def _refusal(self, holder: str) -> str:
+        who = f"Another memex process holds {self.where} ({holder or 'holder unknown'})"
+        if self.timeout <= 0:
+            return (
+                f"{who}, and this command was told not to wait. Run it again when that one "
+                f"has finished, or let it wait ({TIMEOUT_ENV}=<seconds>)."
+            )
+        return (
+            f"{who}; gave up after waiting {self.timeout:g} s. Wait for it to finish and run "
+            f"the command again, or set {TIMEOUT_ENV}=<seconds> to wait longer."
+        )
+
+    def release(self) -> None:
+        if self._depth == 0:
+            return
+        self._depth -= 1
+        if self._depth > 0:
+            return
+        try:
+            self._query("SELECT pg_advisory_unlock(%s::int4, %s::int4)", self.key)
+        except DatabaseLockError:
+            # The session is gone, and with it the lock: nothing left to release.
+            self._close()
+
+    def close(self) -> None:
+        """Drop the connection (and with it the lock, if still held)."""
+        self._depth = 0
+        self._close()
+
+    def __enter__(self) -> DatabaseLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()

@@ -1,0 +1,159 @@
+"""Job locks in PostgreSQL (plugins/memex_postgres/locks.py): one holder across every process
+and host sharing the database, named to whoever waits, freed when the holder dies."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memex_core.errors import WriteLockedError
+
+psycopg = pytest.importorskip("psycopg")
+# Until plugins/memex_postgres is an installed package (the catalog component), run with
+# PYTHONPATH=plugins.
+pytest.importorskip("memex_postgres.locks")
+
+from memex_postgres.locks import DatabaseLock, DatabaseLockError, lock_key  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def locks() -> Iterator[list[DatabaseLock]]:
+    made: list[DatabaseLock] = []
+    yield made
+    for lock in made:
+        lock.close()
+
+
+def make(locks: list[DatabaseLock], url: str, name: str = "ingest", **kw: object) -> DatabaseLock:
+    lock = DatabaseLock(url, name, notify=None, **kw)  # type: ignore[arg-type]
+    locks.append(lock)
+    return lock
+
+
+def test_one_holder_and_the_waiter_names_it(postgres_url: str, locks: list[DatabaseLock]) -> None:
+    first = make(locks, postgres_url, command="ingest ~/notes")
+    told: list[str] = []
+    second = DatabaseLock(postgres_url, "ingest", timeout=0.5, notify=told.append)
+    locks.append(second)
+    assert first.try_acquire()
+    assert not second.try_acquire()
+    assert second.holder() == f"memex pid {os.getpid()} on {os.uname().nodename}: ingest ~/notes"
+    started = time.monotonic()
+    with pytest.raises(WriteLockedError) as refused:
+        second.acquire()
+    assert time.monotonic() - started >= 0.5  # it waited before refusing
+    assert "ingest ~/notes" in str(refused.value)
+    assert "'ingest' lock" in str(refused.value) and "MEMEX_LOCK_TIMEOUT" in str(refused.value)
+    assert len(told) == 1 and "waiting up to 0.5 s" in told[0] and "ingest ~/notes" in told[0]
+    first.release()
+    assert second.try_acquire()
+    assert first.holder() == second.application_name
+    second.release()
+    assert first.holder() == ""
+
+
+def test_nesting_and_names(postgres_url: str, locks: list[DatabaseLock]) -> None:
+    outer = make(locks, postgres_url)
+    other = make(locks, postgres_url, timeout=0)
+    assert outer.try_acquire() and outer.try_acquire()
+    with outer:  # a third level
+        assert outer.held
+    outer.release()
+    assert not other.try_acquire()  # still held once
+    outer.release()
+    assert not outer.held
+    assert other.try_acquire()
+    other.release()
+    # Another job's lock is another key.
+    vectors = make(locks, postgres_url, "vectors")
+    with outer, vectors:
+        assert lock_key("ingest") != lock_key("vectors")
+
+
+def test_no_wait_refuses_at_once(postgres_url: str, locks: list[DatabaseLock]) -> None:
+    holder = make(locks, postgres_url)
+    waiter = make(locks, postgres_url, timeout=0)
+    with holder:
+        started = time.monotonic()
+        with pytest.raises(WriteLockedError, match="told not to wait"):
+            waiter.acquire()
+        assert time.monotonic() - started < 5
+
+
+def test_the_catalogs_transaction_lock_is_another_key(
+    postgres_url: str, locks: list[DatabaseLock]
+) -> None:
+    """The catalog serialises write transactions with pg_advisory_xact_lock(bigint); a job
+    lock (two int4) must never block them, whatever the bigint's value."""
+    lock = make(locks, postgres_url)
+    with lock, psycopg.connect(postgres_url, autocommit=True) as conn:
+        classid, objid = lock_key("ingest")
+        as_bigint = (classid << 32) | objid  # the same bits as one bigint key
+        with conn.transaction():
+            got = conn.execute("SELECT pg_try_advisory_xact_lock(%s::int8)", (as_bigint,))
+            assert got.fetchone() == (True,)
+
+
+HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from memex_postgres.locks import DatabaseLock
+    lock = DatabaseLock(sys.argv[1], "ingest", notify=None, command="ingest big-export.zip")
+    lock.acquire()
+    print("held", flush=True)
+    time.sleep(120)
+    """
+)
+
+
+def test_a_killed_holder_frees_the_lock(postgres_url: str, locks: list[DatabaseLock]) -> None:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "plugins"), str(ROOT)]))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, postgres_url],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "held"
+        waiter = make(locks, postgres_url, timeout=0)
+        assert not waiter.try_acquire()
+        expected = f"memex pid {proc.pid} on {os.uname().nodename}: ingest big-export.zip"
+        assert waiter.holder() == expected[:63]
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        # The server notices the closed socket at once; allow it a moment to end the session.
+        deadline = time.monotonic() + 10
+        while not waiter.try_acquire():
+            assert time.monotonic() < deadline, "a SIGKILLed holder kept the lock"
+            time.sleep(0.05)
+        waiter.release()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_unreachable_database_is_a_clear_error(locks: list[DatabaseLock]) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    lock = make(locks, f"postgresql://memex:s3cret@127.0.0.1:{port}/team", timeout=0)
+    with pytest.raises(DatabaseLockError) as failed:
+        lock.acquire()
+    message = str(failed.value)
+    assert f"127.0.0.1:{port}/team" in message and "s3cret" not in message
+    assert "MEMEX_CATALOG_URL" in message
