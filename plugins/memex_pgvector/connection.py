@@ -1,0 +1,118 @@
+"""Connecting to PostgreSQL, and what the store says when it does not answer.
+
+One connection per store, opened on first use (psycopg is imported then, not when the
+plugin loads). Not a pool: memex calls a store one call at a time (``Memex.call_lock``),
+and a pool hides a server that is down behind its wait for a free connection (psycopg_pool
+waits its whole ``timeout`` while it retries in the background), where a refused
+connection fails in a millisecond.
+
+After a failure, calls fail at once without touching the network until a retry time: 1 s
+after the first failure, doubling up to 10 s while the server stays down (as the chroma
+store does for a chroma server), so a dead server costs one failed connection, not one
+per query, and a long-running process notices a returning server within 10 s.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memex_core.errors import VectorStoreUnavailableError
+from memex_pgvector.location import PgvectorLocation, Timeouts
+
+if TYPE_CHECKING:
+    import psycopg
+
+FIRST_RETRY_S = 1.0
+MAX_RETRY_S = 10.0
+APPLICATION_NAME = "memex-pgvector"
+
+
+class PgvectorUnreachableError(VectorStoreUnavailableError):
+    """PostgreSQL did not answer (searches fall back to keyword results, vectors wait)."""
+
+
+def unreachable(location: PgvectorLocation, problem: str) -> PgvectorUnreachableError:
+    """The error for a database that does not answer, with what to do about it."""
+    return PgvectorUnreachableError(
+        f"The pgvector store's {location.describe()} is not answering ({problem}). Start "
+        "PostgreSQL or fix the URL; memex reconnects by itself. Or use the default vector "
+        'store instead: [vector] use = "chroma" in config.toml, then `memex backfill`.'
+    )
+
+
+def describe_failure(exc: BaseException) -> str:
+    """The first line of a psycopg error, e.g. ``OperationalError: connection refused``."""
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else "no answer"
+    return f"{type(exc).__name__}: {text}"
+
+
+def connect(location: PgvectorLocation, timeouts: Timeouts) -> psycopg.Connection[Any]:
+    """A new autocommit connection with the store's statement timeout."""
+    import psycopg
+
+    conn = psycopg.connect(
+        location.url,
+        autocommit=True,
+        # libpq reads whole seconds and treats 1 as 2.
+        connect_timeout=max(2, math.ceil(timeouts.connect)),
+        application_name=APPLICATION_NAME,
+    )
+    try:
+        conn.execute(
+            "SELECT set_config('statement_timeout', %s, false)",
+            (f"{int(timeouts.request * 1000)}ms",),
+        )
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+@dataclass
+class _Outage:
+    problem: str
+    failures: int
+    retry_at: float
+
+
+class ServerHealth:
+    """Remembers whether the server answered, and when to try it again."""
+
+    def __init__(
+        self,
+        location: PgvectorLocation,
+        clock: Callable[[], float] = time.monotonic,
+        first_retry: float = FIRST_RETRY_S,
+        max_retry: float = MAX_RETRY_S,
+    ) -> None:
+        self.location = location
+        self.clock = clock
+        self.first_retry = first_retry
+        self.max_retry = max_retry
+        self._outage: _Outage | None = None
+
+    @property
+    def down(self) -> bool:
+        return self._outage is not None
+
+    def check(self) -> None:
+        """Raise at once while inside the retry delay after a failure."""
+        outage = self._outage
+        if outage is not None:
+            wait = outage.retry_at - self.clock()
+            if wait > 0:
+                raise unreachable(self.location, f"{outage.problem}; next try in {wait:.1f} s")
+
+    def succeeded(self) -> None:
+        self._outage = None
+
+    def failed(self, problem: str) -> PgvectorUnreachableError:
+        failures = self._outage.failures + 1 if self._outage else 1
+        delay = min(self.max_retry, self.first_retry * 2 ** (failures - 1))
+        self._outage = _Outage(problem, failures, self.clock() + delay)
+        return unreachable(self.location, problem)
