@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -31,6 +31,8 @@ from memex_core.errors import EmbedderMismatchError
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
     from chromadb.api.models.Collection import Collection
+
+T = TypeVar("T")
 
 DEFAULT_COLLECTION = "memex_fragments"
 #: HNSW search breadth for new collections. chroma's default (100) found only
@@ -289,6 +291,7 @@ class ChromaVectorStore:
     def stored_embedding(self) -> tuple[str | None, int | None]:
         """``(embedder name, dimension)`` recorded in the collection, ``(None, None)`` if empty."""
         with self._operation():
+            self._collection = None  # read afresh: another store may have rebuilt it
             collection = self._existing_collection()
             recorded = (collection.metadata if collection is not None else None) or {}
             embedder = recorded.get(EMBEDDER_KEY)
@@ -322,7 +325,21 @@ class ChromaVectorStore:
             matrix = matrix[rows]
             fragments = [fragments[row] for row in rows]
         with self._operation(write=True):
-            self._upsert(fragments, matrix)
+            self._again_if_dropped(lambda: self._upsert(fragments, matrix))
+
+    def _again_if_dropped(self, work: Callable[[], T]) -> T:
+        """Run ``work``; when the collection this store cached was deleted meanwhile
+        (another store object or another replica on the same server cleared it for a
+        rebuild), forget it and run ``work`` once more on what is there now."""
+        from chromadb.errors import NotFoundError
+
+        try:
+            return work()
+        except NotFoundError:
+            if self._collection is None:
+                raise
+            self._collection = None
+            return work()
 
     def _upsert(self, fragments: Sequence[Fragment], matrix: np.ndarray) -> None:
         collection = self._collection_for(int(matrix.shape[1]))
@@ -343,13 +360,17 @@ class ChromaVectorStore:
         unique = list(dict.fromkeys(ids))
         if not unique:
             return
-        with self._operation(write=True):
+
+        def work() -> None:
             collection = self._existing_collection()
             if collection is None:
                 return
             self._wrote = True
             for part in _batches(len(unique), self.max_batch_size()):
                 collection.delete(ids=unique[part])
+
+        with self._operation(write=True):
+            self._again_if_dropped(work)
 
     def _filtered_after(
         self,
@@ -400,10 +421,11 @@ class ChromaVectorStore:
         query = np.asarray(vector, dtype=np.float32)
         if query.ndim != 1:
             raise ValueError(f"the query vector must be 1-D, got shape {query.shape}")
-        with self._operation():
+
+        def work() -> tuple[list[str], list[float]]:
             collection = self._existing_collection()
             if collection is None:
-                return []
+                return [], []
             self._check_compatible(collection, int(query.shape[0]))
             private_stored = not filters.include_private and self._holds_private()
             collection = self._collection or collection
@@ -418,8 +440,11 @@ class ChromaVectorStore:
                     where=where,
                     include=["distances"],
                 )
-                found = (result["ids"][0], (result["distances"] or [[]])[0])
-        ids, distances = found
+                found = (result["ids"][0], list((result["distances"] or [[]])[0]))
+            return found
+
+        with self._operation():
+            ids, distances = self._again_if_dropped(work)
         # The collection uses cosine distance (1 - cosine similarity). Clamp the
         # float32 rounding that can push a perfect match just past 1.
         hits = [
@@ -488,13 +513,17 @@ class ChromaVectorStore:
         return rewritten
 
     def count(self) -> int:
-        with self._operation():
+        def work() -> int:
             collection = self._existing_collection()
             return collection.count() if collection is not None else 0
 
+        with self._operation():
+            return self._again_if_dropped(work)
+
     def ids(self) -> set[str]:
         """Every fragment id with a stored vector (for consistency checks with the catalog)."""
-        with self._operation():
+
+        def work() -> set[str]:
             collection = self._existing_collection()
             if collection is None:
                 return set()
@@ -507,6 +536,9 @@ class ChromaVectorStore:
                 if len(batch) < page:
                     return found
                 offset += page
+
+        with self._operation():
+            return self._again_if_dropped(work)
 
     def clear(self) -> None:
         """Drop every vector (and the recorded embedder); the next upsert starts afresh."""
