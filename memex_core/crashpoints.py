@@ -22,6 +22,13 @@ The points, in the order an ingest meets them:
 - ``vectors.deleted``: vectors of removed fragments are deleted, the catalog still queues them
 - ``vectors.upserted``: a batch of vectors is stored, the catalog does not record it yet
 - ``vectors.marked``: the catalog records the batch as embedded
+
+``memex migrate`` (copying a home's catalog into PostgreSQL) has its own, outside
+:data:`POINTS` (which lists the ingest path's):
+
+- ``migrate.batch_written``: a batch of rows is sent, its transaction not committed
+- ``migrate.batch_committed``: a batch and the progress that counts it are committed
+- ``migrate.copied``: every row is copied; identity sequences not moved, nothing verified
 """
 
 from __future__ import annotations
