@@ -235,11 +235,27 @@ class PgvectorStore:
                 "everything with the current embedder."
             )
 
-    def _lock_table(self, conn: psycopg.Connection[Any]) -> None:
-        """Serialise creating and dropping this table among processes (held to commit)."""
-        conn.execute(
-            "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"memex_pgvector:{self.table}",)
-        )
+    def _lock_meta(self, conn: psycopg.Connection[Any]) -> None:
+        """Serialise creating and dropping vector tables among processes (held to commit).
+
+        A lock on the record table, not an advisory lock: taking a table lock makes
+        PostgreSQL read the catalog changes other sessions committed meanwhile, so a table
+        another process just made is seen (after an advisory lock it was not: measured,
+        ``CREATE TABLE`` then failed with "already exists"). Readers are not blocked.
+        """
+        import psycopg
+
+        try:
+            with conn.transaction():  # a savepoint: losing the race to create it is fine
+                conn.execute(
+                    f"CREATE TABLE IF NOT EXISTS {META_TABLE} ("
+                    "name TEXT PRIMARY KEY, dimension INTEGER NOT NULL, embedder TEXT, "
+                    "m INTEGER, ef_construction INTEGER, "
+                    "created_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+                )
+        except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateTable):
+            pass
+        conn.execute(f"LOCK TABLE {META_TABLE} IN SHARE ROW EXCLUSIVE MODE")
 
     def _ensure_table(self, conn: psycopg.Connection[Any], dimension: int) -> _Meta:
         """The table's record, creating extension, table and indexes if needed (in the
@@ -248,7 +264,7 @@ class PgvectorStore:
 
         meta = self._read_meta(conn)
         if meta is None:
-            self._lock_table(conn)
+            self._lock_meta(conn)
             meta = self._read_meta(conn)  # another process may have made it meanwhile
         if meta is None:
             try:
@@ -278,11 +294,8 @@ class PgvectorStore:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         self._vector_registered = False
         self._register_vector(conn)
-        conn.execute(
-            f"CREATE TABLE IF NOT EXISTS {META_TABLE} ("
-            "name TEXT PRIMARY KEY, dimension INTEGER NOT NULL, embedder TEXT, "
-            "m INTEGER, ef_construction INTEGER, created_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        )
+        # A table without a record is a leftover (its record was deleted by hand): rebuilt.
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
         conn.execute(
             f"CREATE TABLE {table} ("
             f"id TEXT PRIMARY KEY, embedding vector({int(dimension)}) NOT NULL, "
@@ -301,7 +314,9 @@ class PgvectorStore:
         conn.execute(f"CREATE INDEX {table}_time ON {table} (timestamp)")
         conn.execute(
             f"INSERT INTO {META_TABLE} (name, dimension, embedder, m, ef_construction) "
-            "VALUES (%s, %s, %s, %s, %s)",
+            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (name) DO UPDATE SET "
+            "dimension = EXCLUDED.dimension, embedder = EXCLUDED.embedder, m = EXCLUDED.m, "
+            "ef_construction = EXCLUDED.ef_construction, created_at = now()",
             (table, dimension, self.embedder_name, s.m, s.ef_construction),
         )
 
@@ -486,14 +501,11 @@ class PgvectorStore:
 
         def work(conn: psycopg.Connection[Any]) -> None:
             with conn.transaction():
-                self._lock_table(conn)
+                recorded = conn.execute("SELECT to_regclass(%s)", (META_TABLE,)).fetchone()
+                if recorded and recorded[0] is not None:  # else nothing was ever made here
+                    self._lock_meta(conn)
+                    conn.execute(f"DELETE FROM {META_TABLE} WHERE name = %s", (self.table,))
                 conn.execute(f"DROP TABLE IF EXISTS {self.table}")
-                exists = conn.execute("SELECT to_regclass(%s)", (META_TABLE,)).fetchone()
-                if exists and exists[0] is not None:
-                    conn.execute(
-                        f"DELETE FROM {META_TABLE} WHERE name = %s",
-                        (self.table,),
-                    )
 
         self._forget_table()
         self._run(work)
