@@ -206,6 +206,8 @@ class PgvectorStore:
     def _read_meta(self, conn: psycopg.Connection[Any]) -> _Meta | None:
         """What built the table, or None when there is no table (asked each time then)."""
         if self._meta is not None:
+            if not self._vector_registered:  # a new connection (after a reconnect)
+                self._register_vector(conn)
             return self._meta
         found = conn.execute(
             "SELECT to_regclass(%s) IS NOT NULL AND to_regclass(%s) IS NOT NULL",
