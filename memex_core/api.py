@@ -24,7 +24,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memex_core.catalog import Catalog, WriteLock
+from memex_core.catalog import Catalog, SqlCatalog, WriteLock
 from memex_core.catalog.faults import storage_error
 from memex_core.config import Config, load_config
 from memex_core.crashpoints import crash_point
@@ -184,7 +184,7 @@ class Memex:
         self.lock = WriteLock(self.home)
         # One caller at a time from threads: see memex_core.threads.
         self.call_lock = threading.RLock()
-        self._catalog: Catalog | None = None
+        self._catalog: SqlCatalog | None = None
         self._keyword: KeywordStore | None = None
         self._keyword_sync: KeywordSync | None = None
         self._vectors: VectorStore | None = None
@@ -197,7 +197,7 @@ class Memex:
     # -- components -------------------------------------------------------------
 
     @property
-    def catalog(self) -> Catalog:
+    def catalog(self) -> SqlCatalog:
         if self._catalog is None:
             catalog = Catalog(self.config.catalog_path)
             if catalog.needs_migration():

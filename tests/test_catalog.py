@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memex_core.catalog import Catalog, WriteLock
-from memex_core.catalog import sqlite as sqlite_catalog
+from memex_core.catalog import base as catalog_base
 from memex_core.catalog.schema import LATEST_VERSION
 from memex_core.domain.chunking import message_fragments
 from memex_core.errors import MemexError, ReadOnlyQueryError, WriteLockedError
@@ -84,7 +84,7 @@ def test_a_failing_file_transaction_leaves_nothing(
     def explode(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(sqlite_catalog, "upsert_conversations", explode)
+    monkeypatch.setattr(catalog_base, "upsert_conversations", explode)
     with pytest.raises(RuntimeError):
         add(catalog, make_fragments())
     assert catalog.count_fragments() == 0

@@ -132,22 +132,9 @@ class _Session:
 
 def project_sessions(mx: Memex, project_root: str) -> list[_Session]:
     """The sessions whose recorded ``cwd`` lies at or under ``project_root``, newest first."""
-    roots = _roots(project_root)
-    clauses = " OR ".join(
-        f"cwd = {_literal(root)} OR substr(cwd, 1, {len(root) + 1}) = {_literal(root + sep)}"
-        for root in roots
-        for sep in ("/", "\\")
-    )
-    sql = (
-        "SELECT COALESCE(json_extract(metadata, '$.session_id'), conversation_id) AS session, "
-        "conversation_id, MIN(timestamp), MAX(timestamp), "
-        "json_extract(metadata, '$.cwd') AS cwd FROM fragments "
-        f"WHERE owner = '' AND private = 0 AND ({clauses}) "
-        "GROUP BY conversation_id"
-    )
-    _, rows = mx.query(sql)
+    rows = mx.catalog.conversations_in_folder(_roots(project_root))
     sessions: dict[str, _Session] = {}
-    for session_id, conversation, first, last, _cwd in rows:
+    for session_id, conversation, first, last in rows:
         entry = sessions.setdefault(str(session_id), _Session(str(session_id), [], None, None))
         entry.conversations.append(str(conversation))
         if last is not None:

@@ -5,16 +5,17 @@ Making, checking and naming keys is :mod:`memex_core.services.agent_keys`.
 
 from __future__ import annotations
 
-import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
+from memex_core.catalog.dbapi import CatalogPart
 from memex_core.domain.agent_keys import AgentKey, StoredSecret
 from memex_core.errors import MemexError
 
 _COLUMNS = "id, name, user_id, collection, corpus, created_at, revoked_at, last_used_at"
 
 
-def _key(row: sqlite3.Row | tuple[Any, ...]) -> AgentKey:
+def _key(row: Sequence[Any]) -> AgentKey:
     return AgentKey(
         id=row[0],
         name=row[1],
@@ -27,17 +28,12 @@ def _key(row: sqlite3.Row | tuple[Any, ...]) -> AgentKey:
     )
 
 
-class AgentKeyStore:
-    """Mixin for :class:`~memex_core.catalog.sqlite.Catalog`."""
-
-    _db: sqlite3.Connection
-
-    def _begin(self) -> Any:
-        return self.transaction()  # type: ignore[attr-defined]  # Catalog's
+class AgentKeyStore(CatalogPart):
+    """Mixin for :class:`~memex_core.catalog.base.SqlCatalog`."""
 
     def add_agent_key(self, key: AgentKey, stored: StoredSecret) -> None:
         try:
-            with self._begin() as db:
+            with self.transaction() as db:
                 db.execute(
                     f"INSERT INTO agent_keys ({_COLUMNS}, salt, secret_hash) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -54,7 +50,7 @@ class AgentKeyStore:
                         stored.secret_hash,
                     ),
                 )
-        except sqlite3.IntegrityError as exc:
+        except self.dialect.integrity_errors as exc:
             raise MemexError(
                 f"A live key is already named {key.name!r}: pick another name, or revoke "
                 f"that one first (memex keys revoke {key.name})."
@@ -74,7 +70,7 @@ class AgentKeyStore:
         return [_key(r) for r in rows]
 
     def revoke_agent_key(self, key_id: str, at: float) -> bool:
-        with self._begin() as db:
+        with self.transaction() as db:
             cur = db.execute(
                 "UPDATE agent_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                 (at, key_id),

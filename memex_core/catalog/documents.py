@@ -10,11 +10,11 @@ only once they are resolved, so a sync killed in between is finished by the next
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from memex_core.catalog.dbapi import CatalogPart, Connection
 from memex_core.catalog.rows import (
     INSERT_FRAGMENT,
     delete_fragments,
@@ -27,6 +27,11 @@ from memex_core.domain import DocumentRecord, Fragment, ParsedDocument
 DOCUMENT_COLUMNS = (
     "id, source_kind, root, path, title, aliases, tags, properties, sha256, size, mtime_ns, "
     "timestamp"
+)
+
+
+_UPDATE_DOCUMENT = ", ".join(
+    f"{column} = excluded.{column}" for column in [*DOCUMENT_COLUMNS.split(", ")[1:], "updated_at"]
 )
 
 
@@ -52,19 +57,18 @@ def _links_key(root: str) -> str:
     return f"links_stale:{root}"
 
 
-def _mark_links_stale(db: sqlite3.Connection, root: str) -> None:
+def _mark_links_stale(db: Connection, root: str) -> None:
     """Inside the transaction that changes a document: the folder's links must be resolved
     again, even if this process dies before it gets to it."""
-    db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, '1')", (_links_key(root),))
+    db.execute(
+        "INSERT INTO settings (key, value) VALUES (?, '1') "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (_links_key(root),),
+    )
 
 
-class DocumentStore:
-    """Mixed into :class:`~memex_core.catalog.sqlite.Catalog`; uses its connection."""
-
-    _db: sqlite3.Connection
-
-    def _begin(self) -> Any:
-        return self.transaction()  # type: ignore[attr-defined]
+class DocumentStore(CatalogPart):
+    """Mixed into :class:`~memex_core.catalog.base.SqlCatalog`; uses its connection."""
 
     def documents_under(self, root: str) -> dict[str, DocumentRecord]:
         """Every stored document of the folder ``root``, by relative path."""
@@ -87,7 +91,7 @@ class DocumentStore:
         """Store (or replace) one document; returns its new fragments and the ids removed."""
         fragments = document.fragments
         keep = {f.id for f in fragments}
-        with self._begin() as db:
+        with self.transaction() as db:
             _mark_links_stale(db, root)
             previous = [
                 r[0]
@@ -116,9 +120,15 @@ class DocumentStore:
                     for ln in document.links
                 ],
             )
+            # Another document at this path (a different id) gives way, as a REPLACE would.
             db.execute(
-                f"INSERT OR REPLACE INTO documents ({DOCUMENT_COLUMNS}, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "DELETE FROM documents WHERE root=? AND path=? AND id<>?",
+                (root, document.path, document.id),
+            )
+            db.execute(
+                f"INSERT INTO documents ({DOCUMENT_COLUMNS}, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                f"ON CONFLICT (id) DO UPDATE SET {_UPDATE_DOCUMENT}",
                 (
                     document.id,
                     source_kind,
@@ -150,7 +160,7 @@ class DocumentStore:
 
     def remove_document(self, document_id: str) -> list[str]:
         """Delete a document, its fragments and its outgoing links; returns the fragment ids."""
-        with self._begin() as db:
+        with self.transaction() as db:
             for (root,) in db.execute("SELECT root FROM documents WHERE id=?", (document_id,)):
                 _mark_links_stale(db, root)
             ids = [
@@ -187,7 +197,7 @@ class DocumentStore:
 
     def set_link_targets(self, updates: Iterable[tuple[str | None, str | None, int]]) -> None:
         """Apply (target_path, target_document, link id) triples in one transaction."""
-        with self._begin() as db:
+        with self.transaction() as db:
             db.executemany(
                 "UPDATE links SET target_path=?, target_document=? WHERE id=?", list(updates)
             )

@@ -3,10 +3,10 @@ and context are built from. Mixed into the catalog; read-only."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from memex_core.catalog.dbapi import CatalogPart
 from memex_core.catalog.documents import DOCUMENT_COLUMNS, row_to_document
 from memex_core.catalog.rows import FRAGMENT_COLUMNS, is_storable, row_to_fragment
 from memex_core.domain import DocumentRecord, Fragment, ResolvedLink, SearchFilters
@@ -30,10 +30,8 @@ def _chunks(ids: Sequence[str], size: int = 500) -> list[list[str]]:
     return [unique[i : i + size] for i in range(0, len(unique), size)]
 
 
-class LinkGraph:
-    """Mixed into :class:`~memex_core.catalog.sqlite.Catalog`; uses its connection."""
-
-    _db: sqlite3.Connection
+class LinkGraph(CatalogPart):
+    """Mixed into :class:`~memex_core.catalog.base.SqlCatalog`; uses its connection."""
 
     # -- documents ------------------------------------------------------------------
 
@@ -109,7 +107,8 @@ class LinkGraph:
     def count_links(self) -> tuple[int, int]:
         """(all links, unresolved links)."""
         row = self._db.execute(
-            "SELECT COUNT(*), COALESCE(SUM(target_path IS NULL), 0) FROM links"
+            "SELECT COUNT(*), COALESCE(SUM(CASE WHEN target_path IS NULL THEN 1 ELSE 0 END), 0) "
+            "FROM links"
         ).fetchone()
         return int(row[0]), int(row[1])
 
@@ -175,7 +174,7 @@ class LinkGraph:
         self, found: dict[str, list[TurnText]], source: str, where: str, params: list[Any]
     ) -> None:
         rows = self._db.execute(
-            "SELECT conversation_id, id, json_extract(metadata, '$.message_id'), "
+            f"SELECT conversation_id, id, {self.dialect.json_text('metadata', 'message_id')}, "
             f"COALESCE(index_text, content), seq FROM {source} "
             f"WHERE {where} AND role IN ({_TURN_ROLES}) AND source_kind != ? "
             f"ORDER BY conversation_id, {_ORDER[len('ORDER BY ') :]}",

@@ -8,11 +8,10 @@ fragments, and closing the record of an ingest run that was killed.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from memex_core.catalog.dbapi import CatalogPart
 from memex_core.catalog.rows import delete_fragments
 from memex_core.domain.memory.records import ACTIVE, MEMORY_SOURCE
 
@@ -35,22 +34,10 @@ def _chunks(ids: Sequence[str], size: int = 500) -> list[list[str]]:
     return [list(ids[i : i + size]) for i in range(0, len(ids), size)]
 
 
-class HealthQueries:
-    """Mixed into :class:`~memex_core.catalog.sqlite.Catalog`; uses its connection."""
+class HealthQueries(CatalogPart):
+    """Mixed into :class:`~memex_core.catalog.base.SqlCatalog`; uses its connection.
 
-    _db: sqlite3.Connection
-
-    def _begin(self) -> Any:
-        return self.transaction()  # type: ignore[attr-defined]  # Catalog's
-
-    # -- the file itself --------------------------------------------------------------
-
-    def quick_check(self) -> list[str]:
-        """SQLite's ``PRAGMA quick_check``: ``["ok"]`` or the problems it found."""
-        try:
-            return [str(r[0]) for r in self._db.execute("PRAGMA quick_check")]
-        except sqlite3.DatabaseError as exc:
-            return [str(exc)]
+    How the engine checks its own storage is each catalog's ``quick_check``."""
 
     # -- embedding marks ---------------------------------------------------------------
 
@@ -63,7 +50,7 @@ class HealthQueries:
 
     def unmark_embedded(self, ids: Sequence[str]) -> None:
         """Forget that these fragments have vectors, so the next backfill embeds them."""
-        with self._begin() as db:
+        with self.transaction() as db:
             for chunk in _chunks(ids):
                 marks = ",".join("?" * len(chunk))
                 db.execute(f"UPDATE fragments SET embedded_by=NULL WHERE id IN ({marks})", chunk)
@@ -82,7 +69,7 @@ class HealthQueries:
     def close_interrupted_runs(self, run_ids: Sequence[int] | None = None) -> None:
         """Record runs (all those still "running" by default) as interrupted. Call with
         the write lock held."""
-        with self._begin() as db:
+        with self.transaction() as db:
             if run_ids is None:
                 db.execute("UPDATE ingest_runs SET status=? WHERE status='running'", (INTERRUPTED,))
                 return
@@ -144,12 +131,12 @@ class HealthQueries:
 
     def retire_fragments(self, ids: Sequence[str]) -> None:
         """Delete fragments (their vectors are queued for deletion, their links go)."""
-        with self._begin() as db:
+        with self.transaction() as db:
             delete_fragments(db, list(ids))
 
     def copy_memory_scope(self, ids: Sequence[str]) -> None:
         """Give these memory fragments their memory's owner, collection and privacy."""
-        with self._begin() as db:
+        with self.transaction() as db:
             for chunk in _chunks(ids):
                 marks = ",".join("?" * len(chunk))
                 db.execute(

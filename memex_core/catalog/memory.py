@@ -10,12 +10,12 @@ row. Operators (``readable is None``) see everything.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memex_core.catalog.dbapi import CatalogPart, Connection
 from memex_core.catalog.rows import (
     INSERT_FRAGMENT,
     delete_fragments,
@@ -104,13 +104,8 @@ def _revision(row: Sequence[Any]) -> Revision:
     )
 
 
-class MemoryStore:
-    """Mixin of :class:`memex_core.catalog.Catalog` for agent memory."""
-
-    _db: sqlite3.Connection
-
-    def _begin(self) -> Any:
-        return self.transaction()  # type: ignore[attr-defined]  # Catalog's
+class MemoryStore(CatalogPart):
+    """Mixin of :class:`memex_core.catalog.base.SqlCatalog` for agent memory."""
 
     # -- reading ------------------------------------------------------------------------
 
@@ -180,7 +175,7 @@ class MemoryStore:
             params.append(fingerprint)
         sql = (
             f"SELECT {_MEMORY_COLUMNS} {_FROM_MEMORY} WHERE {' AND '.join(clauses)} "
-            "ORDER BY m.created_at, m.rowid"
+            f"ORDER BY m.created_at, {self.dialect.memory_order('m')}"
         )
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
@@ -299,7 +294,7 @@ class MemoryStore:
         for fragment in write.fragments:
             if fragment.owner != record.owner or fragment.conversation_id != record.id:
                 raise ValueError("memory fragments must carry the memory's id and owner")
-        with self._begin() as db:
+        with self.transaction() as db:
             db.execute(
                 "INSERT INTO memories (id, owner, collection, path, kind, status, revision, "
                 "private, fingerprint, created_at, updated_at) "
@@ -356,9 +351,7 @@ class MemoryStore:
             self._store_memory_file(db, record, write)
         return [f for f in write.fragments if f.id in new_ids], removed
 
-    def _store_memory_file(
-        self, db: sqlite3.Connection, record: MemoryRecord, write: MemoryWrite
-    ) -> None:
+    def _store_memory_file(self, db: Connection, record: MemoryRecord, write: MemoryWrite) -> None:
         """Keep the memory file's document row and links in the shared link graph."""
         db.execute("DELETE FROM links WHERE source_document = ?", (record.id,))
         if record.path is None:
@@ -417,7 +410,7 @@ class MemoryStore:
             raise MemoryAccessDenied("only an operator may purge memory")
         ids = list(dict.fromkeys(memory_ids))
         removed: list[str] = []
-        with self._begin() as db:
+        with self.transaction() as db:
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
                 marks = ",".join("?" * len(chunk))
@@ -446,7 +439,7 @@ class MemoryStore:
 
     def scrub_access_log(self, user_id: str) -> int:
         """Blank the targets (queries, paths) of a purged user's log entries."""
-        with self._begin() as db:
+        with self.transaction() as db:
             cur = db.execute(
                 "UPDATE access_log SET target = '[purged]', detail = '{}' WHERE user_id = ?",
                 (user_id,),
@@ -469,7 +462,7 @@ class MemoryStore:
     ) -> int:
         cur = self._db.execute(
             "INSERT INTO access_log (at, actor_kind, actor, user_id, action, target, "
-            "tool_call_id, outcome, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "tool_call_id, outcome, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (
                 time.time(),
                 actor_kind,
@@ -482,7 +475,7 @@ class MemoryStore:
                 _loggable(json.dumps(detail or {}, ensure_ascii=False, default=str)),
             ),
         )
-        return int(cur.lastrowid or 0)
+        return int(cur.fetchone()[0])
 
     def access_log(
         self,

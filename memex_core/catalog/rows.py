@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from memex_core.catalog.dbapi import Connection
 from memex_core.domain import Fragment, Provenance
 
 FRAGMENT_COLUMNS = (
@@ -70,7 +70,7 @@ def fragment_rows(
     return rows
 
 
-def continued_positions(db: sqlite3.Connection, fragments: Sequence[Fragment]) -> dict[str, int]:
+def continued_positions(db: Connection, fragments: Sequence[Fragment]) -> dict[str, int]:
     """Where each conversation the batch continues goes on: after its last stored position.
 
     A conversation continues when it has stored fragments and the batch holds none of
@@ -131,7 +131,7 @@ def row_to_fragment(row: Sequence[Any]) -> Fragment:
     )
 
 
-def delete_fragments(db: sqlite3.Connection, ids: Sequence[str]) -> None:
+def delete_fragments(db: Connection, ids: Sequence[str]) -> None:
     """Delete fragments and their links; queue their vectors for deletion."""
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
@@ -139,12 +139,25 @@ def delete_fragments(db: sqlite3.Connection, ids: Sequence[str]) -> None:
         db.execute(f"DELETE FROM fragments WHERE id IN ({marks})", chunk)
         db.execute(f"DELETE FROM links WHERE source_fragment IN ({marks})", chunk)
         db.executemany(
-            "INSERT OR IGNORE INTO pending_vector_deletes (id) VALUES (?)",
+            "INSERT INTO pending_vector_deletes (id) VALUES (?) ON CONFLICT (id) DO NOTHING",
             [(i,) for i in chunk],
         )
 
 
-def upsert_conversations(db: sqlite3.Connection, fragments: Sequence[Fragment]) -> None:
+def _earliest(column: str) -> str:
+    """The earlier of the stored and the incoming ``column`` (either may be NULL); a CASE,
+    since SQLite's two-argument MIN is LEAST elsewhere."""
+    old, new = f"conversations.{column}", f"excluded.{column}"
+    return f"CASE WHEN {old} IS NULL OR {new} < {old} THEN {new} ELSE {old} END"
+
+
+def _latest(column: str) -> str:
+    """The later of the stored and the incoming ``column`` (either may be NULL)."""
+    old, new = f"conversations.{column}", f"excluded.{column}"
+    return f"CASE WHEN {old} IS NULL OR {new} > {old} THEN {new} ELSE {old} END"
+
+
+def upsert_conversations(db: Connection, fragments: Sequence[Fragment]) -> None:
     spans: dict[str, list[Any]] = {}
     for f in fragments:
         span = spans.setdefault(
@@ -157,10 +170,7 @@ def upsert_conversations(db: sqlite3.Connection, fragments: Sequence[Fragment]) 
     db.executemany(
         "INSERT INTO conversations (id, source_kind, title, first_at, last_at, source_path) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
-        "title=COALESCE(excluded.title, title), "
-        "first_at=MIN(COALESCE(first_at, excluded.first_at), "
-        "COALESCE(excluded.first_at, first_at)), "
-        "last_at=MAX(COALESCE(last_at, excluded.last_at), "
-        "COALESCE(excluded.last_at, last_at))",
+        "title=COALESCE(excluded.title, conversations.title), "
+        f"first_at={_earliest('first_at')}, last_at={_latest('last_at')}",
         [(cid, *span) for cid, span in spans.items()],
     )

@@ -64,7 +64,7 @@ def sql(ctx: click.Context) -> None:
     """Interactive read-only SQL shell on the catalog. End with Ctrl-D or `.quit`."""
     mx = open_memex(ctx)
     click.echo(
-        f"memex catalog at {mx.catalog.path} (read-only). Tables: fragments, "
+        f"memex catalog at {mx.catalog.location} (read-only). Tables: fragments, "
         "conversations, ingest_runs, ingested_files. `.schema` shows them; `.quit` exits."
     )
     buffer = ""

@@ -23,8 +23,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memex_core.catalog import Catalog
-from memex_core.catalog.schema import LATEST_VERSION
+from memex_core.catalog import SqlCatalog
 from memex_core.domain import Embedder, Fragment, KeywordStore, VectorStore
 from memex_core.services.indexing import (
     EMBEDDER_SETTING,
@@ -125,7 +124,7 @@ class DoctorParts:
     """
 
     home: str
-    catalog: Catalog
+    catalog: SqlCatalog
     open_keyword: Callable[[], KeywordStore]
     vector_store: Callable[[], VectorStore]
     embedder: Callable[[], Embedder]
@@ -179,7 +178,8 @@ class Doctor:
                 Finding(
                     "catalog.damaged",
                     DAMAGE,
-                    f"SQLite finds the catalog {catalog.path} damaged: {problems[0]}",
+                    f"{catalog.engine} finds the catalog {catalog.location} damaged or "
+                    f"unusable: {problems[0]}",
                     "The catalog is the record of truth and cannot be rebuilt from the "
                     "indexes. Restore it from a backup, or move it away and ingest your "
                     "sources again.",
@@ -190,12 +190,13 @@ class Doctor:
             return None
         version = catalog.schema_version()
         seen.counts["schema_version"] = version
-        if version != LATEST_VERSION:
+        if version != catalog.latest_version:
             seen.findings.append(
                 Finding(
                     "catalog.schema",
                     DAMAGE,
-                    f"The catalog has schema version {version}; this memex uses {LATEST_VERSION}.",
+                    f"The catalog has schema version {version}; this memex uses "
+                    f"{catalog.latest_version}.",
                     "Run any memex command with this version to migrate it, or upgrade memex "
                     "if the catalog is newer.",
                 )

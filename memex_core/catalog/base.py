@@ -1,0 +1,412 @@
+"""The catalog, whatever the engine: the record of truth for fragments, conversations,
+documents, memory, agent keys and ingest runs.
+
+Indexes (keyword, vector) are derived from it and can always be rebuilt from it. Each
+file's fragments are committed in one transaction, so a crash leaves all of a file or
+none of it. The SQL here is written once for every engine (``?`` placeholders,
+``INSERT ... ON CONFLICT``, ``RETURNING``); what truly differs is supplied by the
+engine's subclass: its connection, its :class:`~memex_core.catalog.dbapi.Dialect`, its
+transactions, its schema migrations, its change-journal counter and its read-only SQL
+(:class:`memex_core.catalog.sqlite.SqliteCatalog`, and ``memex_postgres``'s catalog).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from memex_core.catalog.agent_keys import AgentKeyStore
+from memex_core.catalog.dbapi import Connection
+from memex_core.catalog.documents import DocumentStore
+from memex_core.catalog.graph import LinkGraph
+from memex_core.catalog.health import HealthQueries
+from memex_core.catalog.memory import MemoryStore
+from memex_core.catalog.rows import (
+    FRAGMENT_COLUMNS,
+    INSERT_FRAGMENT,
+    continued_positions,
+    delete_fragments,
+    fragment_rows,
+    is_storable,
+    row_to_fragment,
+    upsert_conversations,
+)
+from memex_core.crashpoints import crash_point
+from memex_core.domain import Fragment
+from memex_core.errors import MemexError
+
+#: settings key: the newest change-journal entry pruned so far (journal numbers never go
+#: back below it, even when every entry was pruned).
+PRUNED_SETTING = "fragment_changes_pruned"
+
+
+class SqlCatalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries, AgentKeyStore):
+    """Typed access to the catalog. Writers hold the home's write lock (and, on a shared
+    database, whatever the engine's transactions take).
+
+    Folder documents and the link graph live in :mod:`memex_core.catalog.documents`
+    and :mod:`memex_core.catalog.graph`, agent memory in :mod:`memex_core.catalog.memory`,
+    agent API keys in :mod:`memex_core.catalog.agent_keys`; this module holds fragments,
+    runs, files, the change journal and settings.
+    """
+
+    #: The engine's schema: (version, script) in order; the same numbers on every engine.
+    migrations: Sequence[tuple[int, str]] = ()
+    #: The engine's name, for messages ("SQLite", "PostgreSQL").
+    engine = "SQL"
+
+    # -- what each engine supplies ---------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        """Where the catalog lives, for messages: a path, or a URL without its password."""
+        raise NotImplementedError
+
+    def transaction(self) -> AbstractContextManager[Connection]:
+        raise NotImplementedError
+
+    def _table_exists(self, name: str) -> bool:
+        raise NotImplementedError
+
+    def migrate(self) -> None:
+        """Apply pending migrations (caller holds the write lock)."""
+        raise NotImplementedError
+
+    def schema_sql(self) -> str:
+        """The schema as DDL, for ``memex sql --schema``."""
+        raise NotImplementedError
+
+    def quick_check(self) -> list[str]:
+        """``["ok"]``, or the problems the engine finds with the catalog's storage."""
+        raise NotImplementedError
+
+    def last_fragment_change(self) -> int:
+        """The sequence number of the newest journal entry (0 when there is none)."""
+        raise NotImplementedError
+
+    def query(self, sql: str, limit: int | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """One read-only statement; writes, DDL and escapes raise
+        :class:`~memex_core.errors.ReadOnlyQueryError`."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    # -- schema ---------------------------------------------------------------------------
+
+    @property
+    def latest_version(self) -> int:
+        """The schema version this memex writes."""
+        return self.migrations[-1][0]
+
+    def schema_version(self) -> int:
+        if not self._table_exists("schema_version"):
+            return 0
+        row = self._db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+        return int(row[0] or 0)
+
+    def needs_migration(self) -> bool:
+        version = self.schema_version()
+        if version > self.latest_version:
+            raise MemexError(
+                f"{self.location} was written by a newer memex (schema {version}, this one "
+                f"knows {self.latest_version}). Upgrade memex: pip install -U memex"
+            )
+        return version < self.latest_version
+
+    # -- ingest -----------------------------------------------------------------
+
+    def start_run(self, command: str) -> int:
+        cur = self._db.execute(
+            "INSERT INTO ingest_runs (started_at, status, command) VALUES (?, 'running', ?) "
+            "RETURNING id",
+            (time.time(), command),
+        )
+        return int(cur.fetchone()[0])
+
+    def finish_run(self, run_id: int, status: str, counts: dict[str, int]) -> None:
+        self._db.execute(
+            "UPDATE ingest_runs SET finished_at=?, status=?, files_new=?, files_unchanged=?, "
+            "files_failed=?, fragments_added=? WHERE id=?",
+            (
+                time.time(),
+                status,
+                counts.get("new", 0),
+                counts.get("unchanged", 0),
+                counts.get("failed", 0),
+                counts.get("fragments_added", 0),
+                run_id,
+            ),
+        )
+
+    def file_ingested(self, path: str, sha256: str) -> bool:
+        row = self._db.execute(
+            "SELECT 1 FROM ingested_files WHERE path=? AND sha256=?", (path, sha256)
+        ).fetchone()
+        return row is not None
+
+    def file_unchanged_since(self, path: str, size: int, mtime_ns: int) -> bool:
+        """Whether ``path`` was ingested with this exact size and modification time."""
+        row = self._db.execute(
+            "SELECT 1 FROM ingested_files WHERE path=? AND size=? AND mtime_ns=?",
+            (path, size, mtime_ns),
+        ).fetchone()
+        return row is not None
+
+    def add_file(
+        self,
+        *,
+        run_id: int,
+        path: str,
+        sha256: str,
+        size: int,
+        source_kind: str,
+        fragments: Sequence[Fragment],
+        mtime_ns: int | None = None,
+    ) -> list[Fragment]:
+        """Store one file's fragments atomically; returns those that were new."""
+        new, _removed = self.replace_file(
+            run_id=run_id,
+            path=path,
+            sha256=sha256,
+            size=size,
+            source_kind=source_kind,
+            fragments=fragments,
+            mtime_ns=mtime_ns,
+            replace=False,
+        )
+        return new
+
+    def replace_file(
+        self,
+        *,
+        run_id: int,
+        path: str,
+        sha256: str,
+        size: int,
+        source_kind: str,
+        fragments: Sequence[Fragment],
+        mtime_ns: int | None = None,
+        replace: bool = True,
+    ) -> tuple[list[Fragment], list[str]]:
+        """Store one file's fragments atomically; with ``replace``, drop the ones an earlier
+        version of the same file yielded that this one does not.
+
+        Returns the new fragments and the ids removed (for the indexes to forget).
+        """
+        now = time.time()
+        removed: list[str] = []
+        with self.transaction() as db:
+            before = db.execute("SELECT COALESCE(MAX(seq), 0) FROM fragments").fetchone()[0]
+            first = continued_positions(db, fragments)
+            db.executemany(INSERT_FRAGMENT, fragment_rows(fragments, run_id, first))
+            if replace:
+                keep = {f.id for f in fragments}
+                previous = [
+                    r[0]
+                    for r in db.execute("SELECT id FROM fragments WHERE source_path=?", (path,))
+                ]
+                removed = [i for i in previous if i not in keep]
+                delete_fragments(db, removed)
+            upsert_conversations(db, fragments)
+            db.execute(
+                "INSERT INTO ingested_files "
+                "(path, sha256, size, source_kind, fragments, run_id, ingested_at, mtime_ns) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path, sha256) DO UPDATE SET "
+                "size=excluded.size, source_kind=excluded.source_kind, "
+                "fragments=excluded.fragments, run_id=excluded.run_id, "
+                "ingested_at=excluded.ingested_at, mtime_ns=excluded.mtime_ns",
+                (path, sha256, size, source_kind, len(fragments), run_id, now, mtime_ns),
+            )
+            new_ids = {
+                r[0] for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))
+            }
+            crash_point("catalog.file_txn")
+        crash_point("catalog.file_committed")
+        return [f for f in fragments if f.id in new_ids], removed
+
+    def pending_vector_deletes(self) -> list[str]:
+        return [r[0] for r in self._db.execute("SELECT id FROM pending_vector_deletes")]
+
+    def clear_pending_vector_deletes(self, ids: Sequence[str]) -> None:
+        with self.transaction() as db:
+            db.executemany("DELETE FROM pending_vector_deletes WHERE id=?", [(i,) for i in ids])
+
+    # -- fragments ----------------------------------------------------------------
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, Fragment]:
+        found: dict[str, Fragment] = {}
+        ids = [i for i in dict.fromkeys(ids) if is_storable(i)]
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self._db.execute(
+                f"SELECT {FRAGMENT_COLUMNS} FROM fragments WHERE id IN ({marks})", chunk
+            ):
+                found[row[0]] = row_to_fragment(row)
+        return found
+
+    def fragment_ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Up to ``limit`` fragment ids that start with ``prefix``, in order (a range scan of
+        the primary key, so it costs the same in a home of any size)."""
+        if not prefix or not is_storable(prefix):
+            return []
+        rows = self._db.execute(
+            "SELECT id FROM fragments WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+            (prefix, prefix + "\U0010ffff", limit),
+        )
+        return [row[0] for row in rows]
+
+    def iter_fragments(self, batch_size: int = 2000, after_seq: int = 0) -> Iterator[Fragment]:
+        """Every fragment in insertion order, streamed in batches."""
+        last = after_seq
+        while True:
+            rows = self._db.execute(
+                f"SELECT seq, {FRAGMENT_COLUMNS} FROM fragments WHERE seq > ? ORDER BY seq LIMIT ?",
+                (last, batch_size),
+            ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                yield row_to_fragment(row[1:])
+            last = rows[-1][0]
+
+    def iter_unembedded(self, embedder: str, batch_size: int = 256) -> Iterator[list[Fragment]]:
+        """Batches of fragments whose vector was not built by ``embedder``."""
+        last = 0
+        while True:
+            rows = self._db.execute(
+                f"SELECT seq, {FRAGMENT_COLUMNS} FROM fragments "
+                "WHERE seq > ? AND (embedded_by IS NULL OR embedded_by != ?) "
+                "ORDER BY seq LIMIT ?",
+                (last, embedder, batch_size),
+            ).fetchall()
+            if not rows:
+                return
+            yield [row_to_fragment(row[1:]) for row in rows]
+            last = rows[-1][0]
+
+    def all_ids(self) -> set[str]:
+        return {r[0] for r in self._db.execute("SELECT id FROM fragments")}
+
+    def mark_embedded(self, ids: Iterable[str], embedder: str) -> None:
+        with self.transaction() as db:
+            db.executemany(
+                "UPDATE fragments SET embedded_by=? WHERE id=?", [(embedder, i) for i in ids]
+            )
+
+    def clear_embedded(self) -> None:
+        self._db.execute("UPDATE fragments SET embedded_by=NULL")
+
+    def conversations_in_folder(
+        self, folders: Sequence[str]
+    ) -> list[tuple[str, str, float | None, float | None]]:
+        """(session id, conversation id, first and last timestamp) of each conversation of
+        the corpus (not memory, not private) whose fragments recorded a working folder
+        (metadata ``cwd``) equal to one of ``folders`` or under it ('/' or '\\' separated).
+        The session id is the metadata's ``session_id``, else the conversation id."""
+        cwd = self.dialect.json_text("metadata", "cwd")
+        session = self.dialect.json_text("metadata", "session_id")
+        clauses: list[str] = []
+        params: list[Any] = []
+        for folder in folders:
+            clauses.append(f"{cwd} = ?")
+            params.append(folder)
+            for sep in ("/", "\\"):
+                clauses.append(f"substr({cwd}, 1, ?) = ?")
+                params.extend([len(folder) + 1, folder + sep])
+        if not clauses:
+            return []
+        rows = self._db.execute(
+            f"SELECT MIN(COALESCE({session}, conversation_id)), conversation_id, "
+            "MIN(timestamp), MAX(timestamp) FROM fragments "
+            f"WHERE owner = '' AND private = 0 AND ({' OR '.join(clauses)}) "
+            "GROUP BY conversation_id",
+            params,
+        )
+        return [(str(r[0]), str(r[1]), r[2], r[3]) for r in rows]
+
+    # -- change journal (what the keyword index replays) ------------------------------
+
+    def fragment_changes_since(self, seq: int) -> tuple[int, list[str]]:
+        """Ids of fragments added or removed after journal entry ``seq`` (each once) and
+        the newest entry's number. Whether an id was added or removed is for the reader
+        to see in the catalog now: only the end state matters."""
+        rows = self._db.execute(
+            "SELECT seq, id FROM fragment_changes WHERE seq > ? ORDER BY seq", (seq,)
+        ).fetchall()
+        if not rows:
+            return max(seq, self.last_fragment_change()), []
+        return int(rows[-1][0]), list(dict.fromkeys(r[1] for r in rows))
+
+    def prune_fragment_changes(self, upto: int) -> None:
+        """Forget journal entries up to ``upto`` (every index has replayed them)."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM fragment_changes WHERE seq <= ?", (upto,))
+            db.execute(
+                "INSERT INTO settings VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = "
+                "CASE WHEN CAST(settings.value AS BIGINT) >= CAST(excluded.value AS BIGINT) "
+                "THEN settings.value ELSE excluded.value END",
+                (PRUNED_SETTING, str(upto)),
+            )
+
+    # -- counts and settings --------------------------------------------------------
+
+    def count_fragments(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM fragments").fetchone()[0])
+
+    def fragment_owners(self) -> list[str]:
+        """Every distinct fragment owner (``""``: the corpus), sorted: one index seek per
+        owner through ``fragments_scope``, so it costs the same in a home of any size."""
+        rows = self._db.execute(
+            "WITH RECURSIVE o(owner) AS (SELECT MIN(owner) FROM fragments UNION ALL "
+            "SELECT (SELECT MIN(owner) FROM fragments WHERE owner > o.owner) FROM o "
+            "WHERE o.owner IS NOT NULL) SELECT owner FROM o WHERE owner IS NOT NULL"
+        )
+        return [row[0] for row in rows]
+
+    def count_embedded(self, embedder: str | None = None) -> int:
+        if embedder is None:
+            sql = "SELECT COUNT(*) FROM fragments WHERE embedded_by IS NOT NULL"
+            return int(self._db.execute(sql).fetchone()[0])
+        sql = "SELECT COUNT(*) FROM fragments WHERE embedded_by = ?"
+        return int(self._db.execute(sql, (embedder,)).fetchone()[0])
+
+    def group_counts(self, column: str) -> dict[str, int]:
+        if column not in ("source_kind", "role"):
+            raise ValueError(column)
+        rows = self._db.execute(
+            f"SELECT {column}, COUNT(*) FROM fragments GROUP BY {column} ORDER BY 2 DESC"
+        )
+        return {r[0]: int(r[1]) for r in rows}
+
+    def count_conversations(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM conversations").fetchone()[0])
+
+    def time_span(self) -> tuple[float | None, float | None]:
+        row = self._db.execute("SELECT MIN(timestamp), MAX(timestamp) FROM fragments").fetchone()
+        return row[0], row[1]
+
+    def ingested_files(self) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT path, sha256, size, source_kind, fragments, ingested_at "
+            "FROM ingested_files ORDER BY ingested_at"
+        )
+        keys = ("path", "sha256", "size", "source_kind", "fragments", "ingested_at")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def get_setting(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM settings WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_setting(self, key: str, value: str) -> None:
+        self._db.execute(
+            "INSERT INTO settings VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value=excluded.value",
+            (key, value),
+        )
+
+    def delete_setting(self, key: str) -> None:
+        self._db.execute("DELETE FROM settings WHERE key=?", (key,))
