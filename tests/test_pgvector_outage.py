@@ -198,8 +198,8 @@ def test_searches_fall_back_and_an_ingest_leaves_vectors_pending_while_down(
         new = [f for f in mx.catalog.iter_fragments() if f.conversation_id.startswith("delta")]
         for fragment in new[::7]:
             assert fragment.id in best_ids(mx, fragment.searchable_text)
-        report = mx.doctor()
-        assert report.healthy, [f.to_dict() for f in report.findings]
+        checked = mx.doctor()
+        assert checked.healthy, [f.to_dict() for f in checked.findings]
         assert pgvector_store(mx).count() == mx.catalog.count_fragments()
 
 
@@ -237,5 +237,5 @@ def test_a_server_stopped_in_the_middle_of_a_backfill_loses_and_doubles_nothing(
         mx.backfill()
         assert pgvector_store(mx).count() == total
         assert mx._indexer().pending() == 0
-        report = mx.doctor()
-        assert report.healthy, [f.to_dict() for f in report.findings]
+        checked = mx.doctor()
+        assert checked.healthy, [f.to_dict() for f in checked.findings]

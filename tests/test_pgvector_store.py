@@ -163,7 +163,7 @@ def sql(url: str, query: str, *params: Any) -> list[tuple[Any, ...]]:
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
-        return conn.execute(query, params or None).fetchall()  # type: ignore[arg-type]
+        return conn.execute(query, params or None).fetchall()
 
 
 def test_the_table_has_a_cosine_hnsw_index_and_records_what_built_it(pgvector_url: str) -> None:
