@@ -198,14 +198,31 @@ class Memex:
 
     @property
     def catalog(self) -> SqlCatalog:
+        """The configured catalog (``[catalog] use``), its schema migrated."""
         if self._catalog is None:
-            catalog = Catalog(self.config.catalog_path)
-            if catalog.needs_migration():
-                with self.lock:
-                    if catalog.needs_migration():
-                        catalog.migrate()
+            catalog = self._open_catalog()
+            try:
+                if catalog.needs_migration():
+                    with self.lock:
+                        if catalog.needs_migration():
+                            catalog.migrate()
+            except BaseException:
+                catalog.close()
+                raise
             self._catalog = catalog
         return self._catalog
+
+    def _open_catalog(self) -> SqlCatalog:
+        name = self.config.component("catalog")
+        try:
+            catalog: SqlCatalog = self._build("catalog")
+        except PluginUnavailable:
+            if name != "sqlite":
+                raise
+            # SQLite is built in: a registry without its plugin (MEMEX_LOAD_PLUGINS naming
+            # others, an application's own registry) still opens the home's catalog.
+            catalog = Catalog(self.config.catalog_path)
+        return catalog
 
     def _context(self, role: str) -> PluginContext:
         return PluginContext(home=self.home, settings=self.config.component_settings(role))

@@ -6,6 +6,9 @@ optional ``config.toml``. Each role has a table whose ``use`` key picks the
 registered component (defaults shown) and whose sub-tables hold each
 component's own settings::
 
+    [catalog]                  # the record of truth: one file in the home, or a server
+    use = "sqlite"             # "postgres": [catalog.postgres] url, or MEMEX_CATALOG_URL
+
     [keyword]
     use = "bm25"
     [keyword.bm25]
@@ -52,6 +55,7 @@ from typing import Any
 from memex_core.errors import MemexError
 
 DEFAULT_COMPONENTS = {
+    "catalog": "sqlite",
     "keyword_store": "bm25",
     "vector_store": "chroma",
     "embedder": "minilm",
@@ -63,6 +67,7 @@ DEFAULT_COMPONENTS = {
 
 #: config.toml table of each role: ``use`` picks the component, sub-tables hold settings.
 SETTINGS_TABLES = {
+    "catalog": "catalog",
     "keyword_store": "keyword",
     "vector_store": "vector",
     "embedder": "embedder",
@@ -71,6 +76,11 @@ SETTINGS_TABLES = {
     "consolidator": "consolidator",
     "redactor": "redactor",
 }
+
+
+#: A ``postgresql://`` URL here selects the postgres catalog when ``[catalog] use`` is not
+#: set, and is its server whatever config.toml says (see memex_postgres.settings).
+CATALOG_URL_ENV = "MEMEX_CATALOG_URL"
 
 
 def default_home() -> Path:
@@ -88,6 +98,8 @@ class Config:
         return self.home / "catalog.sqlite"
 
     def component(self, role: str) -> str:
+        if role not in self.components and role in DEFAULT_COMPONENTS:
+            return DEFAULT_COMPONENTS[role]  # a Config built in code names only some roles
         return self.components[role]
 
     def component_settings(self, role: str) -> Mapping[str, Any]:
@@ -146,4 +158,10 @@ def load_config(home: str | Path | None = None) -> Config:
             if not isinstance(value, str):
                 raise MemexError(f"{path}: [{table_name}] use must be a component name.")
             components[role] = value
+    if raw.get("catalog", {}).get("use") is None and _postgres_url(os.environ.get(CATALOG_URL_ENV)):
+        components["catalog"] = "postgres"
     return Config(home=root, components=components, raw=raw)
+
+
+def _postgres_url(value: str | None) -> bool:
+    return (value or "").strip().startswith(("postgresql://", "postgres://"))

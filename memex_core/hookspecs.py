@@ -118,6 +118,19 @@ def register_redactors(register: Any) -> None:
 
 
 @hookspec
+def register_catalogs(register: Any) -> None:
+    """Register catalogs: the record of truth every index is derived from
+    (``memex_core.catalog.base.SqlCatalog``).
+
+    ``[catalog] use`` in ``config.toml`` picks one: ``sqlite`` (the default, one file
+    in the home) or ``postgres`` (a PostgreSQL database shared by several hosts,
+    ``[catalog.postgres] url`` or ``MEMEX_CATALOG_URL``; a ``postgresql://`` URL in
+    that variable selects it when ``use`` is not set). The factory returns an open
+    catalog; memex migrates its schema before first use.
+    """
+
+
+@hookspec
 def register_commands(cli: Any) -> None:
     """Add commands to the ``memex`` command line.
 

@@ -24,6 +24,7 @@ ENTRY_POINT_GROUP = "memex"
 
 #: Plugin kind -> the hook that registers it.
 KIND_HOOKS: dict[str, str] = {
+    "catalog": "register_catalogs",
     "source": "register_sources",
     "keyword_store": "register_keyword_stores",
     "vector_store": "register_vector_stores",

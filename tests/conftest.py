@@ -11,7 +11,11 @@ from tests._data import shared_data_dir
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "exports"
 
-pytest_plugins = ["tests.component_doubles", "tests.postgres_fixtures"]
+pytest_plugins = [
+    "tests.component_doubles",
+    "tests.postgres_fixtures",
+    "tests.catalog_fixtures",
+]
 
 
 @pytest.fixture

@@ -124,3 +124,9 @@ def storage_error(exc: BaseException, home: Path) -> StorageError | None:
     if any(words in text for words in _READ_ONLY_WORDS):
         return NotWritableError(not_writable_message(home, home, str(exc)))
     return None
+
+
+class CatalogUnavailableError(StorageError):
+    """The catalog's database server cannot be reached, refused the connection, or lost it
+    in the middle of a statement. The message names the server (never a password) and
+    the fix; a write transaction it interrupted was rolled back whole."""

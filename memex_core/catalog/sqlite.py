@@ -116,13 +116,14 @@ class SqliteCatalog(SqlCatalog):
         return row is not None
 
     def migrate(self) -> None:
-        """Apply pending migrations (caller holds the write lock)."""
-        version = self.schema_version()
+        """Apply pending migrations (caller holds the write lock). The version is read
+        inside the write transaction, so a second migrator finds nothing left to do."""
         with self.transaction():
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version "
                 "(version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
             )
+            version = self.schema_version()
             for number, sql in self.migrations:
                 if number <= version:
                     continue

@@ -14,3 +14,30 @@ several hosts and ``memex serve`` replicas (``[catalog] use = "postgres"``).
 
 psycopg is imported only when the catalog is built (``pip install 'memex[postgres]'``).
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+from memex_core.hookspecs import hookimpl
+
+
+def _build(context: Any) -> Any:
+    from memex_postgres.catalog import PostgresCatalog
+    from memex_postgres.settings import postgres_settings
+
+    settings = postgres_settings(context.settings)
+    return PostgresCatalog(
+        settings.url, pool_size=settings.pool_size, connect_timeout=settings.connect_timeout
+    )
+
+
+@hookimpl
+def register_catalogs(register: Any) -> None:
+    register(
+        "postgres",
+        _build,
+        requires=("psycopg", "psycopg_pool"),
+        extra="postgres",
+        description="the catalog in a PostgreSQL database shared by several hosts and replicas",
+    )

@@ -1,0 +1,241 @@
+"""The catalog's connection to PostgreSQL: a psycopg pool behind the slice of sqlite3's API
+the catalog's SQL uses (:class:`memex_core.catalog.dbapi.Connection`).
+
+- Statements outside a transaction run in autocommit on a connection borrowed from the
+  pool for that statement. The pool checks a connection before lending it
+  (``ConnectionPool.check_connection``), so one broken by a server restart is replaced
+  instead of failing the next statement.
+- :meth:`PostgresConnection.transaction` pins one connection to the calling thread for
+  the whole transaction (``BEGIN`` ... ``COMMIT``/``ROLLBACK``); every statement the
+  thread runs meanwhile, through this object, goes to it. Threads never share a
+  connection, so a server calling the catalog from worker threads is safe.
+- Every write transaction first takes ``pg_advisory_xact_lock(WRITER_LOCK_KEY)``: writers
+  on every host commit one at a time, so the change journal's numbers are handed out in
+  commit order, and a reader that has seen entry N never later finds a committed entry
+  below N.
+- The catalog's SQL uses ``?`` placeholders; they become psycopg's ``%s`` (and a literal
+  ``%`` becomes ``%%``). No other rewriting.
+- A lost or refused connection raises :class:`~memex_core.catalog.faults.CatalogUnavailableError`
+  naming the server (:mod:`memex_postgres.errors`); a transaction it interrupted is rolled
+  back whole by the server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from memex_postgres.errors import cannot_connect, connection_lost
+
+#: The one bigint advisory lock every write transaction takes ("memexcat" in ASCII). Job
+#: locks (memex_postgres.locks) use the two-int4 form, which never meets it.
+WRITER_LOCK_KEY = int.from_bytes(b"memexcat", "big")
+
+DEFAULT_POOL_SIZE = 8
+DEFAULT_CONNECT_TIMEOUT_S = 10.0
+
+
+@lru_cache(maxsize=4096)
+def to_psycopg(sql: str) -> str:
+    """The catalog's ``?`` placeholders as psycopg's ``%s`` (a literal ``%`` doubled)."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+def _storable(params: Sequence[Any]) -> Sequence[Any]:
+    """``params`` as PostgreSQL can store them: its text cannot hold NUL, which SQLite's can;
+    a NUL in a string becomes U+FFFD (the replacement character) instead of failing."""
+    if any(isinstance(p, str) and "\x00" in p for p in params):
+        return [p.replace("\x00", "\ufffd") if isinstance(p, str) else p for p in params]
+    return params
+
+
+class Result:
+    """What a statement gave back, fetched whole (the connection goes back to the pool at
+    once): rows, and how many rows it changed."""
+
+    def __init__(self, rows: list[tuple[Any, ...]], rowcount: int) -> None:
+        self._rows = rows
+        self._next = 0
+        self.rowcount = rowcount
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        if self._next >= len(self._rows):
+            return None
+        row = self._rows[self._next]
+        self._next += 1
+        return row
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        rows = self._rows[self._next :]
+        self._next = len(self._rows)
+        return rows
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self.fetchall())
+
+
+def _result(cursor: psycopg.Cursor[Any]) -> Result:
+    rows = cursor.fetchall() if cursor.description is not None else []
+    return Result(rows, cursor.rowcount)
+
+
+class PostgresConnection:
+    """A pool of autocommit connections to one database, with per-thread transactions."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        pool_size: int = DEFAULT_POOL_SIZE,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT_S,
+        application_name: str = "memex",
+    ) -> None:
+        self.url = url
+        self.connect_timeout = connect_timeout
+        kwargs: dict[str, Any] = {
+            "autocommit": True,
+            "connect_timeout": max(1, round(connect_timeout)),
+            "application_name": application_name,
+        }
+        self._probe(kwargs)
+        self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+            url,
+            kwargs=kwargs,
+            min_size=1,
+            max_size=max(1, pool_size),
+            check=ConnectionPool.check_connection,
+            timeout=connect_timeout,
+            name="memex-catalog",
+            open=False,
+        )
+        try:
+            self._pool.open(wait=True, timeout=connect_timeout)
+        except PoolTimeout as exc:
+            self._pool.close()
+            raise cannot_connect(url, f"no connection within {connect_timeout:g} s") from exc
+        self._local = threading.local()
+
+    def _probe(self, kwargs: dict[str, Any]) -> None:
+        """Connect once before building the pool, so a refusal says why (the pool would
+        only time out)."""
+        try:
+            psycopg.connect(self.url, **kwargs).close()
+        except psycopg.Error as exc:
+            raise cannot_connect(self.url, str(exc)) from exc
+
+    # -- the statements ---------------------------------------------------------------
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Result:
+        with self._connection() as (conn, writing):
+            try:
+                cursor = conn.execute(to_psycopg(sql), _storable(parameters), prepare=None)
+                return _result(cursor)
+            except psycopg.OperationalError as exc:
+                self._raise_if_lost(conn, exc, writing)
+                raise
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Result:
+        rows = [_storable(p) for p in parameters]
+        if not rows:
+            return Result([], 0)
+        with self._connection() as (conn, writing):
+            try:
+                with conn.cursor() as cursor:
+                    cursor.executemany(to_psycopg(sql), rows)
+                    return Result([], cursor.rowcount)
+            except psycopg.OperationalError as exc:
+                self._raise_if_lost(conn, exc, writing)
+                raise
+
+    def execute_script(self, script: str) -> None:
+        """DDL as written (several statements, no placeholders): migrations."""
+        with self._connection() as (conn, writing):
+            try:
+                conn.execute(script.encode())
+            except psycopg.OperationalError as exc:
+                self._raise_if_lost(conn, exc, writing)
+                raise
+
+    # -- connections and transactions ---------------------------------------------------
+
+    @contextmanager
+    def _connection(self) -> Iterator[tuple[psycopg.Connection[Any], bool]]:
+        """The thread's transaction connection if it is in one, else one from the pool."""
+        pinned = getattr(self._local, "conn", None)
+        if pinned is not None:
+            yield pinned, True
+            return
+        conn = self._borrow()
+        try:
+            yield conn, False
+        finally:
+            self._pool.putconn(conn)
+
+    def _borrow(self) -> psycopg.Connection[Any]:
+        try:
+            return self._pool.getconn()
+        except PoolTimeout as exc:
+            raise cannot_connect(
+                self.url, f"no working connection within {self.connect_timeout:g} s"
+            ) from exc
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether the calling thread is inside :meth:`transaction`."""
+        return getattr(self._local, "conn", None) is not None
+
+    @contextmanager
+    def transaction(self) -> Iterator[PostgresConnection]:
+        """A write transaction on one connection pinned to this thread, under the writer lock."""
+        if self.in_transaction:
+            raise RuntimeError("a catalog transaction is already open in this thread")
+        conn = self._borrow()
+        self._local.conn = conn
+        try:
+            try:
+                conn.execute("BEGIN")
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK_KEY,))
+            except psycopg.OperationalError as exc:
+                self._raise_if_lost(conn, exc, True)
+                raise
+            try:
+                yield self
+            except BaseException:
+                self._rollback(conn)
+                raise
+            try:
+                conn.execute("COMMIT")
+            except psycopg.OperationalError as exc:
+                self._raise_if_lost(conn, exc, True)
+                raise
+            except BaseException:
+                self._rollback(conn)
+                raise
+        finally:
+            self._local.conn = None
+            self._pool.putconn(conn)
+
+    @staticmethod
+    def _rollback(conn: psycopg.Connection[Any]) -> None:
+        if conn.broken or conn.closed:
+            return  # the server rolled it back when the connection went
+        with contextlib.suppress(psycopg.Error):  # the error that matters is already raised
+            conn.execute("ROLLBACK")
+
+    def _raise_if_lost(
+        self, conn: psycopg.Connection[Any], exc: psycopg.OperationalError, writing: bool
+    ) -> None:
+        """A failure of the connection itself, told in words (other operational errors,
+        a deadlock say, go on as they are)."""
+        if conn.broken or conn.closed:
+            raise connection_lost(self.url, str(exc), writing=writing) from exc
+
+    def close(self) -> None:
+        self._pool.close()
