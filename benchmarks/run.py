@@ -41,6 +41,7 @@ from benchmarks import (
     scifact,
     service,
     vault,
+    vector_servers,
     viewer_render,
 )
 from benchmarks.context import RunContext, Sizes, log
@@ -71,6 +72,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "freshness": (capture_freshness.TITLE, capture_freshness.run),
     "ask": (ask_recall.TITLE, ask_recall.run),
     "viewer": (viewer_render.TITLE, viewer_render.run),
+    "vector_servers": (vector_servers.TITLE, vector_servers.run),
 }
 
 
