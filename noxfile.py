@@ -43,7 +43,9 @@ def bench(session: nox.Session) -> None:
     benchmarks/requirements.txt and are installed here only. `nox -s bench -- --quick`
     is a smoke run; `-- --only hybrid,growth` runs some sections. MiniLM vectors of the
     benchmark texts are cached in .memex-bench/ (gitignored): the first run embeds
-    ~100,000 passages (about an hour on 2 cores), later runs reuse them.
+    ~100,000 passages (about an hour on 2 cores), later runs reuse them. The
+    vector_servers section starts its own `chroma run` and PostgreSQL with pgvector (the
+    pgserver wheel of the test extra, or Debian's postgresql-NN-pgvector).
     """
     session.install(TORCH)
     session.install("-e", ".[test]")
