@@ -10,7 +10,9 @@ several hosts and ``memex serve`` replicas (``[catalog] use = "postgres"``).
   that may only SELECT);
 - :mod:`.errors`: a lost or refused server, told in words;
 - :mod:`.settings`: where the URL comes from (``[catalog.postgres] url``,
-  ``MEMEX_CATALOG_URL``).
+  ``MEMEX_CATALOG_URL``);
+- :mod:`.migration`: ``memex migrate --to postgresql://...``, which copies a home's SQLite
+  catalog into PostgreSQL.
 
 psycopg is imported only when the catalog is built (``pip install 'memex[postgres]'``).
 """
@@ -30,6 +32,13 @@ def _build(context: Any) -> Any:
     return PostgresCatalog(
         settings.url, pool_size=settings.pool_size, connect_timeout=settings.connect_timeout
     )
+
+
+@hookimpl
+def register_commands(cli: Any) -> None:
+    from memex_postgres.migration.command import migrate  # click only: psycopg loads on use
+
+    cli.add_command(migrate)
 
 
 @hookimpl

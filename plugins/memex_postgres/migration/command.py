@@ -68,7 +68,6 @@ def migrate(
     from memex_core.catalog.lock import WriteLock
     from memex_core.config import load_config
     from memex_core.errors import MemexError
-
     from memex_postgres.migration.display import TableBars
     from memex_postgres.migration.engine import Migration
     from memex_postgres.migration.source import SqliteSource
@@ -116,15 +115,23 @@ def migrate(
 
 def target_schema() -> TargetSchema:
     """The postgres catalog component's schema: its migrations, version and writer lock."""
-    from memex_postgres import schema as pg_schema
-
+    from memex_postgres.connection import WRITER_LOCK_KEY
     from memex_postgres.migration.engine import TargetSchema
+    from memex_postgres.schema import LATEST_VERSION
 
-    return TargetSchema(
-        create=pg_schema.migrate,
-        latest_version=pg_schema.LATEST_VERSION,
-        writer_lock_key=getattr(pg_schema, "WRITER_LOCK_KEY", None),
-    )
+    return TargetSchema(create_schema, LATEST_VERSION, WRITER_LOCK_KEY)
+
+
+def create_schema(url: str) -> None:
+    """Create (or bring up to date) the catalog's tables in the database at ``url``, as the
+    postgres catalog does when a home first opens it."""
+    from memex_postgres.catalog import PostgresCatalog
+
+    catalog = PostgresCatalog(url, pool_size=1)
+    try:
+        catalog.migrate()
+    finally:
+        catalog.close()
 
 
 def _mask_in_argv(url: str) -> None:
@@ -233,7 +240,6 @@ def write_config(path: Path, url: str) -> str:
     import tomllib
 
     from memex_core.errors import MemexError
-
     from memex_postgres.migration.urls import has_password, mask_password
 
     text = path.read_text(encoding="utf-8") if path.exists() else ""

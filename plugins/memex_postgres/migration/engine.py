@@ -28,7 +28,6 @@ from typing import Any, Protocol
 
 from memex_core.crashpoints import crash_point
 from memex_core.errors import MemexError
-
 from memex_postgres.migration.source import SourceTable, SqliteSource
 from memex_postgres.migration.target import PROGRESS_TABLE, PostgresTarget
 from memex_postgres.migration.urls import mask_password
@@ -41,7 +40,7 @@ DEFAULT_BATCH_SIZE = 5000
 class TargetSchema:
     """What the postgres catalog component provides for the target's schema."""
 
-    create: Callable[[Any], None]  # runs its migrations on a psycopg connection
+    create: Callable[[str], None]  # runs its migrations in the database at this URL
     latest_version: int
     writer_lock_key: int | None = None
 
@@ -75,7 +74,9 @@ class QuietObserver:
 @dataclass(frozen=True)
 class TablePlan:
     table: SourceTable
-    kinds: tuple[Kind, ...]  # of table.columns, from the target's column types
+    columns: tuple[str, ...]  # the target's column names
+    source_columns: tuple[str, ...]  # what SQLite gives each (its column, or its rowid)
+    kinds: tuple[Kind, ...]  # of each column, from the target's column types
     key_kinds: tuple[Kind, ...]
     key_positions: tuple[int, ...]
     triggers: bool
@@ -83,10 +84,6 @@ class TablePlan:
     @property
     def name(self) -> str:
         return self.table.name
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.table.columns
 
     def key_of(self, row: Sequence[Any]) -> list[Any]:
         return [row[i] for i in self.key_positions]
@@ -273,6 +270,7 @@ class Migration:
 
     def _plan(self) -> list[TablePlan]:
         existing = self.target.columns()
+        identities = set(self.target.identity_columns())
         with_triggers = self.target.tables_with_triggers()
         plans = []
         for table in _dependency_order(self.source.tables()):
@@ -284,18 +282,25 @@ class Migration:
                     "Report it; nothing of that table was copied."
                 )
             missing = [c for c in table.columns if c not in types]
-            extra = [c for c in types if c not in table.columns]
-            if missing or extra:
+            # An identity column SQLite lacks stands for its implicit rowid (memories.seq:
+            # the order of memories stored in the same instant); it is filled from it.
+            rowids = [c for c in types if c not in table.columns and (table.name, c) in identities]
+            extra = [c for c in types if c not in table.columns and c not in rowids]
+            if missing or extra or len(rowids) > 1:
                 raise MemexError(
                     f"Table {table.name} differs between the two schemas (only in SQLite: "
                     f"{', '.join(missing) or 'none'}; only in PostgreSQL: "
-                    f"{', '.join(extra) or 'none'}). Report it: the copy would not be exact."
+                    f"{', '.join(extra + rowids) or 'none'}). Report it: the copy would not be "
+                    "exact."
                 )
-            kinds = tuple(kind_of(types[c]) for c in table.columns)
-            positions = tuple(table.columns.index(k) for k in table.key)
+            columns = (*table.columns, *rowids)
+            kinds = tuple(kind_of(types[c]) for c in columns)
+            positions = tuple(columns.index(k) for k in table.key)
             plans.append(
                 TablePlan(
                     table,
+                    columns,
+                    (*table.columns, *("rowid" for _ in rowids)),
                     kinds,
                     tuple(kinds[i] for i in positions),
                     positions,
@@ -313,16 +318,25 @@ class Migration:
             if last is None:
                 expected = Digest(p.kinds)
             else:
-                expected = _digest(p, self.source.rows(p.table, p.columns, upto=last))
+                expected = _digest(p, self.source.rows(p.table, p.source_columns, upto=last))
             found = _digest(p, self.target.rows(p.name, p.columns, p.table.key, p.key_kinds))
-            if (expected.rows, expected.hexdigest()) != (found.rows, found.hexdigest()):
+            if (expected.rows, expected.hexdigest()) == (found.rows, found.hexdigest()):
+                continue
+            if "finished" in progress and found.rows > expected.rows:
                 raise MemexError(
-                    f"{self.target.where} holds {found.rows:,} rows in {p.name} that differ from "
-                    f"the {expected.rows:,} this home's catalog has up to where the earlier copy "
-                    "stopped: the home changed since then, or something else wrote to the "
-                    "database. Nothing was written. Drop and recreate the database (dropdb, "
-                    "createdb), then run memex migrate again."
+                    f"{self.target.where} holds {found.rows:,} rows in {p.name}, more than the "
+                    f"{expected.rows:,} copied from this home: a memex has written to the database "
+                    "since the copy finished, so it is in use and there is nothing to migrate "
+                    "again. Nothing was written. (To copy this home afresh, migrate into a new, "
+                    "empty database.)"
                 )
+            raise MemexError(
+                f"{self.target.where} holds {found.rows:,} rows in {p.name} that differ from "
+                f"the {expected.rows:,} this home's catalog has up to where the earlier copy "
+                "stopped: the home changed since then, or something else wrote to the "
+                "database. Nothing was written. Drop and recreate the database (dropdb, "
+                "createdb), then run memex migrate again."
+            )
 
     # -- 3. copy -----------------------------------------------------------------------------
 
@@ -333,7 +347,7 @@ class Migration:
         started = time.perf_counter()
         self.observer.table_started(p.name, self.source.count(p.table), done)
         copied = 0
-        rows = self.source.rows(p.table, p.columns, after=last)
+        rows = self.source.rows(p.table, p.source_columns, after=last)
         while batch := list(islice(rows, self.batch_size)):
             converted = [self._converted(p, row) for row in batch]
             last = p.key_of(batch[-1])
@@ -384,7 +398,7 @@ class Migration:
         self.target.move_sequences(floors)
 
     def _compare(self, p: TablePlan, upto: Sequence[Any] | None) -> TableReport:
-        expected = _digest(p, self.source.rows(p.table, p.columns, upto=upto))
+        expected = _digest(p, self.source.rows(p.table, p.source_columns, upto=upto))
         found = _digest(p, self.target.rows(p.name, p.columns, p.table.key, p.key_kinds, upto))
         return TableReport(
             p.name, expected.rows, found.rows, expected.hexdigest(), found.hexdigest()

@@ -24,7 +24,8 @@ NOT_COPIED = frozenset({"schema_version"})
 
 
 def quoted(name: str) -> str:
-    """``name`` as a double-quoted SQL identifier (both engines); refuses odd names."""
+    """``name`` as a double-quoted SQL identifier (both engines; in SQLite ``"rowid"`` is a
+    table's implicit row number); refuses odd names."""
     if not _NAME.match(name):
         raise MemexError(
             f"The catalog has a table or column named {name!r}, which memex never creates."

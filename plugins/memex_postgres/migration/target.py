@@ -16,7 +16,6 @@ from typing import Any
 
 from memex_core.crashpoints import crash_point
 from memex_core.errors import MemexError
-
 from memex_postgres.migration.urls import where
 from memex_postgres.migration.values import Kind
 
@@ -179,12 +178,12 @@ class PostgresTarget:
     def _transaction(self, write: bool = True) -> _Transaction:
         return _Transaction(self, write)
 
-    def migrate_schema(self, create: Callable[[Any], None]) -> None:
+    def migrate_schema(self, create: Callable[[str], None]) -> None:
         """Run the catalog's schema migrations (``create`` is the postgres component's)."""
         import psycopg
 
         try:
-            create(self._conn)
+            create(self.url)
         except psycopg.OperationalError as exc:
             raise self._lost(exc) from exc
         except psycopg.Error as exc:

@@ -79,7 +79,9 @@ def to_kind(value: Any, kind: Kind) -> Any:
     if not isinstance(value, str):
         raise ValueError(f"{type(value).__name__} {value!r} is not text")
     if "\x00" in value:
-        raise ValueError("it holds a NUL character, which PostgreSQL text cannot store")
+        # PostgreSQL text cannot hold NUL; the postgres catalog stores U+FFFD instead, and
+        # so does the copy (both sides are compared after this, so they still match).
+        return value.replace("\x00", "\ufffd")
     return value
 
 
