@@ -74,15 +74,21 @@ def use_catalog(home: Path, engine: str, where: str) -> None:
         )
 
 
+def home_memex(home: Path) -> Memex:
+    """``fast_memex`` on ``home`` with its config.toml's tables (its catalog among them)."""
+    from memex_core.config import load_config
+    from tests.component_doubles import fast_memex
+
+    return fast_memex(home, **load_config(home).raw)
+
+
 @pytest.fixture
 def engine_memex(
     engine: str, catalog_url: str, memex_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Memex]:
     """A Memex (fast test components) whose catalog is this test's engine."""
-    from tests.component_doubles import fast_memex
-
     monkeypatch.delenv("MEMEX_CATALOG_URL", raising=False)
     use_catalog(memex_home, engine, catalog_url)
-    mx = fast_memex(memex_home)
+    mx = home_memex(memex_home)
     yield mx
     mx.close()

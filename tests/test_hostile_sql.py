@@ -1,6 +1,7 @@
-"""The SQL escape hatch cannot write, attach, change pragmas, load extensions or run two
-statements: every attack is refused with memex's own error and the catalog's bytes,
-and the home's files, stay exactly as they were.
+"""The SQL escape hatch cannot write, attach, change pragmas, load extensions, change role or
+run two statements: every attack is refused with memex's own error and the catalog, and the
+home's files, stay exactly as they were. Every case runs on both catalogs (SQLite, and
+PostgreSQL when its server binaries are here), plus attacks that only PostgreSQL knows.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from memex_core.api import Memex
 from memex_core.cli import cli
 from memex_core.errors import MemexError, ReadOnlyQueryError
+from tests.catalog_fixtures import ENGINES, home_memex, use_catalog
 from tests.component_doubles import fast_memex
 from tests.hostile_builders import examples, tally, write_tallies
 
@@ -76,44 +78,154 @@ ATTACKS = [
 ]
 
 
+#: What only PostgreSQL could be asked: role changes, server files, COPY, procedural code,
+#: locks and sleeps that outlive the query, sequences, session state.
+POSTGRES_ATTACKS = [
+    "SET ROLE memex",
+    "RESET ROLE",
+    "SET SESSION AUTHORIZATION memex",
+    "SET default_transaction_read_only = off",
+    "SELECT set_config('role', 'memex', false)",
+    "SELECT set_config('role', 'memex', true), count(*) FROM fragments",
+    "SELECT pg_catalog.set_config('transaction_read_only', 'off', true)",
+    "SELECT \"set_config\"('role', 'memex', true)",
+    "SELECT x FROM (SELECT set_config('role', 'memex', true) AS x) AS s",
+    "WITH r AS (SELECT set_config('role', 'memex', true)) SELECT * FROM r",
+    "VALUES (set_config('session_authorization', 'memex', false))",
+    "SELECT pg_advisory_lock(1)",
+    "SELECT pg_try_advisory_lock(7)",
+    "SELECT pg_sleep(30)",
+    "SELECT pg_read_file('/etc/passwd')",
+    "SELECT pg_ls_dir('.')",
+    "SELECT lo_import('/etc/passwd')",
+    "SELECT lo_export(1, '{out}')",
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity",
+    "SELECT pg_notify('memex_changes', '999')",
+    "SELECT nextval('fragments_seq_seq')",
+    "SELECT setval('fragment_changes_seq_seq', 1)",
+    "SELECT * FROM pg_authid",
+    "TABLE pg_authid",
+    "SELECT * INTO evil FROM fragments",
+    "SELECT * FROM fragments FOR UPDATE",
+    "WITH gone AS (DELETE FROM fragments RETURNING id) SELECT count(*) FROM gone",
+    "WITH t AS (UPDATE settings SET value = 'x' RETURNING key) SELECT * FROM t",
+    "COPY fragments TO '{out}'",
+    "COPY fragments TO PROGRAM 'touch {out}'",
+    "COPY (SELECT 1) TO STDOUT",
+    "DO $$ BEGIN DELETE FROM fragments; END $$",
+    "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
+    "PREPARE p AS DELETE FROM fragments",
+    "EXPLAIN ANALYZE DELETE FROM fragments",
+    "TRUNCATE fragments",
+    "GRANT ALL ON fragments TO PUBLIC",
+    "ALTER ROLE memex_reader SUPERUSER",
+    "LISTEN memex_changes",
+    "NOTIFY memex_changes",
+    "CALL nothing()",
+    "/* comment */ DELETE FROM fragments",
+    "-- a comment\nDELETE FROM fragments",
+    "(SELECT 1); DELETE FROM fragments",
+    "SELECT 1 /* ; */ ; DELETE FROM fragments",
+]
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _write_tallies() -> Iterator[None]:
     yield
     write_tallies()
 
 
+@pytest.fixture(scope="module", params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    home = tmp_path_factory.mktemp("sql-home")
-    mx = fast_memex(home)
+def catalog_url(engine: str, request: pytest.FixtureRequest) -> str | None:
+    """None for SQLite (the file in the home); a database of its own on PostgreSQL."""
+    if engine == "sqlite":
+        return None
+    server = request.getfixturevalue("postgres_server")
+    return str(server.create_database("hostile_sql"))
+
+
+@pytest.fixture(scope="module")
+def home(
+    engine: str, catalog_url: str | None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp(f"sql-home-{engine}")
+    use_catalog(home, engine, catalog_url or "")
+    mx = home_memex(home)
     mx.ingest(Path(__file__).parent / "fixtures" / "chatgpt" / "conversations.json", embed=False)
     mx.close()
     yield home
 
 
+def database_digest(url: str) -> dict[str, str]:
+    """Every table's rows, and the schema (columns, triggers, roles), by digest."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = current_schema() ORDER BY 1"
+            )
+        ]
+        digest = {
+            f"table:{t}": str(
+                conn.execute(
+                    f"SELECT md5(COALESCE(string_agg(t::text, '|' ORDER BY t::text), '')) "
+                    f'FROM "{t}" AS t'
+                ).fetchone()
+            )
+            for t in tables
+        }
+        for name, sql in {
+            "columns": "SELECT table_name, column_name, data_type FROM information_schema.columns "
+            "WHERE table_schema = current_schema() ORDER BY 1, 2",
+            "triggers": "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1",
+            "functions": "SELECT proname FROM pg_proc p JOIN pg_namespace n "
+            "ON n.oid = p.pronamespace WHERE n.nspname = current_schema() ORDER BY 1",
+            "roles": "SELECT rolname, rolsuper, rolcanlogin FROM pg_roles ORDER BY 1",
+            "sequences": "SELECT sequencename, last_value FROM pg_sequences ORDER BY 1",
+            "locks": "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'",
+        }.items():
+            digest[name] = str(conn.execute(sql).fetchall())
+        return digest
+
+
 def fingerprint(home: Path) -> dict[str, str]:
-    """Every file of the home (the catalog, its WAL, the indexes) by content digest."""
-    return {
+    """Every file of the home (the catalog, its WAL, the indexes) by content digest, and on
+    PostgreSQL every table, column, trigger, role and sequence of the catalog's database."""
+    found = {
         str(path.relative_to(home)): hashlib.sha256(path.read_bytes()).hexdigest()
         for path in sorted(home.rglob("*"))
         if path.is_file() and not path.name.endswith("-shm")  # SQLite's shared-memory index
     }
+    config = home / "config.toml"
+    if config.exists() and "postgres" in config.read_text(encoding="utf-8"):
+        url = config.read_text(encoding="utf-8").split('url = "', 1)[1].split('"', 1)[0]
+        found.update(database_digest(url))
+    return found
 
 
 @pytest.fixture(scope="module")
 def mx(home: Path) -> Iterator[Memex]:
-    memex = fast_memex(home)
+    memex = home_memex(home)
     memex.query("SELECT 1")  # open the catalog (migrations, WAL) before the fingerprint
     yield memex
     memex.close()
 
 
-@pytest.mark.parametrize("statement", ATTACKS)
+@pytest.mark.parametrize("statement", ATTACKS + POSTGRES_ATTACKS)
 def test_attack_is_refused_and_changes_nothing(
     mx: Memex, home: Path, tmp_path: Path, statement: str
 ) -> None:
     tally(FAMILY)
     out = tmp_path / "stolen.sqlite"
+    tmp_path.chmod(0o777)  # a server running as another user could write here
     before = fingerprint(home)
     count = mx.query("SELECT COUNT(*) FROM fragments")[1]
     with pytest.raises(MemexError) as caught:
@@ -141,18 +253,42 @@ def test_refusals_say_so(mx: Memex, tmp_path: Path, statement: str) -> None:
         mx.query(statement.format(out=tmp_path / "x.sqlite"))
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "SET ROLE memex",
+        "SELECT set_config('role', 'memex', true)",
+        "WITH x AS (DELETE FROM fragments RETURNING 1) SELECT * FROM x",
+        "SELECT * FROM pg_authid",
+    ],
+)
+def test_postgres_refusals_say_so(mx: Memex, engine: str, statement: str) -> None:
+    """Role changes, writes hidden in a query and tables outside the catalog, refused as such
+    (SQLite has no roles: there these are plain SQL errors, covered above)."""
+    if engine != "postgres":
+        pytest.skip("PostgreSQL's own statements")
+    tally(FAMILY)
+    with pytest.raises(ReadOnlyQueryError, match="only reads the catalog"):
+        mx.query(statement)
+
+
 def test_reading_still_works(mx: Memex) -> None:
     tally(FAMILY, 3)
     columns, rows = mx.query("SELECT role, COUNT(*) AS n FROM fragments GROUP BY role")
     assert columns == ["role", "n"] and rows
     recursive = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) "
     assert mx.query(recursive + "SELECT SUM(n) FROM r")[1] == [(15,)]
-    assert mx.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'fragments'")[
-        1
-    ] == [("fragments",)]
+    tables = (
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'fragments'"
+        if mx.catalog.engine == "SQLite"
+        else "SELECT table_name FROM information_schema.tables WHERE table_name = 'fragments'"
+    )
+    assert mx.query(tables)[1] == [("fragments",)]
 
 
-def test_a_home_path_with_uri_characters_is_still_read_only(tmp_path: Path) -> None:
+def test_a_home_path_with_uri_characters_is_still_read_only(tmp_path: Path, engine: str) -> None:
+    if engine != "sqlite":
+        pytest.skip("a path in a file: URI is SQLite's alone")
     tally(FAMILY)
     home = tmp_path / "odd?mode=rwc#x"
     mx = fast_memex(home)
@@ -171,7 +307,7 @@ def test_cli_refuses_without_a_traceback(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tally(FAMILY, 2)
-    monkeypatch.setattr("memex_core.cli.context.Memex", lambda home=None: fast_memex(Path(home)))
+    monkeypatch.setattr("memex_core.cli.context.Memex", lambda home=None: home_memex(Path(home)))
     before = fingerprint(home)
     runner = CliRunner()
     for statement in ("DROP TABLE fragments", f"VACUUM INTO '{tmp_path / 'x.sqlite'}'"):

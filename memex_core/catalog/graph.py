@@ -165,7 +165,7 @@ class LinkGraph(CatalogPart):
                 f"(VALUES {','.join('(?, ?)' for _ in chunk)}) AS wanted "
                 "JOIN fragments ON conversation_id = wanted.column1 "
                 "AND (position >= wanted.column2 OR position IS NULL)",
-                "1",
+                "1=1",
                 [value for c in chunk for value in (c, starts[c])],
             )
         return found

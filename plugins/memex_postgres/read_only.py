@@ -50,6 +50,15 @@ DENIED_FUNCTIONS = re.compile(
     re.IGNORECASE,
 )
 
+#: Names refused wherever they appear as a call in the statement's text (quotes ignored):
+#: the denied functions, and SQLite's, so the refusal reads the same on both engines.
+_DENIED_IN_TEXT = re.compile(
+    DENIED_FUNCTIONS.pattern.replace(
+        r"\b(", r"\b(load_extension|fts3_tokenizer|readfile|writefile|", 1
+    ),
+    re.IGNORECASE,
+)
+
 _QUERY_KEYWORDS = frozenset({"select", "with", "values", "table"})
 
 _REFUSED = (
@@ -109,6 +118,9 @@ def run_query(
     if word not in _QUERY_KEYWORDS:
         shown = word.upper() or "an empty statement"
         raise _refuse(f"{shown} is not a query")
+    named = _DENIED_IN_TEXT.search(sql.replace('"', ""))
+    if named:
+        raise _refuse(f"it calls {named.group(1)}()")
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
     except psycopg.Error as exc:
