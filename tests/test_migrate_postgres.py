@@ -601,3 +601,27 @@ def test_urls_are_shown_without_their_password() -> None:
     )
     assert mask_password("postgresql://u@db/m") == "postgresql://u@db/m"
     assert where("postgresql://u:secret@db/m") == "db:5432/m"
+
+
+def test_the_password_stays_out_of_the_lock_file_and_the_config_is_private(
+    home: Path, postgres_url: str
+) -> None:
+    url = with_password(postgres_url, "s3cret-pw")
+    killed = run_child(home, "--to", url, "--batch-size", "5", crash_at="migrate.batch_committed:2")
+    assert killed.returncode == -signal.SIGKILL
+    holder = (home / "write.lock").read_text(encoding="utf-8")  # left as the killed run wrote it
+    assert "migrate" in holder and "s3cret-pw" not in holder and "***" in holder
+    done = run_child(home, "--to", url, "--apply-config")
+    assert done.returncode == 0, done.stderr
+    assert "s3cret-pw" not in done.stdout + done.stderr
+    config = home / "config.toml"
+    assert load_config(home).raw["catalog"]["postgres"]["url"] == url  # usable as written
+    assert config.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_database_holding_memex_vectors_is_not_refused(home: Path, postgres_url: str) -> None:
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # pgvector's table, say
+        conn.execute("CREATE TABLE memex_vectors (id TEXT PRIMARY KEY, owner TEXT)")
+        conn.execute("INSERT INTO memex_vectors VALUES ('f1', '')")
+    result = run_migrate(home, "--to", postgres_url)
+    assert result.exit_code == 0, result.output
