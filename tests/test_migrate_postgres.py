@@ -625,3 +625,39 @@ def test_a_database_holding_memex_vectors_is_not_refused(home: Path, postgres_ur
         conn.execute("INSERT INTO memex_vectors VALUES ('f1', '')")
     result = run_migrate(home, "--to", postgres_url)
     assert result.exit_code == 0, result.output
+
+
+def test_a_server_stopped_mid_copy_fails_cleanly_and_a_rerun_finishes(
+    home: Path, postgres_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memex_postgres.migration import target as target_module
+    from tests.postgres_server import PostgresServer
+
+    server = PostgresServer(postgres_server.bin_dir).start()  # ours to stop: not the shared one
+    try:
+        url = server.create_database("memex")
+        original = target_module.PostgresTarget.write_batch
+        batches = iter(range(1000))
+
+        def crashing(self: Any, *args: Any) -> None:
+            if next(batches) == 3:
+                server.stop("immediate")  # a crash, as far as the database is concerned
+            original(self, *args)
+
+        monkeypatch.setattr(target_module.PostgresTarget, "write_batch", crashing)
+        failed = run_migrate(home, "--to", url, "--batch-size", "5")
+        assert failed.exit_code == 1
+        assert f"Lost the connection to PostgreSQL at 127.0.0.1:{server.port}/memex" in (
+            failed.output
+        )
+        assert "run memex migrate again" in failed.output and "Traceback" not in failed.output
+        monkeypatch.undo()
+
+        server.start()
+        done = run_migrate(home, "--to", url, "--batch-size", "5", "--format", "json")
+        assert done.exit_code == 0, done.output
+        assert json.loads(done.stdout)["resumed"]
+        source = sqlite_tables(home)
+        assert postgres_tables(url, source) == source
+    finally:
+        server.destroy()
