@@ -2,8 +2,9 @@
 several hosts and ``memex serve`` replicas (``[catalog] use = "postgres"``).
 
 - :mod:`.schema`: the tables, as one ordered list of migrations (SQLite's numbers);
-- :mod:`.connection`: a psycopg connection pool behind the catalog's ``execute`` /
+- :mod:`.connection`: psycopg connections behind the catalog's ``execute`` /
   ``executemany`` / ``transaction``, every write transaction under one writer lock;
+- :mod:`.pool`: the connections kept between statements, checked before each use;
 - :mod:`.catalog`: :class:`~memex_postgres.catalog.PostgresCatalog`, the engine's part of
   :class:`memex_core.catalog.base.SqlCatalog`;
 - :mod:`.read_only`: ``memex sql`` on PostgreSQL (a read-only transaction under a role
@@ -46,7 +47,7 @@ def register_catalogs(register: Any) -> None:
     register(
         "postgres",
         _build,
-        requires=("psycopg", "psycopg_pool"),
+        requires=("psycopg",),
         extra="postgres",
         description="the catalog in a PostgreSQL database shared by several hosts and replicas",
     )

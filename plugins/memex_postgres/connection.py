@@ -2,9 +2,9 @@
 the catalog's SQL uses (:class:`memex_core.catalog.dbapi.Connection`).
 
 - Statements outside a transaction run in autocommit on a connection borrowed from the
-  pool for that statement. The pool checks a connection before lending it
-  (``ConnectionPool.check_connection``), so one broken by a server restart is replaced
-  instead of failing the next statement.
+  pool for that statement (:mod:`memex_postgres.pool`). The pool checks a connection
+  before lending it, so one broken by a server restart is replaced instead of failing
+  the next statement, and connects anew at once when the server is back.
 - :meth:`PostgresConnection.transaction` pins one connection to the calling thread for
   the whole transaction (``BEGIN`` ... ``COMMIT``/``ROLLBACK``); every statement the
   thread runs meanwhile, through this object, goes to it. Threads never share a
@@ -30,9 +30,9 @@ from functools import lru_cache
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memex_postgres.errors import cannot_connect, connection_lost
+from memex_postgres.pool import ConnectionPool, PoolExhausted
 
 #: The one bigint advisory lock every write transaction takes ("memexcat" in ASCII). Job
 #: locks (memex_postgres.locks) use the two-int4 form, which never meets it.
@@ -99,34 +99,18 @@ class PostgresConnection:
     ) -> None:
         self.url = url
         self.connect_timeout = connect_timeout
-        kwargs: dict[str, Any] = {
+        self._kwargs: dict[str, Any] = {
             "autocommit": True,
             "connect_timeout": max(1, round(connect_timeout)),
             "application_name": application_name,
         }
-        self._probe(kwargs)
-        self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
-            url,
-            kwargs=kwargs,
-            min_size=1,
-            max_size=max(1, pool_size),
-            check=ConnectionPool.check_connection,
-            timeout=connect_timeout,
-            name="memex-catalog",
-            open=False,
-        )
-        try:
-            self._pool.open(wait=True, timeout=connect_timeout)
-        except PoolTimeout as exc:
-            self._pool.close()
-            raise cannot_connect(url, f"no connection within {connect_timeout:g} s") from exc
+        self._pool = ConnectionPool(self._connect, max_size=pool_size, timeout=connect_timeout)
+        self._pool.put_idle(self._connect())  # the first connection says at once if it fails
         self._local = threading.local()
 
-    def _probe(self, kwargs: dict[str, Any]) -> None:
-        """Connect once before building the pool, so a refusal says why (the pool would
-        only time out)."""
+    def _connect(self) -> psycopg.Connection[Any]:
         try:
-            psycopg.connect(self.url, **kwargs).close()
+            return psycopg.connect(self.url, **self._kwargs)
         except psycopg.Error as exc:
             raise cannot_connect(self.url, str(exc)) from exc
 
@@ -181,10 +165,8 @@ class PostgresConnection:
     def _borrow(self) -> psycopg.Connection[Any]:
         try:
             return self._pool.getconn()
-        except PoolTimeout as exc:
-            raise cannot_connect(
-                self.url, f"no working connection within {self.connect_timeout:g} s"
-            ) from exc
+        except PoolExhausted as exc:
+            raise cannot_connect(self.url, str(exc)) from exc
 
     @property
     def in_transaction(self) -> bool:
