@@ -217,7 +217,12 @@ def test_writers_commit_one_at_a_time(catalog: PostgresCatalog, postgres_url: st
                 (WRITER_LOCK_KEY,),
             ).fetchone()
         assert held == (1,)
-        waiter = threading.Thread(target=lambda: (add(other, "x"), order.append("second")))
+
+        def second_writer() -> None:
+            add(other, "x")
+            order.append("second")
+
+        waiter = threading.Thread(target=second_writer)
         waiter.start()
         time.sleep(0.3)
         assert order == []  # the second writer waits for the first
