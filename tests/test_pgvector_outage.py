@@ -219,12 +219,12 @@ def test_a_server_stopped_in_the_middle_of_a_backfill_loses_and_doubles_nothing(
     real_batch = PgvectorStore._upsert_batch
     batches = 0
 
-    def stopping_after_three(self: PgvectorStore, *args: Any) -> None:
+    def stopping_after_three(self: PgvectorStore, *args: Any, **kwargs: Any) -> None:
         nonlocal batches
         batches += 1
         if batches == 4:
             server.stop(mode="immediate")
-        real_batch(self, *args)
+        real_batch(self, *args, **kwargs)
 
     monkeypatch.setattr(PgvectorStore, "_upsert_batch", stopping_after_three)
     with worker_memex(memex_home) as mx, pytest.raises(PgvectorUnreachableError):

@@ -253,6 +253,38 @@ def test_the_hnsw_index_answers_and_a_filter_it_misses_is_asked_exactly(
     assert any("enable_indexscan = off" in s for s in statements)  # the exact re-ask ran
 
 
+def hnsw_exists(url: str, table: str = "memex_vectors") -> bool:
+    return sql(url, "SELECT to_regclass(%s) IS NOT NULL", f"{table}_hnsw") == [(True,)]
+
+
+def test_a_bulk_first_write_builds_the_hnsw_index_after_the_load(pgvector_url: str) -> None:
+    """A table made by a bulk write (a backfill, a rebuild) gets its HNSW index from
+    settle, built once over everything (faster than inserting into it row by row); until
+    then searches scan exactly, so they are right all along. A bulk write cut off before
+    its settle leaves the index to the next settle, even one with nothing to write."""
+    count = 600
+    vectors = unit_vectors(count, seed=2)
+    fragments = [make_fragment(i) for i in range(count)]
+    with open_store(pgvector_url) as store:
+        store.upsert(fragments, vectors)
+        assert not hnsw_exists(pgvector_url)
+        query = unit_vectors(1, seed=77)[0]
+        expected = [fid for fid, _ in expected_ranking(query, vectors, fragments)[:10]]
+        assert [h.id for h in store.search(query, 10, SearchFilters())] == expected
+    with open_store(pgvector_url) as later:  # another process, nothing written
+        assert later.settle() == 0
+        assert hnsw_exists(pgvector_url)
+        assert [h.id for h in later.search(query, 10, SearchFilters())] == expected
+        assert "Index Scan using memex_vectors_hnsw" in explain(later, query, SearchFilters())
+
+
+def test_a_small_first_write_makes_the_hnsw_index_at_once(
+    store: PgvectorStore, pgvector_url: str
+) -> None:
+    store.upsert([make_fragment(0)], unit_vectors(1))  # a memory write: no settle follows
+    assert hnsw_exists(pgvector_url)
+
+
 def test_a_limit_above_ef_search_still_gets_limit_hits(pgvector_url: str) -> None:
     count = 600
     vectors = unit_vectors(count, seed=8)

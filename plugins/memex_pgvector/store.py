@@ -52,6 +52,14 @@ META_TABLE = "memex_vector_indexes"
 #: a loaded 2-core machine), so 1,000 rows overran the 10 s statement timeout; 256 rows (the
 #: batch ``memex backfill`` embeds) stay within it with room for a machine 2-3x slower.
 BATCH = 256
+#: Building the HNSW index of 100,000 384-d vectors took 87 s here (after loading them in
+#: 3 s), where inserting them one by one into the index ran at ~250 vectors/s (400 s): so
+#: a table made by a bulk write (a first upsert of at least BATCH rows: a backfill or
+#: ``memex rebuild --vectors``) gets its HNSW index from ``settle`` after the load.
+BUILD_TIMEOUT_S = 4 * 3600.0
+#: Memory for that build (PostgreSQL's default 64 MB holds ~30,000 384-d vectors; past it
+#: pgvector builds much slower). Taken only while building, as needed.
+BUILD_MEMORY = "1GB"
 #: Extra seconds the client waits beyond the server's statement_timeout before it cuts the
 #: connection itself, so a live but slow server reports its own timeout first.
 WATCHDOG_SLACK_S = 1.0
@@ -140,8 +148,9 @@ class PgvectorStore:
         self._resources[0] = None
         self._vector_registered = False
 
-    def _run(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
-        """Run ``work`` on the connection, bounded by the request timeout.
+    def _run(self, work: Callable[[psycopg.Connection[Any]], T], seconds: float | None = None) -> T:
+        """Run ``work`` on the connection, bounded by the request timeout (or ``seconds``:
+        ``work`` then raises the server's statement timeout to match).
 
         A connection that broke while idle (the server restarted since) is replaced and
         ``work`` runs once more: every operation of this store is idempotent. Any other
@@ -150,12 +159,12 @@ class PgvectorStore:
         import psycopg
 
         self.health.check()
-        timeouts = self.settings.timeouts
+        deadline = (seconds or self.settings.timeouts.request) + WATCHDOG_SLACK_S
         for attempt in (0, 1):
             reused = self._conn is not None and not self._conn.closed
             try:
                 conn = self._connection()
-                with self._watchdog.guard(conn.pgconn.socket, timeouts.request + WATCHDOG_SLACK_S):
+                with self._watchdog.guard(conn.pgconn.socket, deadline):
                     result = work(conn)
             except psycopg.OperationalError as exc:
                 broken = self._conn is None or self._conn.broken
@@ -164,7 +173,7 @@ class PgvectorStore:
                     continue
                 problem = describe_failure(exc)
                 if self._watchdog.fired:
-                    problem = f"no answer within {timeouts.request + WATCHDOG_SLACK_S:g} s"
+                    problem = f"no answer within {deadline:g} s"
                 raise self.health.failed(problem) from exc
             except psycopg.InterfaceError as exc:  # a connection closed under us
                 self._discard()
@@ -262,9 +271,12 @@ class PgvectorStore:
             pass
         conn.execute(f"LOCK TABLE {META_TABLE} IN SHARE ROW EXCLUSIVE MODE")
 
-    def _ensure_table(self, conn: psycopg.Connection[Any], dimension: int) -> _Meta:
+    def _ensure_table(
+        self, conn: psycopg.Connection[Any], dimension: int, *, bulk: bool = False
+    ) -> _Meta:
         """The table's record, creating extension, table and indexes if needed (in the
-        caller's transaction)."""
+        caller's transaction); a table made by a ``bulk`` write waits for its HNSW index
+        until :meth:`settle`."""
         import psycopg
 
         meta = self._read_meta(conn)
@@ -273,7 +285,7 @@ class PgvectorStore:
             meta = self._read_meta(conn)  # another process may have made it meanwhile
         if meta is None:
             try:
-                self._create(conn, dimension)
+                self._create(conn, dimension, hnsw=not bulk)
             except (psycopg.errors.UndefinedFile, psycopg.errors.FeatureNotSupported) as exc:
                 raise PgvectorConfigError(
                     f"The {self.location.describe()} has no pgvector extension "
@@ -294,8 +306,8 @@ class PgvectorStore:
         self._check_compatible(meta, dimension)
         return meta
 
-    def _create(self, conn: psycopg.Connection[Any], dimension: int) -> None:
-        table, s = self.table, self.settings
+    def _create(self, conn: psycopg.Connection[Any], dimension: int, *, hnsw: bool) -> None:
+        table = self.table
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         self._vector_registered = False
         self._register_vector(conn)
@@ -308,10 +320,8 @@ class PgvectorStore:
             "owner TEXT NOT NULL DEFAULT '', collection TEXT NOT NULL DEFAULT '', "
             "private BOOLEAN NOT NULL DEFAULT FALSE)"
         )
-        conn.execute(
-            f"CREATE INDEX {table}_hnsw ON {table} USING hnsw (embedding vector_cosine_ops) "
-            f"WITH (m = {int(s.m)}, ef_construction = {int(s.ef_construction)})"
-        )
+        if hnsw:
+            conn.execute(self._hnsw_sql())
         # B-trees for the selective filters, so an exact filtered search reads only the
         # rows that pass (an agent's memory, one conversation, a time range).
         conn.execute(f"CREATE INDEX {table}_scope ON {table} (owner, collection)")
@@ -322,7 +332,15 @@ class PgvectorStore:
             "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (name) DO UPDATE SET "
             "dimension = EXCLUDED.dimension, embedder = EXCLUDED.embedder, m = EXCLUDED.m, "
             "ef_construction = EXCLUDED.ef_construction, created_at = now()",
-            (table, dimension, self.embedder_name, s.m, s.ef_construction),
+            (table, dimension, self.embedder_name, self.settings.m, self.settings.ef_construction),
+        )
+
+    def _hnsw_sql(self) -> str:
+        table, s = self.table, self.settings
+        return (
+            f"CREATE INDEX IF NOT EXISTS {table}_hnsw ON {table} "
+            f"USING hnsw (embedding vector_cosine_ops) "
+            f"WITH (m = {int(s.m)}, ef_construction = {int(s.ef_construction)})"
         )
 
     def _forget_table(self) -> None:
@@ -358,11 +376,12 @@ class PgvectorStore:
             matrix = matrix[rows]
             fragments = [fragments[row] for row in rows]
         dimension = int(matrix.shape[1])
+        bulk = len(fragments) >= BATCH
         for part in _batches(len(fragments), BATCH):
-            self._upsert_batch(fragments[part], matrix[part], dimension)
+            self._upsert_batch(fragments[part], matrix[part], dimension, bulk=bulk)
 
     def _upsert_batch(
-        self, fragments: Sequence[Fragment], matrix: np.ndarray, dimension: int
+        self, fragments: Sequence[Fragment], matrix: np.ndarray, dimension: int, *, bulk: bool
     ) -> None:
         columns = list(zip(*(row_values(fragment) for fragment in fragments), strict=True))
         params: list[Any] = [[f.id for f in fragments], list(matrix), *map(list, columns)]
@@ -377,24 +396,26 @@ class PgvectorStore:
 
         def work(conn: psycopg.Connection[Any]) -> None:
             with conn.transaction():
-                self._ensure_table(conn, dimension)
+                self._ensure_table(conn, dimension, bulk=bulk)
                 conn.execute(sql, params)
 
         self._retrying_dropped_table(work)
         self._wrote = True
 
-    def _retrying_dropped_table(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
+    def _retrying_dropped_table(
+        self, work: Callable[[psycopg.Connection[Any]], T], seconds: float | None = None
+    ) -> T:
         """Run ``work``; when the cached table was dropped or rebuilt by another process
         (a ``clear``), read its record again and retry once."""
         import psycopg
 
         try:
-            return self._run(work)
+            return self._run(work, seconds)
         except (psycopg.errors.UndefinedTable, psycopg.errors.DataException):
             if self._meta is None:
                 raise
             self._forget_table()
-            return self._run(work)
+            return self._run(work, seconds)
 
     def delete(self, ids: Iterable[str]) -> None:
         """Remove vectors by fragment id; unknown ids are ignored."""
@@ -468,17 +489,37 @@ class PgvectorStore:
         self._run(self._read_meta)
 
     def settle(self) -> int:
-        """After a bulk write, refresh the planner's statistics (``ANALYZE``), so it picks
-        between the HNSW index and the filter indexes on what the table now holds, not on
-        what autovacuum last saw. Re-writes no record: returns 0."""
-        if not self._wrote:
-            return 0
+        """After a bulk write: build the HNSW index if the table has none yet (made by a
+        bulk write, maybe one that was cut off; searches meanwhile scan exactly), then
+        refresh the planner's statistics (``ANALYZE``), so it picks between the HNSW index
+        and the filter indexes on what the table now holds. Re-writes no record: returns 0.
 
-        def work(conn: psycopg.Connection[Any]) -> None:
-            if self._read_meta(conn) is not None:
+        The build blocks other writers to the table (not readers) while it runs; their
+        writes wait, or time out and leave their vectors pending for the next backfill.
+        """
+
+        def missing_index(conn: psycopg.Connection[Any]) -> bool:
+            if self._read_meta(conn) is None:
+                return False
+            found = conn.execute("SELECT to_regclass(%s)", (f"{self.table}_hnsw",)).fetchone()
+            return not (found and found[0] is not None)
+
+        def build_and_analyze(conn: psycopg.Connection[Any]) -> None:
+            if self._read_meta(conn) is None:
+                return
+            with conn.transaction():
+                conn.execute(
+                    "SELECT set_config('statement_timeout', %s, true), "
+                    "set_config('maintenance_work_mem', %s, true)",
+                    (f"{int(BUILD_TIMEOUT_S * 1000)}ms", BUILD_MEMORY),
+                )
+                if build:
+                    conn.execute(self._hnsw_sql())
                 conn.execute(f"ANALYZE {self.table}")
 
-        self._run(work)
+        build = self._run(missing_index)
+        if build or self._wrote:
+            self._retrying_dropped_table(build_and_analyze, seconds=BUILD_TIMEOUT_S)
         self._wrote = False
         return 0
 
