@@ -36,7 +36,9 @@ def test_ingest_search_and_sql(engine_memex: Memex) -> None:
     word = next(w for w in next(some).content.split() if len(w) > 4)
     keyword = _search(mx, word, "keyword")
     assert keyword and _search(mx, word, "hybrid")
-    columns, rows = mx.query("SELECT source_kind, COUNT(*) AS n FROM fragments GROUP BY 1 ORDER BY 1")
+    columns, rows = mx.query(
+        "SELECT source_kind, COUNT(*) AS n FROM fragments GROUP BY 1 ORDER BY 1"
+    )
     assert columns == ["source_kind", "n"]
     assert dict(rows) == stats.by_source
 
@@ -85,8 +87,8 @@ def test_the_cli_reads_the_configured_catalog(engine_memex: Memex, memex_home: P
     engine_memex.close()
     result = CliRunner().invoke(
         cli,
-        ["--home", str(memex_home), "query", "SELECT COUNT(*) AS n FROM fragments", "--format",
-         "json"],  # fmt: skip
+        ["--home", str(memex_home), "query", "SELECT COUNT(*) AS n FROM fragments"]
+        + ["--format", "json"],
         catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
