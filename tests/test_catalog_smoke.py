@@ -17,6 +17,7 @@ from tests.catalog_fixtures import home_memex
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPORTS = [FIXTURES / "chatgpt" / "conversations.json", FIXTURES / "claude_ai"]
+JSON = ("--format", "json")
 
 
 def _search(mx: Memex, query: str, mode: str) -> list[str]:
@@ -87,8 +88,7 @@ def test_the_cli_reads_the_configured_catalog(engine_memex: Memex, memex_home: P
     engine_memex.close()
     result = CliRunner().invoke(
         cli,
-        ["--home", str(memex_home), "query", "SELECT COUNT(*) AS n FROM fragments"]
-        + ["--format", "json"],
+        ["--home", str(memex_home), "query", "SELECT COUNT(*) AS n FROM fragments", *JSON],
         catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
