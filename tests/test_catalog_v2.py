@@ -1,5 +1,6 @@
-"""Schema v2: migration from v1 keeps data and orders it; sources that replace changed files;
-the mtime shortcut; `memex sync`."""
+"""Schema v2: migration from v1 keeps data and orders it (SQLite's); sources that replace
+changed files, the mtime shortcut and filtered recent fragments (on both catalog engines);
+`memex sync`."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from memex_core.catalog.schema import LATEST_VERSION, MIGRATIONS
 from memex_core.domain import Fragment, Provenance, fragment_id
 from memex_core.errors import MemexError
 from memex_core.hookspecs import hookimpl
+from tests.catalog_fixtures import home_memex, use_catalog
 from tests.component_doubles import fast_memex
 
 
@@ -74,8 +76,10 @@ class GrowingPlugin:
 
 
 @pytest.fixture
-def mx(tmp_path: Path):
-    memex = fast_memex(tmp_path / "home")
+def mx(tmp_path: Path, engine: str, catalog_url: str):
+    """A home on each catalog engine (tests/catalog_fixtures.py)."""
+    use_catalog(tmp_path / "home", engine, catalog_url)
+    memex = home_memex(tmp_path / "home")
     memex.registry.register_plugin(GrowingPlugin(), name="growing")
     yield memex
     memex.close()
@@ -165,11 +169,12 @@ def test_sync_rejects_a_malformed_paths_setting(tmp_path: Path) -> None:
     ],
 )
 def test_recent_fragments_filter_in_sql_as_search_filters_do(
-    filters: dict[str, Any], tmp_path: Path
+    filters: dict[str, Any], tmp_path: Path, engine: str, catalog_url: str
 ) -> None:
     from memex_core.api import make_filters
 
-    mx = fast_memex(tmp_path / "home")
+    use_catalog(tmp_path / "home", engine, catalog_url)
+    mx = home_memex(tmp_path / "home")
     mx.ingest(Path(__file__).resolve().parents[1] / "examples" / "exports", embed=False)
     wanted = make_filters(**filters)
     everything = mx.catalog.recent_fragments(1000)
