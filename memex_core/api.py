@@ -80,7 +80,9 @@ from memex_core.services.index_text import (
 )
 from memex_core.services.indexing import (
     EMBEDDER_SETTING,
+    CatalogWatermark,
     KeywordSync,
+    KeywordWatermark,
     MemoryIndexUpdater,
     VectorIndexer,
 )
@@ -193,6 +195,7 @@ class Memex:
         self._memory_indexes: MemoryIndexUpdater | None = None
         self._memory_service: MemoryService | None = None
         self._calibrated_floor: Calibration | None = None
+        self._job_locks: dict[str, Any] = {}
 
     # -- components -------------------------------------------------------------
 
@@ -242,12 +245,56 @@ class Memex:
         if self._keyword_sync is None:
             if self._keyword is None:
                 self._keyword = self._keyword_store_as_recorded()
-            sync = KeywordSync(self.catalog, self._keyword)
+            sync = KeywordSync(self.catalog, self._keyword, self.keyword_watermark())
             # Close any gap left by an interrupted writer (in memory for readers;
             # writers flush it with their own changes).
             sync.catch_up()
+            if not sync.watermark.exclusive and sync.unflushed:
+                # Shared catalog: other hosts' writes, which no writer of this home will
+                # flush; the next process here should not replay them all again.
+                self._flush_if_free(sync)
             self._keyword_sync = sync
         return self._keyword_sync
+
+    def _flush_if_free(self, sync: KeywordSync) -> None:
+        """Flush a caught-up keyword index if the home's write lock is free (never waits;
+        a home this process may not write to stays as it is)."""
+        if not self.lock.try_acquire():
+            return
+        try:
+            sync.keyword.flush()
+            sync.flushed()
+        except (OSError, MemexError):
+            pass  # a reader's courtesy only: the next process replays what this one did
+        finally:
+            self.lock.release()
+
+    def _replica_timeout(self) -> float:
+        from memex_core.replicas import replica_timeout
+
+        return replica_timeout(self.config.table("catalog"), self.config.config_path)
+
+    def keyword_watermark(self, store: KeywordStore | None = None) -> KeywordWatermark:
+        """Where this home's keyword index (``store``, default the one in use) keeps its
+        place in the catalog's change journal: the catalog, when the catalog is this home's
+        alone; a file beside the index when homes share it (a PostgreSQL catalog: see
+        :mod:`memex_core.replicas`)."""
+        catalog = self.catalog
+        if not getattr(catalog, "shared", False):
+            return CatalogWatermark(catalog)
+        from memex_core.replicas import HomeWatermark, replica_name
+
+        def index_empty() -> bool:
+            index = store or self._keyword
+            return index is None or index.count() == 0
+
+        return HomeWatermark(
+            catalog,
+            self.home / "index",
+            replica_name(self.home),
+            self._replica_timeout(),
+            index_empty=index_empty,
+        )
 
     # -- what the indexes see (turn context) ---------------------------------------
 
@@ -283,15 +330,31 @@ class Memex:
     ) -> ContextualKeywordStore:
         return ContextualKeywordStore(self._build("keyword_store"), self._index_texts(context))
 
+    def job_lock(self, name: str) -> Any:
+        """The lock that lets one process at a time run job ``name`` (``"ingest"``,
+        ``"vectors"``, ``"dream"``...): on a shared catalog, a lock in its database that
+        holds across every host; otherwise the home's write lock, which already keeps out
+        every other writer. Waits and notifies as :attr:`lock` is set to."""
+        lock = self._job_locks.get(name)
+        if lock is None:
+            lock = self.catalog.job_lock(name, self.lock.timeout, self.lock.notify) or self.lock
+            self._job_locks[name] = lock
+        elif lock is not self.lock and not lock.held:
+            lock.timeout, lock.notify = self.lock.timeout, self.lock.notify
+        return lock
+
     @contextmanager
-    def writing(self) -> Iterator[None]:
-        """Hold the write lock; a home that cannot be written says so in words (which
-        folder, and what to do) instead of a traceback.
+    def writing(self, *jobs: str) -> Iterator[None]:
+        """Hold the write lock (and, on a shared catalog, the database locks of ``jobs``,
+        taken after it, always in the order given); a home that cannot be written says so
+        in words (which folder, and what to do) instead of a traceback.
 
         Before anything is written, the turn context the indexes are built with is
         recorded if it is not yet (an empty home takes the configured one)."""
         try:
-            with self.lock:
+            with self.lock, contextlib.ExitStack() as held:
+                for job in jobs:
+                    held.enter_context(self.job_lock(job))
                 settle_context(self.catalog, self.index_context())
                 yield
         except MemexError:
@@ -483,8 +546,10 @@ class Memex:
             if not sources:
                 known = ", ".join(sorted(r.name for r in self.registry.registrations("source")))
                 raise MemexError(f"Unknown source {source!r} for --source: known are {known}.")
-        with self.writing():
-            self.catalog.close_interrupted_runs()  # holding the lock: any "running" run died
+        with self.writing("ingest"):
+            # Holding the lock (on a shared catalog, the ingest lock of every host): any
+            # run still "running" died.
+            self.catalog.close_interrupted_runs()
             sync = self.keyword_sync
             sync.catch_up()  # another process may have written since this one opened
             service = IngestService(
@@ -505,6 +570,8 @@ class Memex:
                 report.embedding_skipped_reason = "skipped on request (run `memex backfill`)"
             elif (reason := self.semantic_unavailable_reason()) is not None:
                 report.embedding_skipped_reason = reason
+            elif (busy := self._vectors_busy()) is not None:
+                report.embedding_skipped_reason = busy
             else:
                 try:
                     self._apply_vector_deletes()
@@ -513,7 +580,21 @@ class Memex:
                 except VectorStoreUnavailableError as exc:
                     # The catalog and keyword index hold everything; vectors wait.
                     report.embedding_skipped_reason = self._vectors_pending(exc)
+                finally:
+                    self.job_lock("vectors").release()
         return report
+
+    def _vectors_busy(self) -> str | None:
+        """Take the ``vectors`` job lock without waiting (released by the caller), or say
+        why not: on a shared catalog, another host is embedding (and embeds these too)."""
+        lock = self.job_lock("vectors")
+        if lock.try_acquire():
+            return None
+        holder = lock.holder() or "holder unknown"
+        return (
+            f"another memex process is embedding this catalog's fragments ({holder}); it "
+            "embeds these too, or run `memex backfill` once it has finished"
+        )
 
     def _vectors_pending(self, failure: VectorStoreUnavailableError) -> str:
         pending = self._indexer().pending()
@@ -545,13 +626,21 @@ class Memex:
 
     def _apply_vector_deletes(self) -> int:
         """Delete vectors of fragments the catalog no longer holds (changed or deleted notes,
-        replaced transcript turns). Called with the write lock held."""
-        pending = self.catalog.pending_vector_deletes()
-        if pending:
-            self.vector_store.delete(pending)
-            crash_point("vectors.deleted")
-            self.catalog.clear_pending_vector_deletes(pending)
-        return len(pending)
+        replaced transcript turns). Called with the write lock held; on a shared catalog
+        only by the holder of the ``vectors`` job lock (a memory write skips it while
+        another host holds it: that host deletes them)."""
+        lock = self.job_lock("vectors")
+        if not lock.try_acquire():
+            return 0
+        try:
+            pending = self.catalog.pending_vector_deletes()
+            if pending:
+                self.vector_store.delete(pending)
+                crash_point("vectors.deleted")
+                self.catalog.clear_pending_vector_deletes(pending)
+            return len(pending)
+        finally:
+            lock.release()
 
     def add_fragments(
         self,
@@ -573,7 +662,7 @@ class Memex:
         batch = list(fragments)
         digest = hashlib.sha256("\n".join(sorted(f.id for f in batch)).encode()).hexdigest()
         kinds = sorted({f.source_kind for f in batch}) or ["api"]
-        with self.writing():
+        with self.writing("ingest"):
             sync = self.keyword_sync
             sync.catch_up()
             run_id = self.catalog.start_run(f"add_fragments {origin}")
@@ -593,12 +682,18 @@ class Memex:
             sync.own_changes_applied()
             sync.flushed()
             self.catalog.finish_run(run_id, "finished", {"fragments_added": len(new)})
-            if embed and self.semantic_unavailable_reason() is None:
+            if (
+                embed
+                and self.semantic_unavailable_reason() is None
+                and self._vectors_busy() is None
+            ):
                 try:
                     self._apply_vector_deletes()
                     self._indexer().backfill(progress=progress)
                 except VectorStoreUnavailableError:
                     pass  # stored and keyword-searchable; `memex backfill` adds the vectors
+                finally:
+                    self.job_lock("vectors").release()
         return len(new)
 
     def backfill(self, batch_size: int = 256, progress: Progress | None = None) -> int:
@@ -606,7 +701,7 @@ class Memex:
         reason = self.semantic_unavailable_reason()
         if reason:
             raise MemexError(reason)
-        with self.writing():
+        with self.writing("vectors"):
             self._apply_vector_deletes()
             done = self._indexer().backfill(batch_size=batch_size, progress=progress)
             self._settle_vectors()
@@ -617,15 +712,20 @@ class Memex:
     ) -> dict[str, int]:
         """Recreate indexes from the catalog (the record of truth)."""
         done: dict[str, int] = {}
-        with self.writing():
+        # The keyword index is this home's own; the vectors are shared by every host.
+        with self.writing(*(("vectors",) if vectors else ())):
             configured = self.index_context()
             if keyword:
                 # Built with the configured turn context, recorded once it is on disk.
                 applied = IndexContext(configured.keyword, self.indexed_context().vectors)
                 store = self._keyword_store_as_recorded(applied)
                 store.clear()
-                sync = KeywordSync(self.catalog, store)
-                sync.seen = self.catalog.last_fragment_change()  # under the lock: all of it
+                watermark = self.keyword_watermark(store)
+                sync = KeywordSync(self.catalog, store, watermark)
+                # Under the lock, all of it (on a shared catalog, whatever commits from
+                # here on is replayed again, which changes nothing).
+                sync.caught_up_at = sync.clock()
+                sync.seen = self.catalog.last_fragment_change()
                 progress = progress or NoProgress()
                 progress.start("Keyword index", self.catalog.count_fragments())
                 batch: list[Fragment] = []
@@ -642,8 +742,9 @@ class Memex:
                 record_keyword_context(self.catalog, configured.keyword)
                 progress.finish()
                 self._keyword = ContextualKeywordStore(store.inner, self._index_texts())
-                self._keyword_sync = KeywordSync(self.catalog, self._keyword)
-                self._keyword_sync.seen = sync.seen
+                self._keyword_sync = KeywordSync(self.catalog, self._keyword, watermark)
+                self._keyword_sync.seen = self._keyword_sync.flushed_to = sync.seen
+                self._keyword_sync.caught_up_at = sync.caught_up_at
                 done["keyword"] = store.count()
             if vectors:
                 indexer = self._indexer()
@@ -1085,8 +1186,12 @@ class Memex:
             index_setting_changes=lambda: pending_changes(
                 self.indexed_context(), self.index_context()
             ),
+            keyword_watermark=self.keyword_watermark,
+            replica_timeout=self._replica_timeout(),
         )
-        with self.writing():  # a write in progress would look like drift
+        # A write in progress would look like drift; a repair rewrites shared state (runs,
+        # memory rows, vectors), so on a shared catalog it also waits for other hosts' jobs.
+        with self.writing(*(("ingest", "vectors") if repair else ())):
             report = Doctor(parts).run(repair=repair, progress=progress)
             if repair:  # reopen the keyword index as repaired on next use
                 self._keyword = self._keyword_sync = None
@@ -1142,6 +1247,10 @@ class Memex:
         return self.catalog.query(sql, limit)
 
     def close(self) -> None:
+        locks, self._job_locks = self._job_locks, {}
+        for lock in locks.values():
+            if lock is not self.lock:
+                lock.close()  # a database lock's own connection
         if self._catalog is not None:
             self._catalog.close()
             self._catalog = None

@@ -671,7 +671,7 @@ class MemoryHandle:
             info["user_id"] = user_id if self.scope.is_operator else None
             groups = self._dream_groups(collection, user_id)
             chosen = consolidator or self._mx.consolidator()
-            with self._mx.writing(), self._mx.memory_indexes().held():
+            with self._mx.writing("dream"), self._mx.memory_indexes().held():
                 report = dream(
                     self._service(),
                     self.scope,
@@ -723,7 +723,7 @@ class MemoryHandle:
                 raise MemoryAccessDenied(
                     f"this dream plan covers memory {self.actor.label} cannot write"
                 )
-            with self._mx.writing(), self._mx.memory_indexes().held():
+            with self._mx.writing("dream"), self._mx.memory_indexes().held():
                 report = apply_plan(self._service(), self.scope, plan)
         return report
 

@@ -17,13 +17,8 @@ import pytest
 from memex_core.errors import WriteLockedError
 
 psycopg = pytest.importorskip("psycopg")
-# Until plugins/memex_postgres is an installed package (the catalog component), run with
-# PYTHONPATH=plugins.
-pytest.importorskip("memex_postgres.locks")
 
 from memex_postgres.locks import DatabaseLock, DatabaseLockError, lock_key  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -117,7 +112,7 @@ HOLDER = textwrap.dedent(
 
 
 def test_a_killed_holder_frees_the_lock(postgres_url: str, locks: list[DatabaseLock]) -> None:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "plugins"), str(ROOT)]))
+    env = dict(os.environ)
     proc = subprocess.Popen(
         [sys.executable, "-c", HOLDER, postgres_url],
         stdout=subprocess.PIPE,
@@ -157,3 +152,85 @@ def test_unreachable_database_is_a_clear_error(locks: list[DatabaseLock]) -> Non
     message = str(failed.value)
     assert f"127.0.0.1:{port}/team" in message and "s3cret" not in message
     assert "MEMEX_CATALOG_URL" in message
+
+
+HOME_HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from memex_core.api import Memex
+    sys.argv = ["memex", "ingest", "big-export.zip"]  # what the lock says it is doing
+    mx = Memex(sys.stdin.readline().strip())
+    with mx.writing("ingest"):
+        print("held", flush=True)
+        time.sleep(120)
+    """
+)
+
+
+def _postgres_home(home: Path, url: str) -> Path:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        '[embedder]\nuse = "none"\n[catalog]\nuse = "postgres"\n'
+        f'[catalog.postgres]\nurl = "{url}"\n',
+        encoding="utf-8",
+    )
+    return home
+
+
+def test_two_homes_on_one_database_never_ingest_at_once(postgres_url: str, tmp_path: Path) -> None:
+    """Two hosts' homes (two folders here) share the catalog: while one ingests, the
+    other's ingest waits, then refuses naming it; once the holder is SIGKILLed, it runs."""
+    from tests.export_builders import write_chatgpt_export
+
+    first = _postgres_home(tmp_path / "host-a", postgres_url)
+    second = _postgres_home(tmp_path / "host-b", postgres_url)
+    export = write_chatgpt_export(tmp_path / "export" / "conversations.json")
+    env = {k: v for k, v in os.environ.items() if k != "MEMEX_CATALOG_URL"}
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOME_HOLDER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert holder.stdin is not None and holder.stdout is not None
+        holder.stdin.write(f"{first}\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "held"
+        ingest = [sys.executable, "-m", "memex_core", "--home", str(second), "ingest"]
+        started = time.monotonic()
+        refused = subprocess.run(
+            [*ingest, str(export)],
+            capture_output=True,
+            text=True,
+            env={**env, "MEMEX_LOCK_TIMEOUT": "1.5"},
+            timeout=120,
+        )
+        waited = time.monotonic() - started
+        assert refused.returncode != 0
+        name = f"memex pid {holder.pid} on {os.uname().nodename}: memex ingest big-export.zip"
+        assert "waiting up to 1.5 s" in refused.stderr and name[:63] in refused.stderr
+        assert "gave up after waiting 1.5 s" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        assert waited >= 1.5
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait(10)
+        done = subprocess.run(
+            [*ingest, str(export)],
+            capture_output=True,
+            text=True,
+            env={**env, "MEMEX_LOCK_TIMEOUT": "10"},
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
+    with psycopg.connect(postgres_url) as conn:
+        (fragments,) = conn.execute("SELECT COUNT(*) FROM fragments").fetchone() or (0,)
+        (running,) = conn.execute(
+            "SELECT COUNT(*) FROM ingest_runs WHERE status = 'running'"
+        ).fetchone() or (0,)
+    assert fragments > 0 and running == 0

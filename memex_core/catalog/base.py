@@ -13,7 +13,7 @@ transactions, its schema migrations, its change-journal counter and its read-onl
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -23,6 +23,7 @@ from memex_core.catalog.documents import DocumentStore
 from memex_core.catalog.graph import LinkGraph
 from memex_core.catalog.health import HealthQueries
 from memex_core.catalog.memory import MemoryStore
+from memex_core.catalog.replicas import ReplicaRegistry
 from memex_core.catalog.rows import (
     FRAGMENT_COLUMNS,
     INSERT_FRAGMENT,
@@ -42,7 +43,9 @@ from memex_core.errors import MemexError
 PRUNED_SETTING = "fragment_changes_pruned"
 
 
-class SqlCatalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries, AgentKeyStore):
+class SqlCatalog(
+    DocumentStore, LinkGraph, MemoryStore, HealthQueries, AgentKeyStore, ReplicaRegistry
+):
     """Typed access to the catalog. Writers hold the home's write lock (and, on a shared
     database, whatever the engine's transactions take).
 
@@ -56,6 +59,11 @@ class SqlCatalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries, AgentKeyS
     migrations: Sequence[tuple[int, str]] = ()
     #: The engine's name, for messages ("SQLite", "PostgreSQL").
     engine = "SQL"
+    #: Whether several homes (hosts, replicas) may use this catalog at once. Then a home's
+    #: write lock does not exclude other writers, each home keeps its own place in the
+    #: change journal (:mod:`memex_core.replicas`) and jobs lock in the database
+    #: (:meth:`job_lock`).
+    shared = False
 
     # -- what each engine supplies ---------------------------------------------------------
 
@@ -93,6 +101,16 @@ class SqlCatalog(DocumentStore, LinkGraph, MemoryStore, HealthQueries, AgentKeyS
 
     def close(self) -> None:
         raise NotImplementedError
+
+    def job_lock(self, name: str, timeout: float, notify: Callable[[str], None] | None) -> Any:
+        """On a shared catalog: a lock held by one process across every host for job
+        ``name`` (WriteLock's interface); None where the home's write lock is enough."""
+        return None
+
+    def change_listener(self) -> Any:
+        """Something whose ``wait(timeout)`` returns when the catalog journals a change, for
+        followers (see ``memex_server.follower``); None where only polling works."""
+        return None
 
     # -- schema ---------------------------------------------------------------------------
 

@@ -244,4 +244,22 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    (
+        6,
+        """
+        -- Homes sharing one catalog (PostgreSQL: replicas on several hosts) each keep their
+        -- own keyword index and their own place in fragment_changes; each says here how
+        -- far its index on disk goes, and the journal is pruned only up to the lowest place
+        -- among replicas heard from lately ([catalog] replica_timeout). A home whose
+        -- catalog is its own keeps its place in settings and never writes here.
+        CREATE TABLE replicas (
+            name        TEXT PRIMARY KEY,   -- host:/path/of/home
+            seen        INTEGER NOT NULL,   -- fragment_changes.seq its index reflects
+            updated_at  REAL NOT NULL
+        );
+        """,
+    )
+)
+
 LATEST_VERSION = MIGRATIONS[-1][0]

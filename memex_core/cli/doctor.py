@@ -22,6 +22,9 @@ _COUNT_LABELS = {
     "embedded": "Fragments marked embedded",
     "pending_vector_deletes": "Vector deletes queued",
     "changes_not_flushed": "Catalog changes not flushed to the keyword index",
+    "journal_head": "Change journal: newest entry",
+    "keyword_flushed_to": "Change journal: keyword index on disk at",
+    "journal_pruned_to": "Change journal: pruned up to",
     "memories": "Memories",
     "schema_version": "Catalog schema version",
 }

@@ -19,6 +19,7 @@ Exit status of the CLI: 0 when nothing is drift or damage, 1 otherwise.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,10 +27,13 @@ from typing import Any
 from memex_core.catalog import SqlCatalog
 from memex_core.domain import Embedder, Fragment, KeywordStore, VectorStore
 from memex_core.services.indexing import (
+    CHANGES_PRUNED_SETTING,
     EMBEDDER_SETTING,
-    KEYWORD_SYNCED_SETTING,
+    CatalogWatermark,
     KeywordSync,
+    KeywordWatermark,
     VectorIndexer,
+    apply_changes,
     embedder_signature,
     full_keyword_diff,
 )
@@ -133,6 +137,17 @@ class DoctorParts:
     apply_vector_deletes: Callable[[], int]
     prepare_vectors: Callable[[list[Fragment]], list[Fragment]] | None = None
     index_setting_changes: Callable[[], list[tuple[str, str]]] = list
+    #: Where this home's keyword index keeps its place in the journal (the catalog's
+    #: setting when None); on a shared catalog, a file of the home's own.
+    keyword_watermark: Callable[[], KeywordWatermark] | None = None
+    #: Replicas sharing the catalog, not heard from within this many seconds, are named.
+    replica_timeout: float = 24 * 3600.0
+    clock: Callable[[], float] = time.time
+
+
+def _pruned(catalog: SqlCatalog) -> int:
+    value = catalog.get_setting(CHANGES_PRUNED_SETTING) or "0"
+    return int(value) if value.isdigit() else 0
 
 
 def _sample(ids: Iterable[str]) -> tuple[str, ...]:
@@ -147,6 +162,11 @@ class Doctor:
     def __init__(self, parts: DoctorParts) -> None:
         self.parts = parts
         self.catalog = parts.catalog
+        make = parts.keyword_watermark
+        self.watermark: KeywordWatermark = make() if make else CatalogWatermark(self.catalog)
+        #: Several homes share the catalog: journal entries this home's index has not
+        #: replayed yet are other replicas' writes, not drift.
+        self.shared = not self.watermark.exclusive
 
     def run(self, *, repair: bool = False, progress: Progress | None = None) -> DoctorReport:
         progress = progress or NoProgress()
@@ -217,18 +237,88 @@ class Doctor:
             )
         ids = catalog.all_ids()
         seen.counts["fragments"] = len(ids)
-        watermark = catalog.get_setting(KEYWORD_SYNCED_SETTING) or "0"
-        _, journal = catalog.fragment_changes_since(int(watermark) if watermark.isdigit() else 0)
+        flushed_to = self.watermark.load()
+        _, journal = catalog.fragment_changes_since(flushed_to)
         seen.counts["changes_not_flushed"] = len(journal)
+        self._check_journal(seen, flushed_to)
         return ids
+
+    def _check_journal(self, seen: Inspection, flushed_to: int) -> None:
+        """How far this home's keyword index on disk is behind the catalog, how far the
+        journal is pruned, and (shared catalog) replicas not heard from lately."""
+        catalog = self.catalog
+        head = catalog.last_fragment_change()
+        pruned = _pruned(catalog)
+        seen.counts["journal_head"] = head
+        seen.counts["keyword_flushed_to"] = flushed_to
+        seen.counts["journal_pruned_to"] = pruned
+        if not self.shared:
+            return
+        if flushed_to < pruned:
+            seen.findings.append(
+                Finding(
+                    "keyword.journal_pruned",
+                    NOTE,
+                    f"The change journal is pruned up to entry {pruned:,}, past this home's "
+                    f"keyword index on disk (entry {flushed_to:,}): the other replicas stopped "
+                    "waiting for it ([catalog] replica_timeout). The next memex process here "
+                    "compares the whole index with the catalog (slow on a big catalog).",
+                    "Run `memex rebuild` here now (or leave it to the next process).",
+                    count=pruned - flushed_to,
+                )
+            )
+        elif head > flushed_to:
+            seen.findings.append(
+                Finding(
+                    "keyword.behind",
+                    NOTE,
+                    f"This home's keyword index on disk is {head - flushed_to:,} journal "
+                    f"entries behind the catalog (at {flushed_to:,}, catalog at {head:,}): "
+                    "writes of other replicas. Every memex process here replays them when "
+                    "it opens the index, and `memex serve` follows continuously (its lag is "
+                    "on /readyz).",
+                    "Nothing to do; a `memex serve` here flushes them within [serve] "
+                    "flush_interval.",
+                    count=head - flushed_to,
+                )
+            )
+        gone = self._replicas_gone()
+        if gone:
+            seen.findings.append(
+                Finding(
+                    "catalog.replicas_gone",
+                    NOTE,
+                    f"{_plural(len(gone), 'replica')} sharing this catalog "
+                    f"{'was' if len(gone) == 1 else 'were'} not heard from within [catalog] "
+                    "replica_timeout; the journal is pruned without waiting for them (each "
+                    "compares its whole keyword index with the catalog when it comes back).",
+                    "Nothing to do if they come back; --repair forgets them (a replica that "
+                    "comes back afterwards is listed again at its first flush).",
+                    count=len(gone),
+                    sample=tuple(f"{r[0]} (at {r[1]:,})" for r in gone[:SAMPLE_SIZE]),
+                )
+            )
+
+    def _replicas_gone(self) -> list[tuple[str, int, float]]:
+        heard_since = self.parts.clock() - self.parts.replica_timeout
+        return [r for r in self.catalog.replicas() if r[2] < heard_since]
 
     def _check_keyword(self, seen: Inspection, catalog_ids: set[str]) -> None:
         fix_rebuild = "--repair rebuilds the keyword index from the catalog."
         try:
             store = self.parts.open_keyword()
-            index_ids = store.ids()
             verify = getattr(store, "verify", None)
             problems: list[str] = verify() if callable(verify) else []
+            if self.shared and not problems:
+                # What any process opening this index sees: the index on disk and the
+                # journal since it (other replicas' writes), replayed in memory.
+                flushed_to = self.watermark.load()
+                if flushed_to >= _pruned(self.catalog):
+                    _, changed = self.catalog.fragment_changes_since(flushed_to)
+                    apply_changes(self.catalog, store, changed)
+                else:  # reported as keyword.journal_pruned; a full comparison is its fix
+                    full_keyword_diff(self.catalog, store)
+            index_ids = store.ids()
         except Exception as exc:  # any failure to read the index is what we report
             seen.counts["keyword_documents"] = None
             seen.findings.append(
@@ -527,6 +617,11 @@ class Doctor:
         if runs:
             catalog.close_interrupted_runs([r[0] for r in runs])
             done.append(f"recorded {_plural(len(runs), 'stopped ingest run')} as interrupted")
+        if "catalog.replicas_gone" in codes:
+            gone = self._replicas_gone()
+            for name, _seen, _at in gone:
+                catalog.forget_replica(name)
+            done.append(f"forgot {_plural(len(gone), 'replica')} not heard from lately")
         drift = catalog.memory_drift()
         if drift.inactive_fragments:
             catalog.retire_fragments(drift.inactive_fragments)
@@ -554,7 +649,7 @@ class Doctor:
             count = self.parts.rebuild_keyword(progress)
             return [f"rebuilt the keyword index from the catalog ({_plural(count, 'fragment')})"]
         store = self.parts.open_keyword()
-        sync = KeywordSync(self.catalog, store)
+        sync = KeywordSync(self.catalog, store, self.watermark)
         if reindex:
             store.delete(reindex)  # added back below with their corrected scope
         added, removed = full_keyword_diff(self.catalog, store)

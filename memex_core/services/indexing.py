@@ -8,8 +8,10 @@ and closes it, so a rerun always finishes the job.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Protocol
 
 from memex_core.crashpoints import crash_point
@@ -33,7 +35,8 @@ class JournalCatalog(CatalogPort, Protocol):
     def prune_fragment_changes(self, upto: int) -> None: ...
 
 
-#: Catalog setting: the change-journal entry the keyword index on disk is flushed up to.
+#: Catalog setting: the change-journal entry the keyword index on disk is flushed up to
+#: (a home with a catalog of its own; on a shared catalog each home keeps its own).
 KEYWORD_SYNCED_SETTING = "keyword_synced_to"
 #: Catalog setting: journal entries up to here have been pruned.
 CHANGES_PRUNED_SETTING = "fragment_changes_pruned"
@@ -42,6 +45,58 @@ CHANGES_PRUNED_SETTING = "fragment_changes_pruned"
 def _int_setting(catalog: CatalogPort, key: str) -> int:
     value = catalog.get_setting(key)
     return int(value) if value and value.isdigit() else 0
+
+
+class KeywordWatermark(Protocol):
+    """Where one keyword index keeps its place in the catalog's change journal, and how
+    far the journal may be pruned once that place moves.
+
+    A home with a catalog of its own keeps it in the catalog (:class:`CatalogWatermark`);
+    homes sharing one catalog (PostgreSQL, several hosts) each keep their own beside their
+    keyword index, and prune only what every replica heard from lately has replayed
+    (``memex_core.replicas.HomeWatermark``)."""
+
+    #: True when this home's write lock excludes every other writer of the catalog, so
+    #: what a writer committed under it is all that changed (see
+    #: :meth:`KeywordSync.own_changes_applied`).
+    exclusive: bool
+
+    def load(self) -> int:
+        """The journal entry the keyword index on disk reflects (0: none)."""
+        ...
+
+    def flushed(self, seq: int) -> None:
+        """Record that the index on disk reflects the journal up to ``seq``, then prune what
+        no index still needs. Called after the flush, holding the home's write lock."""
+        ...
+
+
+class CatalogWatermark:
+    """The place of the one keyword index of a home whose catalog is its own."""
+
+    exclusive = True
+
+    def __init__(self, catalog: JournalCatalog) -> None:
+        self.catalog = catalog
+
+    def load(self) -> int:
+        return _int_setting(self.catalog, KEYWORD_SYNCED_SETTING)
+
+    def flushed(self, seq: int) -> None:
+        self.catalog.set_setting(KEYWORD_SYNCED_SETTING, str(seq))
+        self.catalog.prune_fragment_changes(seq)
+
+
+@dataclass(frozen=True)
+class KeywordLag:
+    """How far a keyword index is behind the catalog. ``entries``: journal entries
+    committed and not applied; ``seconds``: at most how old the oldest of them is (0 when
+    none); ``head``/``seen``: the catalog's newest entry and the index's."""
+
+    entries: int
+    seconds: float
+    head: int
+    seen: int
 
 
 def apply_changes(
@@ -84,13 +139,28 @@ class KeywordSync:
     index flush leaves a gap the next process closes, even when the gap removed
     as many fragments as it added (a count comparison would miss that). Writers
     call :meth:`flushed` after flushing, under the write lock, to record how far
-    the index on disk goes and to prune the journal up to there.
+    the index on disk goes (``watermark``) and to prune the journal up to there.
+
+    It also knows how far behind the catalog it is (:meth:`lag`): ``caught_up_at`` is
+    when the last catch-up started that reached the catalog's head, so every entry it
+    has not applied was committed after that (journal order is commit order).
     """
 
-    def __init__(self, catalog: JournalCatalog, keyword: KeywordStore) -> None:
+    def __init__(
+        self,
+        catalog: JournalCatalog,
+        keyword: KeywordStore,
+        watermark: KeywordWatermark | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.catalog = catalog
         self.keyword = keyword
+        self.watermark = watermark or CatalogWatermark(catalog)
+        self.clock = clock
         self.seen: int | None = None
+        #: The journal entry the index on disk reflects, as far as this process knows.
+        self.flushed_to: int | None = None
+        self.caught_up_at: float | None = None
 
     def _reloaded(self) -> bool:
         refresh = getattr(self.keyword, "refresh", None)
@@ -99,23 +169,65 @@ class KeywordSync:
     def catch_up(self) -> tuple[int, int]:
         """Apply every catalog change the store has not seen. Returns (added, removed)."""
         catalog, keyword = self.catalog, self.keyword
-        if self.seen is None or self._reloaded():
+        started = self.clock()
+        from_disk = self.seen is None or self._reloaded()
+        if from_disk:
             # Fresh from disk: the index there reflects the journal up to the recorded point.
-            self.seen = _int_setting(catalog, KEYWORD_SYNCED_SETTING)
+            self.seen = self.flushed_to = self.watermark.load()
+        assert self.seen is not None
         added = removed = 0
         if self.seen < _int_setting(catalog, CHANGES_PRUNED_SETTING):
-            # Another writer flushed and pruned past what this (long-lived) store saw.
+            # Pruned past what this store saw: another writer flushed and pruned past a
+            # long-lived store, or (shared catalog) this replica was away for longer than
+            # the others wait for it.
             self.seen = catalog.last_fragment_change()
             added, removed = full_keyword_diff(catalog, keyword)
         else:
             self.seen, ids = catalog.fragment_changes_since(self.seen)
             added, removed = apply_changes(catalog, keyword, ids)
-        if keyword.count() != catalog.count_fragments():
+        if from_disk and self._count_differs():
             # Changed behind the journal's back: an index folder deleted or restored, a
             # catalog older than the journal. Rare, so the slow exact comparison is fine.
+            # Checked when the index comes from disk, where such changes happen; counting
+            # a big catalog at every catch-up (a follower's, twice a second) would cost.
             more, fewer = full_keyword_diff(catalog, keyword)
             added, removed = added + more, removed + fewer
+        self.caught_up_at = started
         return added, removed
+
+    def _count_differs(self) -> bool:
+        count = self.catalog.count_fragments()
+        # Only when no commit came in between: then ``count`` is the catalog as of
+        # ``seen``, and another writer's commit cannot pass for drift.
+        if self.catalog.last_fragment_change() != self.seen:
+            return False
+        return self.keyword.count() != count
+
+    def follow(self) -> tuple[int, int]:
+        """:meth:`catch_up` for a follower that calls it often: nothing but one read of the
+        journal's head when nothing changed. Returns (added, removed)."""
+        started = self.clock()
+        if self.seen is not None and self.catalog.last_fragment_change() <= self.seen:
+            self.caught_up_at = started
+            return 0, 0
+        return self.catch_up()
+
+    @property
+    def unflushed(self) -> int:
+        """Journal entries applied in memory since the index was last flushed (or loaded)."""
+        if self.seen is None:
+            return 0
+        return max(0, self.seen - (self.flushed_to or 0))
+
+    def lag(self) -> KeywordLag:
+        """How far behind the catalog's head this store is, now (one cheap catalog read)."""
+        head = self.catalog.last_fragment_change()
+        seen = self.seen or 0
+        if head <= seen:
+            return KeywordLag(0, 0.0, head, seen)
+        since = self.caught_up_at
+        seconds = self.clock() - since if since is not None else float("inf")
+        return KeywordLag(head - seen, max(0.0, seconds), head, seen)
 
     def refresh(self) -> None:
         """For reads: if another process flushed a newer index, load it and catch up again.
@@ -134,16 +246,26 @@ class KeywordSync:
 
     def own_changes_applied(self) -> None:
         """Say that every catalog change since :meth:`catch_up` was made by this process and
-        applied to the store (the ingest path, under the write lock)."""
-        self.seen = self.catalog.last_fragment_change()
+        applied to the store (the ingest path, under the write lock).
+
+        Where the home's lock does not exclude other writers (a shared catalog: replicas
+        on other hosts write meanwhile), it replays the journal instead, which re-applies
+        this process's own changes (idempotent) along with the others', and flushes them
+        (callers flushed their own before; what the replay brought must be on disk too
+        before :meth:`flushed` records it)."""
+        if self.watermark.exclusive:
+            self.seen = self.catalog.last_fragment_change()
+        else:
+            self.catch_up()
+            self.keyword.flush()
 
     def flushed(self) -> None:
         """Record that the store on disk reflects the journal up to ``seen``; prune it.
         Call after ``keyword.flush()``, holding the write lock."""
         if self.seen is None:
             return
-        self.catalog.set_setting(KEYWORD_SYNCED_SETTING, str(self.seen))
-        self.catalog.prune_fragment_changes(self.seen)
+        self.watermark.flushed(self.seen)
+        self.flushed_to = self.seen
 
     def flush(self) -> None:
         """Catch up, flush the store, record it: for writers whose changes may not all have

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -49,6 +50,7 @@ class PostgresCatalog(SqlCatalog):
     migrations = MIGRATIONS
     engine = "PostgreSQL"
     dialect = PostgresDialect()
+    shared = True
 
     def __init__(
         self,
@@ -75,6 +77,20 @@ class PostgresCatalog(SqlCatalog):
 
     def transaction(self) -> Any:
         return self._conn.transaction()
+
+    # -- replicas (memex_postgres.locks, memex_postgres.follow) ----------------------------
+
+    def job_lock(self, name: str, timeout: float, notify: Callable[[str], None] | None) -> Any:
+        """A lock in this database for job ``name``: one holder across every host."""
+        from memex_postgres.locks import DatabaseLock
+
+        return DatabaseLock(self.url, name, timeout=timeout, notify=notify)
+
+    def change_listener(self) -> Any:
+        """``LISTEN memex_changes`` on a connection of its own."""
+        from memex_postgres.follow import ChangeListener
+
+        return ChangeListener(self.url)
 
     # -- schema ---------------------------------------------------------------------------
 

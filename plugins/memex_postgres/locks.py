@@ -28,8 +28,9 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
+from memex_core.catalog.faults import CatalogUnavailableError
 from memex_core.catalog.lock import TIMEOUT_ENV, _timeout_from_env, _to_stderr
-from memex_core.errors import MemexError, WriteLockedError
+from memex_core.errors import WriteLockedError
 
 #: First key of every memex job lock: "memx" in ASCII, so a DBA reading pg_locks can tell.
 LOCK_CLASS = 0x6D656D78
@@ -77,7 +78,7 @@ def describe_url(url: str) -> str:
     return f"{host}:{port}/{parts.get('dbname') or parts.get('user') or ''}"
 
 
-class DatabaseLockError(MemexError):
+class DatabaseLockError(CatalogUnavailableError):
     """The database that holds the job locks cannot be reached."""
 
 

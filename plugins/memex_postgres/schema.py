@@ -266,6 +266,16 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE UNIQUE INDEX agent_keys_live_name ON agent_keys(name) WHERE revoked_at IS NULL;
         """,
     ),
+    (
+        6,
+        """
+        CREATE TABLE replicas (
+            name        TEXT COLLATE "C" PRIMARY KEY,
+            seen        BIGINT NOT NULL,
+            updated_at  DOUBLE PRECISION NOT NULL
+        );
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
@@ -287,4 +297,5 @@ TABLES = (
     "access_log",
     "fragment_changes",
     "agent_keys",
+    "replicas",
 )
