@@ -68,6 +68,13 @@ WHEN = {
     "Sent with `Retry-After: 5`.",
     "vectors_unavailable": "The vector store cannot answer right now (a chroma server that "
     "stopped). Sent with `Retry-After: 5`.",
+    "catalog_unavailable": "The catalog's database server (PostgreSQL) is down, unreachable "
+    "or lost the connection mid-request; a write it interrupted was rolled back whole. Retry "
+    "once it is back. Sent with `Retry-After: 5`.",
+    "replica_behind": "A search, recall or context pack on a replica whose keyword index is "
+    "further behind the shared catalog than `[serve] max_lag_s` allows (its follower stopped "
+    "or cannot keep up): refused rather than answered with possibly stale results. Retry, or "
+    "ask another replica; `/readyz` shows the lag. Sent with `Retry-After: 1`.",
     "not_ready": "Reserved; no route answers with it yet. `/readyz` answers 503 with its own "
     "report (see [its route](#get-readyz)).",
 }

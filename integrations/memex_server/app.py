@@ -44,8 +44,10 @@ find it in the access log.
 Errors are JSON, `{"error": {"code": ..., "message": ...}}`, with a stable code: 401
 `missing_credentials`/`invalid_credentials`, 403 `operator_only`/`agent_only`/`forbidden`,
 404 `not_found` (another user's id too), 409 `ambiguous_id`/`plan_changed`, 413 `body_too_large`,
-422 `invalid_request`/`empty_query`, 503 `write_locked`/`vectors_unavailable`,
-500 `internal_error`.
+422 `invalid_request`/`empty_query`, 503 `write_locked`/`vectors_unavailable`/
+`catalog_unavailable` (the catalog's database server is down or unreachable: nothing was
+half-written, retry)/`replica_behind` (this replica's keyword index lags the shared catalog by
+more than `[serve] max_lag_s`: retry or ask another replica), 500 `internal_error`.
 """
 
 

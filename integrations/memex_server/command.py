@@ -90,15 +90,19 @@ def serve(
             f"Install them with: {INSTALL_HINT}"
         ) from exc
     from memex_server.admin_secret import resolve_admin_secret
+    from memex_server.follower import FollowSettings
 
     memex = open_memex(ctx)
     try:
         secret = resolve_admin_secret(Path(memex.home))
+        follow = FollowSettings.from_table(memex.config.table("serve"), memex.config.config_path)
         memex.catalog  # noqa: B018  # migrate now, not on the first request
         memex.keyword_store  # noqa: B018  # load the index before the first request
     except MemexError as exc:
         raise click.ClickException(str(exc)) from exc
     app = build_app(memex, admin_secret=secret.value, max_body=max_body, max_upload=max_upload)
+    # The keyword index follows what other processes and replicas write to the catalog.
+    app.state.memex.follow(follow)
     config = uvicorn.Config(
         app, log_level=log_level, access_log=log_level in ("info", "debug"), lifespan="off"
     )
@@ -149,6 +153,7 @@ def serve(
     try:
         server.run(sockets=[sock])
     finally:
+        app.state.memex.stop_following()
         clear_run_file(Path(memex.home))
         if warm is not None:
             warm.close()

@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from memex_core.catalog.faults import CatalogUnavailableError
 from memex_core.catalog.memory import MemoryAccessDenied
 from memex_core.errors import (
     AmbiguousIdError,
@@ -44,6 +45,8 @@ CODES: dict[str, int] = {
     "internal_error": 500,
     "write_locked": 503,
     "vectors_unavailable": 503,
+    "replica_behind": 503,
+    "catalog_unavailable": 503,
     "not_ready": 503,
 }
 
@@ -78,6 +81,7 @@ def code_for(exc: MemexError) -> str:
         (MemoryAccessDenied, "forbidden"),
         (WriteLockedError, "write_locked"),
         (VectorStoreUnavailableError, "vectors_unavailable"),
+        (CatalogUnavailableError, "catalog_unavailable"),
     ):
         if isinstance(exc, kind):
             return code
@@ -96,6 +100,8 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        if exc.status == 503:
+            headers = {"Retry-After": "1"}
         return error_response(exc.code, exc.message, headers)
 
     @app.exception_handler(MemexError)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from memex_core.agent_view import AgentView
     from memex_core.api import Memex
     from memex_core.handles import AgentMemory, OperatorMemory
+    from memex_server.follower import Follower, FollowSettings
 
 R = TypeVar("R")
 
@@ -31,11 +32,60 @@ class ServerState:
         # Request threads that wait for another process's write lock queue here, one at
         # a time, instead of inside the call lock where every reader would wait with them.
         self._writers = threading.Lock()
+        #: What keeps the keyword index following the catalog (``memex serve`` starts
+        #: one: :meth:`follow`); without one, searches catch up themselves.
+        self.follower: Follower | None = None
+
+    def follow(self, settings: FollowSettings | None = None) -> Follower:
+        """Start following the catalog in the background (see :mod:`memex_server.follower`)."""
+        from memex_server.follower import Follower
+
+        if self.follower is None:
+            self.follower = Follower(self.memex, settings).start()
+        return self.follower
+
+    def stop_following(self) -> None:
+        follower, self.follower = self.follower, None
+        if follower is not None:
+            follower.stop()
 
     def call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
         """Run one call into memex, one at a time (see :mod:`memex_core.threads`)."""
         with self.memex.call_lock:
             return fn(*args, **kwargs)
+
+    def fresh_call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
+        """:meth:`call` for searches: refused with 503 ``replica_behind`` when the keyword
+        index is further behind the catalog than ``[serve] max_lag_s`` allows, rather than
+        answering with results that may miss what was written meanwhile."""
+        with self.memex.call_lock:
+            self.check_fresh()
+            return fn(*args, **kwargs)
+
+    def check_fresh(self) -> None:
+        """Raise ``replica_behind`` if the keyword index lags too far. Hold the call lock."""
+        sync = self.memex.keyword_sync
+        follower = self.follower
+        if follower is None:
+            # Nothing follows in the background (an app built in code): catch up here.
+            sync.refresh()
+            sync.follow()
+            return
+        lag = sync.lag()
+        limit = follower.settings.max_lag_s
+        if lag.seconds <= limit:
+            return
+        from memex_server.errors import ApiError
+
+        why = f" Its follower reports: {follower.error}." if follower.error else ""
+        behind = "ever" if lag.seconds == float("inf") else f"{lag.seconds:.1f} s"
+        raise ApiError(
+            "replica_behind",
+            f"This server's keyword index is {lag.entries:,} catalog change(s) and up to "
+            f"{behind} behind the catalog, more than [serve] max_lag_s = {limit:g} s allows, "
+            "so it does not answer with possibly stale results. Retry in a moment or ask "
+            f"another replica; /readyz shows the lag.{why}",
+        )
 
     def write(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
         """Run a call that writes, as :meth:`call` does, once this process holds the

@@ -80,6 +80,8 @@ def make_router(*, for_operator: bool) -> APIRouter:
         state = state_of(request)
         if method in WRITES and not kwargs.get("dry_run"):
             return state.write(target, *args, **kwargs)
+        if method == "search":  # recall: refused rather than stale (replica_behind)
+            return state.fresh_call(target, *args, **kwargs)
         return state.call(target, *args, **kwargs)
 
     @router.post("/get", response_model=MemoryRecord, summary="A memory by id or path")

@@ -46,7 +46,7 @@ def search(request: Request, body: SearchRequest, who: Who) -> SearchResults:
     state = state_of(request)
     view = state.reader(who, corpus=body.corpus)
     with _prepared(state, body):
-        return state.call(
+        return state.fresh_call(
             view.search,
             body.query,
             body.mode,
@@ -91,7 +91,7 @@ def context(request: Request, body: ContextRequest, who: Who) -> ContextPack:
     state = state_of(request)
     view = state.reader(who, corpus=body.corpus)
     with _prepared(state, body):
-        return state.call(
+        return state.fresh_call(
             view.context,
             body.query,
             body.budget_chars,
