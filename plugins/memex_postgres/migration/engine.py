@@ -31,7 +31,7 @@ from memex_core.errors import MemexError
 from memex_postgres.migration.source import SourceTable, SqliteSource
 from memex_postgres.migration.target import PROGRESS_TABLE, PostgresTarget
 from memex_postgres.migration.urls import mask_password
-from memex_postgres.migration.values import Digest, Kind, kind_of, to_kind
+from memex_postgres.migration.values import Digest, Kind, RowNormaliser, kind_of, to_kind
 
 DEFAULT_BATCH_SIZE = 5000
 
@@ -80,6 +80,10 @@ class TablePlan:
     key_kinds: tuple[Kind, ...]
     key_positions: tuple[int, ...]
     triggers: bool
+
+    @property
+    def normalise(self) -> RowNormaliser:
+        return RowNormaliser(self.kinds)
 
     @property
     def name(self) -> str:
@@ -348,8 +352,9 @@ class Migration:
         self.observer.table_started(p.name, self.source.count(p.table), done)
         copied = 0
         rows = self.source.rows(p.table, p.source_columns, after=last)
+        normalise = p.normalise
         while batch := list(islice(rows, self.batch_size)):
-            converted = [self._converted(p, row) for row in batch]
+            converted = [self._converted(p, normalise, row) for row in batch]
             last = p.key_of(batch[-1])
             done += len(batch)
             self.target.write_batch(
@@ -366,9 +371,11 @@ class Migration:
         self.observer.table_finished(p.name)
         return copied, time.perf_counter() - started
 
-    def _converted(self, p: TablePlan, row: Sequence[Any]) -> tuple[Any, ...]:
+    def _converted(
+        self, p: TablePlan, normalise: RowNormaliser, row: Sequence[Any]
+    ) -> tuple[Any, ...]:
         try:
-            return tuple(to_kind(v, k) for v, k in zip(row, p.kinds, strict=True))
+            return normalise(row)
         except ValueError:
             for column, value, kind in zip(p.columns, row, p.kinds, strict=True):
                 try:
