@@ -661,3 +661,16 @@ def test_a_server_stopped_mid_copy_fails_cleanly_and_a_rerun_finishes(
         assert postgres_tables(url, source) == source
     finally:
         server.destroy()
+
+
+def test_without_the_driver_the_error_says_which_extra_to_install(home: Path) -> None:
+    code = (
+        "import sys; sys.modules['psycopg'] = None; sys.modules['psycopg_pool'] = None; "
+        "from memex_core.cli.app import run; "
+        f"sys.exit(run(['--home', {str(home)!r}, 'migrate', '--to', 'postgresql://u@h/db']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1, done.stderr
+    assert "pip install 'memex[postgres]'" in done.stderr and "Traceback" not in done.stderr

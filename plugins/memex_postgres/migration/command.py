@@ -115,9 +115,14 @@ def migrate(
 
 def target_schema() -> TargetSchema:
     """The postgres catalog component's schema: its migrations, version and writer lock."""
-    from memex_postgres.connection import WRITER_LOCK_KEY
     from memex_postgres.migration.engine import TargetSchema
+    from memex_postgres.migration.target import missing_driver
     from memex_postgres.schema import LATEST_VERSION
+
+    try:
+        from memex_postgres.connection import WRITER_LOCK_KEY
+    except ImportError as exc:  # psycopg or psycopg_pool
+        raise missing_driver() from exc
 
     return TargetSchema(create_schema, LATEST_VERSION, WRITER_LOCK_KEY)
 

@@ -26,9 +26,10 @@ MIGRATE_LOCK_KEY = 0x6D656D6578_6D6967  # "memex" "mig"
 _FETCH = 2000
 
 
-def _missing_driver() -> MemexError:
+def missing_driver() -> MemexError:
     return MemexError(
-        "memex migrate needs the PostgreSQL driver: pip install 'memex[postgres]' (psycopg 3)."
+        "memex migrate needs the PostgreSQL driver: pip install 'memex[postgres]' (psycopg 3 "
+        "and psycopg-pool)."
     )
 
 
@@ -39,7 +40,7 @@ class PostgresTarget:
         try:
             import psycopg
         except ImportError as exc:
-            raise _missing_driver() from exc
+            raise missing_driver() from exc
         self.url = url
         self.where = where(url)
         self.writer_lock_key = writer_lock_key
