@@ -20,6 +20,7 @@ import pytest
 from memex_core.api import Memex
 from memex_core.domain import SearchFilters
 from memex_core.errors import VectorStoreUnavailableError
+from memex_core.services.doctor import plugin_findings
 from memex_pgvector import connection
 from memex_pgvector.connection import FIRST_RETRY_S, MAX_RETRY_S, PgvectorUnreachableError
 from memex_pgvector.location import PgvectorLocation, read_settings
@@ -200,6 +201,7 @@ def test_searches_fall_back_and_an_ingest_leaves_vectors_pending_while_down(
             assert fragment.id in best_ids(mx, fragment.searchable_text)
         checked = mx.doctor()
         assert checked.healthy, [f.to_dict() for f in checked.findings]
+        assert plugin_findings(mx.registry.doctor_checks(), mx.home) == []
         assert pgvector_store(mx).count() == mx.catalog.count_fragments()
 
 
@@ -234,8 +236,12 @@ def test_a_server_stopped_in_the_middle_of_a_backfill_loses_and_doubles_nothing(
     with worker_memex(memex_home) as mx:
         stored_before = pgvector_store(mx).count()
         assert stored_before >= 24  # three batches were committed before the crash
+        # The bulk write never reached its settle: no HNSW index yet, and the doctor says so.
+        notes = {f.code: f for f in plugin_findings(mx.registry.doctor_checks(), mx.home)}
+        assert "memex backfill" in notes["vectors.pgvector_index"].fix
         mx.backfill()
         assert pgvector_store(mx).count() == total
         assert mx._indexer().pending() == 0
         checked = mx.doctor()
         assert checked.healthy, [f.to_dict() for f in checked.findings]
+        assert plugin_findings(mx.registry.doctor_checks(), mx.home) == []

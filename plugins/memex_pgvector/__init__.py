@@ -41,3 +41,10 @@ def register_vector_stores(register: Any) -> None:
         extra="postgres",
         description="PostgreSQL table with pgvector (default: the catalog's database).",
     )
+
+
+@hookimpl
+def register_doctor_checks(register: Any) -> None:
+    from memex_pgvector.doctor import index_findings
+
+    register("pgvector", index_findings)

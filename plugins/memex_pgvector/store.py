@@ -488,6 +488,21 @@ class PgvectorStore:
         """Connect and read the table's record, so the first search does not pay for it."""
         self._run(self._read_meta)
 
+    def unindexed_rows(self) -> int | None:
+        """How many vectors the table holds while it has no HNSW index yet (a bulk write
+        stopped before its settle), or None when it has one or there is no table."""
+
+        def work(conn: psycopg.Connection[Any]) -> int | None:
+            if self._read_meta(conn) is None:
+                return None
+            found = conn.execute("SELECT to_regclass(%s)", (f"{self.table}_hnsw",)).fetchone()
+            if found and found[0] is not None:
+                return None
+            row = conn.execute(f"SELECT count(*) FROM {self.table}").fetchone()
+            return int(row[0]) if row else 0
+
+        return self._retrying_dropped_table(work)
+
     def settle(self) -> int:
         """After a bulk write: build the HNSW index if the table has none yet (made by a
         bulk write, maybe one that was cut off; searches meanwhile scan exactly), then
