@@ -674,3 +674,19 @@ def test_without_the_driver_the_error_says_which_extra_to_install(home: Path) ->
     )
     assert done.returncode == 1, done.stderr
     assert "pip install 'memex[postgres]'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_home_moved_elsewhere_continues_its_own_copy(
+    home: Path, tmp_path: Path, postgres_url: str
+) -> None:
+    killed = run_child(
+        home, "--to", postgres_url, "--batch-size", "5", crash_at="migrate.batch_committed:3"
+    )
+    assert killed.returncode == -signal.SIGKILL
+    moved = tmp_path / "moved" / "home"
+    shutil.copytree(home, moved)  # the same catalog in another folder (or on another host)
+    done = run_migrate(moved, "--to", postgres_url, "--format", "json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["resumed"]
+    source = sqlite_tables(moved)
+    assert postgres_tables(postgres_url, source) == source
