@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -114,6 +115,7 @@ class PgvectorStore:
         self._meta: _Meta | None = None  # cached once found; a missing table is asked again
         self._wrote = False  # since the last settle()
         self._watchdog = Watchdog()
+        self._lock = threading.RLock()
         # The store may be dropped without close() (Memex.close leaves its vector store):
         # the finalizer closes what ``_resources`` holds (the connection, the watchdog).
         self._resources: list[Any] = [None, self._watchdog]
@@ -158,29 +160,30 @@ class PgvectorStore:
         """
         import psycopg
 
-        self.health.check()
-        deadline = (seconds or self.settings.timeouts.request) + WATCHDOG_SLACK_S
-        for attempt in (0, 1):
-            reused = self._conn is not None and not self._conn.closed
-            try:
-                conn = self._connection()
-                with self._watchdog.guard(conn.pgconn.socket, deadline):
-                    result = work(conn)
-            except psycopg.OperationalError as exc:
-                broken = self._conn is None or self._conn.broken
-                self._discard()
-                if attempt == 0 and reused and broken and not self._watchdog.fired:
-                    continue
-                problem = describe_failure(exc)
-                if self._watchdog.fired:
-                    problem = f"no answer within {deadline:g} s"
-                raise self.health.failed(problem) from exc
-            except psycopg.InterfaceError as exc:  # a connection closed under us
-                self._discard()
-                raise self.health.failed(describe_failure(exc)) from exc
-            self.health.succeeded()
-            return result
-        raise AssertionError("unreachable")  # the loop returns or raises
+        with self._lock:  # one call at a time: prepare() runs on a background thread
+            self.health.check()
+            deadline = (seconds or self.settings.timeouts.request) + WATCHDOG_SLACK_S
+            for attempt in (0, 1):
+                reused = self._conn is not None and not self._conn.closed
+                try:
+                    conn = self._connection()
+                    with self._watchdog.guard(conn.pgconn.socket, deadline):
+                        result = work(conn)
+                except psycopg.OperationalError as exc:
+                    broken = self._conn is None or self._conn.broken
+                    self._discard()
+                    if attempt == 0 and reused and broken and not self._watchdog.fired:
+                        continue
+                    problem = describe_failure(exc)
+                    if self._watchdog.fired:
+                        problem = f"no answer within {deadline:g} s"
+                    raise self.health.failed(problem) from exc
+                except psycopg.InterfaceError as exc:  # a connection closed under us
+                    self._discard()
+                    raise self.health.failed(describe_failure(exc)) from exc
+                self.health.succeeded()
+                return result
+            raise AssertionError("unreachable")  # the loop returns or raises
 
     def close(self) -> None:
         """Close the connection (a later call opens a new one)."""
