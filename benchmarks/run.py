@@ -38,6 +38,7 @@ from benchmarks import (
     memory_duplicates,
     memory_throughput,
     peak_memory,
+    scale_out,
     scifact,
     service,
     vault,
@@ -73,6 +74,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "ask": (ask_recall.TITLE, ask_recall.run),
     "viewer": (viewer_render.TITLE, viewer_render.run),
     "vector_servers": (vector_servers.TITLE, vector_servers.run),
+    "scale_out": (scale_out.TITLE, scale_out.run),
 }
 
 
