@@ -443,3 +443,30 @@ def test_the_catalog_url_variable_selects_postgres(
     monkeypatch.setenv("MEMEX_CATALOG_URL", "")
     (tmp_path / "config.toml").unlink()
     assert load_config(tmp_path).component("catalog") == "sqlite"
+
+
+# -- what live views and the session brief read --------------------------------------------
+
+
+def test_the_newest_fragments_for_live_views(catalog: SqlCatalog) -> None:
+    assert catalog.newest_fragment_seq() == 0 and catalog.fragments_after(0, 10) == []
+    add(catalog, [fragment("a"), fragment("b"), fragment("c")])
+    with catalog.transaction() as db:
+        db.execute("UPDATE fragments SET owner = 'users/bob' WHERE id = 'b'")
+    assert catalog.newest_fragment_seq() == 3
+    assert catalog.fragments_after(1, 10) == [(2, "b", "users/bob"), (3, "c", "")]
+    assert catalog.fragments_after(0, 1) == [(1, "a", "")]
+    assert catalog.newest_fragments(None, 2) == [("c", ""), ("b", "users/bob")]
+    assert catalog.newest_fragments(["users/bob", "x'y"], 5) == [("b", "users/bob")]
+    assert catalog.newest_fragments([], 5) == []
+
+
+def test_notes_of_a_folder(catalog: SqlCatalog) -> None:
+    def note(fid: str, path: str) -> Fragment:
+        return fragment(fid, f"conv-{fid}", role="note", path=path)
+
+    add(catalog, [note("a", "/vault/a.md"), note("b", "/vault/sub/b.md"), note("c", "/vault2/c.md"),
+                  fragment("d", path="/vault/d.json")])  # fmt: skip
+    assert catalog.notes_in_folder(["/vault"], "/") == ["conv-a", "conv-b"]
+    assert catalog.notes_in_folder(["/vault/a.md"], "/") == ["conv-a"]
+    assert catalog.notes_in_folder([], "/") == []

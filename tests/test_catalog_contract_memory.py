@@ -337,6 +337,7 @@ def test_links_resolve_and_count_backlinks(catalog: SqlCatalog) -> None:
     assert [link.source_document for link in catalog.backlinks("d2")] == ["d1"]
     assert catalog.backlink_counts(["d2-0", "d1-0", "none"]) == {"d2-0": 1, "d1-0": 1, "none": 0}
     assert set(catalog.documents(["d1", "d2", "x"])) == {"d1", "d2"}
+    assert catalog.corpus_documents(1) == [("d1", "A.md", "A")]
 
 
 def test_turn_windows_read_dialogue_turns_in_order(catalog: SqlCatalog) -> None:

@@ -152,18 +152,7 @@ def project_sessions(mx: Memex, project_root: str) -> list[_Session]:
 
 def project_notes(mx: Memex, project_root: str) -> list[str]:
     """Conversation ids of the notes ingested from a vault at or under ``project_root``."""
-    roots = _roots(project_root)
-    clauses = " OR ".join(
-        f"source_path = {_literal(root)} "
-        f"OR substr(source_path, 1, {len(root) + 1}) = {_literal(root + os.sep)}"
-        for root in roots
-    )
-    _, rows = mx.query(
-        "SELECT DISTINCT conversation_id FROM fragments "
-        f"WHERE role = 'note' AND owner = '' AND private = 0 AND ({clauses}) "
-        "ORDER BY conversation_id"
-    )
-    return [str(row[0]) for row in rows]
+    return mx.catalog.notes_in_folder(_roots(project_root), os.sep)
 
 
 def build_brief(mx: Memex, project_root: str, *, budget: int | None = None) -> Brief:
@@ -427,11 +416,6 @@ def _roots(project_root: str) -> list[str]:
     root = project_root.rstrip("/\\") or project_root
     real = os.path.realpath(root)
     return [root] if real == root else [root, real]
-
-
-def _literal(text: str) -> str:
-    """``text`` as an SQL string literal (quotes doubled: the only escape SQLite needs)."""
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _one_line(text: str, limit: int) -> str:

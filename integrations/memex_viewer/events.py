@@ -52,19 +52,16 @@ ACTIVITY_ITEMS = 50
 
 def current_cursor(state: ServerState) -> int:
     """The newest fragment's number now: a stream from here sends what comes next."""
-    _, rows = state.memex.query("SELECT COALESCE(MAX(seq), 0) FROM fragments")
-    return int(rows[0][0])
+    return state.call(state.memex.catalog.newest_fragment_seq)
 
 
 def new_since(state: ServerState, cursor: int) -> tuple[int, list[tuple[str, str]]]:
     """(id, owner) of the fragments stored after ``cursor``, in order (at most
     :data:`BATCH`), and the new cursor."""
-    _, rows = state.memex.query(
-        f"SELECT seq, id, owner FROM fragments WHERE seq > {int(cursor)} ORDER BY seq LIMIT {BATCH}"
-    )
+    rows = state.call(state.memex.catalog.fragments_after, int(cursor), BATCH)
     if not rows:
         return cursor, []
-    return int(rows[-1][0]), [(str(r[1]), str(r[2])) for r in rows]
+    return rows[-1][0], [(fid, owner) for _, fid, owner in rows]
 
 
 def live_url(*, conversation: str | None, after: int) -> str:
@@ -186,22 +183,10 @@ def events(
 def recent(state: ServerState, viewer: Viewer, limit: int) -> list[Fragment]:
     """The newest fragments the principal may read, newest first (twice as many rows are
     read as shown, since the reader may still leave some out: a key's collection bound)."""
-    owners = getattr(state.reader(viewer.caller), "owners", None)
-    where = ""
-    if owners is not None:  # an agent: only the rows of its owners
-        if not owners:
-            return []
-        where = "WHERE owner IN (" + ", ".join(_sql_text(o) for o in owners) + ") "
-    _, rows = state.memex.query(
-        f"SELECT id, owner FROM fragments {where}ORDER BY seq DESC LIMIT {int(limit) * 2}"
-    )
-    return readable(state, viewer, [(str(i), str(o)) for i, o in rows])[:limit]
-
-
-def _sql_text(value: str) -> str:
-    """A string literal for the read-only query (owners are validated names; quotes doubled
-    all the same)."""
-    return "'" + value.replace("'", "''") + "'"
+    owners = getattr(state.reader(viewer.caller), "owners", None)  # an agent: its owners'
+    chosen = None if owners is None else list(owners)
+    rows = state.call(state.memex.catalog.newest_fragments, chosen, int(limit) * 2)
+    return readable(state, viewer, rows)[:limit]
 
 
 @router.get("/activity")

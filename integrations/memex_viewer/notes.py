@@ -40,11 +40,7 @@ def may_explore(viewer: Viewer) -> bool:
 
 def corpus_notes(state: ServerState, limit: int) -> list[tuple[str, str, str]]:
     """(id, path, title) of the corpus' notes, by path."""
-    _, rows = state.memex.query(
-        "SELECT id, path, title FROM documents WHERE source_kind != 'memory' "
-        f"ORDER BY path LIMIT {int(limit)}"
-    )
-    return [(str(i), str(p), str(t)) for i, p, t in rows]
+    return state.call(state.memex.catalog.corpus_documents, int(limit))
 
 
 @router.get("/notes")

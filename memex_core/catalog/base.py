@@ -346,6 +346,52 @@ class SqlCatalog(
         )
         return [(str(r[0]), str(r[1]), r[2], r[3]) for r in rows]
 
+    # -- the newest fragments (live views) ----------------------------------------------
+
+    def newest_fragment_seq(self) -> int:
+        """The newest fragment's number (0 when empty): a live view from here shows what
+        comes next."""
+        return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM fragments").fetchone()[0])
+
+    def fragments_after(self, seq: int, limit: int) -> list[tuple[int, str, str]]:
+        """(number, id, owner) of up to ``limit`` fragments stored after ``seq``, in order."""
+        rows = self._db.execute(
+            "SELECT seq, id, owner FROM fragments WHERE seq > ? ORDER BY seq LIMIT ?",
+            (seq, limit),
+        )
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+    def newest_fragments(self, owners: Sequence[str] | None, limit: int) -> list[tuple[str, str]]:
+        """(id, owner) of the ``limit`` newest fragments, of ``owners`` only if given."""
+        if owners is not None and not owners:
+            return []
+        where, params = "", []
+        if owners is not None:
+            where = f"WHERE owner IN ({','.join('?' * len(owners))}) "
+            params = list(owners)
+        rows = self._db.execute(
+            f"SELECT id, owner FROM fragments {where}ORDER BY seq DESC LIMIT ?", (*params, limit)
+        )
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    def notes_in_folder(self, folders: Sequence[str], sep: str) -> list[str]:
+        """Conversation ids of the corpus' notes (role ``note``, not private) whose source
+        file is one of ``folders`` or under it (``sep``-separated), sorted."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        for folder in folders:
+            clauses.append("source_path = ? OR substr(source_path, 1, ?) = ?")
+            params.extend([folder, len(folder) + 1, folder + sep])
+        if not clauses:
+            return []
+        rows = self._db.execute(
+            "SELECT DISTINCT conversation_id FROM fragments "
+            f"WHERE role = 'note' AND owner = '' AND private = 0 AND ({' OR '.join(clauses)}) "
+            "ORDER BY conversation_id",
+            params,
+        )
+        return [str(r[0]) for r in rows]
+
     # -- change journal (what the keyword index replays) ------------------------------
 
     def fragment_changes_since(self, seq: int) -> tuple[int, list[str]]:

@@ -68,6 +68,15 @@ class LinkGraph(CatalogPart):
                 loose.append(doc)
         return exact or sorted(loose, key=lambda d: (len(d.path), d.path))
 
+    def corpus_documents(self, limit: int) -> list[tuple[str, str, str]]:
+        """(id, path, title) of the corpus' documents (not memory files), by path."""
+        rows = self._db.execute(
+            "SELECT id, path, title FROM documents WHERE source_kind != 'memory' "
+            "ORDER BY path LIMIT ?",
+            (limit,),
+        )
+        return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
+
     # -- links ----------------------------------------------------------------------
 
     def outlinks(self, document_id: str) -> list[ResolvedLink]:
