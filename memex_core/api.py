@@ -196,6 +196,9 @@ class Memex:
         self._memory_service: MemoryService | None = None
         self._calibrated_floor: Calibration | None = None
         self._job_locks: dict[str, Any] = {}
+        #: Set by a process that flushes the keyword index itself now and then (``memex
+        #: serve``'s follower): memory writes then leave their keyword changes in memory.
+        self.keyword_flush_deferred = False
 
     # -- components -------------------------------------------------------------
 
@@ -456,7 +459,10 @@ class Memex:
                 return self._indexer()
 
             self._memory_indexes = MemoryIndexUpdater(
-                lambda: self.keyword_sync, vectors, self._apply_vector_deletes
+                lambda: self.keyword_sync,
+                vectors,
+                self._apply_vector_deletes,
+                defer_flush=lambda: self.keyword_flush_deferred,
             )
         return self._memory_indexes
 

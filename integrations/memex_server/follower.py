@@ -224,6 +224,23 @@ class Follower:
                 mx.lock.release()
             self._last_flush = now
 
+    def flush_now(self) -> None:
+        """Flush what this process applied in memory (on shutdown); never waits for the
+        home's lock, and a failure only leaves it to be replayed from the journal."""
+        mx = self.memex
+        try:
+            with mx.call_lock:
+                sync = mx.keyword_sync
+                if not sync.unflushed or not mx.lock.try_acquire():
+                    return
+                try:
+                    sync.keyword.flush()
+                    sync.flushed()
+                finally:
+                    mx.lock.release()
+        except Exception as exc:  # the catalog or disk gone at exit: the journal has it all
+            log.warning("memex serve: keyword index not flushed at exit (%s)", exc)
+
 
 def _catalog_listener(memex: Memex) -> ChangeListener | None:
     """The catalog's change listener, when its engine announces changes (PostgreSQL)."""

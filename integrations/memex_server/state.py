@@ -42,12 +42,16 @@ class ServerState:
 
         if self.follower is None:
             self.follower = Follower(self.memex, settings).start()
+            # The follower flushes the keyword index now and then; memory writes need not.
+            self.memex.keyword_flush_deferred = True
         return self.follower
 
     def stop_following(self) -> None:
         follower, self.follower = self.follower, None
         if follower is not None:
             follower.stop()
+            self.memex.keyword_flush_deferred = False
+            follower.flush_now()  # what memory writes left in memory, on disk before exit
 
     def call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
         """Run one call into memex, one at a time (see :mod:`memex_core.threads`)."""

@@ -396,6 +396,12 @@ class MemoryIndexUpdater:
     Components come from callables so that nothing loads until a memory is
     written. Inside ``held()`` changes are collected and applied once at the end
     (one keyword flush, one embedding batch for a whole conversation or batch).
+
+    Where ``defer_flush()`` says so (a ``memex serve`` whose follower flushes the keyword
+    index now and then), a write applies its changes in memory only: searchable at once
+    through this process, on disk at the follower's next flush, and replayed from the
+    catalog's journal by any process that opens the index meanwhile. A flush costs a
+    new index generation on disk (fsyncs) at every write otherwise.
     """
 
     def __init__(
@@ -403,10 +409,12 @@ class MemoryIndexUpdater:
         keyword: Callable[[], KeywordSync],
         vectors: Callable[[], VectorIndexer | None],
         pending_deletes: Callable[[], int],
+        defer_flush: Callable[[], bool] = lambda: False,
     ) -> None:
         self._keyword = keyword
         self._vectors = vectors
         self._pending_deletes = pending_deletes
+        self._defer_flush = defer_flush
         self._depth = 0
         self._new: list[Fragment] = []
         self._removed: list[str] = []
@@ -438,7 +446,10 @@ class MemoryIndexUpdater:
             if removed:
                 sync.keyword.delete(removed)
             sync.keyword.add([f for f in new if f.id not in gone])
-            sync.flush()
+            if self._defer_flush():
+                sync.catch_up()  # in step with the journal (what others wrote too)
+            else:
+                sync.flush()
         self._flush_vectors(set(removed))
 
     def _flush_vectors(self, gone: set[str] | None = None) -> None:
