@@ -504,4 +504,63 @@ def run(ctx: RunContext) -> Section:
             "(one store per value, same database):",
             table(["ef_search", f"recall@{K}", f"p50 k={K}", f"p95 k={K}"], sweep),
         )
+    section.add(
+        "### Which to pick when",
+        pick_when(
+            search=p50_ratio,
+            agent=percentile(pg.agent, 50) / percentile(chroma.agent, 50),
+            recall=(mean(pg.recall), mean(chroma.recall)),
+            ready=ready_ratio,
+            adding=add_ratio,
+            adding_cpu=(pg.added.server_cpu, chroma.added.server_cpu, added_count),
+            disk=disk[pg_db.name] / max(disk[chroma_db.name], 1),
+            size=len(fragments),
+        ),
+    )
     return section
+
+
+def _times(ratio: float, faster: str, slower: str) -> str:
+    """``ratio`` (pgvector over chroma, >1: pgvector better) in words."""
+    if ratio >= 1:
+        return f"{ratio:.1f}x {faster}"
+    return f"{1 / ratio:.1f}x {slower}"
+
+
+def pick_when(
+    *,
+    search: float,
+    agent: float,
+    recall: tuple[float, float],
+    ready: float,
+    adding: float,
+    adding_cpu: tuple[float, float, int],
+    disk: float,
+    size: int,
+) -> str:
+    """The advice, from this run's ratios (pgvector against the chroma server)."""
+    return "\n".join(
+        [
+            "- **The catalog is on PostgreSQL (several hosts, `memex serve` replicas): "
+            "pgvector.** The vectors live in the database the operators already run, back up "
+            "and monitor, with nothing else to deploy; in this run its searches were "
+            f"{_times(1 / search, 'faster', 'slower')} at p50 "
+            f"({_times(1 / agent, 'faster', 'slower')} with an agent's owner filter), recall@10 "
+            f"{recall[0]:.3f} against chroma's {recall[1]:.3f}, and loading {size:,} vectors "
+            f"(`memex rebuild --vectors`, a first backfill) was "
+            f"{_times(ready, 'faster', 'slower')} until searchable.",
+            "- **Adding vectors one batch at a time to a large index** (every ingest of a "
+            "grown home) is where pgvector pays: each statement inserts into the HNSW graph, "
+            f"{adding_cpu[0] / adding_cpu[2] * 1000:.1f} s of server CPU per 1,000 vectors "
+            f"against the chroma server's {adding_cpu[1] / adding_cpu[2] * 1000:.1f} s, and its "
+            f"upsert calls were {_times(adding, 'faster', 'slower')}; a home that "
+            "ingests a lot continuously on a busy database may prefer the chroma server, or "
+            "`memex rebuild --vectors` after a very large import (it builds the index once).",
+            f"- **Disk**: pgvector's table and indexes took {disk:.1f}x the chroma server's "
+            "folder (the HNSW graph and B-tree filter indexes live in the database, and its "
+            "backups).",
+            "- **One machine, SQLite catalog: the default chroma folder.** Nothing to run at "
+            "all; a chroma server (`MEMEX_CHROMA_URL`) is for several hosts sharing vectors "
+            "without PostgreSQL.",
+        ]
+    )
