@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import signal
 import socket
+import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -148,6 +153,10 @@ def serve(
     local = "127.0.0.1" if host in ("0.0.0.0", "") else ("[::1]" if host == "::" else shown)
     with contextlib.suppress(OSError):
         write_run_file(Path(memex.home), f"http://{local}:{bound}")
+    # On SIGTERM uvicorn shuts down, then hands the signal on; the finally below never
+    # runs then. Chained here, the follower stops and flushes (clear_on_sigterm passes the
+    # signal on to this handler).
+    _on_sigterm(app.state.memex.stop_following)
     clear_on_sigterm(Path(memex.home))
     click.echo("\n".join(lines), err=True)
     try:
@@ -157,6 +166,27 @@ def serve(
         clear_run_file(Path(memex.home))
         if warm is not None:
             warm.close()
+
+
+def _on_sigterm(action: Callable[[], None]) -> None:
+    """Run ``action`` when SIGTERM ends the process, then let the handler that was there act
+    (as :func:`memex_server.runfile.clear_on_sigterm` does for the run file)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous == signal.SIG_IGN or previous is None:
+        return  # SIGTERM does not end this process: the finally runs
+
+    def act_then_pass_on(signum: int, frame: Any) -> None:
+        with contextlib.suppress(Exception):  # exiting anyway: the journal has it all
+            action()
+        if callable(previous):
+            previous(signum, frame)
+            return
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, act_then_pass_on)
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -42,8 +42,11 @@ class ServerState:
 
         if self.follower is None:
             self.follower = Follower(self.memex, settings).start()
-            # The follower flushes the keyword index now and then; memory writes need not.
-            self.memex.keyword_flush_deferred = True
+            # On a shared catalog the follower flushes the keyword index now and then, so
+            # memory writes need not. A home's own SQLite catalog keeps a flush per write:
+            # there, journal entries past the index's flushed place count as drift for
+            # `memex doctor` (a writer that died before its flush).
+            self.memex.keyword_flush_deferred = bool(self.memex.catalog.shared)
         return self.follower
 
     def stop_following(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from memex_core.catalog.faults import StorageError
 from memex_core.domain import (
     DocumentRecord,
     FileOutcome,
@@ -119,6 +120,8 @@ class FolderSync:
             with collect_skips() as skipped:
                 document = source.read_document(folder, rel)
                 document = replace(document, fragments=self.scrubber.fragments(document.fragments))
+        except StorageError:
+            raise  # the catalog or the home broke, not this file: every other file would too
         except Exception as exc:  # reported per file; a buggy source must not stop the run
             return failed_outcome(label, source.source_kind, exc)
         finally:

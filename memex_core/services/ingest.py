@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from memex_core.catalog.faults import StorageError
 from memex_core.crashpoints import crash_point
 from memex_core.domain import (
     FileOutcome,
@@ -238,6 +239,8 @@ class IngestService:
                 return FileOutcome(label, "unchanged", source_kind=source.source_kind)
             with collect_skips() as skipped:
                 fragments = self.scrubber.fragments(source.ingest(path))
+        except StorageError:
+            raise  # the catalog or the home broke, not this file: every other file would too
         except Exception as exc:  # reported per file; a buggy source must not stop the run
             report.skipped.extend(skipped)
             return failed_outcome(label, source.source_kind, exc)
