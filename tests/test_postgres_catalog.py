@@ -284,3 +284,53 @@ def test_text_with_nul_is_stored_with_a_replacement_character(catalog: PostgresC
     )
     catalog.add_file(run_id=run, path="/n", sha256="1", size=1, source_kind="test", fragments=[odd])
     assert catalog.get_many(["nul"])["nul"].content == "before\ufffdafter"
+
+
+def test_a_user_that_may_not_create_roles_is_told_once_and_still_only_reads(
+    postgres_server: PostgresServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reader role is the one lock that needs a right the URL's user may lack."""
+    user = f"plain_{time.monotonic_ns()}"
+    postgres_server.execute(f'CREATE ROLE "{user}" LOGIN')
+    postgres_server.execute(f'CREATE DATABASE "{user}" OWNER "{user}"')
+    try:
+        catalog = PostgresCatalog(postgres_server.url(user).replace("memex@", f"{user}@"))
+        try:
+            catalog.migrate()
+            add(catalog, "a")
+            assert catalog.query("SELECT current_user")[1] == [(user,)]
+            catalog.query("SELECT 1")
+            told = capsys.readouterr().err
+            assert told.count(f"may not create the role {READER_ROLE}") == 1
+            with pytest.raises(MemexError, match="only reads the catalog"):
+                catalog.query("WITH x AS (DELETE FROM fragments RETURNING 1) SELECT * FROM x")
+            assert catalog.count_fragments() == 1
+        finally:
+            catalog.close()
+    finally:
+        postgres_server.drop_database(user)
+        postgres_server.execute(f'DROP ROLE IF EXISTS "{user}"')
+
+
+def test_a_missing_table_or_trigger_is_damage_the_doctor_sees(
+    catalog: PostgresCatalog, postgres_url: str, tmp_path: Path
+) -> None:
+    assert catalog.quick_check() == ["ok"]
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("DROP TRIGGER fragments_added ON fragments")
+    assert catalog.quick_check() == ["trigger fragments_added on fragments is missing"]
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        f'[catalog]\nuse = "postgres"\n[catalog.postgres]\nurl = "{postgres_url}"\n',
+        encoding="utf-8",
+    )
+    from tests.catalog_fixtures import home_memex
+
+    mx = home_memex(home)
+    try:
+        report = mx.doctor()
+        damaged = [f for f in report.final.findings if f.code == "catalog.damaged"]
+        assert damaged and "PostgreSQL" in damaged[0].summary and not report.healthy
+    finally:
+        mx.close()
