@@ -37,6 +37,7 @@ from benchmarks import (
     locomo,
     memory_duplicates,
     memory_throughput,
+    migrate_rate,
     peak_memory,
     scale_out,
     scifact,
@@ -75,6 +76,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "viewer": (viewer_render.TITLE, viewer_render.run),
     "vector_servers": (vector_servers.TITLE, vector_servers.run),
     "scale_out": (scale_out.TITLE, scale_out.run),
+    "migrate": (migrate_rate.TITLE, migrate_rate.run),
 }
 
 
