@@ -38,6 +38,12 @@ class WriteLockedError(MemexError):
     """Another process holds the write lock on this MEMEX_HOME."""
 
 
+class StorageFailure(MemexError):
+    """memex cannot use its storage (the home's files, the catalog's database server): not
+    the fault of the item at hand, so a job stops instead of reporting each item as failed.
+    The engines' errors derive from it (``memex_core.catalog.faults.StorageError``)."""
+
+
 class EmbedderMismatchError(MemexError):
     """The stored vectors were built by another embedder or dimension."""
 

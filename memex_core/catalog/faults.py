@@ -14,7 +14,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from memex_core.errors import MemexError
+from memex_core.errors import StorageFailure
 
 #: errno values that mean "no room to write" (a quota and a file size limit count).
 DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
@@ -29,7 +29,7 @@ _INTACT = (
 )
 
 
-class StorageError(MemexError):
+class StorageError(StorageFailure):
     """memex could not write to its home; the message names the home and the fix."""
 
 

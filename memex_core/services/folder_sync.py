@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from memex_core.catalog.faults import StorageError
 from memex_core.domain import (
     DocumentRecord,
     FileOutcome,
@@ -21,6 +20,7 @@ from memex_core.domain import (
     KeywordStore,
     SourceError,
 )
+from memex_core.errors import StorageFailure
 from memex_core.services.file_reading import collect_skips, failed_outcome, sha256_of
 from memex_core.services.ports import FolderCatalogPort, Progress
 from memex_core.services.scrubbing import FragmentScrubber
@@ -120,7 +120,7 @@ class FolderSync:
             with collect_skips() as skipped:
                 document = source.read_document(folder, rel)
                 document = replace(document, fragments=self.scrubber.fragments(document.fragments))
-        except StorageError:
+        except StorageFailure:
             raise  # the catalog or the home broke, not this file: every other file would too
         except Exception as exc:  # reported per file; a buggy source must not stop the run
             return failed_outcome(label, source.source_kind, exc)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from memex_core.catalog.faults import StorageError
 from memex_core.crashpoints import crash_point
 from memex_core.domain import (
     FileOutcome,
@@ -28,6 +27,7 @@ from memex_core.domain import (
     SourceError,
 )
 from memex_core.domain.contracts import EXPLAIN_UNREAD, EXPLICIT_ONLY, REPLACE_CHANGED_FILES
+from memex_core.errors import StorageFailure
 from memex_core.services.file_reading import collect_skips, failed_outcome, sha256_of
 from memex_core.services.folder_sync import FolderSync
 from memex_core.services.ports import CatalogPort, FolderCatalogPort, NoProgress, Progress
@@ -239,7 +239,7 @@ class IngestService:
                 return FileOutcome(label, "unchanged", source_kind=source.source_kind)
             with collect_skips() as skipped:
                 fragments = self.scrubber.fragments(source.ingest(path))
-        except StorageError:
+        except StorageFailure:
             raise  # the catalog or the home broke, not this file: every other file would too
         except Exception as exc:  # reported per file; a buggy source must not stop the run
             report.skipped.extend(skipped)
