@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -139,10 +141,10 @@ def test_a_replica_away_too_long_compares_its_whole_index(
 def app_on(replicas: Callable[..., Memex]) -> Iterator[Callable[..., tuple[Memex, TestClient]]]:
     made: list[tuple[TestClient, Memex]] = []
 
-    def make(name: str, **settings: float) -> tuple[Memex, TestClient]:
+    def make(name: str, **settings: Any) -> tuple[Memex, TestClient]:
         mx = replicas(name)
         app = build_app(mx, admin_secret=SECRET, viewer=False)
-        follow = FollowSettings(**{"follow_interval": 0.1, "max_lag_s": 1.0, **settings})
+        follow = replace(FollowSettings(follow_interval=0.1, max_lag_s=1.0), **settings)
         app.state.memex.follow(follow)
         client = TestClient(app)
         made.append((client, mx))
@@ -238,3 +240,53 @@ def test_the_follower_flushes_and_tells_the_catalog(
     assert place["seen"] == head
     rows = {name: seen for name, seen, _at in writer.catalog.replicas()}
     assert rows[replica_name(mx.home)] == head
+
+
+def test_a_server_on_a_homes_own_sqlite_follows_other_processes(
+    memex_home: Path,
+) -> None:
+    """SQLite: no NOTIFY, the follower polls; another process's write on the same home is
+    found without a restart, and the server's own writes stay searchable at once."""
+    from tests.component_doubles import fast_memex
+
+    served = fast_memex(memex_home)
+    app = build_app(served, admin_secret=SECRET, viewer=False)
+    state = app.state.memex
+    state.follow(FollowSettings(follow_interval=0.05, max_lag_s=2.0))
+    other = fast_memex(memex_home)
+    try:
+        with TestClient(app) as client:
+            assert not served.keyword_flush_deferred  # a flush per write on SQLite
+            remember(other, "the dormouse sleeps all winter")
+            wait_until(lambda: len(search(client, "dormouse")[1]["results"]) == 1)  # type: ignore[arg-type]
+            assert client.get("/readyz").json()["keyword_lag"] == 0
+    finally:
+        state.stop_following()
+        other.close()
+        served.close()
+
+
+def test_serve_settings_are_checked(tmp_path: Path) -> None:
+    from memex_core.errors import MemexError
+
+    settings = FollowSettings.from_table({"max_lag_s": 2, "flush_changes": 50}, "c.toml")
+    assert settings.max_lag_s == 2.0 and settings.flush_changes == 50
+    assert settings.follow_interval == 0.5 and settings.flush_interval == 30.0
+    for bad in ({"max_lag_s": "soon"}, {"follow_interval": 0}, {"flush_changes": True}):
+        with pytest.raises(MemexError) as refused:
+            FollowSettings.from_table(bad, tmp_path / "config.toml")
+        key = next(iter(bad))
+        assert f"[serve] {key}" in str(refused.value)
+        assert str(tmp_path / "config.toml") in str(refused.value)
+
+
+def test_replica_timeout_setting(tmp_path: Path) -> None:
+    from memex_core.errors import MemexError
+    from memex_core.replicas import DEFAULT_REPLICA_TIMEOUT_S, replica_timeout
+
+    where = tmp_path / "config.toml"
+    assert replica_timeout({}, where) == DEFAULT_REPLICA_TIMEOUT_S == 86400
+    assert replica_timeout({"replica_timeout": "90m"}, where) == 5400
+    assert replica_timeout({"replica_timeout": 3600}, where) == 3600
+    with pytest.raises(MemexError, match=r"\[catalog\] replica_timeout = 'soon'"):
+        replica_timeout({"replica_timeout": "soon"}, where)
