@@ -30,5 +30,6 @@ def memex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "memex-home"
     monkeypatch.setenv("MEMEX_HOME", str(home))
     monkeypatch.delenv("MEMEX_CHROMA_URL", raising=False)
+    monkeypatch.delenv("MEMEX_CATALOG_URL", raising=False)  # a developer's own server
     monkeypatch.setenv("MEMEX_LOCK_TIMEOUT", "0.5")
     return home
