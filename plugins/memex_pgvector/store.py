@@ -6,6 +6,8 @@ for cosine distance (``vector_cosine_ops``). Table ``memex_vector_indexes`` reco
 table, the dimension and embedder that built it, as the chroma store records them in its
 collection's metadata. The table is created by the first upsert (its dimension is the
 first vector's) and dropped by :meth:`PgvectorStore.clear`; nothing is created by reads.
+A table made by a bulk write gets its HNSW index in :meth:`PgvectorStore.settle`, built
+once after the load (see :data:`BUILD_TIMEOUT_S`); a small first write makes it at once.
 
 Searches ask the HNSW index with the filter in the same statement. pgvector 0.6 filters
 what the index returns (at most ``hnsw.ef_search`` rows), so a selective filter can leave
