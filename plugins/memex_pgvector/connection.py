@@ -2,9 +2,10 @@
 
 One connection per store, opened on first use (psycopg is imported then, not when the
 plugin loads). Not a pool: memex calls a store one call at a time (``Memex.call_lock``),
-and a pool hides a server that is down behind its wait for a free connection (psycopg_pool
-waits its whole ``timeout`` while it retries in the background), where a refused
-connection fails in a millisecond.
+and psycopg_pool's ``getconn`` waits, up to its timeout, for a connection its background
+workers make, which back off after failures (the postgres catalog measured its first
+statement after a restart timing out that way), where a refused connection of its own
+fails in a millisecond.
 
 After a failure, calls fail at once without touching the network until a retry time: 1 s
 after the first failure, doubling up to 10 s while the server stays down (as the chroma
