@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from memex_chroma.connection import (
     ChromaUnreachableError,
@@ -24,20 +23,13 @@ from memex_chroma.connection import (
     describe_failure,
     unreachable,
 )
+from memex_core.backoff import FIRST_RETRY_S, MAX_RETRY_S, RetryBackoff
 
-FIRST_RETRY_S = 1.0
-MAX_RETRY_S = 10.0
-
-
-@dataclass
-class _Outage:
-    problem: str
-    failures: int
-    retry_at: float
+__all__ = ["FIRST_RETRY_S", "MAX_RETRY_S", "ServerHealth"]
 
 
-class ServerHealth:
-    """Remembers whether the server answered, and when to try it again."""
+class ServerHealth(RetryBackoff):
+    """Remembers whether the chroma server answered, and when to try it again."""
 
     def __init__(
         self,
@@ -46,15 +38,8 @@ class ServerHealth:
         first_retry: float = FIRST_RETRY_S,
         max_retry: float = MAX_RETRY_S,
     ) -> None:
+        super().__init__(clock, first_retry, max_retry)
         self.server = server
-        self.clock = clock
-        self.first_retry = first_retry
-        self.max_retry = max_retry
-        self._outage: _Outage | None = None
-
-    @property
-    def down(self) -> bool:
-        return self._outage is not None
 
     @contextmanager
     def guarded(self) -> Iterator[None]:
@@ -64,23 +49,16 @@ class ServerHealth:
         """
         import httpx
 
-        outage = self._outage
-        if outage is not None:
-            wait = outage.retry_at - self.clock()
-            if wait > 0:
-                raise unreachable(self.server, f"{outage.problem}; next try in {wait:.1f} s")
+        waiting = self.waiting()
+        if waiting is not None:
+            raise unreachable(self.server, waiting)
         try:
             yield
         except ChromaUnreachableError as exc:  # from connecting: the heartbeat or client
             cause = exc.__cause__
-            self._failed(describe_failure(cause) if cause is not None else str(exc))
+            self.failed(describe_failure(cause) if cause is not None else str(exc))
             raise
         except httpx.TransportError as exc:  # refused, reset, timed out mid-call
-            self._failed(describe_failure(exc))
+            self.failed(describe_failure(exc))
             raise unreachable(self.server, describe_failure(exc)) from exc
-        self._outage = None
-
-    def _failed(self, problem: str) -> None:
-        failures = self._outage.failures + 1 if self._outage else 1
-        delay = min(self.max_retry, self.first_retry * 2 ** (failures - 1))
-        self._outage = _Outage(problem, failures, self.clock() + delay)
+        self.succeeded()

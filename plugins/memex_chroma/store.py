@@ -27,6 +27,7 @@ from memex_chroma.metadata import fragment_metadata, passes, where_clause
 from memex_chroma.outage import ServerHealth
 from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
 from memex_core.errors import EmbedderMismatchError
+from memex_core.vector_rows import upsert_rows
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
@@ -311,19 +312,9 @@ class ChromaVectorStore:
         ``vectors`` may also be a numpy matrix (one row per fragment), which
         avoids a copy through Python floats.
         """
-        if len(fragments) != len(vectors):
-            raise ValueError(f"{len(fragments)} fragments but {len(vectors)} vectors")
-        if not fragments:
+        if not fragments and len(vectors) == 0:
             return
-        matrix = np.asarray(vectors, dtype=np.float32)
-        if matrix.ndim != 2:
-            raise ValueError(f"vectors must form a 2-D array, got shape {matrix.shape}")
-        # chroma rejects duplicate ids within one call; the last vector for an id wins.
-        last_row = {fragment.id: row for row, fragment in enumerate(fragments)}
-        rows = sorted(last_row.values())
-        if len(rows) != len(fragments):
-            matrix = matrix[rows]
-            fragments = [fragments[row] for row in rows]
+        fragments, matrix = upsert_rows(fragments, vectors)  # the last vector for an id wins
         with self._operation(write=True):
             self._again_if_dropped(lambda: self._upsert(fragments, matrix))
 

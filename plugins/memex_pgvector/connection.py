@@ -18,17 +18,15 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memex_core.backoff import FIRST_RETRY_S, MAX_RETRY_S, RetryBackoff
 from memex_core.errors import VectorStoreUnavailableError
 from memex_pgvector.location import PgvectorLocation, Timeouts
 
 if TYPE_CHECKING:
     import psycopg
 
-FIRST_RETRY_S = 1.0
-MAX_RETRY_S = 10.0
 APPLICATION_NAME = "memex-pgvector"
 
 
@@ -74,15 +72,8 @@ def connect(location: PgvectorLocation, timeouts: Timeouts) -> psycopg.Connectio
     return conn
 
 
-@dataclass
-class _Outage:
-    problem: str
-    failures: int
-    retry_at: float
-
-
-class ServerHealth:
-    """Remembers whether the server answered, and when to try it again."""
+class ServerHealth(RetryBackoff):
+    """Remembers whether the database answered, and when to try it again."""
 
     def __init__(
         self,
@@ -91,29 +82,16 @@ class ServerHealth:
         first_retry: float = FIRST_RETRY_S,
         max_retry: float = MAX_RETRY_S,
     ) -> None:
+        super().__init__(clock, first_retry, max_retry)
         self.location = location
-        self.clock = clock
-        self.first_retry = first_retry
-        self.max_retry = max_retry
-        self._outage: _Outage | None = None
-
-    @property
-    def down(self) -> bool:
-        return self._outage is not None
 
     def check(self) -> None:
         """Raise at once while inside the retry delay after a failure."""
-        outage = self._outage
-        if outage is not None:
-            wait = outage.retry_at - self.clock()
-            if wait > 0:
-                raise unreachable(self.location, f"{outage.problem}; next try in {wait:.1f} s")
+        waiting = self.waiting()
+        if waiting is not None:
+            raise unreachable(self.location, waiting)
 
-    def succeeded(self) -> None:
-        self._outage = None
-
-    def failed(self, problem: str) -> PgvectorUnreachableError:
-        failures = self._outage.failures + 1 if self._outage else 1
-        delay = min(self.max_retry, self.first_retry * 2 ** (failures - 1))
-        self._outage = _Outage(problem, failures, self.clock() + delay)
+    def failure(self, problem: str) -> PgvectorUnreachableError:
+        """Record the failure; returns the error to raise."""
+        self.failed(problem)
         return unreachable(self.location, problem)

@@ -31,6 +31,7 @@ import numpy as np
 
 from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
 from memex_core.errors import EmbedderMismatchError
+from memex_core.vector_rows import upsert_rows
 from memex_pgvector.connection import ServerHealth, connect, describe_failure
 from memex_pgvector.filters import COLUMN_TYPES, COLUMNS, row_values, where_clause
 from memex_pgvector.location import (
@@ -180,10 +181,10 @@ class PgvectorStore:
                     problem = describe_failure(exc)
                     if self._watchdog.fired:
                         problem = f"no answer within {deadline:g} s"
-                    raise self.health.failed(problem) from exc
+                    raise self.health.failure(problem) from exc
                 except psycopg.InterfaceError as exc:  # a connection closed under us
                     self._discard()
-                    raise self.health.failed(describe_failure(exc)) from exc
+                    raise self.health.failure(describe_failure(exc)) from exc
                 self.health.succeeded()
                 return result
             raise AssertionError("unreachable")  # the loop returns or raises
@@ -368,19 +369,9 @@ class PgvectorStore:
         ``vectors`` may also be a numpy matrix (one row per fragment). Each batch of
         :data:`BATCH` rows is one transaction.
         """
-        if len(fragments) != len(vectors):
-            raise ValueError(f"{len(fragments)} fragments but {len(vectors)} vectors")
-        if not fragments:
+        if not fragments and len(vectors) == 0:
             return
-        matrix = np.asarray(vectors, dtype=np.float32)
-        if matrix.ndim != 2:
-            raise ValueError(f"vectors must form a 2-D array, got shape {matrix.shape}")
-        # One statement cannot update a row twice; the last vector for an id wins.
-        last_row = {fragment.id: row for row, fragment in enumerate(fragments)}
-        rows = sorted(last_row.values())
-        if len(rows) != len(fragments):
-            matrix = matrix[rows]
-            fragments = [fragments[row] for row in rows]
+        fragments, matrix = upsert_rows(fragments, vectors)  # the last vector for an id wins
         dimension = int(matrix.shape[1])
         bulk = len(fragments) >= BATCH
         for part in _batches(len(fragments), BATCH):
