@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 from memex_core.errors import MemexError, WriteLockedError
 
@@ -41,7 +42,80 @@ def _timeout_from_env() -> float:
     return value
 
 
-class WriteLock:
+class WaitingLock:
+    """What every memex lock shares: wait for the holder up to ``timeout`` seconds
+    (``MEMEX_LOCK_TIMEOUT``, default 10; 0 = fail at once), say once through ``notify``
+    whom it waits for, then raise :class:`WriteLockedError` naming the holder.
+
+    A lock says what it guards (:meth:`_busy`) and implements ``try_acquire``,
+    ``holder`` and ``release``; :class:`WriteLock` is a file in the home, the postgres
+    plugin's ``DatabaseLock`` an advisory lock in the shared database.
+    """
+
+    timeout: float
+    notify: Callable[[str], None] | None
+
+    def try_acquire(self) -> bool:
+        raise NotImplementedError
+
+    def holder(self) -> str:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        raise NotImplementedError
+
+    def _busy(self, holder: str) -> str:
+        """``Another memex process ... (<holder>)``: what is taken, and by whom."""
+        raise NotImplementedError
+
+    def acquire(self) -> None:
+        started = time.monotonic()
+        told = False
+        while not self.try_acquire():
+            holder = self.holder()
+            waited = time.monotonic() - started
+            if waited >= self.timeout:
+                raise WriteLockedError(self._refusal(holder))
+            if not told and (holder or waited >= _NAME_GRACE_S):
+                told = True
+                if self.notify is not None:
+                    self.notify(
+                        f"{self._busy(holder)}; waiting up to {self.timeout:g} s for it to "
+                        f"finish ({TIMEOUT_ENV} sets how long)."
+                    )
+            time.sleep(0.1)
+
+    def refusal(self) -> str:
+        """Why a writer that gave up waiting could not write, naming the holder."""
+        return self._refusal(self.holder())
+
+    def _refusal(self, holder: str) -> str:
+        who = self._busy(holder)
+        if self.timeout <= 0:
+            return (
+                f"{who}, and this command was told not to wait. Run it again when that one "
+                f"has finished, or let it wait ({TIMEOUT_ENV}=<seconds>, default "
+                f"{DEFAULT_TIMEOUT_S:g})."
+            )
+        return (
+            f"{who}; gave up after waiting {self.timeout:g} s. Wait for it to finish and run "
+            f"the command again, or set {TIMEOUT_ENV}=<seconds> to wait longer."
+        )
+
+    def __enter__(self) -> Self:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+class WriteLock(WaitingLock):
     """An advisory ``flock`` on ``$MEMEX_HOME/write.lock``: one writing process per home.
 
     Readers never take it (SQLite WAL lets them read while a write is under way).
@@ -64,25 +138,6 @@ class WriteLock:
         self.notify = notify
         self._fd: int | None = None
         self._depth = 0
-
-    def acquire(self) -> None:
-        started = time.monotonic()
-        told = False
-        while not self.try_acquire():
-            holder = self.holder()
-            waited = time.monotonic() - started
-            if waited >= self.timeout:
-                raise WriteLockedError(self._refusal(holder))
-            if not told and (holder or waited >= _NAME_GRACE_S):
-                told = True
-                if self.notify is not None:
-                    self.notify(
-                        f"Another memex process is writing to {self.path.parent} "
-                        f"({holder or 'holder unknown'}); waiting up to "
-                        f"{self.timeout:g} s for it to finish ({TIMEOUT_ENV} sets how "
-                        "long)."
-                    )
-            time.sleep(0.1)
 
     def try_acquire(self) -> bool:
         """Take the lock if no other process holds it, without waiting (True if taken).
@@ -114,23 +169,9 @@ class WriteLock:
         except OSError:
             return ""
 
-    def refusal(self) -> str:
-        """Why a writer that gave up waiting could not write, naming the holder."""
-        return self._refusal(self.holder())
-
-    def _refusal(self, holder: str) -> str:
-        who = (
-            f"Another memex process is writing to {self.path.parent} ({holder or 'holder unknown'})"
-        )
-        if self.timeout <= 0:
-            return (
-                f"{who}, and this command was told not to wait. Run it again when that one "
-                f"has finished, or let it wait ({TIMEOUT_ENV}=<seconds>, default "
-                f"{DEFAULT_TIMEOUT_S:g})."
-            )
+    def _busy(self, holder: str) -> str:
         return (
-            f"{who}; gave up after waiting {self.timeout:g} s. Wait for it to finish and run "
-            f"the command again, or set {TIMEOUT_ENV}=<seconds> to wait longer."
+            f"Another memex process is writing to {self.path.parent} ({holder or 'holder unknown'})"
         )
 
     def release(self) -> None:
@@ -143,15 +184,3 @@ class WriteLock:
         fcntl.flock(self._fd, fcntl.LOCK_UN)
         os.close(self._fd)
         self._fd = None
-
-    def __enter__(self) -> WriteLock:
-        self.acquire()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.release()

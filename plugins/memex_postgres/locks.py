@@ -22,23 +22,18 @@ import contextlib
 import os
 import socket
 import sys
-import time
 import zlib
 from collections.abc import Callable
-from types import TracebackType
 from typing import Any
 
 from memex_core.catalog.faults import CatalogUnavailableError
-from memex_core.catalog.lock import TIMEOUT_ENV, _timeout_from_env, _to_stderr
-from memex_core.errors import WriteLockedError
+from memex_core.catalog.lock import WaitingLock, _timeout_from_env, _to_stderr
 
 #: First key of every memex job lock: "memx" in ASCII, so a DBA reading pg_locks can tell.
 LOCK_CLASS = 0x6D656D78
 #: PostgreSQL keeps NAMEDATALEN - 1 bytes of an application_name.
 _APPLICATION_NAME_MAX = 63
 #: How long a waiting process gives the holder before saying it waits for an unknown one.
-_NAME_GRACE_S = 1.0
-_POLL_S = 0.1
 
 _HOLDER_SQL = """
 SELECT a.application_name, a.client_addr::text, a.pid
@@ -82,7 +77,7 @@ class DatabaseLockError(CatalogUnavailableError):
     """The database that holds the job locks cannot be reached."""
 
 
-class DatabaseLock:
+class DatabaseLock(WaitingLock):
     """A job lock shared by every memex process on one PostgreSQL database.
 
     Same interface as :class:`~memex_core.catalog.lock.WriteLock`: :meth:`acquire` waits
@@ -179,24 +174,6 @@ class DatabaseLock:
 
     # -- the lock ------------------------------------------------------------------------
 
-    def acquire(self) -> None:
-        started = time.monotonic()
-        told = False
-        while not self.try_acquire():
-            holder = self.holder()
-            waited = time.monotonic() - started
-            if waited >= self.timeout:
-                raise WriteLockedError(self._refusal(holder))
-            if not told and (holder or waited >= _NAME_GRACE_S):
-                told = True
-                if self.notify is not None:
-                    self.notify(
-                        f"Another memex process holds {self.where} "
-                        f"({holder or 'holder unknown'}); waiting up to {self.timeout:g} s "
-                        f"for it to finish ({TIMEOUT_ENV} sets how long)."
-                    )
-            time.sleep(_POLL_S)
-
     def try_acquire(self) -> bool:
         """Take the lock if no other session holds it, without waiting (True if taken)."""
         if self._depth > 0:
@@ -222,21 +199,8 @@ class DatabaseLock:
             return str(name)
         return f"a session from {address or 'a local socket'} (server pid {pid})"
 
-    def refusal(self) -> str:
-        """Why a job that gave up waiting could not run, naming the holder."""
-        return self._refusal(self.holder())
-
-    def _refusal(self, holder: str) -> str:
-        who = f"Another memex process holds {self.where} ({holder or 'holder unknown'})"
-        if self.timeout <= 0:
-            return (
-                f"{who}, and this command was told not to wait. Run it again when that one "
-                f"has finished, or let it wait ({TIMEOUT_ENV}=<seconds>)."
-            )
-        return (
-            f"{who}; gave up after waiting {self.timeout:g} s. Wait for it to finish and run "
-            f"the command again, or set {TIMEOUT_ENV}=<seconds> to wait longer."
-        )
+    def _busy(self, holder: str) -> str:
+        return f"Another memex process holds {self.where} ({holder or 'holder unknown'})"
 
     def release(self) -> None:
         if self._depth == 0:
@@ -254,15 +218,3 @@ class DatabaseLock:
         """Drop the connection (and with it the lock, if still held)."""
         self._depth = 0
         self._close()
-
-    def __enter__(self) -> DatabaseLock:
-        self.acquire()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.release()
