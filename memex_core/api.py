@@ -1257,6 +1257,10 @@ class Memex:
         for lock in locks.values():
             if lock is not self.lock:
                 lock.close()  # a database lock's own connection
+        vectors, self._vectors = self._vectors, None
+        close_vectors = getattr(vectors, "close", None)
+        if callable(close_vectors):  # a server connection (pgvector), chroma's hold on files
+            close_vectors()
         if self._catalog is not None:
             self._catalog.close()
             self._catalog = None
