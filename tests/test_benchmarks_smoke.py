@@ -498,3 +498,45 @@ def test_service_section_runs_tiny(quick_ctx: RunContext) -> None:
             for where in ("in-process", "HTTP"):
                 assert f"| {mode} | {clients} | {where} |" in rows
     assert any("`GET /healthz` round trip" in block for block in section.body)
+
+
+@pytest.mark.slow
+def test_scale_out_section_runs_tiny(
+    quick_ctx: RunContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Benchmark 15 on 120 passages with vectors and 180 keyword-only: a PostgreSQL server of
+    its own with fsync on, both engines finding the same results, a fresh home catching up
+    with the writer's answers, one and two `memex serve` replicas."""
+    from dataclasses import replace
+
+    from benchmarks import scale_out, service
+
+    shared_data_dir("beir", "scifact")
+    reason = (
+        quick_ctx.embedder_available() or scale_out.postgres_unavailable() or service.unavailable()
+    )
+    if reason:
+        pytest.skip(reason)
+    monkeypatch.setenv(scale_out.SIZES_ENV, "120,180")
+    monkeypatch.setattr(scale_out, "QUICK_REPLICA_QUERIES", 16)
+    quick_ctx.sizes = replace(
+        quick_ctx.sizes, vectors_max=120, hybrid_queries=4, model_warmup_texts=4
+    )
+    section = scale_out.run(quick_ctx)
+    assert not section.skipped, section.skipped
+    assert [c.name for c in section.checks] == [
+        "PostgreSQL keyword-only ingest vs SQLite @ 120",
+        "PostgreSQL hybrid p50 vs SQLite @ 120",
+        "PostgreSQL keyword-only ingest vs SQLite @ 180",
+        "PostgreSQL keyword p50 vs SQLite @ 180",
+        "two `memex serve` replicas vs one, hybrid @ 120, 8 clients",
+        "two `memex serve` replicas vs one, keyword @ 120, 8 clients",
+    ]
+    body = "\n".join(section.body)
+    assert "fsync=on" in body and "**Sizes run: 120, 180**" in body
+    assert "| 120 | MiniLM | PostgreSQL |" in body and "| 4/4 |" in body  # same top-10
+    assert "| 180 | none: keyword only | SQLite |" in body
+    assert "| fragments in its keyword index / in the catalog | 120 / 120 |" in body
+    assert "| same top-10 keyword ids as the writer home | 20/20 queries |" in body
+    for mode in scale_out.REPLICA_MODES:
+        assert f"| {mode} | 1 | 16 |" in body and f"| {mode} | 2 | 16 |" in body
