@@ -1,5 +1,5 @@
 """Two ``memex serve`` replicas on one memory: two homes, one PostgreSQL catalog, one ``chroma
-run`` server for the vectors... or none (see below), written to concurrently over HTTP.
+run`` server for the vectors (or none), written to concurrently over HTTP.
 
 1,000 memory writes spread over both replicas from 16 client threads (``memex_client``):
 each write is found through the replica that took it as soon as it returns
@@ -7,11 +7,11 @@ each write is found through the replica that took it as soon as it returns
 documented lag (``[serve] max_lag_s``, 5 s); none is lost or doubled (memories and
 fragments counted in the catalog), and both homes' doctors are clean.
 
-The replicas are keyword-only (``[embedder] use = "none"``): what is under test is the
-catalog, the change journal and each replica's keyword index following it; embedding 1,000
-facts with a real model on two shared cores would take most of the time budget and prove
-nothing more about replicas (shared vectors are tested with a Chroma server in
-tests/test_chroma_server.py and with pgvector in tests/test_pgvector_*.py).
+The test runs twice: keyword-only (``[embedder] use = "none"``: the catalog, the change
+journal and each replica's keyword index following it, nothing else), and with the default
+MiniLM embedder and one ``chroma run`` server shared by both replicas, where every fact must
+also have its one vector in the shared store (the doctors compare the catalog with the
+server) and a hybrid search through either replica finds it.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.chroma_server import chroma_server_url  # noqa: F401 (a fixture)
 from tests.memex_service import Service, running_service
 
 psycopg = pytest.importorskip("psycopg")
@@ -43,11 +44,13 @@ MAX_LAG_S = 5.0
 MEMEX = (sys.executable, "-m", "memex_core")
 
 
-def replica_home(home: Path, url: str) -> Path:
+def replica_home(home: Path, url: str, chroma_url: str | None = None) -> Path:
     home.mkdir(parents=True, exist_ok=True)
+    vectors = (
+        f'[vector.chroma]\nurl = "{chroma_url}"\n' if chroma_url else '[embedder]\nuse = "none"\n'
+    )
     (home / "config.toml").write_text(
-        '[embedder]\nuse = "none"\n'
-        '[catalog]\nuse = "postgres"\n'
+        vectors + '[catalog]\nuse = "postgres"\n'
         f'[catalog.postgres]\nurl = "{url}"\n'
         f"[serve]\nmax_lag_s = {MAX_LAG_S}\n",
         encoding="utf-8",
@@ -55,15 +58,26 @@ def replica_home(home: Path, url: str) -> Path:
     return home
 
 
+@pytest.fixture(params=["keyword_only", "chroma_server"])
+def vectors(request: pytest.FixtureRequest) -> str | None:
+    """None (keyword-only replicas), or the URL of one chroma server both replicas share."""
+    if request.param == "keyword_only":
+        return None
+    url: str = request.getfixturevalue("chroma_server_url")
+    return url
+
+
 @pytest.fixture
-def two_replicas(postgres_url: str, tmp_path: Path) -> Iterator[tuple[Service, Service]]:
-    env = {"MEMEX_CATALOG_URL": ""}
+def two_replicas(
+    postgres_url: str, vectors: str | None, tmp_path: Path
+) -> Iterator[tuple[Service, Service]]:
+    env = {"MEMEX_CATALOG_URL": "", "MEMEX_CHROMA_URL": ""}
     with ExitStack() as stack:
         first = stack.enter_context(
-            running_service(replica_home(tmp_path / "host-a", postgres_url), env=env)
+            running_service(replica_home(tmp_path / "host-a", postgres_url, vectors), env=env)
         )
         second = stack.enter_context(
-            running_service(replica_home(tmp_path / "host-b", postgres_url), env=env)
+            running_service(replica_home(tmp_path / "host-b", postgres_url, vectors), env=env)
         )
         yield first, second
 
@@ -83,7 +97,7 @@ def hits(client: MemexClient, word: str) -> int:
 
 
 def test_a_thousand_writes_over_two_replicas(
-    two_replicas: tuple[Service, Service], postgres_url: str
+    two_replicas: tuple[Service, Service], postgres_url: str, vectors: str | None
 ) -> None:
     services = two_replicas
     clients = [MemexClient(s.url, admin_secret=s.admin_secret, timeout=120) for s in services]
@@ -132,6 +146,15 @@ def test_a_thousand_writes_over_two_replicas(
         assert memories == (WRITES,)
         assert revisions.fetchone() == (WRITES, WRITES)
         assert fragments.fetchone() == (WRITES, WRITES)
+        if vectors is not None:  # each fact embedded once, in the shared store
+            embedded = conn.execute("SELECT COUNT(*) FROM fragments WHERE embedded_by IS NOT NULL")
+            assert embedded.fetchone() == (WRITES,)
+
+    if vectors is not None:  # meaning and words together, through either replica
+        for n in range(0, WRITES, 97):
+            for client in clients:
+                found = client.operator().search(fact(n), user_id="alice", mode="hybrid", limit=3)
+                assert found and found[0].text == fact(n), (n, [h.text for h in found])
 
     for service in services:
         doctor = subprocess.run(
