@@ -1,4 +1,5 @@
-"""What every vector store checks and folds before an upsert (shared by the built-in ones)."""
+"""What every vector store checks of its input before an upsert or a search (shared by the
+built-in ones)."""
 
 from __future__ import annotations
 
@@ -30,3 +31,11 @@ def upsert_rows(
     if len(rows) == len(fragments):
         return list(fragments), matrix
     return [fragments[row] for row in rows], matrix[rows]
+
+
+def query_vector(vector: Sequence[float] | Any) -> np.ndarray:
+    """A search's query vector as float32, 1-D (ValueError otherwise)."""
+    query = np.asarray(vector, dtype=np.float32)
+    if query.ndim != 1:
+        raise ValueError(f"the query vector must be 1-D, got shape {query.shape}")
+    return query

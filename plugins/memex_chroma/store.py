@@ -27,7 +27,7 @@ from memex_chroma.metadata import fragment_metadata, passes, where_clause
 from memex_chroma.outage import ServerHealth
 from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
 from memex_core.errors import EmbedderMismatchError
-from memex_core.vector_rows import upsert_rows
+from memex_core.vector_rows import query_vector, upsert_rows
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
@@ -409,9 +409,7 @@ class ChromaVectorStore:
         """Best ``limit`` fragments passing ``filters`` by cosine similarity, best first."""
         if limit <= 0:
             return []
-        query = np.asarray(vector, dtype=np.float32)
-        if query.ndim != 1:
-            raise ValueError(f"the query vector must be 1-D, got shape {query.shape}")
+        query = query_vector(vector)
 
         def work() -> tuple[list[str], list[float]]:
             collection = self._existing_collection()

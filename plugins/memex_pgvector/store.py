@@ -31,7 +31,7 @@ import numpy as np
 
 from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
 from memex_core.errors import EmbedderMismatchError
-from memex_core.vector_rows import upsert_rows
+from memex_core.vector_rows import query_vector, upsert_rows
 from memex_pgvector.connection import ServerHealth, connect, describe_failure
 from memex_pgvector.filters import COLUMN_TYPES, COLUMNS, row_values, where_clause
 from memex_pgvector.location import (
@@ -438,9 +438,7 @@ class PgvectorStore:
         """Best ``limit`` fragments passing ``filters`` by cosine similarity, best first."""
         if limit <= 0:
             return []
-        query = np.asarray(vector, dtype=np.float32)
-        if query.ndim != 1:
-            raise ValueError(f"the query vector must be 1-D, got shape {query.shape}")
+        query = query_vector(vector)
         where, params = where_clause(filters)
         sql = (
             f"SELECT id, embedding <=> %b AS distance FROM {self.table} "
