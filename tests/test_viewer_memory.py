@@ -485,3 +485,26 @@ def test_signed_out_memory_pages_send_to_sign_in(home: Home) -> None:
     answer = client.post(f"/memory/{home.alice_tea}/forget", data={"confirm": "yes"})
     assert answer.status_code in (303, 200) and "memex_session" not in answer.text
     assert home.mx.operator().get(home.alice_tea).status == "active"
+
+
+# -- facts on /activity and in search hits ------------------------------------------------------
+
+
+def test_activity_titles_a_fact_by_its_text_escaped(home: Home, operator: TestClient) -> None:
+    long = "Alice deploys the billing service " + "only on Friday afternoons " * 6
+    home.mx.agent("alice").remember(long, collection="acme")
+    home.mx.agent("alice").remember(f"{XSS} is what the pen test pasted", collection="acme")
+    body = operator.get("/activity").text
+    titles = re.findall(r'<h2><a href="/timeline/[^"]+">([^<]*)</a></h2>', body)
+    assert titles[:2] == [
+        # Escaped once by the template; the fact's first words, not its kind ("misc").
+        "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; is"
+        " what the pen test…",
+        "Alice deploys the billing service only on Friday afternoons only on Friday…",
+    ]
+    assert "Alice prefers green tea" in titles
+    assert "<script>alert" not in body and "onerror=alert(1)>" not in body
+    # A memory file keeps its file name.
+    assert "notes.md" in titles
+    hits = operator.get("/", params={"q": "green tea", "mode": "keyword"}).text
+    assert '">Alice prefers green tea</a></h3>' in hits

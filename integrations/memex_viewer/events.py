@@ -29,11 +29,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from memex_core.domain.disclosure import label_of
 from memex_server.auth import state_of
 from memex_viewer.params import bounded
 from memex_viewer.principal import SignedIn, Viewer, current
 from memex_viewer.rendering import SECURITY_HEADERS, render, when
+from memex_viewer.titles import title_of
 
 if TYPE_CHECKING:
     from memex_core.domain import Fragment
@@ -77,7 +77,7 @@ def item_of(fragment: Fragment) -> dict[str, Any]:
     return {
         "id": fragment.id,
         "conversation_id": fragment.conversation_id,
-        "title": label_of(fragment),
+        "title": title_of(fragment),
         "role": fragment.role,
         "source": fragment.source_kind,
         "time": when(fragment.timestamp),

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from markupsafe import Markup
 
-from memex_core.domain.disclosure import label_of, query_terms, why_matched
+from memex_core.domain.disclosure import query_terms, why_matched
 from memex_core.domain.results import KEYWORD, SEMANTIC
 from memex_core.errors import MemexError
 from memex_server.auth import state_of
@@ -23,6 +23,7 @@ from memex_viewer.highlight import marked_snippet
 from memex_viewer.params import bounded
 from memex_viewer.principal import SignedIn, Viewer
 from memex_viewer.rendering import render
+from memex_viewer.titles import title_of
 
 if TYPE_CHECKING:
     from memex_core.domain.results import SearchResult
@@ -62,7 +63,7 @@ def hit_of(result: SearchResult, query: str) -> Hit:
     fragment = result.fragment
     return Hit(
         id=fragment.id,
-        title=label_of(fragment),
+        title=title_of(fragment),
         source=fragment.source_kind,
         role=fragment.role,
         timestamp=fragment.timestamp,
