@@ -63,6 +63,16 @@ class ApiError(Exception):
         return CODES[self.code]
 
 
+@dataclass
+class ReplicaBehind(ApiError):
+    """``replica_behind``, with how far behind: the keyword index has not applied
+    ``entries`` catalog changes, for up to ``seconds`` (inf: it never caught up). The
+    viewer shows these on its own page; the API sends the message."""
+
+    entries: int = 0
+    seconds: float = 0.0
+
+
 def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
     return {"error": {"code": code, "message": message}}
 

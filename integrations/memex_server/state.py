@@ -82,16 +82,18 @@ class ServerState:
         limit = follower.settings.max_lag_s
         if lag.seconds <= limit:
             return
-        from memex_server.errors import ApiError
+        from memex_server.errors import ReplicaBehind
 
         why = f" Its follower reports: {follower.error}." if follower.error else ""
         behind = "ever" if lag.seconds == float("inf") else f"{lag.seconds:.1f} s"
-        raise ApiError(
+        raise ReplicaBehind(
             "replica_behind",
             f"This server's keyword index is {lag.entries:,} catalog change(s) and up to "
             f"{behind} behind the catalog, more than [serve] max_lag_s = {limit:g} s allows, "
             "so it does not answer with possibly stale results. Retry in a moment or ask "
             f"another replica; /readyz shows the lag.{why}",
+            entries=lag.entries,
+            seconds=lag.seconds,
         )
 
     def write(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:

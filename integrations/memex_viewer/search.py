@@ -19,6 +19,7 @@ from memex_core.domain.disclosure import query_terms, why_matched
 from memex_core.domain.results import KEYWORD, SEMANTIC
 from memex_core.errors import MemexError
 from memex_server.auth import state_of
+from memex_server.errors import ReplicaBehind
 from memex_viewer.highlight import marked_snippet
 from memex_viewer.params import bounded
 from memex_viewer.principal import SignedIn, Viewer
@@ -38,6 +39,9 @@ FILTERS = ("source", "conversation", "role", "since", "until", "collection")
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 MAX_QUERY = 2000
+#: What a page that refused a search because this replica is behind asks the browser to
+#: wait, in seconds (the API's replica_behind sends the same).
+RETRY_AFTER_S = 1
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,8 @@ def _search(
         time_filtered="since" in options or "until" in options,
     )
     with prepared:
-        return state.call(
+        # As POST /v1/search: refused while this replica's keyword index lags the catalog.
+        return state.fresh_call(
             view.search,
             query,
             mode,
@@ -209,6 +214,7 @@ def search_page(
         "guidance": [],
         "error": None,
         "searched": bool(query),
+        "behind": None,
     }
     status = 200
     if query:
@@ -220,7 +226,26 @@ def search_page(
                 context["guidance"] = empty_guidance(
                     state, viewer, query, MODES[mode_name], filters, found
                 )
+        except ReplicaBehind as behind:
+            return catching_up(request, viewer, context, behind)
         except (MemexError, ValueError) as exc:
             context["error"] = str(exc)
             status = 422
     return render(request, "search.html", viewer, status=status, **context)
+
+
+def catching_up(
+    request: Request, viewer: Viewer, context: dict[str, Any], behind: ReplicaBehind
+) -> Response:
+    """The search page, its form kept, saying this replica is behind the catalog (503, as
+    the API's ``replica_behind``) instead of results that may miss the newest writes."""
+    changes = f"{behind.entries:,} change{'' if behind.entries == 1 else 's'}"
+    context["behind"] = (
+        f"This server is catching up: its index is {changes} behind the shared catalog, "
+        "so it shows no results that could miss them. Retry in a moment (press Search "
+        "again), or use another server of this memory."
+    )
+    context["searched"] = False
+    response = render(request, "search.html", viewer, status=503, **context)
+    response.headers["Retry-After"] = str(RETRY_AFTER_S)
+    return response
