@@ -57,6 +57,16 @@ class Section:
     def add(self, *blocks: str) -> None:
         self.body.extend(blocks)
 
+    @property
+    def number(self) -> str:
+        """The title's number ("14", "11b"): the summary's rows name their section by it."""
+        return self.title.split(" ", 1)[0].rstrip(".")
+
+
+#: The summary table's columns; the "section" column lets a report be read back
+#: (benchmarks/reports.py) without guessing which section a row came from.
+SUMMARY_HEADERS = ("section", "benchmark", "memex", "target", "verdict", "peer (same run)")
+
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
@@ -106,20 +116,33 @@ def git_commit() -> str:
         return "unknown"
 
 
-def environment_lines() -> list[str]:
+def library_versions() -> str:
     versions = []
     for name in LIBRARIES:
         try:
             versions.append(f"{name} {metadata.version(name)}")
         except metadata.PackageNotFoundError:
             versions.append(f"{name} (not installed)")
+    return ", ".join(versions)
+
+
+def machine() -> str:
+    return (
+        f"{cpu_model()}, {os.cpu_count()} logical cores, {memory_gb()} RAM, "
+        f"{platform.system()} {platform.release()}"
+    )
+
+
+def python_version() -> str:
+    return f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})"
+
+
+def environment_lines() -> list[str]:
     return [
         f"- Date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
-        f"- Machine: {cpu_model()}, {os.cpu_count()} logical cores, {memory_gb()} RAM, "
-        f"{platform.system()} {platform.release()}",
-        f"- Python: {platform.python_implementation()} {platform.python_version()} "
-        f"({sys.executable})",
-        f"- Libraries: {', '.join(versions)}",
+        f"- Machine: {machine()}",
+        f"- Python: {python_version()}",
+        f"- Libraries: {library_versions()}",
         f"- memex commit: {git_commit()}",
     ]
 
@@ -159,9 +182,9 @@ def render(
     out += ["## Summary", ""]
     if checks:
         rows: list[list[object]] = [
-            [c.name, c.figure, c.target, c.verdict, c.peer] for _, c in checks
+            [s.number, c.name, c.figure, c.target, c.verdict, c.peer] for s, c in checks
         ]
-        out += [table(["benchmark", "memex", "target", "verdict", "peer (same run)"], rows), ""]
+        out += [table(SUMMARY_HEADERS, rows), ""]
     for section in sections:
         if section.skipped:
             out.append(f"- **{section.title}**: skipped: {section.skipped}")
