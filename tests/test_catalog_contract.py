@@ -312,6 +312,17 @@ def test_the_journal_records_additions_and_removals_in_order(catalog: SqlCatalog
     assert catalog.fragment_changes_since(3) == (3, [])
 
 
+def test_the_journal_is_read_a_chunk_at_a_time(catalog: SqlCatalog) -> None:
+    """With a limit, the oldest entries only and the last one's number: a follower
+    replays a long journal chunk by chunk, each chunk going on where the last stopped."""
+    add(catalog, [fragment("a"), fragment("b"), fragment("c")])
+    catalog.retire_fragments(["a"])
+    assert catalog.fragment_changes_since(0, 2) == (2, ["a", "b"])
+    assert catalog.fragment_changes_since(2, 2) == (4, ["c", "a"])
+    assert catalog.fragment_changes_since(4, 2) == (4, [])
+    assert catalog.fragment_changes_since(0, 10) == catalog.fragment_changes_since(0)
+
+
 def test_pruning_keeps_the_journal_numbers_going(catalog: SqlCatalog) -> None:
     add(catalog, [fragment("a"), fragment("b"), fragment("c")])
     catalog.prune_fragment_changes(3)

@@ -22,6 +22,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from memex_core.api import Memex
+from memex_core.domain import Fragment, Provenance
 from memex_core.replicas import WATERMARK_FILE, replica_name
 from memex_core.services.indexing import KEYWORD_SYNCED_SETTING
 from memex_server.app import build_app
@@ -227,6 +228,72 @@ def test_a_replica_that_falls_behind_says_so(
     assert mx.keyword_sync.lag().entries == 0
 
 
+def fragments(count: int, word: str) -> list[Fragment]:
+    """``count`` fragments built in code, each holding ``word``."""
+    return [
+        Fragment(
+            id=f"{word}-{n:05d}",
+            conversation_id=f"{word}-conversation",
+            role="user",
+            content=f"passage {n} about the {word} and the reeds",
+            provenance=Provenance("api", "bench", f"{word}-{n}", f"{word}#{n}"),
+        )
+        for n in range(count)
+    ]
+
+
+def test_a_large_backlog_is_replayed_between_reads(
+    app_on: Callable[..., tuple[Memex, TestClient]], replicas: Callable[..., Memex]
+) -> None:
+    """A backlog of 2,000 journal entries (another host's big write while this replica was
+    paused) is replayed 100 entries per hold of the call lock: /readyz and searches are
+    answered between the chunks, and they tell the true lag (entries falling chunk by
+    chunk, seconds still counted from before the backlog: 503 replica_behind) until the
+    replica has caught up."""
+    mx, client = app_on("served", max_lag_s=0.5, replay_chunk=100)
+    writer = replicas("writer")
+    assert search(client, "heron")[0] == 200
+    follower = client.app.state.memex.follower  # type: ignore[attr-defined]
+    follower.pause()
+    writer.add_fragments(fragments(2000, "heron"), origin="test:backlog", embed=False)
+    backlog = mx.keyword_sync.lag().entries
+    assert backlog >= 2000
+    time.sleep(0.6)  # behind for longer than max_lag_s allows
+    # Each chunk takes a while, as a big one does on a big index.
+    keyword = mx.keyword_sync.keyword
+    add = keyword.add
+
+    def slow_add(batch: Any) -> Any:
+        time.sleep(0.02)
+        return add(batch)
+
+    keyword.add = slow_add  # type: ignore[method-assign]
+    reports: list[tuple[int, dict[str, Any]]] = []
+    refusals: list[tuple[int, str]] = []
+    follower.resume()
+    deadline = time.monotonic() + 60
+    while True:
+        ready = client.get("/readyz")
+        reports.append((ready.status_code, ready.json()))
+        if ready.json()["keyword_lag"] == 0:
+            break
+        status, body = search(client, "heron")
+        refusals.append((status, body.get("error", {}).get("code", "")))  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, "the backlog was not replayed within 60 s"
+    between = [(status, r) for status, r in reports if 0 < r["keyword_lag"] < backlog]
+    assert len(between) >= 3, f"no reads answered between chunks: {reports}"
+    lags = [r["keyword_lag"] for _status, r in between]
+    assert lags == sorted(lags, reverse=True)
+    seconds = [r["lag_seconds"] for _status, r in between]
+    assert seconds == sorted(seconds) and seconds[0] > 0.5  # never reset by a chunk
+    assert all(status == 503 and not r["ready"] for status, r in between)
+    assert refusals and set(refusals) == {(503, "replica_behind")}
+    status, body = search(client, "heron")
+    assert status == 200 and len(body["results"]) == 10  # type: ignore[arg-type]
+    assert client.get("/readyz").status_code == 200
+    assert keyword.count() == mx.catalog.count_fragments()
+
+
 def test_the_follower_flushes_and_tells_the_catalog(
     app_on: Callable[..., tuple[Memex, TestClient]], replicas: Callable[..., Memex]
 ) -> None:
@@ -272,7 +339,14 @@ def test_serve_settings_are_checked(tmp_path: Path) -> None:
     settings = FollowSettings.from_table({"max_lag_s": 2, "flush_changes": 50}, "c.toml")
     assert settings.max_lag_s == 2.0 and settings.flush_changes == 50
     assert settings.follow_interval == 0.5 and settings.flush_interval == 30.0
-    for bad in ({"max_lag_s": "soon"}, {"follow_interval": 0}, {"flush_changes": True}):
+    assert settings.replay_chunk == 2000
+    assert FollowSettings.from_table({"replay_chunk": 500}, "c.toml").replay_chunk == 500
+    for bad in (
+        {"max_lag_s": "soon"},
+        {"follow_interval": 0},
+        {"flush_changes": True},
+        {"replay_chunk": 0},
+    ):
         with pytest.raises(MemexError) as refused:
             FollowSettings.from_table(bad, tmp_path / "config.toml")
         key = next(iter(bad))

@@ -9,11 +9,17 @@ change journal into the keyword index in memory under the server's call lock
 index to disk under the home's write lock (every ``flush_changes`` entries or
 ``flush_interval`` seconds), which also records this replica's place in the journal.
 
-Every tick, even one with nothing to replay, marks the replica as caught up, so the lag a
-search sees (:meth:`Follower.lag`) is at most how long ago the follower last reached the
-head: a follower that stopped or cannot keep up shows a growing lag, and past
-``[serve] max_lag_s`` (default 5 s) searches answer 503 ``replica_behind`` instead of
-stale results (:func:`memex_server.state.ServerState.fresh_call`).
+A long journal (another host ingested a big export, this replica was paused) is replayed
+``[serve] replay_chunk`` entries (default 2,000) per hold of the call lock, letting go of
+it between chunks, so searches are answered meanwhile instead of waiting for the whole
+catch-up.
+
+Every tick that reaches the journal's head, even one with nothing to replay, marks the
+replica as caught up, so the lag a search sees (:meth:`Follower.lag`) is at most how long
+ago the follower last reached the head: a follower that stopped, cannot keep up or is
+still replaying a backlog shows a growing lag, and past ``[serve] max_lag_s`` (default
+5 s) searches answer 503 ``replica_behind`` instead of stale results
+(:func:`memex_server.state.ServerState.fresh_call`).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memex_core.errors import MemexError
+from memex_core.services.indexing import REPLAY_CHUNK
 
 if TYPE_CHECKING:
     from memex_core.api import Memex
@@ -40,6 +47,10 @@ DEFAULT_FLUSH_CHANGES = 1000
 DEFAULT_FLUSH_INTERVAL_S = 30.0
 #: After a failed tick (catalog unreachable), wait this long, doubling up to the maximum.
 _RETRY_S, _RETRY_MAX_S = 0.5, 5.0
+#: Pause between two chunks of a backlog, the call lock free. Python's locks are not fair:
+#: a thread that lets go and takes the lock again at once nearly always wins over the
+#: threads waiting for it, so without a pause no search would get in between.
+_CHUNK_PAUSE_S = 0.002
 
 
 class ChangeListener(Protocol):
@@ -60,6 +71,7 @@ class FollowSettings:
     max_lag_s: float = DEFAULT_MAX_LAG_S
     flush_changes: int = DEFAULT_FLUSH_CHANGES
     flush_interval: float = DEFAULT_FLUSH_INTERVAL_S
+    replay_chunk: int = REPLAY_CHUNK
 
     @classmethod
     def from_table(cls, table: Mapping[str, Any], config_path: Path | str) -> FollowSettings:
@@ -78,6 +90,7 @@ class FollowSettings:
             max_lag_s=number("max_lag_s", DEFAULT_MAX_LAG_S, 0.0),
             flush_changes=int(number("flush_changes", DEFAULT_FLUSH_CHANGES, 1)),
             flush_interval=number("flush_interval", DEFAULT_FLUSH_INTERVAL_S, 0.1),
+            replay_chunk=int(number("replay_chunk", REPLAY_CHUNK, 1)),
         )
 
 
@@ -90,6 +103,8 @@ _MEANING = {
     "writes its keyword index to disk.",
     "flush_interval": "It is how often, in seconds, the server writes replayed changes of "
     "its keyword index to disk (and tells the catalog how far it got).",
+    "replay_chunk": "It is how many catalog changes the server replays into its keyword "
+    "index at a time before letting waiting searches in.",
 }
 
 
@@ -194,35 +209,53 @@ class Follower:
             self._stop.wait(interval)
 
     def tick(self) -> None:
-        """One round: take in what changed, flush when due."""
+        """One round: take in what changed, a chunk per hold of the call lock, and flush
+        when due."""
         mx = self.memex
         catalog = mx.catalog
         if catalog.shared:
             # Its connections are thread-safe: ask outside the call lock, so that a catalog
             # that does not answer (a server restarting) holds up no request meanwhile.
             catalog.last_fragment_change()
-        with mx.call_lock:
-            sync = mx.keyword_sync
-            sync.refresh()  # another process on this home flushed a newer index
-            sync.follow()
-            self.ticks += 1
-            now = time.monotonic()
-            due = sync.unflushed >= self.settings.flush_changes or (
-                now - self._last_flush >= self.settings.flush_interval
-            )
-            if not due:
+        while True:
+            with mx.call_lock:
+                sync = mx.keyword_sync
+                sync.refresh()  # another process on this home flushed a newer index
+                sync.follow(self.settings.replay_chunk)
+                if not sync.behind:
+                    self.ticks += 1
+                    self._flush_if_due(caught_up=True)
+                    return
+                # Halfway through a backlog: flush only by time, so that a long catch-up
+                # cut short (a restart) keeps most of what it replayed; flushing the whole
+                # index after every chunk would cost more than the replay.
+                self._flush_if_due(caught_up=False)
+            # The call lock is free here: waiting searches and writes go first.
+            if self._stop.wait(_CHUNK_PAUSE_S) or not self._running.is_set():
                 return
-            # Never waits: a writer holding the home's lock flushes this index itself.
-            if not mx.lock.try_acquire():
-                return
-            try:
-                if sync.unflushed:
-                    sync.keyword.flush()
-                # Also when nothing changed: tells a shared catalog this replica is alive.
-                sync.flushed()
-            finally:
-                mx.lock.release()
-            self._last_flush = now
+
+    def _flush_if_due(self, *, caught_up: bool) -> None:
+        """Flush the index (every ``flush_changes`` entries, or ``flush_interval``
+        seconds) if the home's write lock is free. Hold the call lock."""
+        mx = self.memex
+        sync = mx.keyword_sync
+        now = time.monotonic()
+        due = (caught_up and sync.unflushed >= self.settings.flush_changes) or (
+            now - self._last_flush >= self.settings.flush_interval
+        )
+        if not due:
+            return
+        # Never waits: a writer holding the home's lock flushes this index itself.
+        if not mx.lock.try_acquire():
+            return
+        try:
+            if sync.unflushed:
+                sync.keyword.flush()
+            # Also when nothing changed: tells a shared catalog this replica is alive.
+            sync.flushed()
+        finally:
+            mx.lock.release()
+        self._last_flush = now
 
     def flush_now(self) -> None:
         """Flush what this process applied in memory (on shutdown); never waits for the

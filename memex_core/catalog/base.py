@@ -394,13 +394,21 @@ class SqlCatalog(
 
     # -- change journal (what the keyword index replays) ------------------------------
 
-    def fragment_changes_since(self, seq: int) -> tuple[int, list[str]]:
+    def fragment_changes_since(self, seq: int, limit: int | None = None) -> tuple[int, list[str]]:
         """Ids of fragments added or removed after journal entry ``seq`` (each once) and
         the newest entry's number. Whether an id was added or removed is for the reader
-        to see in the catalog now: only the end state matters."""
-        rows = self._db.execute(
-            "SELECT seq, id FROM fragment_changes WHERE seq > ? ORDER BY seq", (seq,)
-        ).fetchall()
+        to see in the catalog now: only the end state matters. With ``limit``, only the
+        oldest ``limit`` entries, and the number of the last of them (a follower replays a
+        long journal a bounded chunk at a time)."""
+        if limit is None:
+            rows = self._db.execute(
+                "SELECT seq, id FROM fragment_changes WHERE seq > ? ORDER BY seq", (seq,)
+            ).fetchall()
+        else:
+            rows = self._db.execute(
+                "SELECT seq, id FROM fragment_changes WHERE seq > ? ORDER BY seq LIMIT ?",
+                (seq, limit),
+            ).fetchall()
         if not rows:
             return max(seq, self.last_fragment_change()), []
         return int(rows[-1][0]), list(dict.fromkeys(r[1] for r in rows))

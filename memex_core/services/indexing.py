@@ -30,7 +30,9 @@ class JournalCatalog(CatalogPort, Protocol):
 
     def last_fragment_change(self) -> int: ...
 
-    def fragment_changes_since(self, seq: int) -> tuple[int, list[str]]: ...
+    def fragment_changes_since(
+        self, seq: int, limit: int | None = None
+    ) -> tuple[int, list[str]]: ...
 
     def prune_fragment_changes(self, upto: int) -> None: ...
 
@@ -40,6 +42,10 @@ class JournalCatalog(CatalogPort, Protocol):
 KEYWORD_SYNCED_SETTING = "keyword_synced_to"
 #: Catalog setting: journal entries up to here have been pruned.
 CHANGES_PRUNED_SETTING = "fragment_changes_pruned"
+#: Journal entries a follower replays per hold of its server's call lock (see
+#: :meth:`KeywordSync.follow`): a backlog of a million changes (another host's big ingest)
+#: is replayed between searches, not in front of them.
+REPLAY_CHUNK = 2000
 
 
 def _int_setting(catalog: CatalogPort, key: str) -> int:
@@ -143,7 +149,10 @@ class KeywordSync:
 
     It also knows how far behind the catalog it is (:meth:`lag`): ``caught_up_at`` is
     when the last catch-up started that reached the catalog's head, so every entry it
-    has not applied was committed after that (journal order is commit order).
+    has not applied was committed after that (journal order is commit order). A catch-up
+    given a ``limit`` replays at most that many entries; one that stopped short of the
+    head leaves ``behind`` set and ``caught_up_at`` as it was, so the lag stays true
+    while a long journal is replayed a chunk at a time.
     """
 
     def __init__(
@@ -161,15 +170,20 @@ class KeywordSync:
         #: The journal entry the index on disk reflects, as far as this process knows.
         self.flushed_to: int | None = None
         self.caught_up_at: float | None = None
+        #: The last catch-up stopped at its ``limit`` before the catalog's head.
+        self.behind = False
 
     def _reloaded(self) -> bool:
         refresh = getattr(self.keyword, "refresh", None)
         return bool(refresh()) if callable(refresh) else False
 
-    def catch_up(self) -> tuple[int, int]:
-        """Apply every catalog change the store has not seen. Returns (added, removed)."""
+    def catch_up(self, limit: int | None = None) -> tuple[int, int]:
+        """Apply every catalog change the store has not seen, or with ``limit`` at most
+        that many journal entries (then :attr:`behind` says whether more are left).
+        Returns (added, removed)."""
         catalog, keyword = self.catalog, self.keyword
         started = self.clock()
+        reached = True
         from_disk = self.seen is None or self._reloaded()
         if from_disk:
             # Fresh from disk: the index there reflects the journal up to the recorded point.
@@ -182,9 +196,16 @@ class KeywordSync:
             # the others wait for it.
             self.seen = catalog.last_fragment_change()
             added, removed = full_keyword_diff(catalog, keyword)
-        else:
+        elif limit is None:
             self.seen, ids = catalog.fragment_changes_since(self.seen)
             added, removed = apply_changes(catalog, keyword, ids)
+        else:
+            # The head first: entries committed after this read are newer than
+            # ``started``, so reaching it is being caught up as of ``started``.
+            head = catalog.last_fragment_change()
+            self.seen, ids = catalog.fragment_changes_since(self.seen, limit)
+            added, removed = apply_changes(catalog, keyword, ids)
+            reached = self.seen >= head
         if from_disk and self._count_differs():
             # Changed behind the journal's back: an index folder deleted or restored, a
             # catalog older than the journal. Rare, so the slow exact comparison is fine.
@@ -192,7 +213,9 @@ class KeywordSync:
             # a big catalog at every catch-up (a follower's, twice a second) would cost.
             more, fewer = full_keyword_diff(catalog, keyword)
             added, removed = added + more, removed + fewer
-        self.caught_up_at = started
+        self.behind = not reached
+        if reached:
+            self.caught_up_at = started
         return added, removed
 
     def _count_differs(self) -> bool:
@@ -203,14 +226,16 @@ class KeywordSync:
             return False
         return self.keyword.count() != count
 
-    def follow(self) -> tuple[int, int]:
+    def follow(self, limit: int | None = None) -> tuple[int, int]:
         """:meth:`catch_up` for a follower that calls it often: nothing but one read of the
-        journal's head when nothing changed. Returns (added, removed)."""
+        journal's head when nothing changed. ``limit`` as for :meth:`catch_up`. Returns
+        (added, removed)."""
         started = self.clock()
         if self.seen is not None and self.catalog.last_fragment_change() <= self.seen:
             self.caught_up_at = started
+            self.behind = False
             return 0, 0
-        return self.catch_up()
+        return self.catch_up(limit)
 
     @property
     def unflushed(self) -> int:
@@ -447,7 +472,10 @@ class MemoryIndexUpdater:
                 sync.keyword.delete(removed)
             sync.keyword.add([f for f in new if f.id not in gone])
             if self._defer_flush():
-                sync.catch_up()  # in step with the journal (what others wrote too)
+                # In step with the journal (what others wrote too), one chunk at most: the
+                # server's follower replays the rest of a backlog between searches, and
+                # this write is searchable already (added above).
+                sync.catch_up(REPLAY_CHUNK)
             else:
                 sync.flush()
         self._flush_vectors(set(removed))
