@@ -37,11 +37,13 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def bench(session: nox.Session) -> None:
-    """Benchmarks against peers in the same run; writes docs/benchmarks.md and its charts.
+    """Benchmarks against peers in the same run; updates docs/benchmarks.md and its charts.
 
     The peers (LangChain, LlamaIndex, rank_bm25) and matplotlib come from
-    benchmarks/requirements.txt and are installed here only. `nox -s bench -- --quick`
-    is a smoke run; `-- --only hybrid,growth` runs some sections. MiniLM vectors of the
+    benchmarks/requirements.txt and are installed here only. `-- --only hybrid,growth`
+    runs some sections: each is stored in docs/benchmarks/<key>.json and the page is
+    reassembled, the other sections kept. `nox -s bench -- --quick --output /tmp/bench.md`
+    is a smoke run (quick figures never go into the page). MiniLM vectors of the
     benchmark texts are cached in .memex-bench/ (gitignored): the first run embeds
     ~100,000 passages (about an hour on 2 cores), later runs reuse them. The
     vector_servers section starts its own `chroma run` and PostgreSQL with pgvector (the

@@ -138,6 +138,11 @@ def write_page(store: ResultStore, titles: Mapping[str, str]) -> Path:
     return store.page
 
 
+def _shown(path: Path) -> str:
+    path = path.resolve()
+    return str(path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path)
+
+
 def registry_titles() -> dict[str, str]:
     from benchmarks.run import BENCHMARKS  # every benchmark module: imported only when run
 
@@ -172,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         expected = page_text(store, titles)
         if not store.page.exists() or store.page.read_text(encoding="utf-8") != expected:
             print(
-                f"{store.page} is not what {store.folder} gives: "
+                f"{_shown(store.page)} is not what {_shown(store.folder)} gives: "
                 "run `python -m benchmarks.assemble --no-import`",
                 file=sys.stderr,
             )
@@ -186,8 +191,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         for item in imported:
             was = f"replacing the run of {item.replaced.date}" if item.replaced else "new"
-            print(f"stored {item.key} from {item.report} ({was})")
-    print(f"wrote {write_page(store, titles)}")
+            print(f"stored {item.key} from {_shown(item.report)} ({was})")
+    print(f"wrote {_shown(write_page(store, titles))}")
     return 0
 
 

@@ -50,7 +50,7 @@ class Run:
         return (self.date, self.command)
 
     def finished(self, wall_minutes: float) -> Run:
-        return replace(self, wall_minutes=wall_minutes, load_at_end=load_average())
+        return replace(self, wall_minutes=round(wall_minutes, 2), load_at_end=load_average())
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -215,9 +215,9 @@ def import_reports(
         is_page = path.resolve() == store.page.resolve()
         if report is None:
             if not is_page:  # once assembled, the page is no run's report: expected
-                say(f"skipped {path}: not one run's report from benchmarks.report.render")
+                say(f"skipped {path.name}: not one run's report from benchmarks.report.render")
         elif report.run.quick:
-            say(f"skipped {path}: a --quick smoke run (its figures are not comparable)")
+            say(f"skipped {path.name}: a --quick smoke run (its figures are not comparable)")
         elif is_page:  # about to be replaced by the assembly: no link to it as a report
             reports.append(Report(path, replace(report.run, report=None), report.sections))
         else:

@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.merge and section.skipped:
                 log(f"{key} not stored ({section.skipped}): its earlier figures stay")
             elif args.merge:
-                store.save(StoredSection(section, run, time.perf_counter() - began))
+                store.save(StoredSection(section, run, round(time.perf_counter() - began, 1)))
                 write_page(store, titles)
             write(
                 [

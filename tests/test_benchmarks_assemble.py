@@ -127,7 +127,7 @@ def test_the_newer_report_wins_whatever_the_file_order(tmp_path: Path) -> None:
     ]
     entry = store.load()["keyword"]
     assert entry.section.checks[0].figure == "2.00 ms" and entry.run.report == "benchmarks-a.md"
-    assert said == [f"skipped {quick}: a --quick smoke run (its figures are not comparable)"]
+    assert said == [f"skipped {quick.name}: a --quick smoke run (its figures are not comparable)"]
     assert import_reports([older, newer], store, TITLES, say=said.append) == []  # idempotent
 
 
