@@ -80,20 +80,29 @@ def parse(path: Path, titles: Mapping[str, str], *, docs: Path) -> Report | None
             f"{path}: environment lines not as benchmarks.report writes them: {exc}"
         ) from exc
     headings = _headings(lines, summary_at + 1)
-    by_title = {title: key for key, title in titles.items()}
     sections = []
     for number, (at, title) in enumerate(headings):
-        if title not in by_title:
-            raise ReportError(
-                f"{path}: section {title!r} is not a title in benchmarks.run.BENCHMARKS; "
-                "add it there, or rename the heading to its current title"
-            )
         end = headings[number + 1][0] if number + 1 < len(headings) else len(lines)
         body = "\n".join(lines[at + 1 : end]).strip("\n")
-        sections.append(Section(by_title[title], title, body=[body] if body else []))
+        sections.append(Section(_key(title, titles), title, body=[body] if body else []))
     first = headings[0][0] if headings else len(lines)
     _attribute(path, _summary_rows(path, lines[summary_at + 1 : first]), sections)
     return Report(path, run, sections)
+
+
+#: The key of a section no benchmark in the registry has (reported, never stored).
+UNKNOWN = ""
+
+
+def _key(title: str, titles: Mapping[str, str]) -> str:
+    """The registry key of a heading; a benchmark renumbered since ("18. Viewer: ..." is
+    "19. Viewer: ..." now) is found by its title without the number."""
+    for key, known in titles.items():
+        if title == known:
+            return key
+    words = title.split(". ", 1)[-1]
+    found = [key for key, known in titles.items() if known.split(". ", 1)[-1] == words]
+    return found[0] if len(found) == 1 else UNKNOWN
 
 
 def link(path: Path, docs: Path) -> str | None:
@@ -227,6 +236,12 @@ def import_reports(
     for report in sorted(reports, key=lambda r: r.run.when):
         run = report.run
         for section in report.sections:
+            if section.key == UNKNOWN:
+                say(
+                    f"skipped {section.title!r} of {report.path.name}: no benchmark in "
+                    "benchmarks.run.BENCHMARKS has that title"
+                )
+                continue
             old = stored.get(section.key)
             if old is not None and old.run.when >= run.when:
                 continue

@@ -131,6 +131,23 @@ def test_the_newer_report_wins_whatever_the_file_order(tmp_path: Path) -> None:
     assert import_reports([older, newer], store, TITLES, say=said.append) == []  # idempotent
 
 
+def test_a_renumbered_section_is_found_and_an_unknown_one_skipped(tmp_path: Path) -> None:
+    path = fake_report(tmp_path, "benchmarks-x.md", "2026-11-25 10:00 UTC", "1 ms")
+    text = path.read_text(encoding="utf-8")
+    renumbered = text.replace("1. Keyword query latency", "7. Keyword query latency")
+    path.write_text(renumbered.replace("| 1 | keyword", "| 7 | keyword"), encoding="utf-8")
+    report = parse(path, TITLES, docs=tmp_path)
+    assert report is not None and [s.key for s in report.sections] == ["keyword"]
+    path.write_text(text.replace("1. Keyword query latency", "1. Gone"), encoding="utf-8")
+    said: list[str] = []
+    store = ResultStore(tmp_path / "benchmarks")
+    assert import_reports([path], store, TITLES, say=said.append) == []
+    assert said == [
+        "skipped '1. Gone' of benchmarks-x.md: no benchmark in benchmarks.run.BENCHMARKS has "
+        "that title"
+    ]
+
+
 def test_a_report_whose_row_has_no_section_is_refused(tmp_path: Path) -> None:
     path = fake_report(tmp_path, "benchmarks-x.md", "2026-11-25 10:00 UTC", "1 ms")
     text = path.read_text(encoding="utf-8").replace("| 1 | keyword query", "| 7 | keyword query")
