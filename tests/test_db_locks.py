@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -234,3 +235,59 @@ def test_two_homes_on_one_database_never_ingest_at_once(postgres_url: str, tmp_p
             "SELECT COUNT(*) FROM ingest_runs WHERE status = 'running'"
         ).fetchone() or (0,)
     assert fragments > 0 and running == 0
+
+
+def test_reads_answer_while_another_hosts_dream_holds_its_lock(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A dream started on another host holds the 'dream' lock: this server's dream request
+    waits for it outside the call lock, so searches, recalls and lists keep being answered
+    meanwhile, and the dream runs once the other host lets go."""
+    import httpx
+
+    from tests.memex_service import running_service
+
+    home = _postgres_home(tmp_path / "host-a", postgres_url)
+    env = {"MEMEX_CATALOG_URL": "", "MEMEX_LOCK_TIMEOUT": "120"}
+    with running_service(home, env=env) as service:
+        auth = {"Authorization": f"Bearer {service.admin_secret}"}
+
+        def post(path: str, body: dict[str, object], timeout: float = 30) -> httpx.Response:
+            return httpx.post(f"{service.url}{path}", json=body, headers=auth, timeout=timeout)
+
+        for fact in ("Alice likes green tea", "Alice likes green tea a lot"):
+            assert post("/v1/admin/memory/remember", {"text": fact, "user_id": "alice"}).is_success
+        other_host = DatabaseLock(postgres_url, "dream", notify=None, command="dream (host b)")
+        other_host.acquire()
+        answer: dict[str, httpx.Response] = {}
+        dreamer = threading.Thread(
+            target=lambda: answer.update(
+                dream=post("/v1/admin/memory/dream", {"user_id": "alice"}, timeout=180)
+            )
+        )
+        try:
+            dreamer.start()
+            # The server asks for the lock on a connection of its own: it is waiting now.
+            server_lock = f"memex pid {service.process.pid} on %"
+            deadline = time.monotonic() + 30
+            with psycopg.connect(postgres_url, autocommit=True) as conn:
+                while not conn.execute(
+                    "SELECT 1 FROM pg_stat_activity WHERE application_name LIKE %s",
+                    (server_lock,),
+                ).fetchone():
+                    assert time.monotonic() < deadline, "the dream never asked for its lock"
+                    time.sleep(0.05)
+            for _ in range(3):
+                found = post("/v1/search", {"query": "green tea", "mode": "keyword"})
+                assert found.status_code == 200 and found.json()["results"]
+                recall = post("/v1/admin/memory/search", {"query": "tea", "user_id": "alice"})
+                assert recall.status_code == 200 and len(recall.json()) == 2
+                listed = post("/v1/admin/memory/list", {"user_id": "alice"})
+                assert listed.status_code == 200 and len(listed.json()) == 2
+            assert dreamer.is_alive() and "dream" not in answer  # still waiting
+        finally:
+            other_host.release()
+            other_host.close()
+        dreamer.join(timeout=180)
+        assert answer["dream"].status_code == 200, answer["dream"].text
+        assert answer["dream"].json()["examined"] == 2

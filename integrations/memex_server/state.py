@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -96,28 +96,35 @@ class ServerState:
             seconds=lag.seconds,
         )
 
-    def write(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
+    def write(
+        self, fn: Callable[..., R], /, *args: Any, jobs: Sequence[str] = (), **kwargs: Any
+    ) -> R:
         """Run a call that writes, as :meth:`call` does, once this process holds the
-        home's write lock.
+        home's write lock and the job locks of ``jobs`` (``("dream",)``: on a shared
+        catalog, a lock in its database that every host's dream takes).
 
         While another process writes (a ``memex ingest`` on the same home, an upload
-        ingested apart), a write request waits for it *outside* the call lock, so
-        searches and reads keep being answered; after ``MEMEX_LOCK_TIMEOUT`` seconds it
-        fails with ``write_locked`` (503), naming the holder, as the CLI would."""
+        ingested apart, a dream started on another host), a write request waits for it
+        *outside* the call lock, so searches and reads keep being answered; after
+        ``MEMEX_LOCK_TIMEOUT`` seconds it fails with ``write_locked`` (503), naming the
+        holder, as the CLI would. The call then takes the same locks again, which only
+        counts deeper (they nest)."""
         from memex_core.errors import WriteLockedError
 
-        lock = self.memex.lock
+        mx = self.memex
         started = time.monotonic()
         with self._writers:
             while True:
-                with self.memex.call_lock:  # the lock's depth counter is not thread-safe
-                    if lock.try_acquire():
+                with mx.call_lock:  # the locks' depth counters are not thread-safe
+                    taken, busy = _try_all([mx.lock, *(mx.job_lock(job) for job in jobs)])
+                    if busy is None:
                         try:
                             return fn(*args, **kwargs)
                         finally:
-                            lock.release()
-                if time.monotonic() - started >= lock.timeout:
-                    raise WriteLockedError(lock.refusal())
+                            for lock in reversed(taken):
+                                lock.release()
+                    if time.monotonic() - started >= busy.timeout:
+                        raise WriteLockedError(busy.refusal())
                 time.sleep(0.05)
 
     def prepared_query(
@@ -151,6 +158,19 @@ class ServerState:
 
     def operator_memory(self, who: Caller) -> OperatorMemory:
         return self.memex.operator(who.name)
+
+
+def _try_all(locks: Sequence[Any]) -> tuple[list[Any], Any]:
+    """Take each lock in order without waiting: (all of them, None), or, when one is held
+    elsewhere, ([], that one) with those taken before it let go again."""
+    taken: list[Any] = []
+    for lock in locks:
+        if not lock.try_acquire():
+            for held in reversed(taken):
+                held.release()
+            return [], lock
+        taken.append(lock)
+    return taken, None
 
 
 def _query_embeddings(memex: Memex) -> QueryEmbeddings | None:

@@ -180,7 +180,9 @@ def apply(request: Request, viewer: SignedIn, form: CheckedForm) -> Response:
         except DreamPlanStale:  # logged by the handle; the page says what happened
             return None
 
-    report = run(request, viewer, attempt, writes=True)
+    # The dream's job lock (on a shared catalog, every host's) is waited for outside the
+    # call lock too, like the write lock.
+    report = run(request, viewer, attempt, writes=True, jobs=("dream",))
     if report is None:
         return _page(
             request,

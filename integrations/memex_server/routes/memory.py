@@ -49,6 +49,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Handle methods that write memory (and so take the home's write lock).
 WRITES = frozenset({"remember", "write", "forget", "undelete", "dream"})
+#: Job locks a write also takes (on a shared catalog, held across every host), waited for
+#: outside the call lock like the write lock. A dry-run dream takes them too.
+JOB_LOCKS = {"dream": ("dream",), "apply_dream": ("dream",)}
 
 
 def make_router(*, for_operator: bool) -> APIRouter:
@@ -78,8 +81,8 @@ def make_router(*, for_operator: bool) -> APIRouter:
         first waits for the home's write lock without holding up readers)."""
         target = getattr(handle(request, who), method)
         state = state_of(request)
-        if method in WRITES and not kwargs.get("dry_run"):
-            return state.write(target, *args, **kwargs)
+        if method in JOB_LOCKS or (method in WRITES and not kwargs.get("dry_run")):
+            return state.write(target, *args, jobs=JOB_LOCKS.get(method, ()), **kwargs)
         if method == "search":  # recall: refused rather than stale (replica_behind)
             return state.fresh_call(target, *args, **kwargs)
         return state.call(target, *args, **kwargs)
@@ -223,7 +226,10 @@ def make_router(*, for_operator: bool) -> APIRouter:
         state = state_of(request)
         try:
             return state.write(
-                handle(request, who).apply_dream, plan, tool_call_id=who.tool_call_id
+                handle(request, who).apply_dream,
+                plan,
+                jobs=JOB_LOCKS["apply_dream"],
+                tool_call_id=who.tool_call_id,
             )
         except DreamPlanStale as exc:
             raise ApiError("plan_changed", str(exc)) from None
