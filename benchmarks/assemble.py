@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from benchmarks.data import REPO_ROOT
-from benchmarks.report import table
+from benchmarks.report import section_number, table
 from benchmarks.reports import ReportError, default_reports, import_reports
 from benchmarks.store import ResultStore, StoredSection, write_atomically
 
@@ -73,16 +73,16 @@ def render_page(
     rows: list[list[object]] = []
     for key in keys:
         entry = stored[key]
-        number = entry.section.number if key in titles else entry.section.title
+        number, date = section_number(title[key]), entry.run.date
         rows += [
-            [number, c.name, c.figure, c.target, c.verdict, c.peer, entry.run.date]
+            [number, c.name, c.figure, c.target, c.verdict, c.peer, date]
             for c in entry.section.checks
         ]
     if rows:
         out += [table(SUMMARY_HEADERS, rows), ""]
     for key, name in sorted(titles.items(), key=lambda item: _order(item[1])):
         if key not in stored:
-            out.append(f"- **{name}**: no stored result yet ({_missing(key, docs)})")
+            out.append(f"- **{name}**: {_missing(key, docs)}")
     out += ["", "## Runs", "", "The runs the sections below come from, newest first:", ""]
     out += _runs([stored[key] for key in keys], title)
     out.append("")
@@ -103,11 +103,11 @@ def _order(title: str) -> tuple[int, str, str]:
 
 
 def _missing(key: str, docs: Path) -> str:
-    how = f"`python -m benchmarks.run --only {key}`"
+    line = f"no stored result yet (`python -m benchmarks.run --only {key}`)"
     elsewhere = ELSEWHERE.get(key)
     if elsewhere and (docs / elsewhere).exists():
-        return f"{how}); figures so far: [{elsewhere}]({elsewhere}"
-    return how
+        line += f"; figures so far: [{elsewhere}]({elsewhere})"
+    return line
 
 
 def _runs(entries: Sequence[StoredSection], title: Mapping[str, str]) -> list[str]:
@@ -117,7 +117,7 @@ def _runs(entries: Sequence[StoredSection], title: Mapping[str, str]) -> list[st
     lines = []
     for group in sorted(runs.values(), key=lambda group: group[0].run.when, reverse=True):
         run = group[0].run
-        numbers = ", ".join(title[entry.key].split(" ", 1)[0].rstrip(".") for entry in group)
+        numbers = ", ".join(section_number(title[entry.key]) for entry in group)
         quick = " **QUICK SMOKE RUN**." if run.quick else ""
         lines.append(
             f"- **{run.date}**, `{run.command}` ({run.wall()}), sections {numbers}.{quick} "

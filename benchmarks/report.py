@@ -60,7 +60,12 @@ class Section:
     @property
     def number(self) -> str:
         """The title's number ("14", "11b"): the summary's rows name their section by it."""
-        return self.title.split(" ", 1)[0].rstrip(".")
+        return section_number(self.title)
+
+
+def section_number(title: str) -> str:
+    """ "14" of "14. Search over HTTP..."."""
+    return title.split(" ", 1)[0].rstrip(".")
 
 
 #: The summary table's columns; the "section" column lets a report be read back

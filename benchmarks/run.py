@@ -59,7 +59,7 @@ from benchmarks import (
 from benchmarks.assemble import DEFAULT_STORE, write_page
 from benchmarks.context import RunContext, Sizes, log
 from benchmarks.provenance import capture
-from benchmarks.report import Section, load_average, render
+from benchmarks.report import Section, render
 from benchmarks.reports import link
 from benchmarks.store import ResultStore, StoredSection
 
@@ -152,7 +152,6 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may download at run time
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     started = time.perf_counter()
-    load_at_start = load_average()
     store = ResultStore(args.store)
     docs = store.page.parent if args.merge else args.output.parent
     tmp = Path(tempfile.mkdtemp(prefix="memex-bench-"))
@@ -178,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             command=command,
             quick=args.quick,
             wall_seconds=time.perf_counter() - started,
-            load_at_start=load_at_start,
+            load_at_start=run.load_at_start,
         )
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(text, encoding="utf-8")
