@@ -145,6 +145,44 @@ class AgentView:
         self._log("search", query, tool_call_id, mode=mode, hits=len(found.results))
         return found
 
+    def reach_name(self, collection: str | None = None) -> str:
+        """This view's reach in words, as no-results guidance names it (narrowed to
+        ``collection`` and below when one is asked for)."""
+        parts = []
+        if self.user_id is not None:
+            parts.append(f"user {self.user_id}'s memory and shared memory")
+        if self.corpus and not self.collection:
+            parts.append("the ingested corpus")
+        reach = ", and ".join(parts) or "nothing"
+        narrowed = self.collection if collection is None else collection
+        if narrowed:
+            return f"memory collection {narrowed!r} and the ones below it, in {reach}"
+        return reach
+
+    def explain_empty(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        found: SearchResults | None = None,
+        *,
+        collection: str | None = None,
+        include_private: bool = False,
+        **filter_options: Any,
+    ) -> list[str]:
+        """What the CLI says when a search found nothing (:meth:`Memex.explain_empty`),
+        counted and probed within this view only: an agent learns nothing about fragments
+        it may not read. Takes the arguments of the :meth:`search` that found nothing."""
+        from memex_core.services.guidance import Reach
+
+        filters = self._scoped_filters(collection, include_private, filter_options)
+        if filters is None:
+            return [
+                f"No memory collection {collection or self.collection!r} or below it in "
+                f"{self.reach_name()}: nothing to search there."
+            ]
+        reach = Reach(self.reach_name(collection), operator=False, collection=collection)
+        return self._mx.explain_empty(query, mode, filters, found, reach=reach)
+
     def compact_search(
         self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
     ) -> tuple[list[CompactHit], list[str]]:

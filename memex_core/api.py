@@ -104,6 +104,7 @@ if TYPE_CHECKING:
     from memex_core.services.ask import AskResult
     from memex_core.services.calibration import Calibration
     from memex_core.services.doctor import DoctorReport
+    from memex_core.services.guidance import Reach
     from memex_core.services.scrubbing import FragmentScrubber
 
 TimeBound = str | float | int | datetime | date | None
@@ -1209,44 +1210,31 @@ class Memex:
         mode: str,
         filters: SearchFilters,
         found: SearchResults | None = None,
+        *,
+        reach: Reach | None = None,
     ) -> list[str]:
-        """Guidance when a search found nothing: corpus size, coverage, the filter to blame,
-        and (given the empty ``found``) the candidates the relevance floor left out."""
-        fragments = self.catalog.count_fragments()
-        if fragments == 0:
-            return [
-                f"The memex at {self.home} is empty. Add something first: "
-                "memex ingest path/to/conversations.json"
-            ]
-        lines = [f"No results among {fragments:,} fragments."]
-        if mode != "keyword":
-            embedded = self.catalog.count_embedded()
-            coverage = embedded / fragments
-            lines.append(f"Embedding coverage: {embedded:,}/{fragments:,} ({coverage:.0%}).")
-            if embedded < fragments:
-                lines.append("Run `memex backfill` to embed the rest.")
-        for name, label in (
-            ("source_kinds", "--source"),
-            ("conversation_ids", "--conversation"),
-            ("roles", "--role"),
-            ("since", "--since"),
-            ("until", "--until"),
-        ):
-            relaxed = filters.without(name)
-            if relaxed == filters:
-                continue
-            count = len(self.search(query, mode=mode, limit=1, filters=relaxed))
-            if count:
-                lines.append(f"The {label} filter removed every match; without it there are hits.")
-        if filters.is_empty and mode == "keyword":
-            lines.append("No fragment contains these words; try `memex semantic` or `memex dig`.")
-        if found is not None and found.below_floor and found.floor is not None:
-            lines.append(
-                f"The relevance floor ({FLOOR_SETTING_NAME}) left out {found.below_floor} "
-                "nearest neighbour(s); see them anyway with --no-floor, or set a floor with "
-                "--min-similarity."
-            )
-        return lines
+        """Guidance when a search found nothing: the fragments searched, their embedding
+        coverage, the filter to blame, and (given the empty ``found``) the candidates the
+        relevance floor left out. ``reach`` (default: this whole home) names a caller's
+        scope, whose owners and collections ``filters`` carry; everything is counted and
+        probed within them only (see :mod:`memex_core.services.guidance`)."""
+        from memex_core.services import guidance
+
+        chosen = reach or guidance.Reach(home=str(self.home))
+        fragments, embedded = self.catalog.count_matching(guidance.scope_of(filters))
+
+        def hits_with(relaxed: SearchFilters) -> int:
+            return len(self.search(query, mode=mode, limit=1, filters=relaxed))
+
+        return guidance.explain_empty(
+            chosen,
+            mode,
+            filters,
+            found,
+            guidance.Counts(fragments, embedded),
+            hits_with,
+            FLOOR_SETTING_NAME,
+        )
 
     def query(self, sql: str, limit: int | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run read-only SQL against the catalog."""

@@ -305,8 +305,8 @@ def test_agent_search_never_shows_another_users_memory(
         results = body.split('id="results-heading"', 1)[-1]
         for marker in FOREIGN_MARKERS:
             assert marker not in (results if marker in query else body), (params, marker)
-        # Nothing about the whole home either: the CLI's empty-result counts are the operator's.
-        assert "No results among" not in body
+        # Nothing about the whole home either: any count is of alice's own reach.
+        assert_counts_are_alices(world, body)
 
 
 def test_agent_notes_index_and_activity_hold_nothing_foreign(
@@ -344,14 +344,51 @@ def test_session_expiry_is_in_the_cookie() -> None:
     assert time.time() < sessions.new_session(sessions.OPERATOR, None).expires
 
 
+ALICE_OWNERS = ("users/alice", "shared")  # alice's key was made with --no-corpus
+
+
+def counted(world: World, **scope: Any) -> int:
+    from memex_core.domain import SearchFilters
+
+    return world.mx.catalog.count_matching(SearchFilters(include_private=True, **scope))[0]
+
+
+def assert_counts_are_alices(world: World, body: str) -> None:
+    """Every fragment count on an agent's page is of alice's reach, never the home's."""
+    whole = world.mx.catalog.count_fragments()
+    mine = counted(world, owners=ALICE_OWNERS)
+    _, rows = world.mx.query(
+        "SELECT DISTINCT collection FROM fragments WHERE owner IN ('users/alice', 'shared') "
+        "AND (collection = 'acme' OR collection LIKE 'acme:%')"
+    )
+    acme = counted(world, owners=ALICE_OWNERS, collections=tuple(r[0] for r in rows))
+    assert whole > mine > acme > 0  # the home holds bob's, carol's and the corpus too
+    for number in re.findall(r"No results among ([\d,]+) fragments", body):
+        assert int(number.replace(",", "")) in (mine, acme), body
+    for number in re.findall(r"Embedding coverage: [\d,]+/([\d,]+)", body):
+        assert int(number.replace(",", "")) in (mine, acme), body
+    assert f"{whole:,}" not in body.split('id="no-results"', 1)[-1]
+
+
 def test_empty_results_name_the_scope(world: World, alice: TestClient) -> None:
     query = {"q": "zyzzyva quuxbaz", "mode": "keyword"}
     mine = world.seen(alice.get("/", params=query).text)
-    assert "No results in what this session reaches (user alice&#39;s memory" in mine
+    count = counted(world, owners=ALICE_OWNERS)
+    assert (
+        f"No results among {count:,} fragments in user alice&#39;s memory and shared memory."
+        in mine
+    )
+    assert_counts_are_alices(world, mine)
     operator = world.client()
     sign_in(operator, SECRET)
     everything = world.seen(operator.get("/", params=query).text)
-    assert "No results among" in everything  # the CLI's guidance, for the whole home
+    whole = world.mx.catalog.count_fragments()
+    assert f"No results among {whole:,} fragments.</li>" in everything  # the CLI's words
     narrowed = world.seen(operator.get("/", params={**query, "collection": "acme"}).text)
-    assert "No results in memory collection &#39;acme&#39;" in narrowed
+    acme = counted(world, collections=("acme", "acme:bob", "acme:carol", "acme:support"))
+    assert (
+        f"No results among {acme:,} fragments in memory collection &#39;acme&#39; and the "
+        "ones below it." in narrowed
+    )
+    assert "Leave the collection out" in narrowed
     assert "None" not in narrowed.split('id="no-results"')[1]

@@ -60,6 +60,29 @@ class OperatorReader:
             query, mode, limit, filters=filters, time_phrases=time_phrases, floor=floor
         )
 
+    def explain_empty(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        found: SearchResults | None = None,
+        *,
+        collection: str | None = None,
+        include_private: bool = False,
+        **filter_options: Any,
+    ) -> list[str]:
+        """The CLI's guidance for a :meth:`search` that found nothing: the whole home, or
+        the memory collection asked for (counted within it)."""
+        from memex_core.services.guidance import Reach
+
+        filters = self._filters(collection, include_private, filter_options)
+        if filters is None:
+            return [f"No memory collection {collection!r} or below it: nothing to search there."]
+        reach = Reach(home=str(self._mx.home))
+        if collection:
+            name = f"memory collection {collection!r} and the ones below it"
+            reach = Reach(name, collection=collection)
+        return self._mx.explain_empty(query, mode, filters, found, reach=reach)
+
     def get(self, ids: Sequence[str], *, tool_call_id: str | None = None) -> list[Fragment]:
         found = self._mx.catalog.get_many(list(ids))
         return [found[i] for i in ids if i in found]

@@ -139,36 +139,15 @@ def empty_guidance(
     filters: dict[str, str],
     found: SearchResults,
 ) -> list[str]:
-    """What the CLI says when nothing matched. The operator gets ``mx.explain_empty`` (it
-    counts the whole home); an agent session a message about its own scope only, since the
-    home's size and coverage are not its to see."""
-    if viewer.operator and "collection" not in filters:
-        from memex_core.api import make_filters
-
-        made = make_filters(
-            source=listed("source", filters.get("source")),
-            conversation=listed("conversation", filters.get("conversation")),
-            role=listed("role", filters.get("role")),
-            since=filters.get("since"),
-            until=filters.get("until"),
-        )
-        return [
-            page_note(line)
-            for line in state.call(state.memex.explain_empty, query, mode, made, found)
-        ]
-    if viewer.operator:  # with a collection: memory only, which explain_empty does not count
-        return [
-            f"No results in memory collection {filters['collection']!r} and the ones below "
-            "it. Leave the collection out to search everything."
-        ]
-    reach = f"user {viewer.caller.user_id}'s memory and shared memory"
-    if viewer.caller.corpus:
-        reach += ", and the ingested corpus"
-    lines = [f"No results in what this session reaches ({reach})."]
-    if filters:
-        lines.append("A filter may have removed every match: try again without it.")
-    if mode == "keyword":
-        lines.append("No fragment here contains these words; try semantic or dig.")
+    """What the CLI says when nothing matched, for this session's reach: the principal's
+    reader builds it (``explain_empty``), so the operator gets the whole home's counts
+    (or a memory collection's) and an agent session counts and probes only what its key
+    may read."""
+    options: dict[str, Any] = {k: listed(k, v) for k, v in filters.items() if k != "collection"}
+    view = state.reader(viewer.caller)
+    lines: list[str] = state.call(
+        view.explain_empty, query, mode, found, collection=filters.get("collection"), **options
+    )
     return lines
 
 

@@ -220,6 +220,16 @@ class LinkGraph(CatalogPart):
         )
         return [row_to_fragment(r) for r in rows]
 
+    def count_matching(self, filters: SearchFilters) -> tuple[int, int]:
+        """How many fragments pass ``filters`` (same semantics as
+        :meth:`SearchFilters.matches`), and how many of those have vectors: what
+        no-results guidance counts within one caller's reach."""
+        where, params = _filter_sql(filters)
+        row = self._db.execute(
+            f"SELECT COUNT(*), COUNT(embedded_by) FROM fragments {where}", params
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
 
 def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
     filters = filters or SearchFilters()
