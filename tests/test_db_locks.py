@@ -291,3 +291,50 @@ def test_reads_answer_while_another_hosts_dream_holds_its_lock(
         dreamer.join(timeout=180)
         assert answer["dream"].status_code == 200, answer["dream"].text
         assert answer["dream"].json()["examined"] == 2
+
+
+def test_a_lost_lock_fails_the_holders_next_commit_only(postgres_url: str) -> None:
+    """The lock's session ends under the job (here a DBA's pg_terminate_backend; a restart
+    in tests/test_postgres_faults.py): the holding thread's next catalog commit fails, rolled
+    back, naming the lock; another thread's commits (a server's other requests) go on."""
+    from memex_postgres.catalog import PostgresCatalog
+    from memex_postgres.locks import JobLockLostError
+
+    catalog = PostgresCatalog(postgres_url)
+    try:
+        catalog.migrate()
+        lock = catalog.job_lock("ingest", 0, None)
+        assert lock.try_acquire()
+        with catalog.transaction() as db:  # held: commits go through
+            db.execute("INSERT INTO settings VALUES (?, ?)", ("before", "1"))
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE application_name = %s",
+                (lock.application_name,),
+            )
+        elsewhere: list[BaseException] = []
+
+        def other_thread() -> None:
+            try:
+                with catalog.transaction() as db:
+                    db.execute("INSERT INTO settings VALUES (?, ?)", ("other", "1"))
+            except BaseException as exc:  # collected for the assertion below
+                elsewhere.append(exc)
+
+        worker = threading.Thread(target=other_thread)
+        worker.start()
+        worker.join(30)
+        assert elsewhere == []
+        lost = pytest.raises(JobLockLostError, match="Lost the 'ingest' lock")
+        with lost, catalog.transaction() as db:
+            db.execute("INSERT INTO settings VALUES (?, ?)", ("after", "1"))
+        assert catalog.get_setting("after") is None and catalog.get_setting("other") == "1"
+        assert not lock.held
+        lock.release()  # a no-op now
+        with catalog.transaction() as db:  # no longer guarded by the lost lock
+            db.execute("INSERT INTO settings VALUES (?, ?)", ("later", "1"))
+        assert lock.try_acquire()  # taken anew on a new connection
+        lock.release()
+    finally:
+        catalog.close()

@@ -297,3 +297,93 @@ def test_a_replica_killed_mid_write_and_started_again(postgres_url: str, tmp_pat
     assert_written_once(postgres_url, writes)
     doctor_clean(first)
     doctor_clean(second)
+
+
+# -- a job lock lost to a restart ------------------------------------------------------------
+
+
+class BlockingConsolidator:
+    """Keeps the first fact; for the second, waits until told, then says it repeats the
+    first (a write: the second is retired). Stands for a model call that takes a while."""
+
+    def __init__(self) -> None:
+        self.deciding = threading.Event()
+        self.go = threading.Event()
+        self.first: str | None = None
+
+    def decide(self, fact: Any, similar: Any) -> Any:
+        from memex_core.domain.contracts import ADD, NONE, ConsolidationDecision
+
+        if self.first is None:
+            self.first = fact.source_fragment_ids[0]
+            return ConsolidationDecision(ADD, fact, reason="first")
+        self.deciding.set()
+        assert self.go.wait(120)
+        return ConsolidationDecision(NONE, fact, target_id=self.first, reason="a repeat")
+
+
+def test_a_job_lock_lost_to_a_restart_stops_the_job(
+    own_server: PostgresServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL restarts (pg_ctl) while a dream holds its job lock and waits for its
+    consolidator: the session holding the lock is gone, and with it the lock, though the
+    catalog's pool reconnects at once. The dream's next commit fails, rolled back, saying
+    it lost the 'dream' lock and to rerun, instead of writing without the lock; the rerun
+    finishes. The same for an ingest's batch (add_fragments) under a lost 'ingest' lock."""
+    from memex_core.api import Memex
+    from memex_core.domain import Fragment, Provenance
+    from memex_postgres.locks import DatabaseLock, JobLockLostError
+
+    monkeypatch.delenv("MEMEX_CATALOG_URL", raising=False)
+    url = own_server.create_database()
+    mx = Memex(postgres_home(tmp_path / "home", url))
+    alice = mx.agent("alice")
+    for text in ("Alice likes green tea", "Alice really likes green tea"):
+        alice.remember(text)
+    consolidator = BlockingConsolidator()
+    outcome: dict[str, Any] = {}
+
+    def dream() -> None:
+        try:
+            outcome["report"] = alice.dream(consolidator=consolidator)
+        except Exception as exc:  # what the test is about
+            outcome["error"] = exc
+
+    dreamer = threading.Thread(target=dream)
+    dreamer.start()
+    try:
+        assert consolidator.deciding.wait(60), "the dream never reached its second fact"
+        own_server.restart("fast")
+        # The lock went with the restart: another host could start a dream now.
+        other = DatabaseLock(url, "dream", notify=None)
+        assert other.try_acquire()
+        other.close()
+    finally:
+        consolidator.go.set()
+        dreamer.join(120)
+    error = outcome.get("error")
+    assert isinstance(error, JobLockLostError), outcome
+    message = str(error)
+    assert "Lost the 'dream' lock" in message and f"127.0.0.1:{own_server.port}/" in message
+    assert "restarted" in message and "again" in message
+    active = scalar(url, "SELECT COUNT(*) FROM memories WHERE status = 'active'")
+    assert active == 2  # the retirement was rolled back
+    report = alice.dream()  # the rerun takes the lock anew and writes
+    assert report.examined == 2
+
+    batch = [
+        Fragment(
+            id=f"lost-{n}",
+            conversation_id="lost",
+            role="user",
+            content=f"passage {n} about the heron",
+            provenance=Provenance("api", "test", f"lost-{n}", f"lost#{n}"),
+        )
+        for n in range(3)
+    ]
+    with pytest.raises(JobLockLostError, match="Lost the 'ingest' lock"), mx.writing("ingest"):
+        own_server.restart("fast")
+        mx.add_fragments(batch, origin="test:lost", embed=False)
+    assert scalar(url, "SELECT COUNT(*) FROM fragments WHERE id LIKE 'lost-%'") == 0
+    assert mx.add_fragments(batch, origin="test:lost", embed=False) == 3  # the rerun
+    mx.close()

@@ -84,7 +84,8 @@ class PostgresCatalog(SqlCatalog):
         """A lock in this database for job ``name``: one holder across every host."""
         from memex_postgres.locks import DatabaseLock
 
-        return DatabaseLock(self.url, name, timeout=timeout, notify=notify)
+        # Checked before each commit of the holder's transactions (a restart ends it).
+        return DatabaseLock(self.url, name, timeout=timeout, notify=notify, commits=self._conn)
 
     def change_listener(self) -> Any:
         """``LISTEN memex_changes`` on a connection of its own."""

@@ -18,13 +18,17 @@ the catalog's SQL uses (:class:`memex_core.catalog.dbapi.Connection`).
 - A lost or refused connection raises :class:`~memex_core.catalog.faults.CatalogUnavailableError`
   naming the server (:mod:`memex_postgres.errors`); a transaction it interrupted is rolled
   back whole by the server.
+- A thread holding a job lock (:mod:`memex_postgres.locks`) registers a check that runs
+  before each of its commits (:meth:`PostgresConnection.check_commits`): a lock lost to a
+  server restart stops the job's next commit (rolled back) instead of letting it carry
+  on without the lock on a fresh connection.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
@@ -168,6 +172,23 @@ class PostgresConnection:
         except PoolExhausted as exc:
             raise cannot_connect(self.url, str(exc)) from exc
 
+    def check_commits(self, key: object, check: Callable[[], None] | None) -> None:
+        """Run ``check`` before every commit of the calling thread's transactions (its
+        exception rolls the transaction back), until called again with ``None`` for the
+        same ``key``. Per thread: a job lock guards the job's own writes, not those of
+        other threads (a server's searches logging access)."""
+        checks: dict[object, Callable[[], None]] | None = getattr(self._local, "checks", None)
+        if checks is None:
+            checks = self._local.checks = {}
+        if check is None:
+            checks.pop(key, None)
+        else:
+            checks[key] = check
+
+    def _run_commit_checks(self) -> None:
+        for check in list(getattr(self._local, "checks", {}).values()):
+            check()
+
     @property
     def in_transaction(self) -> bool:
         """Whether the calling thread is inside :meth:`transaction`."""
@@ -189,6 +210,7 @@ class PostgresConnection:
                 raise
             try:
                 yield self
+                self._run_commit_checks()
             except BaseException:
                 self._rollback(conn)
                 raise

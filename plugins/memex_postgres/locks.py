@@ -14,6 +14,15 @@ same waiting, same messages) taken in the database instead: a session-level
 * Keys are the two-``int4`` form ``(LOCK_CLASS, crc32(name))``. PostgreSQL keeps them apart
   from one-``bigint`` keys (``objsubid`` 2 against 1), so they never meet the catalog's
   per-transaction writer lock, which uses the ``bigint`` form.
+* A session-level lock ends with its session, also when the server restarts, and the lock
+  connection sits idle while the job works, so nothing would tell the job. A holder made
+  by the catalog (:meth:`~memex_postgres.catalog.PostgresCatalog.job_lock`) therefore
+  checks, before each commit of the holding thread's catalog transactions, that its
+  session still holds the lock (:meth:`DatabaseLock.check`: one round trip); a lost lock
+  fails that commit, rolled back, with :class:`JobLockLostError` ("rerun"), instead of
+  the job carrying on, unguarded, on the catalog's fresh connections while another
+  process may take the lock. A restart after the check also breaks the transaction's
+  own connection, so no commit lands without the lock.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ import socket
 import sys
 import zlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from memex_core.catalog.faults import CatalogUnavailableError
 from memex_core.catalog.lock import WaitingLock, _timeout_from_env, _to_stderr
@@ -44,6 +53,22 @@ WHERE l.locktype = 'advisory' AND l.granted
   AND l.classid = %s::bigint::oid AND l.objid = %s::bigint::oid AND l.objsubid = 2
 LIMIT 1
 """
+
+
+#: Whether this session still holds the lock (a restart or a dropped connection ends it).
+_HELD_SQL = """
+SELECT EXISTS (
+  SELECT 1 FROM pg_locks
+  WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid()
+    AND classid = %s::bigint::oid AND objid = %s::bigint::oid AND objsubid = 2
+)
+"""
+
+
+class CommitChecks(Protocol):
+    """Where a holder registers its check (``PostgresConnection.check_commits``)."""
+
+    def check_commits(self, key: object, check: Callable[[], None] | None) -> None: ...
 
 
 def lock_key(name: str) -> tuple[int, int]:
@@ -77,6 +102,11 @@ class DatabaseLockError(CatalogUnavailableError):
     """The database that holds the job locks cannot be reached."""
 
 
+class JobLockLostError(DatabaseLockError):
+    """A held job lock ended under the job (the server restarted, the lock's connection
+    broke): the job stops before its next commit."""
+
+
 class DatabaseLock(WaitingLock):
     """A job lock shared by every memex process on one PostgreSQL database.
 
@@ -86,6 +116,9 @@ class DatabaseLock(WaitingLock):
     naming the holder; :meth:`try_acquire` never waits; both nest; :meth:`release` lets
     go when the outermost holder does. Not thread-safe, like ``WriteLock``: callers
     serialise through ``Memex.call_lock``.
+
+    Given ``commits`` (the catalog's connection), the thread that takes the lock has
+    :meth:`check` run before each of its catalog commits while it holds it.
     """
 
     def __init__(
@@ -96,8 +129,10 @@ class DatabaseLock(WaitingLock):
         timeout: float | None = None,
         notify: Callable[[str], None] | None = _to_stderr,
         command: str | None = None,
+        commits: CommitChecks | None = None,
     ) -> None:
         self.url = url
+        self.commits = commits
         self.name = name
         self.key = lock_key(name)
         self.timeout = timeout if timeout is not None else _timeout_from_env()
@@ -183,7 +218,47 @@ class DatabaseLock(WaitingLock):
         if not row or not row[0]:
             return False
         self._depth = 1
+        if self.commits is not None:
+            self.commits.check_commits(self, self.check)
         return True
+
+    def check(self) -> None:
+        """Raise :class:`JobLockLostError` if this holder's session no longer holds the
+        lock (a server restart or a broken connection ended it); nothing when not held."""
+        if self._depth == 0:
+            return
+        import psycopg
+
+        conn = self._conn
+        try:
+            if conn is None or conn.closed:
+                raise psycopg.OperationalError("the lock's connection is closed")
+            row = conn.execute(_HELD_SQL, self.key).fetchone()
+        except psycopg.Error as exc:
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            self._lost()
+            raise JobLockLostError(self._lost_message(f"its connection broke: {detail}")) from exc
+        if not row or not row[0]:
+            self._lost()
+            raise JobLockLostError(self._lost_message("its session no longer holds it"))
+
+    def _lost_message(self, why: str) -> str:
+        job = self.name
+        return (
+            f"Lost the {job!r} lock in {describe_url(self.url)} ({why}): the database "
+            "restarted, or the connection holding the lock dropped, while this job ran, so "
+            f"another process may be running {job} now. This job stopped before its next "
+            "write, which was rolled back; what it wrote before is kept. Run the command "
+            "again to finish (it waits for the other one, if any)."
+        )
+
+    def _lost(self) -> None:
+        """Forget a lock that is gone: later releases do nothing, a later acquire takes it
+        anew on a new connection."""
+        self._depth = 0
+        self._close()
+        if self.commits is not None:
+            self.commits.check_commits(self, None)
 
     def holder(self) -> str:
         """Who holds the lock (``memex pid N on HOST: command``), or ``""`` when nobody
@@ -208,6 +283,8 @@ class DatabaseLock(WaitingLock):
         self._depth -= 1
         if self._depth > 0:
             return
+        if self.commits is not None:
+            self.commits.check_commits(self, None)
         try:
             self._query("SELECT pg_advisory_unlock(%s::int4, %s::int4)", self.key)
         except DatabaseLockError:
@@ -216,5 +293,7 @@ class DatabaseLock(WaitingLock):
 
     def close(self) -> None:
         """Drop the connection (and with it the lock, if still held)."""
+        if self._depth and self.commits is not None:
+            self.commits.check_commits(self, None)
         self._depth = 0
         self._close()
