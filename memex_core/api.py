@@ -1175,6 +1175,17 @@ class Memex:
         """Check the catalog, keyword index and vector store against each other; with
         ``repair``, fix what drifted from the catalog (the record of truth) and check again.
         See :mod:`memex_core.services.doctor`."""
+        from memex_core.catalog.faults import CatalogUnavailableError
+        from memex_core.services.doctor import unreachable_report
+
+        try:
+            return self._doctor(repair=repair, progress=progress)
+        except CatalogUnavailableError as exc:
+            # A finding, not a failure: `memex doctor --format json` still answers, and
+            # says which server (never its password) and what to do.
+            return unreachable_report(str(self.home), exc.server, exc.reason or str(exc), exc.fix)
+
+    def _doctor(self, *, repair: bool, progress: Progress | None) -> DoctorReport:
         from memex_core.services.doctor import Doctor, DoctorParts
 
         def rebuild_keyword(progress: Progress) -> int:

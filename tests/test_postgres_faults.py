@@ -387,3 +387,35 @@ def test_a_job_lock_lost_to_a_restart_stops_the_job(
     assert scalar(url, "SELECT COUNT(*) FROM fragments WHERE id LIKE 'lost-%'") == 0
     assert mx.add_fragments(batch, origin="test:lost", embed=False) == 3  # the rerun
     mx.close()
+
+
+# -- memex doctor against a server that does not answer --------------------------------------
+
+
+def test_doctor_reports_an_unreachable_catalog_server(
+    own_server: PostgresServer, tmp_path: Path
+) -> None:
+    """The catalog's server is down: `memex doctor` (text and JSON) reports it as the
+    error finding catalog.unreachable naming host:port/database, never the password, with
+    the fix, and exits 1 as for any other error finding; no traceback."""
+    url = own_server.create_database()
+    database = url.rsplit("/", 1)[1]
+    home = postgres_home(tmp_path / "home", url.replace("memex@", "memex:s3cret@"))
+    doctor_clean(home)
+    own_server.stop("fast")
+    text = memex(home, "doctor", "--quiet")
+    as_json = memex(home, "doctor", "--quiet", "--format", "json")
+    server = f"127.0.0.1:{own_server.port}/{database}"
+    for result in (text, as_json):
+        assert result.returncode == 1, result.stderr
+        everything = result.stdout + result.stderr
+        assert TRACEBACK not in everything and "s3cret" not in everything
+    assert server in text.stdout and "error" in text.stdout and "--repair" not in text.stdout
+    report = json.loads(as_json.stdout)
+    assert report["healthy"] is False
+    assert [f["code"] for f in report["findings"]] == ["catalog.unreachable"]
+    (finding,) = report["findings"]
+    assert finding["severity"] == "error" and server in finding["summary"]
+    assert "MEMEX_CATALOG_URL" in finding["fix"] and "running" in finding["fix"]
+    own_server.start()
+    doctor_clean(home)

@@ -129,4 +129,14 @@ def storage_error(exc: BaseException, home: Path) -> StorageError | None:
 class CatalogUnavailableError(StorageError):
     """The catalog's database server cannot be reached, refused the connection, or lost it
     in the middle of a statement. The message names the server (never a password) and
-    the fix; a write transaction it interrupted was rolled back whole."""
+    the fix; a write transaction it interrupted was rolled back whole.
+
+    ``server`` (``host:port/database``), ``reason`` and ``fix``, when the engine gives
+    them, are the message's parts, for reports that show them apart (``memex doctor``'s
+    ``catalog.unreachable`` finding)."""
+
+    def __init__(self, message: str, *, server: str = "", reason: str = "", fix: str = ""):
+        super().__init__(message)
+        self.server = server
+        self.reason = reason
+        self.fix = fix

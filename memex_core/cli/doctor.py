@@ -14,7 +14,7 @@ from memex_core.cli.progress import RichProgress
 if TYPE_CHECKING:
     from memex_core.services.doctor import DoctorReport
 
-_STYLE = {"damage": "bold red", "drift": "yellow", "note": "cyan"}
+_STYLE = {"error": "bold red", "damage": "bold red", "drift": "yellow", "note": "cyan"}
 _COUNT_LABELS = {
     "fragments": "Catalog fragments",
     "keyword_documents": "Keyword documents",
@@ -47,7 +47,8 @@ def doctor(ctx: click.Context, repair: bool, quiet: bool, output_format: str) ->
     Compares them by id: fragments missing from an index, orphans an index
     holds that the catalog does not, vectors of another embedder, queued
     vector deletes, memory rows that disagree with their fragments, a damaged
-    index file. Exit status 0 when healthy, 1 when drift (or damage) remains.
+    index file. Exit status 0 when healthy, 1 when drift or damage remains or
+    the catalog cannot be reached (an error finding, JSON too).
       memex doctor            report only
       memex doctor --repair   fix drift from the catalog, then check again
     """
@@ -80,7 +81,8 @@ def _print(report: DoctorReport, indexes_healthy: bool) -> None:
         if key in report.final.counts:
             value = report.final.counts[key]
             table.add_row(label, "unreadable" if value is None else f"{value:,}")
-    console.print(table)
+    if report.final.counts:  # none when the catalog could not be reached
+        console.print(table)
     if report.before is not None:
         if report.repairs:
             console.print("[bold]Repaired:[/]")
@@ -96,5 +98,9 @@ def _print(report: DoctorReport, indexes_healthy: bool) -> None:
         console.print(f"    {esc(finding.fix)}", style="dim", highlight=False)
     if report.healthy:
         console.print("[green]Healthy:[/] the catalog and both indexes agree.")
-    elif report.before is None and not indexes_healthy:
+    elif (
+        report.before is None
+        and not indexes_healthy
+        and not report.final.get("catalog.unreachable")
+    ):  # nothing was compared, so nothing for --repair
         console.print("Run `memex doctor --repair` to fix the drift from the catalog.")

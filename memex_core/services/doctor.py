@@ -13,8 +13,10 @@ as a :class:`Finding`:
   finding says what to do.
 - ``note``: worth knowing, not wrong (fragments not embedded yet, an ingest run
   that was killed but whose files were all committed or not at all).
+- ``error``: the doctor could not check at all: the catalog's server does not answer
+  (``catalog.unreachable``, :func:`unreachable_report`). Nothing was compared.
 
-Exit status of the CLI: 0 when nothing is drift or damage, 1 otherwise.
+Exit status of the CLI: 0 when nothing is error, drift or damage, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ from memex_core.services.indexing import (
 )
 from memex_core.services.ports import NoProgress, Progress
 
-DRIFT, DAMAGE, NOTE = "drift", "damage", "note"
-SEVERITIES = (DAMAGE, DRIFT, NOTE)
+ERROR, DRIFT, DAMAGE, NOTE = "error", "drift", "damage", "note"
+SEVERITIES = (ERROR, DAMAGE, DRIFT, NOTE)
 SAMPLE_SIZE = 5
 
 
@@ -75,7 +77,7 @@ class Inspection:
 
     @property
     def healthy(self) -> bool:
-        return not any(f.severity in (DRIFT, DAMAGE) for f in self.findings)
+        return not any(f.severity in (ERROR, DRIFT, DAMAGE) for f in self.findings)
 
     def codes(self) -> set[str]:
         return {f.code for f in self.findings}
@@ -699,6 +701,23 @@ class Doctor:
         if embedded:
             done.append(f"embedded {_plural(embedded, 'fragment')}")
         return done
+
+
+def unreachable_report(home: str, server: str, reason: str, fix: str) -> DoctorReport:
+    """The report when the catalog's server cannot be reached: one ``catalog.unreachable``
+    error naming ``server`` (``host:port/database``, never a password), and nothing
+    compared (the catalog is what everything is compared with)."""
+    where = f" at {server}" if server else ""
+    finding = Finding(
+        "catalog.unreachable",
+        ERROR,
+        f"The catalog server{where} cannot be reached ({reason}), so nothing was checked.",
+        fix
+        or "Start the catalog's server or fix the settings that name it, then run "
+        "`memex doctor` again.",
+        count=1,
+    )
+    return DoctorReport(home, Inspection(findings=[finding]))
 
 
 def plugin_findings(

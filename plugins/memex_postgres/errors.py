@@ -13,10 +13,16 @@ URL_SETTINGS = "[catalog.postgres] url in config.toml or MEMEX_CATALOG_URL"
 
 def cannot_connect(url: str, detail: str) -> CatalogUnavailableError:
     """The server refused a new connection, or none came within the timeout."""
-    return CatalogUnavailableError(
-        f"Cannot connect to the PostgreSQL catalog at {where(url)}: {_first_line(detail)}. "
+    server, reason = where(url), _first_line(detail)
+    fix = (
         f"Check that the server is running and reachable and that {URL_SETTINGS} names it "
         "(user, host, port, database), then run the command again."
+    )
+    return CatalogUnavailableError(
+        f"Cannot connect to the PostgreSQL catalog at {server}: {reason}. {fix}",
+        server=server,
+        reason=reason,
+        fix=fix,
     )
 
 
@@ -29,10 +35,13 @@ def connection_lost(url: str, detail: str, *, writing: bool) -> CatalogUnavailab
         if writing
         else "Nothing was written."
     )
+    server, reason = where(url), _first_line(detail)
+    fix = f"If the server is down, start it; {URL_SETTINGS} names the server memex uses."
     return CatalogUnavailableError(
-        f"Lost the connection to the PostgreSQL catalog at {where(url)}: "
-        f"{_first_line(detail)}. {outcome} If the server is down, start it; {URL_SETTINGS} "
-        "names the server memex uses."
+        f"Lost the connection to the PostgreSQL catalog at {server}: {reason}. {outcome} {fix}",
+        server=server,
+        reason=reason,
+        fix=fix,
     )
 
 

@@ -162,11 +162,16 @@ class DatabaseLock(WaitingLock):
                 connect_timeout=10,
             )
         except psycopg.Error as exc:
-            raise DatabaseLockError(
-                f"Cannot reach {describe_url(self.url)} to take {self.where} "
-                f"({type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc) else ''}). "
+            reason = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc) else ''}"
+            fix = (
                 "Check that PostgreSQL is running and that [catalog.postgres] url (or "
                 "MEMEX_CATALOG_URL) points at it."
+            )
+            raise DatabaseLockError(
+                f"Cannot reach {describe_url(self.url)} to take {self.where} ({reason}). {fix}",
+                server=describe_url(self.url),
+                reason=reason,
+                fix=fix,
             ) from exc
         # A holder whose host vanishes (power, network) holds the lock until the server
         # notices the session is dead; these make it notice within about a minute.
