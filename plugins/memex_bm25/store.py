@@ -25,15 +25,23 @@ recent additions, tombstones for deleted slots and exact document frequencies.
 ``add`` buffers documents; they become a segment on the next search, delete or
 flush. ``flush`` writes the delta (and the base only after a merge) into new
 generation folders and then swaps the manifest (see :mod:`memex_bm25.storage`).
+
+Threads: reads (``search``, ``query_share``, ``count``...) run at the same time as each
+other; whatever replaces state (``add``, ``delete``, ``flush``, loading a newer
+generation) waits for them and holds them off (:class:`~memex_core.rwlock.ReadWriteLock`),
+so a search never sees half a change. A read first takes in, alone, what it needs (a
+generation another process flushed, buffered additions).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import threading
 from array import array
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +59,7 @@ from memex_core.catalog.faults import from_os_error
 from memex_core.crashpoints import crash_point
 from memex_core.domain import Fragment, SearchFilters, SignalHit
 from memex_core.errors import MemexError
+from memex_core.rwlock import ReadWriteLock
 
 FORMAT = "memex-bm25"
 #: Version 2 added the owner, collection and private columns. Version 1 indexes
@@ -159,6 +168,13 @@ class BM25Store:
         self._generation = 0
         self._base_name: str | None = None
         self._delta_name: str | None = None
+        # Readers share it; anything that replaces state takes it alone (module docstring).
+        self._rw = ReadWriteLock()
+        # Owner statistics, which concurrent readers fill: one computes, the others wait.
+        self._memo = threading.Lock()
+        # Each thread's last hits, for its query_share (see _top); _epoch dates them.
+        self._recent = threading.local()
+        self._epoch = 0
         self._reset()
         self._load()
 
@@ -203,6 +219,7 @@ class BM25Store:
         self._owner_stats: OrderedDict[frozenset[int], CorpusStats] = OrderedDict()
         self._doc_terms: dict[str, tuple[Segment, DocTerms]] = {}
         self._scanned: set[str] = set()
+        self._epoch += 1
 
     def _load(self) -> None:
         for attempt in range(_LOAD_ATTEMPTS):
@@ -331,8 +348,13 @@ class BM25Store:
             return False
         if storage.manifest_stamp(self.directory) == self._stamp:
             return False
-        self._load()
-        return True
+        with self._rw:
+            if self._dirty or len(self._pending):
+                return False
+            if storage.manifest_stamp(self.directory) == self._stamp:
+                return False  # another thread loaded it meanwhile
+            self._load()
+            return True
 
     def changed_on_disk(self) -> bool:
         """Whether another process flushed since this store loaded or flushed."""
@@ -341,13 +363,33 @@ class BM25Store:
     def reload(self) -> None:
         """Load the generation on disk, dropping unflushed changes (for a reader whose only
         changes were a catch-up with the catalog that the newer generation holds)."""
-        self._load()
+        with self._rw:
+            self._load()
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Hold the store shared for a read, once a newer generation on disk and buffered
+        additions are taken in (alone: they replace state readers use)."""
+        while True:
+            self.refresh()
+            if len(self._pending):
+                with self._rw:
+                    self._materialise()
+            self._rw.acquire_shared()
+            if not len(self._pending):
+                break
+            self._rw.release_shared()  # a write came in between: take it in first
+        try:
+            yield
+        finally:
+            self._rw.release_shared()
 
     # -- derived arrays (cached until the next change) ----------------------------
 
     def _invalidate(self) -> None:
         self._cache.clear()
         self._owner_stats.clear()
+        self._epoch += 1
 
     @property
     def _n_slots(self) -> int:
@@ -401,15 +443,16 @@ class BM25Store:
         """BM25 statistics of the live documents whose owner is in ``owners`` (materialised)."""
         table = self._tables["owner"]
         codes = frozenset(code for owner in owners if (code := table.lookup(owner)) is not None)
-        found = self._owner_stats.get(codes)
-        if found is not None:
-            self._owner_stats.move_to_end(codes)
+        with self._memo:
+            found = self._owner_stats.get(codes)
+            if found is not None:
+                self._owner_stats.move_to_end(codes)
+                return found
+            found = self._owner_statistics(codes)
+            self._owner_stats[codes] = found
+            if len(self._owner_stats) > OWNER_STATS_CACHED:
+                self._owner_stats.popitem(last=False)
             return found
-        found = self._owner_statistics(codes)
-        self._owner_stats[codes] = found
-        if len(self._owner_stats) > OWNER_STATS_CACHED:
-            self._owner_stats.popitem(last=False)
-        return found
 
     def _owner_statistics(self, codes: frozenset[int]) -> CorpusStats:
         columns = self._columns()
@@ -464,6 +507,10 @@ class BM25Store:
 
     def add(self, fragments: Sequence[Fragment]) -> int:
         """Index fragments; ids already present are skipped. Returns how many were new."""
+        with self._rw:
+            return self._add(fragments)
+
+    def _add(self, fragments: Sequence[Fragment]) -> int:
         self._require_usable()
         known = self._slot_index()
         pending = self._pending
@@ -538,6 +585,10 @@ class BM25Store:
 
     def delete(self, ids: Iterable[str]) -> int:
         """Remove fragments by id. Returns how many were present."""
+        with self._rw:
+            return self._delete(ids)
+
+    def _delete(self, ids: Iterable[str]) -> int:
         self._require_usable()
         known = self._slot_index()
         slots = [slot for fragment_id in ids if (slot := known.pop(fragment_id, None)) is not None]
@@ -562,26 +613,28 @@ class BM25Store:
 
     def clear(self) -> None:
         """Forget every document (and any tokenizer mismatch); :meth:`flush` persists it."""
-        if self._configured_tokenizer is None and self._unusable is not None:
-            self.tokenizer = Tokenizer()
-        self._reset()
-        self._dirty = True
+        with self._rw:
+            if self._configured_tokenizer is None and self._unusable is not None:
+                self.tokenizer = Tokenizer()
+            self._reset()
+            self._dirty = True
 
     def flush(self) -> None:
         """Persist pending changes atomically: readers see the old or the new generation."""
-        self._require_usable()
-        self._materialise()
-        if not self._dirty:
-            return
-        if self._should_merge():
-            self._merge_into_base()
-        try:
-            self._write_generation()
-        except OSError as exc:
-            translated = from_os_error(exc, self.directory)
-            if translated is None:
-                raise
-            raise translated from exc
+        with self._rw:
+            self._require_usable()
+            self._materialise()
+            if not self._dirty:
+                return
+            if self._should_merge():
+                self._merge_into_base()
+            try:
+                self._write_generation()
+            except OSError as exc:
+                translated = from_os_error(exc, self.directory)
+                if translated is None:
+                    raise
+                raise translated from exc
 
     def _write_generation(self) -> None:
         root = self.directory
@@ -681,16 +734,15 @@ class BM25Store:
 
     def search(self, query: str, limit: int, filters: SearchFilters) -> list[SignalHit]:
         """Best ``limit`` hits that pass ``filters``, best first; no zero-score hits."""
-        self.refresh()
-        self._require_usable()
-        try:
-            return self._search(query, limit, filters)
-        except (IndexError, ValueError) as exc:
-            # Arrays that loaded but point outside themselves: bytes damaged on disk.
-            raise self._unreadable(f"{type(exc).__name__} while searching: {exc}") from exc
+        with self._reading():
+            self._require_usable()
+            try:
+                return self._search(query, limit, filters)
+            except (IndexError, ValueError) as exc:
+                # Arrays that loaded but point outside themselves: bytes damaged on disk.
+                raise self._unreadable(f"{type(exc).__name__} while searching: {exc}") from exc
 
     def _search(self, query: str, limit: int, filters: SearchFilters) -> list[SignalHit]:
-        self._materialise()
         if limit <= 0 or self._n_live == 0:
             return []
         lookup = self._vocab.index.get
@@ -761,9 +813,10 @@ class BM25Store:
             (SignalHit(id=_decode_id(ids[slot]), score=float(values[i])), slot)
             for i, slot in zip(order.tolist(), candidates[order].tolist(), strict=True)
         ]
-        # The slots of the last hits, for query_share (the relevance floor asks about these
-        # very hits): building the whole id -> slot index costs ~0.1 s at 100,000 fragments.
-        self._cache["recent_slots"] = {hit.id: slot for hit, slot in hits}
+        # The slots of this thread's last hits, for query_share (the relevance floor asks
+        # about these very hits): building the whole id -> slot index costs ~0.1 s at
+        # 100,000 fragments. Per thread: concurrent searches each ask about their own.
+        self._recent.slots = (self._epoch, {hit.id: slot for hit, slot in hits})
         return [hit for hit, _ in hits]
 
     def query_share(self, query: str, ids: Sequence[str]) -> dict[str, float]:
@@ -774,11 +827,15 @@ class BM25Store:
         against a hit instead of vanishing. Optional beyond the KeywordStore protocol:
         the relevance floor (:mod:`memex_core.domain.relevance`) reads it to tell one
         shared common word from a match."""
-        self.refresh()
-        self._require_usable()
-        self._materialise()
+        with self._reading():
+            self._require_usable()
+            return self._query_share(query, ids)
+
+    def _query_share(self, query: str, ids: Sequence[str]) -> dict[str, float]:
         terms = list(dict.fromkeys(self.tokenizer.tokenize(query)))
-        recent: dict[str, int] = self._cache.get("recent_slots") or {}
+        epoch, recent = getattr(self._recent, "slots", (None, {}))
+        if epoch != self._epoch:
+            recent = {}
         unique = list(dict.fromkeys(ids))
         slot_of = recent if all(i in recent for i in unique) else self._slot_index()
         wanted = [(i, slot_of[i]) for i in unique if i in slot_of]
@@ -799,9 +856,10 @@ class BM25Store:
             total += weight
             start = 0
             for segment in (self._base, self._delta):
-                local, _ = segment.postings(code)
-                if len(local):
-                    held[np.isin(slots, local.astype(np.int64) + start)] += weight
+                inside = (slots >= start) & (slots < start + segment.n_docs)
+                if inside.any():
+                    where = np.flatnonzero(inside)
+                    held[where[segment.holds(code, slots[where] - start)]] += weight
                 start += segment.n_docs
         if total <= 0:
             return {fragment_id: 0.0 for fragment_id, _ in wanted}
@@ -809,13 +867,15 @@ class BM25Store:
 
     def count(self) -> int:
         self.refresh()
-        self._require_usable()
-        return self._n_live
+        with self._rw.shared():
+            self._require_usable()
+            return self._n_live
 
     def ids(self) -> set[str]:
         self.refresh()
-        self._require_usable()
-        return set(self._slot_index())
+        with self._rw.shared():
+            self._require_usable()
+            return set(self._slot_index())
 
     def verify(self) -> list[str]:
         """Problems with the index on disk (empty when sound): files that differ from the
@@ -824,6 +884,10 @@ class BM25Store:
         from memex_bm25 import verify
 
         self.refresh()
+        with self._rw.shared():
+            return self._verify(verify)
+
+    def _verify(self, verify: Any) -> list[str]:
         if self._unusable is not None:
             return [str(self._unusable)]
         try:
@@ -847,7 +911,10 @@ class BM25Store:
     def stats(self) -> dict[str, Any]:
         """Sizes worth showing in ``memex stats`` or a bug report."""
         self._require_usable()
-        self._materialise()
+        with self._reading():
+            return self._stats()
+
+    def _stats(self) -> dict[str, Any]:
         return {
             "documents": self._n_live,
             "vocabulary": int(np.count_nonzero(self._df)),

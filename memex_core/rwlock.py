@@ -1,0 +1,136 @@
+"""A readers-writer lock for threads: many readers at once, or one writer alone.
+
+memex holds one around every call into a :class:`~memex_core.api.Memex` from threads
+(:mod:`memex_core.threads`), and its stores hold their own around the state a write
+replaces (the BM25 index, the chroma folder's client). Searches take it *shared*: the
+slow parts of a search (numpy's matrix products, chroma's HNSW query in Rust, SQLite)
+run without the GIL, so two searches use two cores. Everything else takes it
+*exclusive*, as the plain lock it replaces did.
+
+* Re-entrant both ways: a thread holding it exclusive may take it again, shared or
+  exclusive; a thread holding it shared may take it shared again. A reader asking for
+  it exclusive would wait for itself, so that raises :class:`LockUpgradeError`.
+* Writers first: while a writer waits, threads that do not hold the lock yet wait
+  behind it, so a steady stream of searches never starves a write. Readers already
+  inside may nest (they would otherwise deadlock against the waiting writer).
+* ``with lock:`` and ``acquire``/``release`` are the exclusive side, so it stands in
+  for the ``threading.RLock`` callers held before.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+class LockUpgradeError(RuntimeError):
+    """A thread holding the lock shared asked for it exclusive (it would wait forever)."""
+
+
+class ReadWriteLock:
+    """Shared (:meth:`shared`) or exclusive (``with lock:``), re-entrant, writers first."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition(threading.Lock())
+        self._writer: int | None = None  # the thread holding it exclusive
+        self._writer_depth = 0
+        self._readers: dict[int, int] = {}  # thread -> shared depth
+        self._writers_waiting = 0
+
+    # -- exclusive -------------------------------------------------------------------
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        """Take it exclusive (as ``RLock.acquire``); False when not taken in time."""
+        me = threading.get_ident()
+        with self._changed:
+            if self._writer == me:
+                self._writer_depth += 1
+                return True
+            if me in self._readers:
+                raise LockUpgradeError(
+                    "this thread holds the lock shared (a search) and asked for it "
+                    "exclusive: that would wait for itself. Take it exclusive first."
+                )
+            if not blocking:
+                if self._writer is None and not self._readers:
+                    self._writer, self._writer_depth = me, 1
+                    return True
+                return False
+            self._writers_waiting += 1
+            try:
+                free = self._changed.wait_for(
+                    lambda: self._writer is None and not self._readers,
+                    None if timeout < 0 else timeout,
+                )
+            finally:
+                self._writers_waiting -= 1
+            if not free:
+                self._changed.notify_all()  # readers held back for this writer may go
+                return False
+            self._writer, self._writer_depth = me, 1
+            return True
+
+    def release(self) -> None:
+        """Give back one exclusive hold."""
+        with self._changed:
+            if self._writer != threading.get_ident():
+                raise RuntimeError("release of a lock this thread does not hold exclusive")
+            self._writer_depth -= 1
+            if not self._writer_depth:
+                self._writer = None
+                self._changed.notify_all()
+
+    def __enter__(self) -> ReadWriteLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    # -- shared ----------------------------------------------------------------------
+
+    def acquire_shared(self) -> None:
+        me = threading.get_ident()
+        with self._changed:
+            held = self._writer == me or me in self._readers
+            if not held:
+                self._changed.wait_for(lambda: self._writer is None and not self._writers_waiting)
+            self._readers[me] = self._readers.get(me, 0) + 1
+
+    def release_shared(self) -> None:
+        me = threading.get_ident()
+        with self._changed:
+            depth = self._readers.get(me)
+            if not depth:
+                raise RuntimeError("release of a lock this thread does not hold shared")
+            if depth == 1:
+                del self._readers[me]
+                if not self._readers:
+                    self._changed.notify_all()
+            else:
+                self._readers[me] = depth - 1
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        """Hold it shared for the block."""
+        self.acquire_shared()
+        try:
+            yield
+        finally:
+            self.release_shared()
+
+    # -- what tests and diagnostics ask -----------------------------------------------
+
+    @property
+    def readers(self) -> int:
+        """Threads holding it shared right now."""
+        with self._changed:
+            return len(self._readers)
+
+    def held_exclusive(self) -> bool:
+        """Whether the calling thread holds it exclusive."""
+        return self._writer == threading.get_ident()
+
+
+__all__ = ["LockUpgradeError", "ReadWriteLock"]

@@ -1,0 +1,166 @@
+"""memex_core.rwlock: readers together, a writer alone, writers first, re-entrant."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from memex_core.rwlock import LockUpgradeError, ReadWriteLock
+
+WAIT = 5.0
+
+
+def test_readers_hold_it_together() -> None:
+    lock = ReadWriteLock()
+    both_inside = threading.Barrier(2, timeout=WAIT)
+
+    def read() -> None:
+        with lock.shared():
+            both_inside.wait()  # times out (BrokenBarrierError) unless both are in at once
+
+    threads = [threading.Thread(target=read) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(WAIT)
+    assert not both_inside.broken
+    assert lock.readers == 0
+
+
+def test_a_writer_waits_for_readers_and_excludes_them() -> None:
+    lock = ReadWriteLock()
+    order: list[str] = []
+    reading = threading.Event()
+    release_reader = threading.Event()
+
+    def reader() -> None:
+        with lock.shared():
+            reading.set()
+            release_reader.wait(WAIT)
+            order.append("reader done")
+
+    def writer() -> None:
+        with lock:
+            order.append("writer in")
+
+    r = threading.Thread(target=reader)
+    r.start()
+    reading.wait(WAIT)
+    w = threading.Thread(target=writer)
+    w.start()
+    time.sleep(0.05)
+    assert order == []  # the writer waits while the reader holds it
+    release_reader.set()
+    r.join(WAIT)
+    w.join(WAIT)
+    assert order == ["reader done", "writer in"]
+
+
+def test_new_readers_wait_behind_a_waiting_writer() -> None:
+    lock = ReadWriteLock()
+    order: list[str] = []
+    first_in = threading.Event()
+    release_first = threading.Event()
+
+    def first_reader() -> None:
+        with lock.shared():
+            first_in.set()
+            release_first.wait(WAIT)
+
+    def writer() -> None:
+        with lock:
+            order.append("writer")
+
+    def late_reader() -> None:
+        with lock.shared():
+            order.append("late reader")
+
+    threads = [threading.Thread(target=first_reader)]
+    threads[0].start()
+    first_in.wait(WAIT)
+    threads.append(threading.Thread(target=writer))
+    threads[1].start()
+    while not lock._writers_waiting:  # the writer is queued
+        time.sleep(0.001)
+    threads.append(threading.Thread(target=late_reader))
+    threads[2].start()
+    time.sleep(0.05)
+    assert order == []
+    release_first.set()
+    for thread in threads:
+        thread.join(WAIT)
+    assert order == ["writer", "late reader"]
+
+
+def test_re_entrant_both_ways_and_no_upgrade() -> None:
+    lock = ReadWriteLock()
+    with lock:
+        with lock, lock.shared(), lock.shared():
+            assert lock.held_exclusive()
+        assert lock.held_exclusive()
+    assert not lock.held_exclusive()
+    with lock.shared():
+        with lock.shared():
+            assert lock.readers == 1
+        with pytest.raises(LockUpgradeError, match="exclusive first"):
+            lock.acquire()
+    assert lock.readers == 0
+    assert lock.acquire(blocking=False)
+    lock.release()
+
+
+def test_a_reader_nested_in_its_own_read_passes_a_waiting_writer() -> None:
+    """A thread already reading may read again while a writer waits (else: deadlock)."""
+    lock = ReadWriteLock()
+    inside = threading.Event()
+    writer_queued = threading.Event()
+    nested_done = threading.Event()
+
+    def reader() -> None:
+        with lock.shared():
+            inside.set()
+            writer_queued.wait(WAIT)
+            with lock.shared():
+                nested_done.set()
+
+    def writer() -> None:
+        with lock:
+            pass
+
+    r = threading.Thread(target=reader)
+    r.start()
+    inside.wait(WAIT)
+    w = threading.Thread(target=writer)
+    w.start()
+    while not lock._writers_waiting:
+        time.sleep(0.001)
+    writer_queued.set()
+    assert nested_done.wait(WAIT)
+    r.join(WAIT)
+    w.join(WAIT)
+    assert not r.is_alive() and not w.is_alive()
+
+
+def test_exclusive_acquire_times_out_and_lets_readers_go_again() -> None:
+    lock = ReadWriteLock()
+    reading = threading.Event()
+    done = threading.Event()
+
+    def reader() -> None:
+        with lock.shared():
+            reading.set()
+            done.wait(WAIT)
+
+    r = threading.Thread(target=reader)
+    r.start()
+    reading.wait(WAIT)
+    assert lock.acquire(timeout=0.05) is False
+    assert not lock.acquire(blocking=False)
+    with lock.shared():  # no writer waits any more: another reader gets in
+        pass
+    done.set()
+    r.join(WAIT)
+    with pytest.raises(RuntimeError, match="does not hold"):
+        lock.release()
