@@ -43,6 +43,11 @@ SHORT_CREDENTIALS = {
 WHEN = {
     "missing_credentials": "A `/v1` route was called without `Authorization: Bearer ...`.",
     "invalid_credentials": "The agent key is unknown or revoked, or the secret is wrong.",
+    "too_many_failures": "This client address sent too many wrong credentials lately "
+    "(`[serve] auth_failures`, default 5, within `auth_window_s`, 300 s; once the server has "
+    "seen `auth_global_failures` from all addresses together, one), so the credential was "
+    "not even checked. Sent with `Retry-After`: the seconds until it may try again. Missing "
+    "credentials and a revoked key sent as it was made do not count.",
     "operator_only": "An agent key called a `/v1/admin` route.",
     "agent_only": "The operator called a `/v1/memory` route without a `Memex-User` header "
     "(use it, or the `/v1/admin/memory` routes).",

@@ -20,6 +20,7 @@ from memex_client.errors import (
     PermissionDeniedError,
     RequestTooLargeError,
     ServiceUnavailableError,
+    TooManyFailuresError,
 )
 from memex_client.handles import RemoteAgentMemory, RemoteOperatorMemory, RemoteView
 
@@ -39,4 +40,5 @@ __all__ = [
     "RemoteView",
     "RequestTooLargeError",
     "ServiceUnavailableError",
+    "TooManyFailuresError",
 ]

@@ -34,6 +34,12 @@ class AuthenticationError(MemexClientError):
     """401: no credentials, or a key that is unknown or revoked."""
 
 
+class TooManyFailuresError(AuthenticationError):
+    """429 ``too_many_failures``: this address sent too many wrong credentials lately, so
+    the server refuses it, without checking, for the seconds its message gives (and
+    ``Retry-After``)."""
+
+
 class PermissionDeniedError(MemexClientError):
     """403: an agent key on an operator route, or a write outside the key's scope."""
 
@@ -81,6 +87,8 @@ def error_for(status: int, payload: Any, fallback: str) -> MemexClientError:
     kind: type[MemexClientError]
     if status == 401:
         kind = AuthenticationError
+    elif status == 429:
+        kind = TooManyFailuresError
     elif status == 403:
         kind = PermissionDeniedError
     elif status == 404:

@@ -27,6 +27,7 @@ from memex_server.errors import CODES, install_error_handlers
 from memex_server.limits import DEFAULT_MAX_BODY, DEFAULT_MAX_UPLOAD, BodyLimit
 from memex_server.routes import admin, health, memory, reading
 from memex_server.state import ServerState
+from memex_server.throttle import AuthLimits, FailedAuth
 
 if TYPE_CHECKING:
     from memex_core.api import Memex
@@ -44,7 +45,8 @@ find it in the access log.
 Errors are JSON, `{"error": {"code": ..., "message": ...}}`, with a stable code: 401
 `missing_credentials`/`invalid_credentials`, 403 `operator_only`/`agent_only`/`forbidden`,
 404 `not_found` (another user's id too), 409 `ambiguous_id`/`plan_changed`, 413 `body_too_large`,
-422 `invalid_request`/`empty_query`, 503 `write_locked`/`vectors_unavailable`/
+422 `invalid_request`/`empty_query`, 429 `too_many_failures` (this address sent too many wrong
+credentials lately: wait for `Retry-After`), 503 `write_locked`/`vectors_unavailable`/
 `catalog_unavailable` (the catalog's database server is down or unreachable: nothing was
 half-written, retry)/`replica_behind` (this replica's keyword index lags the shared catalog by
 more than `[serve] max_lag_s`: retry or ask another replica), 500 `internal_error`.
@@ -58,9 +60,12 @@ def build_app(
     max_body: int = DEFAULT_MAX_BODY,
     max_upload: int = DEFAULT_MAX_UPLOAD,
     viewer: bool = True,
+    auth_limits: AuthLimits | None = None,
 ) -> FastAPI:
     """The API over ``memex``, accepting its agent keys and ``admin_secret``, and (unless
-    ``viewer=False``) the web viewer's pages at ``/`` (:mod:`memex_viewer`)."""
+    ``viewer=False``) the web viewer's pages at ``/`` (:mod:`memex_viewer`). Wrong
+    credentials are limited per client address as ``auth_limits`` says (default: the
+    home's ``[serve] auth_*`` settings; see :mod:`memex_server.throttle`)."""
     from memex_core import __version__
 
     app = FastAPI(
@@ -73,6 +78,9 @@ def build_app(
         redoc_url=None,
     )
     app.state.memex = ServerState(memex, admin_secret)
+    if auth_limits is None:
+        auth_limits = AuthLimits.from_table(memex.config.table("serve"), memex.config.config_path)
+    app.state.failed_auth = FailedAuth(auth_limits)
     install_error_handlers(app)
     for router in (
         health.router,

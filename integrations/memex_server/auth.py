@@ -1,10 +1,11 @@
 """Who is calling: an agent key (one user's memory) or the operator secret (everything).
 
 Every ``/v1`` route depends on :func:`caller`. A request without credentials is
-refused with 401 before any handler runs; an agent key on an operator route gets
-403; the operator may act as one user on the agent routes by naming them in the
-``Memex-User`` header (as ``mx.operator().agent(user)`` does). The key is looked
-up in the catalog on every request, so a revoked key stops working at once.
+refused with 401 before any handler runs; a client address that sent too many wrong
+ones gets 429 ``too_many_failures`` (see :mod:`memex_server.throttle`); an agent key on
+an operator route gets 403; the operator may act as one user on the agent routes by
+naming them in the ``Memex-User`` header (as ``mx.operator().agent(user)`` does). The key
+is looked up in the catalog on every request, so a revoked key stops working at once.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from memex_core.domain.agent_keys import AgentKey, looks_like_key
 from memex_core.errors import MemexError
 from memex_core.secret_files import secret_matches
 from memex_server.errors import ApiError
+from memex_server.throttle import FailedAuth
 
 if TYPE_CHECKING:
     from memex_server.state import ServerState
@@ -89,10 +91,25 @@ def caller(
     token = credentials.credentials.strip()
     tool_call_id = request.headers.get(TOOL_CALL_HEADER) or None
     state = state_of(request)
+    # Refused before the credential is looked at: a guesser's next try tells it nothing.
+    failures: FailedAuth = request.app.state.failed_auth
+    address = request.client.host if request.client else None
+    wait = failures.wait(address)
+    if wait:
+        raise ApiError(
+            "too_many_failures",
+            f"Too many wrong credentials from this address: try again in {wait} s. "
+            "Each address may send a few wrong ones within a window ([serve] auth_failures "
+            "and auth_window_s).",
+            retry_after=wait,
+        )
     if looks_like_key(token):
         with state.memex.call_lock:
             key = state.keys.verify(token)
+            revoked = key is None and state.keys.revoked(token)
         if key is None:
+            if not revoked:
+                failures.failed(address)
             raise ApiError(
                 "invalid_credentials",
                 "This agent key is unknown or revoked. Ask the operator for a new one "
@@ -101,6 +118,7 @@ def caller(
         return Caller.of_key(key, tool_call_id)
     if secret_matches(state.admin_secret, token):
         return Caller(operator=True, name=OPERATOR_NAME, tool_call_id=tool_call_id)
+    failures.failed(address)
     raise ApiError(
         "invalid_credentials",
         "These credentials are neither a live agent key nor the operator secret.",

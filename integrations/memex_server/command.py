@@ -96,16 +96,24 @@ def serve(
         ) from exc
     from memex_server.admin_secret import resolve_admin_secret
     from memex_server.follower import FollowSettings
+    from memex_server.throttle import AuthLimits
 
     memex = open_memex(ctx)
     try:
         secret = resolve_admin_secret(Path(memex.home))
         follow = FollowSettings.from_table(memex.config.table("serve"), memex.config.config_path)
+        auth_limits = AuthLimits.from_table(memex.config.table("serve"), memex.config.config_path)
         memex.catalog  # noqa: B018  # migrate now, not on the first request
         memex.keyword_store  # noqa: B018  # load the index before the first request
     except MemexError as exc:
         raise click.ClickException(str(exc)) from exc
-    app = build_app(memex, admin_secret=secret.value, max_body=max_body, max_upload=max_upload)
+    app = build_app(
+        memex,
+        admin_secret=secret.value,
+        max_body=max_body,
+        max_upload=max_upload,
+        auth_limits=auth_limits,
+    )
     # The keyword index follows what other processes and replicas write to the catalog.
     app.state.memex.follow(follow)
     config = uvicorn.Config(

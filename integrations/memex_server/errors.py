@@ -35,6 +35,7 @@ CODES: dict[str, int] = {
     "operator_only": 403,
     "agent_only": 403,
     "forbidden": 403,
+    "too_many_failures": 429,
     "not_found": 404,
     "method_not_allowed": 405,
     "ambiguous_id": 409,
@@ -57,6 +58,8 @@ class ApiError(Exception):
 
     code: str
     message: str
+    #: Seconds a client should wait before trying again (the ``Retry-After`` header).
+    retry_after: int | None = None
 
     @property
     def status(self) -> int:
@@ -112,6 +115,8 @@ def install_error_handlers(app: FastAPI) -> None:
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
         if exc.status == 503:
             headers = {"Retry-After": "1"}
+        if exc.retry_after is not None:
+            headers = {"Retry-After": str(exc.retry_after)}
         return error_response(exc.code, exc.message, headers)
 
     @app.exception_handler(MemexError)

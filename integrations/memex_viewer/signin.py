@@ -11,11 +11,17 @@ before any session exists: ``GET /signin`` sets a random token in a short-lived
 HttpOnly, SameSite=Strict cookie and in the form, and ``POST /signin`` requires the
 two to match (a page on another site can neither read the form nor send the cookie).
 The ``Origin`` check stays as a second line.
+
+Wrong credentials count against the client's address in :func:`memex_server.auth.caller`
+(:mod:`memex_server.throttle`), for the form and the API alike: an address over the limit
+gets a 429 page that says when to try again, its credential not checked.
 """
 
 from __future__ import annotations
 
 import secrets
+import time
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
@@ -42,12 +48,33 @@ SIGNIN_COOKIE = "memex_signin"
 SIGNIN_SECONDS = 3600
 
 
-def _signin_form(request: Request, *, status: int = 200, next: str, failed: bool) -> Response:
-    """The sign-in page with a fresh form token, set in its cookie too."""
+def _signin_form(
+    request: Request,
+    *,
+    status: int = 200,
+    next: str,
+    failed: bool,
+    retry_after: int | None = None,
+) -> Response:
+    """The sign-in page with a fresh form token, set in its cookie too; with
+    ``retry_after``, the 429 page of an address that sent too many wrong credentials."""
     token = secrets.token_urlsafe(32)
+    throttled = None
+    if retry_after is not None:
+        at = datetime.fromtimestamp(time.time() + retry_after, tz=UTC)
+        throttled = {"wait": duration(retry_after), "at": at.strftime("%Y-%m-%d %H:%M:%S UTC")}
     response = render(
-        request, "signin.html", None, status=status, next=next, failed=failed, signin_token=token
+        request,
+        "signin.html",
+        None,
+        status=status,
+        next=next,
+        failed=failed,
+        signin_token=token,
+        throttled=throttled,
     )
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
     response.set_cookie(
         SIGNIN_COOKIE,
         token,
@@ -58,6 +85,17 @@ def _signin_form(request: Request, *, status: int = 200, next: str, failed: bool
         secure=request.url.scheme == "https",
     )
     return response
+
+
+def duration(seconds: int) -> str:
+    """``seconds`` as people read a wait: "45 s", "4 min 10 s", "1 h 2 min"."""
+    hours, rest = divmod(max(0, seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    if minutes:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    return f"{secs} s"
 
 
 def _token_matches(request: Request, submitted: str) -> bool:
@@ -86,7 +124,11 @@ def signin(
         if not token:
             raise ApiError("missing_credentials", "empty")
         who = caller(request, HTTPAuthorizationCredentials(scheme="Bearer", credentials=token))
-    except ApiError:
+    except ApiError as exc:
+        if exc.code == "too_many_failures":  # the credential was not even checked
+            return _signin_form(
+                request, status=429, next=safe_next(next), failed=False, retry_after=exc.retry_after
+            )
         # One message for every failure: a page must not tell a guesser which part was wrong.
         return _signin_form(request, status=401, next=safe_next(next), failed=True)
     kind = sessions.OPERATOR if who.operator else sessions.AGENT

@@ -99,6 +99,17 @@ class AgentKeys:
         self.catalog.revoke_agent_key(key.id, at)
         return AgentKey(**{**key.__dict__, "revoked_at": at})
 
+    def revoked(self, token: str) -> bool:
+        """Whether ``token`` is exactly a key that was revoked (its id and its secret): a
+        refusal that is not a guess, which a server's limit on failed credentials does not
+        count (an agent still holding the key it was told to replace)."""
+        parts = split_key(token)
+        found = None if parts is None else self.catalog.agent_key(parts[0])
+        if parts is None or found is None:
+            return False
+        key, stored = found
+        return not key.active and secret_matches(stored, parts[1])
+
     def verify(self, token: str) -> AgentKey | None:
         """The live key ``token`` is, or None (unknown, mistyped or revoked)."""
         parts = split_key(token)
