@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shlex
 import signal
 import subprocess
 import sys
@@ -22,10 +23,12 @@ from typing import Any
 
 import pytest
 
-from benchmarks.capture_replay import Step, fire
+from benchmarks.capture_replay import Step, fire, hook_command
 from memex_capture import launch, layout
-from memex_capture.worker import work_files
+from memex_capture.doctor import capture_findings
+from memex_capture.worker import QUIET_SECONDS, work_files
 from memex_core.catalog.lock import WriteLock
+from memex_core.domain.session_summary import is_session_summary
 from tests.claude_code_builders import Transcript, text, tool_use
 from tests.component_doubles import fast_memex
 from tests.test_capture_replay import fragments
@@ -275,3 +278,73 @@ def test_a_held_write_lock_makes_the_worker_wait_and_finish_after_release(
     assert process.wait(timeout=60) == 0
     assert not work_files(str(home))
     assert_holds_exactly(home, sessions[:2], tmp_path / "fresh")
+
+
+def test_the_last_events_lost_on_a_read_only_home_are_caught_up(tmp_path: Path) -> None:
+    """Stop and SessionEnd fire while the home is read-only: their pointers are lost, and
+    no later event re-reads the transcript, so its end would stay out of memex. `memex
+    doctor` says so, and the next worker to start reads it again."""
+    wrapper = without_root_override()
+    tmp_path.chmod(0o755)
+    home = tmp_path / "home"
+    t = Transcript("5e55a000-0000-4000-8000-000000000009")
+    for turn in range(3):
+        t.user(f"request {turn} about the zanzibar importer")
+        t.assistant(f"msg_9_{turn}", text(f"Step {turn} of the zanzibar importer done."))
+    early = len(t.records)
+    t.user("last request: rename the zanzibar importer to kilimanjaro")
+    t.assistant("msg_9_last", text("Renamed: the kilimanjaro importer is in place."))
+    lines = t.lines()
+    transcript = tmp_path / "claude" / "projects" / "-home-dev-shop" / f"{t.session}.jsonl"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text("".join(lines[:early]), encoding="utf-8")
+    hook(home, transcript, "Stop")
+    assert worker(home).returncode == 0
+    with open(transcript, "a", encoding="utf-8") as handle:  # the session goes on
+        handle.write("".join(lines[early:]))
+    spool_file = Path(layout.spool_file(home))
+    assert not spool_file.exists()  # drained
+    with read_only([home, *home.rglob("*")]):
+        for event in ("Stop", "SessionEnd"):
+            payload = {
+                "session_id": t.session,
+                "transcript_path": str(transcript),
+                "cwd": "/home/dev/shop",
+                "hook_event_name": event,
+            }
+            argv, stdin = hook_command("claude-code", home, payload)
+            assert wrapper is None or wrapper[0] == "capsh"
+            command = [*wrapper, "--", "-c", shlex.join(argv)] if wrapper else argv
+            done = subprocess.run(
+                command,
+                input=stdin,
+                capture_output=True,
+                env={**environment(home), "MEMEX_CAPTURE_NO_WORKER": "1"},
+                timeout=30,
+            )
+            assert (done.returncode, done.stdout, done.stderr) == (0, b"", b""), done
+    assert not spool_file.exists()  # both pointers are lost: nothing will bring the end
+    captured = fast_memex(home)
+    try:
+        assert not captured.search("kilimanjaro", mode="keyword", limit=3)
+    finally:
+        captured.close()
+
+    # Quiet since (a live session's next event would read it anyway): the doctor says so.
+    quiet = time.time() - 2 * QUIET_SECONDS
+    os.utime(transcript, (quiet, quiet))
+    behind = [f for f in capture_findings(home) if f.code == "capture.behind"]
+    assert [(f.severity, f.count, f.sample) for f in behind] == [("drift", 1, (str(transcript),))]
+    assert "memex capture drain" in behind[0].fix
+
+    done = worker(home)  # the next worker to start (any hook of any session starts one)
+    assert done.returncode == 0, done.stderr
+    assert "caught up with" in log_text(home)
+    assert_holds_exactly(home, [transcript], tmp_path / "fresh")
+    captured = fast_memex(home)
+    try:
+        summaries = [f for f in captured.conversation(t.session) if is_session_summary(f)]
+        assert len(summaries) == 1 and "kilimanjaro importer is in place" in summaries[0].content
+    finally:
+        captured.close()
+    assert not [f for f in capture_findings(home) if f.code == "capture.behind"]

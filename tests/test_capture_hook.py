@@ -228,6 +228,33 @@ def test_session_start_prints_the_brief_as_additional_context(tmp_path: Path) ->
         assert run_hook(home, stdin=payload(event, str(project))).stdout == b""
 
 
+def test_session_start_prints_its_folders_brief_else_the_projects(tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    (project / "api").mkdir()
+    (project / "web").mkdir()
+    (tmp_path / "link").symlink_to(project)
+    home = tmp_path / "home"
+    texts = {
+        project: "# memex: the project's brief\n",
+        project / "api": "# memex: api's sessions first\n",
+    }
+    for folder, text in texts.items():
+        brief = Path(layout.brief_file(str(home), str(folder)))
+        brief.parent.mkdir(parents=True, exist_ok=True)
+        brief.write_text(text, encoding="utf-8")
+
+    def printed(cwd: Path) -> str:
+        done = run_hook(home, stdin=payload("SessionStart", str(cwd), source="startup"))
+        assert done.returncode == 0
+        return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
+
+    assert printed(project / "api") == texts[project / "api"]
+    assert printed(tmp_path / "link" / "api") == texts[project / "api"]  # symlinks resolved
+    assert printed(project / "web") == texts[project]  # no brief of its own yet
+    assert printed(project) == texts[project]
+
+
 def test_session_start_without_a_brief_prints_nothing(tmp_path: Path) -> None:
     done = run_hook(
         tmp_path / "home", stdin=payload("SessionStart", str(tmp_path), source="resume")

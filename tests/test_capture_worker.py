@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from memex_capture import layout, spool
 from memex_capture.worker import (
     MAX_ATTEMPTS,
+    QUIET_SECONDS,
     CaptureWorker,
     DrainReport,
     failed_dir,
@@ -28,6 +29,7 @@ from memex_capture.worker import (
 )
 from memex_core.api import Memex
 from memex_core.cli import cli
+from memex_core.domain.session_summary import is_session_summary
 from memex_core.hookspecs import hookimpl
 from memex_core.services.doctor import DRIFT, NOTE, Finding, plugin_findings
 from tests.claude_code_builders import SESSION, Transcript, codex_rollout, text, tool_use
@@ -138,7 +140,11 @@ def test_subagent_transcripts_are_ingested_with_their_session(
     hook(Path(worker.home), "Stop", transcript)
     worker.drain()
     hits = worker.mx.search("quokkafish", mode="keyword", limit=3)
-    assert hits and all(h.fragment.conversation_id.endswith(":agent-aac57f5") for h in hits)
+    found = {h.fragment.conversation_id for h in hits if not is_session_summary(h.fragment)}
+    assert found and all(c.endswith(":agent-aac57f5") for c in found)
+    # The session's summary names the sub-agent and its task.
+    (summary,) = [h.fragment for h in hits if is_session_summary(h.fragment)]
+    assert "Sub-agents (1): aac57f5: survey the quokkafish module" in summary.content
 
 
 def test_codex_rollout_is_found_by_thread_id(
@@ -194,21 +200,29 @@ def test_stop_writes_the_summary_and_the_brief(
     summary = types.ModuleType("memex_capture.summary")
     summary.write_session_summary = lambda mx, sid: calls.append(("summary", sid))  # type: ignore[attr-defined]
     briefing = types.ModuleType("memex_capture.briefing")
-    briefing.write_brief = lambda mx, home, root: calls.append(("brief", root))  # type: ignore[attr-defined]
+    briefing.write_brief = lambda mx, home, root, cwd: calls.append(("brief", root, cwd))  # type: ignore[attr-defined]
+
+    def write_briefs(mx: Memex, home: str, cwd: str) -> list[str]:
+        calls.append(("briefs", cwd))
+        return ["project.md", "folder.md"]
+
+    briefing.write_briefs = write_briefs  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "memex_capture.summary", summary)
     monkeypatch.setitem(sys.modules, "memex_capture.briefing", briefing)
     transcript = session_transcript(tmp_path / "proj")
     project = tmp_path / "repo"
     (project / ".git").mkdir(parents=True)
     (project / "src").mkdir()
+    root, src = str(project.resolve()), str((project / "src").resolve())
+    # SessionStart in a folder with no brief of its own: that folder's is written.
     hook(Path(worker.home), "SessionStart", transcript, cwd=str(project / "src"))
     report = worker.drain()
-    assert calls == [("brief", str(project.resolve()))] and report.briefs == 1
-    hook(Path(worker.home), "UserPromptSubmit", transcript, cwd=str(project))
-    hook(Path(worker.home), "Stop", transcript, cwd=str(project))
+    assert calls == [("brief", root, src)] and report.briefs == 1
+    hook(Path(worker.home), "UserPromptSubmit", transcript, cwd=str(project / "src"))
+    hook(Path(worker.home), "Stop", transcript, cwd=str(project / "src"))
     report = worker.drain()
-    assert calls[1:] == [("summary", SESSION), ("brief", str(project.resolve()))]
-    assert (report.summaries, report.briefs) == (1, 1)
+    assert calls[1:] == [("summary", SESSION), ("briefs", str(project / "src"))]
+    assert (report.summaries, report.briefs) == (1, 2)
 
 
 def test_a_failing_summary_never_holds_the_spool(
@@ -316,6 +330,60 @@ def test_doctor_reports_a_spool_nobody_drains(run: Any, memex_home: Path, tmp_pa
     run("capture", "drain")
     report = json.loads(run("doctor", "--format", "json").output)
     assert not [f for f in report["findings"] if f["code"].startswith("capture.")]
+
+
+def test_a_transcript_that_grew_after_its_last_event_is_caught_up(
+    run: Any, memex_home: Path, tmp_path: Path
+) -> None:
+    """The session's last events never reached the spool (fired while the home could not
+    be written): doctor reports the transcript, `memex capture drain` reads it again."""
+    transcript = session_transcript(tmp_path / "proj")
+    hook(memex_home, "Stop", transcript)
+    run("capture", "drain")
+    state = json.loads(Path(layout.state_file(memex_home)).read_text())
+    entry = state["transcripts"][str(transcript)]
+    assert (entry["size"], entry["session_id"]) == (transcript.stat().st_size, SESSION)
+
+    t = Transcript()
+    t.records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    t._count = len(t.records)
+    t.user("now rename the zebracorn importer to okapi")
+    t.assistant("msg_3", text("Renamed: the okapi importer is in place."))
+    t.write(transcript)  # no hook records the end of the session
+    # While it may still be live (changed within QUIET_SECONDS), nothing is said.
+    report = json.loads(run("doctor", "--format", "json").output)
+    assert not [f for f in report["findings"] if f["code"] == "capture.behind"]
+    quiet = time.time() - 2 * QUIET_SECONDS
+    os.utime(transcript, (quiet, quiet))
+    report = json.loads(run("doctor", "--format", "json", code=1).output)
+    (behind,) = [f for f in report["findings"] if f["code"] == "capture.behind"]
+    assert behind["severity"] == "drift" and "memex capture drain" in behind["fix"]
+
+    out = json.loads(run("capture", "drain", "--format", "json").output)
+    assert (out["records"], out["caught_up"], out["summaries"]) == (0, 1, 1)
+    report = json.loads(run("doctor", "--format", "json").output)
+    assert not [f for f in report["findings"] if f["code"].startswith("capture.")]
+    assert "caught up" not in run("capture", "drain").output  # done once, not again
+    mx = fast_memex(memex_home)
+    try:
+        assert mx.search("okapi", mode="keyword", limit=3)
+        summary = [f for f in mx.conversation(SESSION) if is_session_summary(f)]
+        assert len(summary) == 1 and "okapi importer is in place" in summary[0].content
+    finally:
+        mx.close()
+
+
+def test_remembered_transcripts_are_bounded(worker: CaptureWorker, tmp_path: Path) -> None:
+    transcript = session_transcript(tmp_path / "proj")
+    state = {
+        "transcripts": {f"/old/{n}.jsonl": {"size": 1, "mtime_ns": 1, "at": 1.0} for n in range(3)}
+    }
+    Path(layout.state_file(worker.home)).parent.mkdir(parents=True, exist_ok=True)
+    Path(layout.state_file(worker.home)).write_text(json.dumps(state))
+    hook(Path(worker.home), "Stop", transcript)
+    worker.drain()
+    seen = json.loads(Path(layout.state_file(worker.home)).read_text())["transcripts"]
+    assert list(seen) == [str(transcript)]  # not read for SEEN_SECONDS: forgotten
 
 
 def test_doctor_checks_hook_runs_plugin_checks_and_survives_a_broken_one(

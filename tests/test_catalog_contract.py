@@ -267,22 +267,6 @@ def test_embedding_bookkeeping(catalog: SqlCatalog) -> None:
     assert catalog.count_embedded() == 0
 
 
-def test_sessions_of_a_working_folder(catalog: SqlCatalog) -> None:
-    add(
-        catalog,
-        [
-            fragment("a", "c1", metadata={"cwd": "/proj", "session_id": "s1"}, timestamp=5.0),
-            fragment("b", "c1", metadata={"cwd": "/proj", "session_id": "s1"}, timestamp=9.0),
-            fragment("c", "c2", metadata={"cwd": "/proj/sub"}, timestamp=7.0),
-            fragment("d", "c3", metadata={"cwd": "/project-other"}),
-            fragment("e", "c4", metadata={"cwd": "C:\\proj\\x"}),
-        ],
-    )
-    found = sorted(catalog.conversations_in_folder(["/proj", "C:\\proj"]))
-    assert found == [("c2", "c2", 7.0, 7.0), ("c4", "c4", 1_700_000_000.0, 1_700_000_000.0),
-                     ("s1", "c1", 5.0, 9.0)]  # fmt: skip
-
-
 # -- ingest runs -----------------------------------------------------------------------------
 
 

@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from memex_capture import layout
+from memex_capture import folders, layout
 from memex_capture.briefing import (
     SESSION_SUMMARY,
     Brief,
     build_brief,
     project_sessions,
     write_brief,
+    write_briefs,
 )
 from memex_capture.cli_brief import brief as brief_command
 from memex_capture.summary import write_session_summary
@@ -143,12 +144,41 @@ def _session_of(mx: Memex, fragment_id: str) -> str:
 def test_project_sessions_are_those_under_its_folder(two_projects: Memex) -> None:
     found = [s.session_id for s in project_sessions(two_projects, PROJECT_A)]
     assert set(found) == {*A_SESSIONS, CODEX_A}
-    # Newest first: the codex rollout is dated 2025, the transcripts 2026 (+5 h newest).
-    assert found[0] == "aaaa0002-0000-4000-8000-000000000002"
-    assert found[-1] == CODEX_A
+    # Those that ran in the root itself first, newest first (the codex rollout is dated
+    # 2025, the transcripts 2026), then the one that ran in the subfolder shop/.
+    assert found == [
+        "aaaa0001-0000-4000-8000-000000000001",
+        CODEX_A,
+        "aaaa0002-0000-4000-8000-000000000002",
+    ]
     assert {s.session_id for s in project_sessions(two_projects, PROJECT_B)} == {
         "bbbb0001-0000-4000-8000-000000000001"
     }
+
+
+def test_a_session_in_a_subfolder_gets_that_folders_sessions_first(two_projects: Memex) -> None:
+    """The project is the repository: a session starting in shop/ is given the whole
+    project's sessions, shop/'s own first."""
+    sub = f"{PROJECT_A}/shop"
+    found = project_sessions(two_projects, PROJECT_A, sub)
+    assert [s.session_id for s in found] == [
+        "aaaa0002-0000-4000-8000-000000000002",
+        "aaaa0001-0000-4000-8000-000000000001",
+        CODEX_A,
+    ]
+    assert [s.here for s in found] == [True, False, False]
+    brief = build_brief(two_projects, PROJECT_A, cwd=sub)
+    assert brief.header().startswith(
+        f"# memex: memory of earlier work in shop ({PROJECT_A}); sessions in shop first"
+    )
+    details = [item.detail for item in brief.items if item.reason == SESSION_SUMMARY]
+    assert details[0].startswith("last session in this folder, 2026-02-11 02:00 UTC")
+    assert details[1].startswith("last session in this project, 2026-02-10 22:00 UTC")
+    at_root = build_brief(two_projects, PROJECT_A)
+    root_details = [item.detail for item in at_root.items if item.reason == SESSION_SUMMARY]
+    assert root_details[0].startswith("last session in this project, 2026-02-10 22:00 UTC")
+    assert root_details[2].startswith("last session in this project (shop), 2026-02-11 02:00")
+    assert brief.to_dict()["cwd"] == sub and at_root.to_dict()["cwd"] == PROJECT_A
 
 
 def test_brief_holds_only_its_projects_material(two_projects: Memex) -> None:
@@ -168,10 +198,14 @@ def test_brief_puts_summaries_first_each_item_with_a_reason(two_projects: Memex)
     assert reasons[: len(A_SESSIONS) + 1] == [SESSION_SUMMARY] * (len(A_SESSIONS) + 1)
     assert reasons == sorted(reasons, key=lambda r: r != SESSION_SUMMARY)
     first = brief.items[0]
-    assert first.detail.startswith("last session in this project, 2026-02-11 02:00 UTC")
-    assert "fix quoted commas" in first.title
-    assert "Outcome: Fixed: the importer now uses the csv module" in first.text
-    assert "Files changed (2): importer.py, tests/test_importer.py" in first.text
+    assert first.detail.startswith("last session in this project, 2026-02-10 22:00 UTC")
+    assert "add a CSV import" in first.title
+    assert "Outcome: CSV import added; quoted commas still break the parser." in first.text
+    assert "Files changed (1): shop/importer.py" in first.text
+    sub = build_brief(two_projects, PROJECT_A, cwd=f"{PROJECT_A}/shop").items[0]
+    assert "fix quoted commas" in sub.title
+    assert "Outcome: Fixed: the importer now uses the csv module" in sub.text
+    assert "Files changed (2): importer.py, tests/test_importer.py" in sub.text
     assert all(item.detail and item.title and item.id for item in brief.items)
     assert len({item.id for item in brief.items}) == len(brief.items)
 
@@ -198,7 +232,7 @@ def test_brief_is_deterministic_and_uses_stored_summaries(two_projects: Memex) -
     assert build_brief(two_projects, PROJECT_A).render() == first
     stored = write_session_summary(two_projects, "aaaa0002-0000-4000-8000-000000000002")
     assert stored is not None
-    brief = build_brief(two_projects, PROJECT_A)
+    brief = build_brief(two_projects, PROJECT_A, cwd=f"{PROJECT_A}/shop")
     assert brief.items[0].id == stored.id
     assert "summary built now" not in brief.items[0].detail
     assert "summary built now" in brief.items[1].detail
@@ -296,3 +330,124 @@ def test_project_notes_join_the_search_but_other_vaults_do_not(tmp_path: Path) -
     titles = {fragment.title for fragment in notes if fragment.role == "note"}
     assert titles == {"csv quoting"}
     assert "another project" not in brief.render()
+
+
+# -- real folders: symlinks, repositories, one brief per folder -------------------------------
+
+
+def _ingest(tmp_path: Path, sessions: dict[str, tuple[str, int, str]]) -> Memex:
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir(exist_ok=True)
+    for session, (cwd, hours, prompt) in sessions.items():
+        _session(transcripts, session, cwd, hours, prompt, f"Done: {prompt}.")
+    mx = fast_memex(tmp_path / "home")
+    mx.ingest(transcripts)
+    return mx
+
+
+LINKED = "eeee0001-0000-4000-8000-000000000001"
+REAL = "eeee0002-0000-4000-8000-000000000002"
+
+
+def test_a_session_recorded_under_a_symlinked_folder_is_matched(tmp_path: Path) -> None:
+    shop = tmp_path / "disk" / "shop"
+    (shop / ".git").mkdir(parents=True)
+    (shop / "api").mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "disk")
+    mx = _ingest(
+        tmp_path,
+        {
+            LINKED: (str(link / "shop"), 1, "tune the importer through the symlink"),
+            REAL: (str(shop / "api"), 2, "add the orders endpoint"),
+        },
+    )
+    try:
+        folder, root = layout.folder_and_root(str(link / "shop"))
+        assert (folder, root) == (str(shop), str(shop))
+        # The recorded path alone does not lie under the project's real root...
+        assert {s.session_id for s in mx.catalog.project_sessions([root])} == {REAL}
+        # ...but the brief resolves what nobody has resolved yet, on this host.
+        found = project_sessions(mx, root, folder)
+        assert [(s.session_id, s.here) for s in found] == [(LINKED, True), (REAL, False)]
+        assert "tune the importer" in build_brief(mx, root, cwd=folder).render()
+
+        # The capture worker records what the folders are; the index then finds them.
+        assert mx.catalog.unresolved_session_folders() == sorted(
+            [str(link / "shop"), str(shop / "api")]
+        )
+        assert folders.resolve_unresolved(mx) == 2
+        assert mx.catalog.unresolved_session_folders() == []
+        rows = {s.session_id: s for s in mx.catalog.project_sessions([root])}
+        assert set(rows) == {LINKED, REAL}
+        assert (rows[LINKED].real_path, rows[LINKED].repo_root) == (str(shop), str(shop))
+        assert rows[REAL].repo_root == str(shop)
+        assert [s.session_id for s in project_sessions(mx, root, folder)] == [LINKED, REAL]
+        # A session starting under the symlinked path gets the same project.
+        assert layout.project_root(str(link / "shop" / "api")) == str(shop)
+    finally:
+        mx.close()
+
+
+def test_folders_missing_here_stay_unresolved(tmp_path: Path) -> None:
+    mx = _ingest(tmp_path, {REAL: ("/nowhere/on/this/host", 1, "a session from elsewhere")})
+    try:
+        assert folders.resolve_unresolved(mx) == 0
+        assert mx.catalog.unresolved_session_folders() == ["/nowhere/on/this/host"]
+        assert [s.session_id for s in project_sessions(mx, "/nowhere/on")] == [REAL]
+    finally:
+        mx.close()
+
+
+def test_write_briefs_for_the_folder_the_project_and_its_other_folders(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    for sub in (".git", "api", "web"):
+        (repo / sub).mkdir(parents=True)
+    root_session = "ffff0001-0000-4000-8000-000000000001"
+    api_session = "ffff0002-0000-4000-8000-000000000002"
+    web_session = "ffff0003-0000-4000-8000-000000000003"
+    mx = _ingest(
+        tmp_path,
+        {
+            root_session: (str(repo), 1, "set up the monorepo tooling"),
+            api_session: (str(repo / "api"), 2, "add pagination to the api"),
+            web_session: (str(repo / "web"), 3, "restyle the web checkout"),
+        },
+    )
+    home = str(mx.home)
+    root_file = layout.brief_file(home, str(repo))
+    api_file = layout.brief_file(home, str(repo / "api"))
+    web_file = layout.brief_file(home, str(repo / "web"))
+    try:
+        assert write_briefs(mx, home, str(repo / "api")) == [root_file, api_file]
+        assert not os.path.exists(web_file)  # written when a session starts or ends there
+        api_text = Path(api_file).read_text(encoding="utf-8")
+        root_text = Path(root_file).read_text(encoding="utf-8")
+        # Each brief holds the whole repository, its own folder's sessions first.
+        for text in (api_text, root_text):
+            assert all(p in text for p in ("monorepo tooling", "pagination", "web checkout"))
+        assert api_text.index("pagination") < api_text.index("web checkout")
+        assert root_text.index("monorepo tooling") < root_text.index("web checkout")
+        assert "sessions in api first" in api_text.splitlines()[0]
+        # What the hook prints: the folder's own brief, else the project's.
+        assert layout.brief_files(home, str(repo / "api")) == [api_file, root_file]
+        assert layout.brief_files(home, str(repo / "web")) == [web_file, root_file]
+        assert layout.brief_files(home, str(repo)) == [root_file]
+
+        # A session ends in web/: web's and the project's briefs are written, and api's,
+        # written before, is refreshed to hold it.
+        _session(
+            tmp_path / "transcripts",
+            "ffff0004-0000-4000-8000-000000000004",
+            str(repo / "web"),
+            4,
+            "fix the checkout button colour",
+            "Fixed the colour.",
+        )
+        mx.ingest(tmp_path / "transcripts")
+        assert write_briefs(mx, home, str(repo / "web")) == [root_file, web_file, api_file]
+        assert "checkout button colour" in Path(api_file).read_text(encoding="utf-8")
+        web_text = Path(web_file).read_text(encoding="utf-8")
+        assert web_text.index("checkout button colour") < web_text.index("pagination")
+    finally:
+        mx.close()

@@ -167,8 +167,9 @@ def test_full_session_matches_its_transcript(real: Memex, exports: Path) -> None
 
 def test_summary_is_deterministic_across_homes(real: Memex, exports: Path, tmp_path: Path) -> None:
     other = fast_memex(tmp_path / "other")
+    spotter = exports / "claude_code" / "marot_spotter"
     try:
-        other.ingest(exports / "claude_code" / "marot_spotter" / f"{FULL}.jsonl", embed=False)
+        other.ingest(spotter / f"{FULL}.jsonl", spotter / FULL, embed=False)
         first, second = build_summary(real, FULL), build_summary(other, FULL)
         assert first is not None and second is not None
         assert first == second and first.render() == second.render()
@@ -176,6 +177,115 @@ def test_summary_is_deterministic_across_homes(real: Memex, exports: Path, tmp_p
         assert again.render() == first.render()
     finally:
         other.close()
+
+
+def test_full_session_names_its_sub_agent_and_leaves_compaction_out(
+    real: Memex, exports: Path
+) -> None:
+    """The real session's sub-agent (agent-aac57f5.jsonl: six WebSearch and six WebFetch
+    calls, no file, no command, no error) is in the summary, marked; the compaction agent
+    (agent-acompact-*) is not; the session's own request, counts and outcome stay."""
+    folder = exports / "claude_code" / "marot_spotter" / FULL / "subagents"
+    (agent_file,) = folder.glob("agent-a[!c]*.jsonl")
+    lines = [r for r in _records(agent_file) if r.get("type") in ("user", "assistant")]
+    agent_id = lines[0]["agentId"]
+    task = lines[0]["message"]["content"]
+    calls = [b for r in lines for b in _blocks(r) if b.get("type") == "tool_use"]
+    assert {b["name"] for b in calls} == {"WebSearch", "WebFetch"} and len(calls) == 12
+
+    fragments = session_fragments(real, FULL)
+    agents = {f.metadata.get("agent_id") for f in fragments}
+    assert agents - {None, agent_id} == {"acompact-946d2b"}  # given, then left out
+    summary = build_summary(real, FULL)
+    assert summary is not None
+    (sub,) = summary.subagents
+    assert sub.agent_id == agent_id and sub.tool_calls == len(calls)
+    assert sub.task.startswith(" ".join(task.split())[:60])
+    own = summarize_session([f for f in fragments if not f.metadata.get("agent_id")])
+    # What the sub-agent did adds no file, command or error; the session's own stay.
+    for field in ("request", "prompts", "tool_calls", "files_changed", "commands", "errors"):
+        assert getattr(summary, field) == getattr(own, field), field
+    assert summary.outcome == own.outcome and own.subagents == ()
+    text = summary.render()
+    assert f"Sub-agents (1): {agent_id}: Search hex.pm for the latest versions" in text
+    assert "(12 tool calls)" in text and "acompact" not in text
+
+
+def test_sub_agent_files_commands_and_errors_join_marked(tmp_path: Path) -> None:
+    session = "5ab00000-0000-4000-8000-000000000001"
+    t = Transcript(session, cwd="/home/dev/shop")
+    t.user("Port the importer to the csv module")
+    t.assistant(
+        "msg_1",
+        tool_use("toolu_1", "Task", description="fix the tests", prompt="Fix the tests"),
+        tool_use("toolu_2", "Edit", file_path="/home/dev/shop/importer.py", old_string="a"),
+    )
+    t.tool_result("toolu_1", "Tests fixed.", result={"agentId": "b7f00d1", "status": "ok"})
+    t.tool_result("toolu_2", "The file has been updated.")
+    t.assistant("msg_2", text("Ported; the sub-agent fixed the tests."))
+    agent = Transcript(session, cwd="/home/dev/shop", agent_id="b7f00d1")
+    agent.user("Fix the failing importer tests")
+    agent.assistant(
+        "msg_a1",
+        tool_use("toolu_a1", "Read", file_path="/home/dev/shop/importer.py"),
+        tool_use("toolu_a2", "Edit", file_path="/home/dev/shop/tests/test_importer.py"),
+        tool_use("toolu_a3", "Bash", command="pytest -q tests/test_importer.py"),
+        tool_use("toolu_a4", "Edit", file_path="/home/dev/shop/importer.py", old_string="b"),
+    )
+    agent.tool_result("toolu_a1", "1→import csv")
+    agent.tool_result("toolu_a2", "The file has been updated.")
+    agent.tool_result("toolu_a3", "Exit code 1\nFAILED test_quotes", is_error=True)
+    agent.tool_result("toolu_a4", "The file has been updated.")
+    agent.assistant("msg_a2", text("Fixed the importer tests."))
+    compaction = Transcript(session, cwd="/home/dev/shop", agent_id="acompact-1")
+    compaction.user("Summarize the conversation")
+    compaction.assistant("msg_c1", tool_use("toolu_c1", "Bash", command="echo compact"))
+    main = t.write(tmp_path / f"{session}.jsonl")
+    agent.write(tmp_path / session / "subagents" / "agent-b7f00d1.jsonl")
+    compaction.write(tmp_path / session / "subagents" / "agent-acompact-1.jsonl")
+    mx = fast_memex(tmp_path / "home")
+    try:
+        mx.ingest(main, tmp_path / session, embed=False)
+        summary = build_summary(mx, session)
+        stored = write_session_summary(mx, session, embed=False)
+    finally:
+        mx.close()
+    assert summary is not None and stored is not None
+    assert summary.request == "Port the importer to the csv module" and summary.prompts == 1
+    assert summary.tool_calls == 2  # the session's own calls
+    # importer.py is the session's own change: listed once, unmarked.
+    assert summary.files_changed == ("importer.py", "tests/test_importer.py (sub-agent)")
+    assert summary.files_read == ()  # read by the sub-agent, changed in the session
+    assert summary.commands == ("pytest -q tests/test_importer.py (sub-agent)",)
+    assert [e.render() for e in summary.errors] == ["Bash (sub-agent): exit 1: FAILED test_quotes"]
+    assert summary.outcome == "Ported; the sub-agent fixed the tests."
+    assert [(a.agent_id, a.task, a.tool_calls) for a in summary.subagents] == [
+        ("b7f00d1", "Fix the failing importer tests", 4)
+    ]
+    assert "echo compact" not in stored.content and "acompact" not in stored.content
+    assert "Sub-agents (1): b7f00d1: Fix the failing importer tests (4 tool calls)" in (
+        stored.content
+    )
+    assert "Errors (1): Bash (sub-agent): exit 1: FAILED test_quotes" in stored.content
+
+
+def test_a_sub_agent_summarized_alone_is_its_own_session(tmp_path: Path) -> None:
+    agent = Transcript("5ab00000-0000-4000-8000-000000000002", agent_id="c0ffee1")
+    agent.user("List the importer's callers")
+    agent.assistant("msg_1", tool_use("toolu_1", "Bash", command="grep -rn importer ."))
+    agent.tool_result("toolu_1", "shop/app.py: import importer")
+    agent.assistant("msg_2", text("One caller: shop/app.py."))
+    path = agent.write(tmp_path / "agent-c0ffee1.jsonl")
+    mx = fast_memex(tmp_path / "home")
+    try:
+        mx.ingest(path, embed=False)
+        (conversation,) = [c for (c,) in mx.query("SELECT id FROM conversations")[1]]
+        summary = summarize_session(mx.conversation(conversation))
+    finally:
+        mx.close()
+    assert summary.request == "List the importer's callers"
+    assert summary.commands == ("grep -rn importer .",) and summary.subagents == ()
+    assert summary.outcome == "One caller: shop/app.py."
 
 
 # -- Codex rollouts -------------------------------------------------------------------------

@@ -1,19 +1,25 @@
 """The session-start brief: what memex remembers of earlier work in one project.
 
-``build_brief(mx, project_root)`` assembles a context pack for the project at
-``project_root`` (a session belongs to it when the ``cwd`` its transcript records
-lies at or under that folder; notes belong to it when their vault lies there):
+``build_brief(mx, project_root, cwd=...)`` assembles a context pack for the project at
+``project_root`` (the git repository of the session's folder, else the folder), for a
+session starting in ``cwd`` (default: the project's root). A session belongs to the
+project when the folder its transcript records (``cwd``) lies at or under the project's
+root, as recorded or with symlinks resolved, or lies in the same git repository; the
+catalog finds them through its index of session folders (``project_sessions``), and
+folders nobody resolved yet are resolved here, on the host that reads them. Notes
+belong to it when their vault lies there. Sessions that ran in ``cwd`` itself come
+first, newest first, then the project's others, newest first:
 
 1. the last sessions' summaries (reason ``session_summary``, e.g. "last session in
    this project, 2026-02-12 15:05 UTC"): the stored summary fragment when the
    worker wrote one, else the deterministic summary built now from the session's
-   fragments (its id is then the session's first fragment);
+   fragments and its sub-agents' (its id is then the session's first fragment);
 2. hybrid-search hits (reason ``query_match``) for a query built from the project's
    name and its recent sessions' requests, restricted to the project's own
    conversations and notes;
 3. recent material (reason ``recency``): the latest prompts of those sessions.
 
-Everything is ordered (sessions by last activity, then id), and times are written
+Everything is ordered (sessions by folder, last activity, then id), and times are written
 as dates rather than "2 days ago", so the same data gives the same brief whenever
 it is built. :meth:`Brief.render` is the text the hook prints at SessionStart,
 ``session_start_budget`` characters at most, header included.
@@ -21,6 +27,9 @@ it is built. :meth:`Brief.render` is the text the hook prints at SessionStart,
 An empty project (no session and no note under it) gives an empty brief, and
 ``write_brief`` then writes NO file (removing a stale one): the hook prints a brief
 file only if it exists, so "no file" is the one way to say "nothing to tell".
+``write_briefs`` writes what the hook may print for a session starting in a folder:
+the project's brief, the folder's own when it is not the project's root, and
+refreshes the briefs already written for the project's other folders.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from memex_capture import layout
 from memex_capture.settings import settings_from_config
+from memex_capture.summary import session_fragments
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import QUERY_MATCH, RECENCY, ContextItem, label_of, snippet
 from memex_core.domain.session_summary import (
@@ -59,6 +69,10 @@ SUMMARY_SHARE = 0.6
 #: Longest single item text, and the shortest worth adding.
 ITEM_CHARS = 700
 MIN_ITEM_CHARS = 60
+#: Most folders not resolved on disk yet that one brief resolves (a few syscalls each).
+UNRESOLVED_LIMIT = 2000
+#: Most briefs of a project's other folders that ``write_briefs`` refreshes.
+REFRESH_FOLDERS = 4
 
 _REASON_LABELS = {
     SESSION_SUMMARY: "summary",
@@ -74,6 +88,8 @@ class Brief:
     project_root: str
     budget: int
     items: list[ContextItem] = field(default_factory=list)
+    #: The folder the session starts in (its sessions first); the root when not given.
+    cwd: str = ""
     #: The project's sessions found (newest first) and its notes' count.
     sessions: int = 0
     notes: int = 0
@@ -86,9 +102,16 @@ class Brief:
     def is_empty(self) -> bool:
         return not self.items
 
+    @property
+    def subfolder(self) -> str:
+        """The session's folder relative to the project's root ("" at the root)."""
+        return _relative(self.cwd or self.project_root, self.project_root)
+
     def header(self) -> str:
+        first = f"; sessions in {self.subfolder} first" if self.subfolder else ""
         return (
-            f"# memex: memory of earlier work in {self.project_name} ({self.project_root})\n"
+            f"# memex: memory of earlier work in {self.project_name} ({self.project_root})"
+            f"{first}\n"
             "Each item says why it is here, when, and its id. Full text: `memex get <id>` "
             "(or the MCP `get` tool); what surrounds it: `memex timeline <id>`; more: "
             '`memex dig "<words>"`.'
@@ -105,6 +128,7 @@ class Brief:
     def to_dict(self) -> dict[str, Any]:
         return {
             "project_root": self.project_root,
+            "cwd": self.cwd or self.project_root,
             "budget": self.budget,
             "sessions": self.sessions,
             "notes": self.notes,
@@ -128,43 +152,71 @@ class _Session:
     conversations: list[str]
     last: float | None
     first: float | None
+    #: The folders it ran in: as recorded, and with symlinks resolved.
+    folders: set[str] = field(default_factory=set)
+    #: Whether it ran in the brief's own folder (those come first).
+    here: bool = False
 
 
-def project_sessions(mx: Memex, project_root: str) -> list[_Session]:
-    """The sessions whose recorded ``cwd`` lies at or under ``project_root``, newest first."""
-    rows = mx.catalog.conversations_in_folder(_roots(project_root))
+def project_sessions(mx: Memex, project_root: str, cwd: str | None = None) -> list[_Session]:
+    """The project's sessions: those whose recorded folder (or its real path) lies at or
+    under ``project_root``, or whose repository is ``project_root``. Those that ran in
+    ``cwd`` (default: the root) first, then newest first."""
+    roots = _variants(project_root)
+    here = _variants(cwd or project_root)
+    # Folders nobody has resolved yet (ingested, not captured here): resolved now, on
+    # this host, and asked for by name when they lie in the project.
+    resolved_now = {
+        folder: resolved
+        for folder in mx.catalog.unresolved_session_folders(UNRESOLVED_LIMIT)
+        if (resolved := _realpath(folder)) != folder and _inside(resolved, roots)
+    }
+    rows = mx.catalog.project_sessions(sorted(roots), sorted(roots), sorted(resolved_now))
     sessions: dict[str, _Session] = {}
-    for session_id, conversation, first, last in rows:
-        entry = sessions.setdefault(str(session_id), _Session(str(session_id), [], None, None))
-        entry.conversations.append(str(conversation))
-        if last is not None:
-            entry.last = last if entry.last is None else max(entry.last, last)
-        if first is not None:
-            entry.first = first if entry.first is None else min(entry.first, first)
-    ordered = sorted(
-        sessions.values(),
-        key=lambda s: (-(s.last if s.last is not None else float("-inf")), s.session_id),
-    )
-    for entry in ordered:
+    for row in rows:
+        entry = sessions.setdefault(row.session_id, _Session(row.session_id, [], None, None))
+        if row.conversation_id not in entry.conversations:
+            entry.conversations.append(row.conversation_id)
+        entry.folders.add(row.cwd)
+        real = row.real_path or resolved_now.get(row.cwd)
+        if real:
+            entry.folders.add(real)
+        if row.last_at is not None:
+            entry.last = row.last_at if entry.last is None else max(entry.last, row.last_at)
+        if row.first_at is not None:
+            entry.first = row.first_at if entry.first is None else min(entry.first, row.first_at)
+    for entry in sessions.values():
+        entry.here = bool(entry.folders & here)
         entry.conversations.sort()
-    return ordered
+    return sorted(
+        sessions.values(),
+        key=lambda s: (
+            not s.here,
+            -(s.last if s.last is not None else float("-inf")),
+            s.session_id,
+        ),
+    )
 
 
 def project_notes(mx: Memex, project_root: str) -> list[str]:
     """Conversation ids of the notes ingested from a vault at or under ``project_root``."""
-    return mx.catalog.notes_in_folder(_roots(project_root), os.sep)
+    return mx.catalog.notes_in_folder(sorted(_variants(project_root)), os.sep)
 
 
-def build_brief(mx: Memex, project_root: str, *, budget: int | None = None) -> Brief:
-    """The brief of the project at ``project_root`` within ``budget`` characters
-    (default ``[capture] session_start_budget``), header included."""
+def build_brief(
+    mx: Memex, project_root: str, *, budget: int | None = None, cwd: str | None = None
+) -> Brief:
+    """The brief of the project at ``project_root`` for a session starting in ``cwd``
+    (default: the root) within ``budget`` characters (default ``[capture]
+    session_start_budget``), header included."""
     if budget is None:
         budget = settings_from_config(mx.config).session_start_budget
     if budget < 200:
         raise MemexError(f"The brief's budget must be at least 200 characters, not {budget}.")
-    root = os.path.abspath(os.path.expanduser(project_root))
-    brief = Brief(root, budget)
-    sessions = project_sessions(mx, root)
+    root = _absolute(project_root)
+    folder = _absolute(cwd) if cwd else root
+    brief = Brief(root, budget, cwd=folder)
+    sessions = project_sessions(mx, root, folder)
     notes = project_notes(mx, root)
     brief.sessions, brief.notes = len(sessions), len(notes)
     if not sessions and not notes:
@@ -172,7 +224,7 @@ def build_brief(mx: Memex, project_root: str, *, budget: int | None = None) -> B
     room = budget - len(brief.header()) - 2
     builder = _Builder(brief, room)
 
-    # 1. The last sessions' summaries, newest first.
+    # 1. The last sessions' summaries: this folder's first, newest first.
     recent = sessions[:QUERY_SESSIONS]
     loaded = {s.session_id: mx.conversation(s.session_id) for s in recent}
     summary_room = int(room * SUMMARY_SHARE)
@@ -182,20 +234,27 @@ def build_brief(mx: Memex, project_root: str, *, budget: int | None = None) -> B
         own = [f for f in fragments if not is_session_summary(f)]
         if not own:
             continue
-        summary = summarize_session(own, session_id=session.session_id)
+        stored = [f for f in fragments if is_session_summary(f)]
+        if stored:
+            summary = summarize_session(own, session_id=session.session_id)
+        else:  # built now, with its sub-agents' work, as the worker would store it
+            summary = summarize_session(
+                session_fragments(mx, session.session_id), session_id=session.session_id
+            )
         if summary.request:
             requests.append(summary.request)
         if rank >= SUMMARY_SESSIONS:
             continue
-        stored = [f for f in fragments if is_session_summary(f)]
         when = _date(session.last) if session.last is not None else "undated"
-        which = "last session" if rank == 0 else "earlier session"
+        where = _where(brief, session)
+        previous = _where(brief, recent[rank - 1]) if rank else None
+        which = "earlier session" if where == previous else "last session"
         if stored:
             item_id, text = stored[-1].id, stored[-1].content
-            detail = f"{which} in this project, {when}"
+            detail = f"{which} {where}, {when}"
         else:
             item_id, text = own[0].id, summary.render()
-            detail = f"{which} in this project, {when}; summary built now"
+            detail = f"{which} {where}, {when}; summary built now"
         limit = summary_room - builder.used if rank == 0 else (summary_room - builder.used) // 2
         builder.add(
             item_id,
@@ -263,12 +322,15 @@ def build_brief(mx: Memex, project_root: str, *, budget: int | None = None) -> B
     return brief
 
 
-def write_brief(mx: Memex, home: str | os.PathLike[str], project_root: str) -> str:
-    """Build the project's brief and write it to ``layout.brief_file`` (atomically: a
-    temporary file renamed over it, mode 0600). Returns the path. An empty brief
-    removes the file instead: the hook prints nothing when there is none."""
-    brief = build_brief(mx, project_root)
-    path = layout.brief_file(os.fspath(home), brief.project_root)
+def write_brief(
+    mx: Memex, home: str | os.PathLike[str], project_root: str, cwd: str | None = None
+) -> str:
+    """Build the brief of the project for a session starting in ``cwd`` (default: its
+    root) and write it to ``layout.brief_file`` of that folder (atomically: a temporary
+    file renamed over it, mode 0600). Returns the path. An empty brief removes the file
+    instead: the hook prints nothing when there is none."""
+    brief = build_brief(mx, project_root, cwd=cwd)
+    path = layout.brief_file(os.fspath(home), brief.cwd or brief.project_root)
     text = brief.render()
     if not text:
         with contextlib.suppress(FileNotFoundError):
@@ -287,6 +349,34 @@ def write_brief(mx: Memex, home: str | os.PathLike[str], project_root: str) -> s
             os.unlink(temporary)
         raise
     return path
+
+
+def write_briefs(mx: Memex, home: str | os.PathLike[str], cwd: str) -> list[str]:
+    """Write every brief a session starting in the project of ``cwd`` may be given: the
+    project's, the folder's own when ``cwd`` is not the project's root, and (refreshed,
+    up to :data:`REFRESH_FOLDERS`, the most recently active first) those already
+    written for the project's other folders, which now miss the newest session.
+    Returns the paths written (or removed, for an empty brief)."""
+    folder, root = layout.folder_and_root(cwd)
+    paths = [write_brief(mx, home, root)]
+    done = {root}
+    if folder != root:
+        paths.append(write_brief(mx, home, root, folder))
+        done.add(folder)
+    others: list[str] = []
+    by_activity = sorted(
+        project_sessions(mx, root),
+        key=lambda s: -(s.last if s.last is not None else float("-inf")),
+    )
+    for session in by_activity:
+        for other in sorted(session.folders):
+            if other in done or other in others or not _inside(other, {root}):
+                continue
+            if os.path.exists(layout.brief_file(os.fspath(home), other)):
+                others.append(other)
+    for other in others[:REFRESH_FOLDERS]:
+        paths.append(write_brief(mx, home, root, other))
+    return paths
 
 
 class _Builder:
@@ -412,10 +502,53 @@ def _search(mx: Memex, query: str, conversations: Sequence[str]) -> list[Fragmen
     return [result.fragment for result in found]
 
 
-def _roots(project_root: str) -> list[str]:
-    root = project_root.rstrip("/\\") or project_root
-    real = os.path.realpath(root)
-    return [root] if real == root else [root, real]
+def _absolute(path: str) -> str:
+    path = os.path.abspath(os.path.expanduser(path))
+    return path.rstrip("/\\") or path
+
+
+def _realpath(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):  # a loop of links, a NUL in a recorded path
+        return path
+
+
+def _variants(folder: str) -> set[str]:
+    """``folder`` as given and with symlinks resolved (the same path twice when none)."""
+    folder = folder.rstrip("/\\") or folder
+    return {folder, _realpath(folder)}
+
+
+def _inside(path: str, roots: set[str]) -> bool:
+    """Whether ``path`` is one of ``roots`` or lies under one ('/' or '\\' separated)."""
+    for root in roots:
+        base = root.rstrip("/\\")
+        if path == root or any(path.startswith(base + sep) for sep in ("/", "\\")):
+            return True
+    return False
+
+
+def _relative(path: str, root: str) -> str:
+    """``path`` relative to ``root`` ("" for the root itself, the path when outside it)."""
+    if path == root or not _inside(path, {root}):
+        return "" if path == root else path
+    return path[len(root.rstrip("/\\")) + 1 :]
+
+
+def _where(brief: Brief, session: _Session) -> str:
+    """Where a session ran, said from the brief's folder: "in this folder", "in this
+    project" (its root, or one of its folders: named when the brief is not at the root)."""
+    if session.here:
+        return "in this folder" if brief.subfolder else "in this project"
+    inside = sorted(
+        _relative(folder, brief.project_root)
+        for folder in session.folders
+        if _inside(folder, {brief.project_root})
+    )
+    if not inside or not inside[0]:
+        return "in this project"
+    return f"in this project ({inside[0]})"
 
 
 def _one_line(text: str, limit: int) -> str:

@@ -21,7 +21,8 @@ from memex_core.errors import MemexError
 @click.option(
     "--project",
     type=click.Path(file_okay=False),
-    help="The project folder (default: the git root of the current folder, else the folder).",
+    help="The folder a session would start in (default: the current folder); its project "
+    "is its git repository, else the folder itself.",
 )
 @click.option(
     "--budget",
@@ -42,17 +43,18 @@ def brief(
     """Show the memory a new agent session in a project is given at its start.
 
     \b
-    The last sessions' summaries come first, then search hits in the project's
-    own sessions and notes, then recent prompts; each item with its reason and id.
+    The last sessions' summaries come first (those that ran in this very folder
+    before the project's others), then search hits in the project's own sessions
+    and notes, then recent prompts; each item with its reason and id.
     """
     from memex_capture import layout
     from memex_capture.briefing import build_brief, write_brief
 
-    root = layout.project_root(project or os.getcwd())
+    folder, root = layout.folder_and_root(project or os.getcwd())
     mx = open_memex(ctx)
-    found = build_brief(mx, root, budget=budget)
+    found = build_brief(mx, root, budget=budget, cwd=folder)
     if write:
-        path = write_brief(mx, str(mx.home), root)
+        path = write_brief(mx, str(mx.home), root, folder)
         click.echo(
             f"written to {path}" if not found.is_empty else f"nothing to tell: {path} removed",
             err=True,
@@ -62,7 +64,7 @@ def brief(
     elif found.is_empty:
         click.echo(
             f"memex holds no session or note of the project {root} yet (a session belongs "
-            "to it when its transcript's cwd lies in that folder).",
+            "to it when its transcript's cwd lies in that folder or its git repository).",
             err=True,
         )
     else:

@@ -3,8 +3,9 @@
 The worker started by the hooks does this by itself; ``drain`` is for a spool
 left waiting (no hook fired since, a home that was full) and for scripts. It runs
 the worker's own code (:class:`memex_capture.worker.CaptureWorker`) once, holding
-the worker lock, until the spool is empty. When a worker already runs, it waits
-for that one to empty the spool instead.
+the worker lock, until the spool is empty, then catches up with the transcripts
+that grew after their last hook event (``CaptureWorker.catch_up``). When a worker
+already runs, it waits for that one to empty the spool instead.
 """
 
 from __future__ import annotations
@@ -99,7 +100,10 @@ def drain(
             progress = _Progress(quiet or output_format == "json")
             try:
                 worker.drain(report, settle=False, on_batch=progress.batch_done)
-                if report.batches:
+                # Then the transcripts that grew after their last hook event (lost
+                # while the home could not be written): no event will bring them.
+                worker.catch_up(report)
+                if report.batches or report.caught_up:
                     worker.record_drained()
             except HomeProblem as problem:
                 message = f"{problem} The spool is kept; run `memex capture drain` again."
@@ -190,6 +194,11 @@ def _print(folder: str, report: DrainReport) -> None:
         f"{report.transcripts:,} transcript read(s), {report.fragments_added:,} fragment(s) "
         f"added, {report.fragments_removed:,} replaced, {report.embedded:,} embedded",
     ]
+    if report.caught_up:
+        lines.append(
+            f"  {report.caught_up} transcript(s) caught up: they grew after their last hook "
+            "event (events lost while the home could not be written)"
+        )
     if report.summaries or report.briefs:
         lines.append(f"  {report.summaries} session summary(ies), {report.briefs} brief(s)")
     if report.rejected_lines:
@@ -202,6 +211,6 @@ def _print(folder: str, report: DrainReport) -> None:
     if report.waiting:
         lines.append(f"  {report.waiting} event(s) still wait")
     lines.extend(f"  error: {error}" for error in report.errors)
-    if not (report.records or report.errors):
+    if not (report.records or report.errors or report.caught_up):
         lines.append("  nothing was waiting.")
     click.echo("\n".join(lines))

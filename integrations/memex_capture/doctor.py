@@ -8,6 +8,10 @@
   kept in ``spool/failed/`` with the reason.
 - ``capture.rejected`` (note): spool lines that could not be read and were skipped.
 - ``capture.worker_error`` (note): the worker's last error since its last drain.
+- ``capture.behind`` (drift): transcripts the worker read for hook events that grew
+  afterwards and have been quiet since, with no worker running to catch up with
+  them: their last hook events were lost (fired while the home could not be
+  written), and no later event will bring them.
 """
 
 from __future__ import annotations
@@ -18,7 +22,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memex_capture import launch, layout, spool
-from memex_capture.worker import failed_dir, read_state, rejected_dir, work_files
+from memex_capture.worker import (
+    failed_dir,
+    grown_since_read,
+    read_state,
+    rejected_dir,
+    seen_transcripts,
+    work_files,
+)
 from memex_core.services.doctor import DRIFT, NOTE, Finding
 
 #: How long events may wait before a spool nobody drains is reported.
@@ -122,6 +133,22 @@ def capture_findings(home: Path | str) -> Iterator[Finding]:
             count=lines,
         )
     state = read_state(home)
+    behind = [
+        path
+        for path, entry in sorted(seen_transcripts(state).items())
+        if grown_since_read(entry, path, now) is not None
+    ]
+    if behind and not running:  # a running worker catches up before it exits
+        yield Finding(
+            code="capture.behind",
+            severity=DRIFT,
+            summary=f"{len(behind):,} transcript(s) of captured sessions grew after memex "
+            "last read them, and no hook event came since: the session's last events were "
+            "lost (fired while the home could not be written), so memex lacks their end.",
+            fix=f"{DRAIN} (it re-reads them; a capture worker starting does too).",
+            count=len(behind),
+            sample=tuple(behind[:3]),
+        )
     error = state.get("last_error")
     if isinstance(error, dict) and error.get("message"):
         at = error.get("at") if isinstance(error.get("at"), int | float) else None

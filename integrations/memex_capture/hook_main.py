@@ -265,15 +265,18 @@ def _write_stdout(data: bytes) -> None:
 
 
 def _print_brief(home: str, cwd: str | None) -> None:
-    """At SessionStart: the project's brief as Claude Code's additional context."""
+    """At SessionStart: the brief of the session's folder (its sessions first), else of its
+    project, as Claude Code's additional context."""
     if not cwd:
         return
-    path = layout.brief_file(home, layout.project_root(cwd))
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        return  # the worker has not written one for this project yet
+    text = ""
+    for path in layout.brief_files(home, cwd):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except FileNotFoundError:
+            continue  # the worker has not written this one yet
+        break
     if not text.strip():
         return
     output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}

@@ -8,7 +8,8 @@ functions, so the two sides cannot disagree on a path::
     <home>/capture/spool/*.work          a batch the worker has taken to drain
     <home>/capture/state.json            the worker's progress (sessions seen, ...)
     <home>/capture/fired.json            when each hook last fired (``memex hooks status``)
-    <home>/capture/briefs/<key>.md       the session-start brief of one project
+    <home>/capture/briefs/<key>.md       the session-start brief of one project (or of
+                                         one folder inside it)
     <home>/run/capture-worker.lock       flock held by the one running worker
     <home>/logs/capture-hook.log         errors of hook processes
     <home>/logs/capture-worker.log       the worker's log
@@ -80,26 +81,37 @@ def worker_lock(home: StrPath) -> str:
     return os.path.join(home, "run", "capture-worker.lock")
 
 
-def project_root(cwd: StrPath) -> str:
-    """The project a session works in: the nearest folder at or above ``cwd`` that
-    holds ``.git`` (a directory, or a file for worktrees and submodules), else ``cwd``.
+def git_root(folder: str) -> str | None:
+    """The nearest folder at or above ``folder`` that holds ``.git`` (a directory, or a
+    file for worktrees and submodules), else None.
 
     Walks the file system instead of running ``git``: a hook has no time for a
     subprocess.
     """
-    start = os.path.abspath(os.path.expanduser(os.fspath(cwd)))
-    try:
-        start = os.path.realpath(start)
-    except OSError:
-        return start
-    folder = start
     while True:
         if os.path.exists(os.path.join(folder, ".git")):
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:
-            return start
+            return None
         folder = parent
+
+
+def folder_and_root(cwd: StrPath) -> tuple[str, str]:
+    """``cwd`` as a real path (symlinks resolved), and the project it belongs to: the git
+    repository it lies in (:func:`git_root`), else the folder itself."""
+    start = os.path.abspath(os.path.expanduser(os.fspath(cwd)))
+    try:
+        start = os.path.realpath(start)
+    except OSError:
+        return start, start
+    return start, git_root(start) or start
+
+
+def project_root(cwd: StrPath) -> str:
+    """The project a session works in: the git repository ``cwd`` lies in, else ``cwd``
+    (both with symlinks resolved)."""
+    return folder_and_root(cwd)[1]
 
 
 def project_key(root: StrPath) -> str:
@@ -114,8 +126,18 @@ def project_key(root: StrPath) -> str:
 
 
 def brief_file(home: StrPath, root: StrPath) -> str:
-    """Where the worker leaves the session-start brief of the project at ``root``."""
+    """Where the worker leaves the session-start brief of the project at ``root`` (or of
+    the folder ``root`` inside a project: its sessions come first there)."""
     return os.path.join(home, "capture", "briefs", f"{project_key(root)}.md")
+
+
+def brief_files(home: StrPath, cwd: StrPath) -> list[str]:
+    """The briefs a session starting in ``cwd`` may be given, the best first: the one
+    written for that folder when it is not the project's root, then the project's."""
+    folder, root = folder_and_root(cwd)
+    if folder == root:
+        return [brief_file(home, root)]
+    return [brief_file(home, folder), brief_file(home, root)]
 
 
 def fired_dir(home: StrPath) -> str:

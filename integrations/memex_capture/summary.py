@@ -1,7 +1,8 @@
 """Session summaries: one fragment per session saying what it asked, did and ended with.
 
-``write_session_summary(mx, session_id)`` reads the session's fragments through
-the public API (``Memex.conversation``), builds the deterministic summary of
+``write_session_summary(mx, session_id)`` reads the session's fragments (and its
+sub-agents': :func:`session_fragments`) through the public API
+(``Memex.conversation``), builds the deterministic summary of
 :mod:`memex_core.domain.session_summary` and stores it as ONE fragment of the
 session's conversation:
 
@@ -67,8 +68,22 @@ def origin_of(session_id: str) -> str:
 
 
 def session_fragments(mx: Memex, session_id: str) -> list[Fragment]:
-    """The session's own fragments in order (its stored summary left out)."""
-    return [f for f in mx.conversation(session_id) if not is_session_summary(f)]
+    """The session's fragments in order (its stored summary left out), then its
+    sub-agents': Claude Code files each sub-agent as a conversation of its own whose
+    fragments name the session (``session_id``) and carry ``agent_id``; the catalog
+    finds them through the folders sessions recorded (``session_conversations``)."""
+    own = [f for f in mx.conversation(session_id) if not is_session_summary(f)]
+    if not own:
+        return []
+    helpers: list[Fragment] = []
+    for conversation in mx.catalog.session_conversations(session_id):
+        if conversation != session_id:
+            helpers.extend(
+                f
+                for f in mx.conversation(conversation)
+                if f.metadata.get("agent_id") and not is_session_summary(f)
+            )
+    return own + helpers
 
 
 def build_summary(mx: Memex, session_id: str) -> SessionSummary | None:
@@ -216,6 +231,8 @@ def _final_answer(fragments: Sequence[Fragment]) -> str:
         meta = fragment.metadata
         if fragment.role != "assistant" or meta.get("tool_call") or meta.get("reasoning"):
             continue
+        if meta.get("agent_id"):
+            continue  # a sub-agent's answer went to the session, not to the user
         if meta.get("compaction_summary"):
             continue
         message = str(meta.get("message_id") or fragment.id)

@@ -37,9 +37,20 @@ How a batch is drained, and why:
   with its fix and recorded for ``memex doctor``, and the worker retries with
   backoff.
 - *Summaries*: at Stop and SessionEnd (and Codex's turn-complete) the session's
-  summary fragment and its project's session-start brief are written
-  (:mod:`memex_capture.summary`, :mod:`memex_capture.briefing`); at a
-  SessionStart whose project has no brief yet, the brief is written.
+  summary fragment and the session-start briefs of its project and of its folder
+  are written (:mod:`memex_capture.summary`, :func:`memex_capture.briefing.write_briefs`),
+  after the folders just ingested are resolved on this host
+  (:mod:`memex_capture.folders`); at a SessionStart whose folder has no brief of its
+  own yet, it is written (for the next session there: the hook has printed by then).
+- *Catching up*: each transcript ingested is remembered in the state file with the
+  size and modification time it had (``transcripts``). A hook that fires while the
+  home cannot be written loses its pointer; a later event of the same session
+  brings the whole transcript again, but the LAST events of a session (Stop,
+  SessionEnd) have no later event. So once the spool is drained at start, and
+  again before exiting idle, the worker re-reads every remembered transcript that
+  has grown since and then stayed quiet for ``QUIET_SECONDS`` (a live session's
+  next event reads it anyway), and writes its summary and briefs as at a Stop.
+  ``memex capture drain`` does the same; ``memex doctor`` reports such transcripts.
 
 The worker exits after ``[capture] worker_idle_minutes`` with nothing to do, and
 on SIGTERM once the transcript in hand is ingested.
@@ -84,6 +95,13 @@ LOCK_WAIT_SECONDS = 2.0
 BACKOFF_SECONDS = (1.0, 60.0)
 #: Events after which a session's summary and its project's brief are refreshed.
 FINAL_EVENTS = frozenset({"Stop", "SessionEnd", "agent-turn-complete"})
+#: The event of a transcript re-read because it grew after its last event (see above).
+CATCH_UP = "catch-up"
+#: How long a remembered transcript must be unchanged before it is caught up.
+QUIET_SECONDS = 60.0
+#: How long a transcript is remembered after it was last ingested, and how many at most.
+SEEN_SECONDS = 14 * 24 * 3600.0
+SEEN_MAX = 2000
 CODEX_HOME_ENV = "CODEX_HOME"
 REJECTED = "rejected"
 FAILED = "failed"
@@ -126,6 +144,29 @@ def read_state(home: str) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     return state if isinstance(state, dict) else {}
+
+
+def seen_transcripts(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The transcripts the worker ingested for hook events (``state["transcripts"]``):
+    path -> agent, session_id, cwd, and the size/mtime_ns the file had when read."""
+    found = state.get("transcripts")
+    if not isinstance(found, dict):
+        return {}
+    return {p: e for p, e in found.items() if isinstance(p, str) and isinstance(e, dict)}
+
+
+def grown_since_read(entry: dict[str, Any], path: str, now: float) -> os.stat_result | None:
+    """The file's stat if it changed since the worker read it and has been quiet for
+    :data:`QUIET_SECONDS` since (a session whose last events were lost), else None."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None  # deleted or moved: nothing to catch up
+    if (stat.st_size, stat.st_mtime_ns) == (entry.get("size"), entry.get("mtime_ns")):
+        return None
+    if now - stat.st_mtime < QUIET_SECONDS:
+        return None
+    return stat
 
 
 def _write_json(path: str, value: Any) -> None:
@@ -196,6 +237,8 @@ class Target:
     session_id: str | None
     path: Path | None
     records: list[dict[str, Any]] = field(default_factory=list)
+    #: The transcript's stat taken just before it was ingested (what was read covers it).
+    read_stat: os.stat_result | None = None
 
     @property
     def last_at(self) -> float:
@@ -270,10 +313,13 @@ class DrainReport:
     summaries: int = 0
     briefs: int = 0
     waiting: int = 0
+    #: Transcripts re-read because they grew after their last event (see the docstring).
+    caught_up: int = 0
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "caught_up": self.caught_up,
             "batches": self.batches,
             "records": self.records,
             "transcripts": self.transcripts,
@@ -341,6 +387,8 @@ class CaptureWorker:
         self.stopping = False
         self._failures: dict[str, tuple[int, str]] = {}
         self._vectors_due = False
+        #: Transcripts ingested since the state file was last written (path -> entry).
+        self._seen: dict[str, dict[str, Any]] = {}
 
     # -- setup ------------------------------------------------------------------
 
@@ -447,6 +495,7 @@ class CaptureWorker:
                 error = self._ingest_target(target, report)
                 if error is None:
                     self._forget_failure(self._failure_key(work, target))
+                    self._remember(target)
                     self._after_ingest(target, report)
                     done_keys.append(target.key)
                     continue
@@ -462,6 +511,7 @@ class CaptureWorker:
             with contextlib.suppress(OSError):  # else the whole batch stays: idempotent
                 self._rewrite(work, kept)
             raise
+        self._save_seen()
         for target, error in moved:
             self._move_aside(work, target, error)
             report.moved_aside += len(target.records)
@@ -533,6 +583,10 @@ class CaptureWorker:
         if target.agent != "codex":
             paths.extend(subagent_files(target.path))
         try:
+            target.read_stat = target.path.stat()
+        except OSError:
+            target.read_stat = None
+        try:
             result = self.mx.ingest(*paths, embed=False)
         except Exception as exc:
             if is_home_problem(exc):
@@ -562,22 +616,25 @@ class CaptureWorker:
     def _after_ingest(self, target: Target, report: DrainReport) -> None:
         events = set(target.events)
         cwd = target.cwd
-        root = layout.project_root(cwd) if cwd else None
-        if events & FINAL_EVENTS and target.session_id:
+        if events & (FINAL_EVENTS | {CATCH_UP}) and target.session_id:
             if self._call("summary", "write_session_summary", self.mx, target.session_id):
                 report.summaries += 1
-            if root is not None and self._call("briefing", "write_brief", self.mx, self.home, root):
-                report.briefs += 1
+            if cwd:
+                self._call("folders", "resolve_unresolved", self.mx)
+                written = self._call("briefing", "write_briefs", self.mx, self.home, cwd)
+                report.briefs += len(written or ())
         elif (
             "SessionStart" in events
-            and root is not None
-            and not os.path.exists(layout.brief_file(self.home, root))
-            and self._call("briefing", "write_brief", self.mx, self.home, root)
+            and cwd
+            and not os.path.exists(layout.brief_files(self.home, cwd)[0])
         ):
-            report.briefs += 1
+            folder, root = layout.folder_and_root(cwd)
+            if self._call("briefing", "write_brief", self.mx, self.home, root, folder):
+                report.briefs += 1
 
-    def _call(self, module: str, function: str, *args: Any) -> bool:
-        """Call ``memex_capture.<module>.<function>``. A home that cannot be written raises
+    def _call(self, module: str, function: str, *args: Any) -> Any:
+        """Call ``memex_capture.<module>.<function>``; what it returned (True for None),
+        or False when it failed. A home that cannot be written raises
         :class:`HomeProblem` (the event stays in its batch, so the summary is written on
         the retry); any other failure is logged, never raised: a summary or brief can be
         written again at the next event, a record that blocks the spool cannot."""
@@ -587,13 +644,79 @@ class CaptureWorker:
             log.info("memex_capture.%s.%s is not available (%s); skipped", module, function, exc)
             return False
         try:
-            target(*args)
+            result = target(*args)
         except Exception as exc:
             if is_home_problem(exc):
                 raise HomeProblem(str(exc)) from exc
             log.warning("%s.%s failed: %s: %s", module, function, type(exc).__name__, exc)
             return False
-        return True
+        return True if result is None else result
+
+    # -- transcripts seen, and catching up with those that grew --------------------
+
+    def _remember(self, target: Target) -> None:
+        """Remember a transcript just ingested, with the stat it had before it was read."""
+        if target.path is None or target.read_stat is None:
+            return
+        self._seen[str(target.path)] = {
+            "agent": target.agent,
+            "session_id": target.session_id,
+            "cwd": target.cwd,
+            "size": target.read_stat.st_size,
+            "mtime_ns": target.read_stat.st_mtime_ns,
+            "at": time.time(),
+        }
+
+    def _save_seen(self) -> None:
+        """Write the transcripts remembered since the last save into the state file,
+        forgetting those not read for :data:`SEEN_SECONDS` (and the oldest past
+        :data:`SEEN_MAX`)."""
+        if not self._seen:
+            return
+        state = read_state(self.home)
+        seen = {**seen_transcripts(state), **self._seen}
+        horizon = time.time() - SEEN_SECONDS
+        kept = sorted(
+            (item for item in seen.items() if _number(item[1].get("at")) >= horizon),
+            key=lambda item: -_number(item[1].get("at")),
+        )[:SEEN_MAX]
+        state["transcripts"] = dict(sorted(kept))
+        self._save_state(state)
+        self._seen = {}
+
+    def catch_up(self, report: DrainReport | None = None) -> DrainReport:
+        """Re-read the remembered transcripts that grew after the worker last read them
+        and have been quiet since (their last hook events were lost: see the module's
+        docstring), then write their summaries and briefs. Raises :class:`HomeProblem`
+        when the home cannot be written (they are found again next time)."""
+        report = report or DrainReport()
+        now = time.time()
+        for path, entry in seen_transcripts(read_state(self.home)).items():
+            if self.stopping:
+                break
+            if grown_since_read(entry, path, now) is None:
+                continue
+            session = entry.get("session_id")
+            cwd = entry.get("cwd")
+            record = {"event": CATCH_UP, "at": now, "cwd": cwd if isinstance(cwd, str) else None}
+            target = Target(
+                path,
+                str(entry.get("agent") or "claude-code"),
+                str(session) if session else None,
+                Path(path),
+                [record],
+            )
+            error = self._ingest_target(target, report)
+            if error is not None:
+                log.warning("catching up with %s failed: %s", path, error)
+                continue
+            log.info("caught up with %s: it grew after its last hook event", path)
+            report.caught_up += 1
+            self._remember(target)
+            self._after_ingest(target, report)
+        self._save_seen()
+        self.backfill(report)
+        return report
 
     # -- bookkeeping -------------------------------------------------------------
 
@@ -752,6 +875,7 @@ class CaptureWorker:
         ``once`` when the spool is empty). Returns the exit status."""
         backoff = 0.0
         idle_since = time.monotonic()
+        caught_up = False
         while not self.stopping:
             if spool_waiting(self.home):
                 try:
@@ -775,13 +899,34 @@ class CaptureWorker:
                 if report.waiting:  # failing transcripts wait their next attempt
                     self._sleep(BACKOFF_SECONDS[0])
                 continue
+            idle = time.monotonic() - idle_since >= self.idle_seconds
+            if not caught_up or once or idle:
+                # Once the spool is drained at start, and again before exiting.
+                caught_up = True
+                if not self._catch_up_logged() and once:
+                    return 1
+                if spool_waiting(self.home):
+                    continue
             if once:
                 break
-            if time.monotonic() - idle_since >= self.idle_seconds:
+            if idle:
                 log.info("idle for %g s: exiting", self.idle_seconds)
                 break
             self._sleep(POLL_SECONDS)
         return 0
+
+    def _catch_up_logged(self) -> bool:
+        """:meth:`catch_up`, its home problems logged and recorded; False on one."""
+        try:
+            report = self.catch_up()
+        except HomeProblem as problem:
+            message = f"{problem} (catching up with grown transcripts next time)"
+            log.error("%s", message)
+            self.record_error(message)
+            return False
+        if report.caught_up:
+            self.record_drained()
+        return True
 
     def _sleep(self, seconds: float) -> None:
         end = time.monotonic() + seconds

@@ -34,6 +34,7 @@ from memex_core.catalog.rows import (
     row_to_fragment,
     upsert_conversations,
 )
+from memex_core.catalog.sessions import SessionFolders, upsert_session_folders
 from memex_core.crashpoints import crash_point
 from memex_core.domain import Fragment
 from memex_core.errors import MemexError
@@ -44,15 +45,22 @@ PRUNED_SETTING = "fragment_changes_pruned"
 
 
 class SqlCatalog(
-    DocumentStore, LinkGraph, MemoryStore, HealthQueries, AgentKeyStore, ReplicaRegistry
+    DocumentStore,
+    LinkGraph,
+    MemoryStore,
+    HealthQueries,
+    AgentKeyStore,
+    ReplicaRegistry,
+    SessionFolders,
 ):
     """Typed access to the catalog. Writers hold the home's write lock (and, on a shared
     database, whatever the engine's transactions take).
 
     Folder documents and the link graph live in :mod:`memex_core.catalog.documents`
     and :mod:`memex_core.catalog.graph`, agent memory in :mod:`memex_core.catalog.memory`,
-    agent API keys in :mod:`memex_core.catalog.agent_keys`; this module holds fragments,
-    runs, files, the change journal and settings.
+    agent API keys in :mod:`memex_core.catalog.agent_keys`, the folders sessions ran in
+    in :mod:`memex_core.catalog.sessions`; this module holds fragments, runs, files, the
+    change journal and settings.
     """
 
     #: The engine's schema: (version, script) in order; the same numbers on every engine.
@@ -229,6 +237,7 @@ class SqlCatalog(
                 removed = [i for i in previous if i not in keep]
                 delete_fragments(db, removed)
             upsert_conversations(db, fragments)
+            upsert_session_folders(db, fragments)
             db.execute(
                 "INSERT INTO ingested_files "
                 "(path, sha256, size, source_kind, fragments, run_id, ingested_at, mtime_ns) "
@@ -318,34 +327,6 @@ class SqlCatalog(
     def clear_embedded(self) -> None:
         self._db.execute("UPDATE fragments SET embedded_by=NULL")
 
-    def conversations_in_folder(
-        self, folders: Sequence[str]
-    ) -> list[tuple[str, str, float | None, float | None]]:
-        """(session id, conversation id, first and last timestamp) of each conversation of
-        the corpus (not memory, not private) whose fragments recorded a working folder
-        (metadata ``cwd``) equal to one of ``folders`` or under it ('/' or '\\' separated).
-        The session id is the metadata's ``session_id``, else the conversation id."""
-        cwd = self.dialect.json_text("metadata", "cwd")
-        session = self.dialect.json_text("metadata", "session_id")
-        clauses: list[str] = []
-        params: list[Any] = []
-        for folder in folders:
-            clauses.append(f"{cwd} = ?")
-            params.append(folder)
-            for sep in ("/", "\\"):
-                clauses.append(f"substr({cwd}, 1, ?) = ?")
-                params.extend([len(folder) + 1, folder + sep])
-        if not clauses:
-            return []
-        rows = self._db.execute(
-            f"SELECT MIN(COALESCE({session}, conversation_id)), conversation_id, "
-            "MIN(timestamp), MAX(timestamp) FROM fragments "
-            f"WHERE owner = '' AND private = 0 AND ({' OR '.join(clauses)}) "
-            "GROUP BY conversation_id",
-            params,
-        )
-        return [(str(r[0]), str(r[1]), r[2], r[3]) for r in rows]
-
     # -- the newest fragments (live views) ----------------------------------------------
 
     def newest_fragment_seq(self) -> int:
@@ -376,12 +357,14 @@ class SqlCatalog(
 
     def notes_in_folder(self, folders: Sequence[str], sep: str) -> list[str]:
         """Conversation ids of the corpus' notes (role ``note``, not private) whose source
-        file is one of ``folders`` or under it (``sep``-separated), sorted."""
+        file is one of ``folders`` or under it (``sep``-separated), sorted. "Under" is a
+        range of paths (``folder/`` up to ``folder0``, the character after the separator),
+        so the index on ``source_path`` answers it."""
         clauses: list[str] = []
         params: list[Any] = []
         for folder in folders:
-            clauses.append("source_path = ? OR substr(source_path, 1, ?) = ?")
-            params.extend([folder, len(folder) + 1, folder + sep])
+            clauses.append("source_path = ? OR (source_path >= ? AND source_path < ?)")
+            params.extend([folder, folder + sep, folder + chr(ord(sep) + 1)])
         if not clauses:
             return []
         rows = self._db.execute(

@@ -262,4 +262,40 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    (
+        7,
+        """
+        -- The working folder each session ran in (a conversation's metadata 'cwd', once per
+        -- conversation and folder), so a project's sessions are found through an index
+        -- instead of reading every fragment's metadata (memex_core/catalog/sessions.py).
+        -- Kept at ingest; backfilled here from what is stored. What a folder is on disk
+        -- (symlinks resolved, its git repository) is recorded by the host that can read
+        -- it (the capture worker): NULL until then.
+        CREATE TABLE session_projects (
+            conversation_id  TEXT NOT NULL,
+            cwd              TEXT NOT NULL,     -- as the transcript recorded it
+            session_id       TEXT NOT NULL,     -- metadata session_id (a sub-agent's: its
+                                                -- parent's), else the conversation id
+            source_kind      TEXT NOT NULL,
+            real_path        TEXT,              -- cwd with symlinks resolved, or NULL
+            repo_root        TEXT,              -- the git repository it lies in, when known
+            PRIMARY KEY (conversation_id, cwd)
+        );
+        CREATE INDEX session_projects_cwd ON session_projects(cwd);
+        CREATE INDEX session_projects_real_path ON session_projects(real_path);
+        CREATE INDEX session_projects_repo_root ON session_projects(repo_root);
+        CREATE INDEX session_projects_session ON session_projects(session_id);
+        INSERT INTO session_projects (conversation_id, cwd, session_id, source_kind)
+        SELECT conversation_id, json_extract(metadata, '$.cwd'),
+               MIN(COALESCE(json_extract(metadata, '$.session_id'), conversation_id)),
+               MIN(source_kind)
+        FROM fragments
+        WHERE owner = '' AND private = 0 AND json_type(metadata, '$.cwd') = 'text'
+              AND json_extract(metadata, '$.cwd') != ''
+        GROUP BY conversation_id, json_extract(metadata, '$.cwd');
+        """,
+    )
+)
+
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -17,6 +17,13 @@ them (in conversation order). What they look like, and so what is read here:
   call ``is_error``, Codex records the command's ``exit_code``.
 - the outcome: the last ``assistant`` prose (Codex marks it ``phase = final_answer``);
   reasoning, compaction summaries and earlier session summaries are skipped.
+- sub-agents: Claude Code's sub-agent (sidechain) fragments carry
+  ``metadata["agent_id"]`` and live in conversations of their own. Given here with
+  the session's, their files, commands and errors join the session's lists marked
+  ``(sub-agent)`` (after the session's own), and each sub-agent gets one line: its
+  id, its task (its first prompt) and its tool calls. Their prompts are not the
+  session's requests and their answers not its outcome. Compaction agents
+  (``is_compaction_agent``) only rewrite the context: they are left out.
 
 Long messages arrive as several chunks sharing ``message_id``; they are joined
 back first. Same fragments in, same summary out: nothing here reads the clock
@@ -29,7 +36,7 @@ import json
 import re
 import shlex
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -69,12 +76,36 @@ COMMAND_CHARS = 100
 ERROR_CHARS = 120
 
 
+#: How a file, command or error that a sub-agent gave is marked in the session's lists.
+SUBAGENT_MARK = " (sub-agent)"
+MAX_SUBAGENTS = 5
+TASK_CHARS = 100
+
+
 @dataclass(frozen=True)
 class ToolError:
     """A tool call that failed: which tool, and the first telling line of what it said."""
 
     tool: str
     line: str
+    #: Whether a sub-agent's call failed (rendered ``Tool (sub-agent): line``).
+    subagent: bool = False
+
+    def render(self) -> str:
+        return f"{self.tool}{SUBAGENT_MARK if self.subagent else ''}: {self.line}"
+
+
+@dataclass(frozen=True)
+class SubAgentWork:
+    """One sub-agent of the session: its id, its task (first prompt) and its tool calls."""
+
+    agent_id: str
+    task: str
+    tool_calls: int
+
+    def render(self) -> str:
+        task = f" {self.task}" if self.task else ""
+        return f"{self.agent_id}:{task} ({_count(self.tool_calls, 'tool call')})"
 
 
 @dataclass(frozen=True)
@@ -100,6 +131,9 @@ class SessionSummary:
     errors: tuple[ToolError, ...] = ()
     errors_total: int = 0
     outcome: str = ""
+    #: The session's sub-agents, in the order they first appear (their files, commands
+    #: and errors are in the lists above, marked :data:`SUBAGENT_MARK`).
+    subagents: tuple[SubAgentWork, ...] = ()
     #: Every user prompt in order, shortened (what an LLM summarizer reads besides this).
     prompt_texts: tuple[str, ...] = field(default=(), compare=False)
 
@@ -110,6 +144,7 @@ class SessionSummary:
     def to_dict(self) -> dict[str, Any]:
         data = dict(vars(self))
         data["errors"] = [vars(e) for e in self.errors]
+        data["subagents"] = [vars(a) for a in self.subagents]
         for key in ("files_changed", "files_read", "commands", "prompt_texts"):
             data[key] = list(data[key])
         return data
@@ -137,9 +172,13 @@ class SessionSummary:
             shown = "; ".join(f"`{c}`" for c in self.commands)
             lines.append(f"Commands: {shown}{_more(len(self.commands), self.commands_total)}")
         if self.errors:
-            shown = "; ".join(f"{e.tool}: {e.line}" for e in self.errors)
+            shown = "; ".join(e.render() for e in self.errors)
             more = _more(len(self.errors), self.errors_total)
             lines.append(f"Errors ({self.errors_total}): {shown}{more}")
+        if self.subagents:
+            shown = "; ".join(a.render() for a in self.subagents[:MAX_SUBAGENTS])
+            more = _more(min(len(self.subagents), MAX_SUBAGENTS), len(self.subagents))
+            lines.append(f"Sub-agents ({len(self.subagents)}): {shown}{more}")
         if self.outcome:
             lines.append(f"Outcome: {self.outcome}")
         return "\n".join(lines)
@@ -178,33 +217,30 @@ def _messages(fragments: Iterable[Fragment]) -> list[_Message]:
 def summarize_session(
     fragments: Sequence[Fragment], *, session_id: str | None = None
 ) -> SessionSummary:
-    """Summarize a session from its fragments (in conversation order).
+    """Summarize a session from its fragments (in conversation order), its sub-agents'
+    after its own if given (see the module's docstring).
 
     ``session_id`` defaults to the fragments' ``session_id`` metadata (else their
-    conversation id). Sub-agent fragments given here count like the session's own.
+    conversation id). Fragments that all come from one sub-agent are summarized as a
+    session of their own.
     """
-    messages = _messages(fragments)
-    first = fragments[0] if fragments else None
-    sid = (
-        session_id
-        or _first_meta(fragments, "session_id")
-        or (first.conversation_id if first else "")
-    )
+    own = [f for f in fragments if not f.metadata.get("agent_id")]
+    helpers = [f for f in fragments if f.metadata.get("agent_id")] if own else []
+    if not own:
+        own = list(fragments)
+    first = own[0] if own else None
+    sid = session_id or _first_meta(own, "session_id") or (first.conversation_id if first else "")
     kind = first.source_kind if first else ""
-    cwd = _first_meta(fragments, "cwd")
+    cwd = _first_meta(own, "cwd") or _first_meta(helpers, "cwd")
     times = [
         f.timestamp for f in fragments if f.timestamp is not None and not is_session_summary(f)
     ]
     request = ""
     prompts: list[str] = []
-    commands: list[str] = []
-    changed: list[str] = []
-    read: list[str] = []
-    errors: list[ToolError] = []
-    tool_calls = 0
+    work = _Work()
     outcome = ""
     final_answer = ""
-    for message in messages:
+    for message in _messages(own):
         meta = message.metadata
         if message.role == "user" and not meta.get("command"):
             text = _one_line(message.text)
@@ -212,50 +248,106 @@ def summarize_session(
                 prompts.append(_shorten(text, REQUEST_CHARS))
                 if not request:
                     request = _shorten(text, REQUEST_CHARS)
-        elif meta.get("tool_call"):
-            tool_calls += 1
-            tool = str(meta.get("tool_name") or "tool")
-            _tool_call(tool, _body(message.text), cwd, commands, changed, read)
-        elif message.role == "tool" and meta.get("tool_result"):
-            error = _tool_error(message.text, meta)
-            if error is not None:
-                errors.append(error)
+        elif work.take(message, cwd, subagent=False):
+            continue
         elif message.role == "assistant" and not _aside(meta):
             outcome = message.text
             if meta.get("phase") == "final_answer":
                 final_answer = message.text
     if not request and prompts:
         request = prompts[0]
-    unique_commands = list(dict.fromkeys(commands))  # whole commands: the total counts these
+    subagents = _subagents(helpers)
+    theirs = _Work()
+    for message in _messages(f for f in helpers if not f.metadata.get("is_compaction_agent")):
+        theirs.take(message, cwd, subagent=True)
+
+    # The session's own first, then what only its sub-agents did, marked.
+    own_commands = list(dict.fromkeys(work.commands))  # whole commands: totals count these
+    their_commands = [c for c in dict.fromkeys(theirs.commands) if c not in own_commands]
     # Shown on one line each; two commands that differ only after it are shown once.
     shown_commands = list(
-        dict.fromkeys(_shorten(_command_line(c), COMMAND_CHARS) for c in unique_commands)
+        dict.fromkeys(
+            [_shorten(_command_line(c), COMMAND_CHARS) for c in own_commands]
+            + [_shorten(_command_line(c), COMMAND_CHARS) + SUBAGENT_MARK for c in their_commands]
+        )
     )
-    changed_set = set(changed)
-    files_changed = list(dict.fromkeys(changed))
-    files_read = [p for p in dict.fromkeys(read) if p not in changed_set]
+    own_changed = list(dict.fromkeys(work.changed))
+    their_changed = [p for p in dict.fromkeys(theirs.changed) if p not in own_changed]
+    changed_set = {*own_changed, *their_changed}
+    own_read = [p for p in dict.fromkeys(work.read) if p not in changed_set]
+    their_read = [
+        p for p in dict.fromkeys(theirs.read) if p not in changed_set and p not in own_read
+    ]
+    files_changed = own_changed + [p + SUBAGENT_MARK for p in their_changed]
+    files_read = own_read + [p + SUBAGENT_MARK for p in their_read]
+    errors = work.errors + theirs.errors
     return SessionSummary(
         session_id=sid,
         source_kind=kind,
         title=first.title if first else None,
         cwd=cwd,
-        git_branch=_first_meta(fragments, "git_branch"),
+        git_branch=_first_meta(own, "git_branch") or _first_meta(helpers, "git_branch"),
         started=min(times) if times else None,
         ended=max(times) if times else None,
         request=request,
         prompts=len(prompts),
-        tool_calls=tool_calls,
+        tool_calls=work.tool_calls,
         files_changed=tuple(files_changed[:MAX_FILES]),
         files_read=tuple(files_read[:MAX_FILES]),
         files_changed_total=len(files_changed),
         files_read_total=len(files_read),
         commands=tuple(shown_commands[:MAX_COMMANDS]),
-        commands_total=len(unique_commands),
+        commands_total=len(own_commands) + len(their_commands),
         errors=tuple(list(dict.fromkeys(errors))[:MAX_ERRORS]),  # repeats shown once
         errors_total=len(errors),
         outcome=_shorten(_flat(final_answer or outcome), OUTCOME_CHARS),
+        subagents=subagents,
         prompt_texts=tuple(prompts),
     )
+
+
+@dataclass
+class _Work:
+    """What tool calls did: commands run, files changed and read, calls that failed."""
+
+    tool_calls: int = 0
+    commands: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
+    errors: list[ToolError] = field(default_factory=list)
+
+    def take(self, message: _Message, cwd: str | None, *, subagent: bool) -> bool:
+        """Count ``message`` if it is a tool call or a tool result (True), else False."""
+        meta = message.metadata
+        if meta.get("tool_call"):
+            self.tool_calls += 1
+            tool = str(meta.get("tool_name") or "tool")
+            _tool_call(tool, _body(message.text), cwd, self.commands, self.changed, self.read)
+            return True
+        if message.role == "tool" and meta.get("tool_result"):
+            error = _tool_error(message.text, meta)
+            if error is not None:
+                self.errors.append(replace(error, subagent=subagent))
+            return True
+        return False
+
+
+def _subagents(fragments: Sequence[Fragment]) -> tuple[SubAgentWork, ...]:
+    """Each sub-agent among ``fragments`` (compaction agents left out): its task and calls."""
+    tasks: dict[str, str] = {}
+    calls: dict[str, int] = {}
+    for message in _messages(fragments):
+        meta = message.metadata
+        if meta.get("is_compaction_agent"):
+            continue
+        agent = str(meta.get("agent_id"))
+        tasks.setdefault(agent, "")
+        calls.setdefault(agent, 0)
+        if message.role == "user" and not meta.get("command") and not tasks[agent]:
+            tasks[agent] = _shorten(message.text, TASK_CHARS)
+        elif meta.get("tool_call"):
+            calls[agent] += 1
+    return tuple(SubAgentWork(agent, tasks[agent], calls[agent]) for agent in tasks)
 
 
 def _aside(meta: dict[str, Any]) -> bool:

@@ -276,6 +276,32 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        7,
+        """
+        CREATE TABLE session_projects (
+            conversation_id  TEXT COLLATE "C" NOT NULL,
+            cwd              TEXT COLLATE "C" NOT NULL,
+            session_id       TEXT COLLATE "C" NOT NULL,
+            source_kind      TEXT COLLATE "C" NOT NULL,
+            real_path        TEXT COLLATE "C",
+            repo_root        TEXT COLLATE "C",
+            PRIMARY KEY (conversation_id, cwd)
+        );
+        CREATE INDEX session_projects_cwd ON session_projects(cwd);
+        CREATE INDEX session_projects_real_path ON session_projects(real_path);
+        CREATE INDEX session_projects_repo_root ON session_projects(repo_root);
+        CREATE INDEX session_projects_session ON session_projects(session_id);
+        INSERT INTO session_projects (conversation_id, cwd, session_id, source_kind)
+        SELECT conversation_id, metadata::json ->> 'cwd',
+               MIN(COALESCE(metadata::json ->> 'session_id', conversation_id)),
+               MIN(source_kind)
+        FROM fragments
+        WHERE owner = '' AND private = 0 AND json_typeof(metadata::json -> 'cwd') = 'string'
+              AND metadata::json ->> 'cwd' != ''
+        GROUP BY conversation_id, metadata::json ->> 'cwd';
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
@@ -298,4 +324,5 @@ TABLES = (
     "fragment_changes",
     "agent_keys",
     "replicas",
+    "session_projects",
 )
