@@ -29,6 +29,14 @@ chromadb shares one in-memory system among all the clients of a folder in a
 process, so closing one client does not refresh the others. The client therefore
 belongs to the folder's :class:`FolderAccess`, one per folder per process, which
 every store on that folder uses.
+
+Threads of one process: reads share the client (chroma's Rust ``query`` and ``get``
+release the GIL, so concurrent searches use every core) under one shared ``flock``
+that the first reader takes and the last one lets go; a write, or a read that must
+reopen the client, waits for them and holds the folder alone. So that a steady stream
+of overlapping searches never keeps another process's writer out, a shared hold takes
+in new readers for :data:`SHARED_HOLD_MAX_S` at most; later ones wait until it is let
+go and take it again.
 """
 
 from __future__ import annotations
@@ -36,11 +44,14 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
+
+from memex_core.rwlock import ReadWriteLock
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
@@ -48,15 +59,18 @@ if TYPE_CHECKING:
 #: The lock and token file, inside the chroma folder (chroma ignores files it did not make).
 LOCK_NAME = "memex-access.lock"
 _TOKEN_BYTES = 64
+#: How long one shared flock takes in new readers before it is let go (see above).
+SHARED_HOLD_MAX_S = 0.1
 
 
 class FolderAccess:
     """The lock, change token and chroma client of one folder, shared in this process.
 
     Get it with :meth:`attach` and give it back with :meth:`detach`. Operations nest
-    (an upsert asks the batch size); the outermost one takes the lock. A thread lock
-    serialises this process's threads, because ``flock`` on one file description would
-    turn one thread's exclusive lock into another's shared one.
+    (an upsert asks the batch size); the outermost one takes the lock. A readers-writer
+    lock orders this process's threads (``flock`` on one file description would turn one
+    thread's exclusive lock into another's shared one): readers share the one shared
+    ``flock``, a writer holds both alone.
     """
 
     _shared: ClassVar[dict[Path, FolderAccess]] = {}
@@ -66,7 +80,12 @@ class FolderAccess:
         self.folder = folder
         self.path = folder / LOCK_NAME
         self.users = 0
-        self._threads = threading.RLock()
+        self._threads = ReadWriteLock()
+        # Readers inside a shared flock right now, and when it was taken.
+        self._sharing = threading.Condition()
+        self._readers = 0
+        self._shared_since = 0.0
+        self._reading = threading.local()  # .depth: this thread's shared operations
         self._fd: int | None = None
         self._client: ClientAPI | None = None
         self._token = ""
@@ -105,6 +124,12 @@ class FolderAccess:
             raise RuntimeError("the chroma client is only available inside an operation")
         return self._client
 
+    @property
+    def token(self) -> str:
+        """The change token the client reflects: a new one after every write to the folder,
+        by any process (so what was read under one token holds while it lasts)."""
+        return self._token
+
     @contextmanager
     def operation(self, opener: Callable[[], ClientAPI], *, write: bool) -> Iterator[None]:
         """Hold the folder for one operation: shared to read, exclusive to write.
@@ -112,7 +137,18 @@ class FolderAccess:
         Opens the client (exclusively) when there is none, and reopens it when another
         process wrote since it was opened. A write leaves a new token, even one that
         failed half-way, so other processes reopen rather than trust what they hold.
+        Reads of several threads run at once (see the module docstring).
         """
+        nested = getattr(self._reading, "depth", 0)
+        if not write and (nested or (not self._threads.held_exclusive() and self._enter_shared())):
+            self._reading.depth = nested + 1
+            try:
+                yield
+            finally:
+                self._reading.depth = nested
+                if not nested:
+                    self._leave_shared()
+            return
         with self._threads:
             if self._depth:
                 if write and not self._exclusive:
@@ -143,6 +179,42 @@ class FolderAccess:
                         self._leave_token(failed)
                 finally:
                     self._flock(fcntl.LOCK_UN)
+
+    def _enter_shared(self) -> bool:
+        """Join the shared hold (taking the shared flock if this is the first reader);
+        False, holding nothing, when the client must be opened or reopened first."""
+        while True:
+            self._threads.acquire_shared()  # waits while a thread of this process writes
+            try:
+                with self._sharing:
+                    if not self._readers:
+                        self._flock(fcntl.LOCK_SH)
+                        if self._client is None or self._read_token() != self._token:
+                            self._flock(fcntl.LOCK_UN)
+                            self._threads.release_shared()
+                            return False
+                        self._shared_since = time.monotonic()
+                    if time.monotonic() - self._shared_since <= SHARED_HOLD_MAX_S:
+                        self._readers += 1
+                        return True
+            except BaseException:
+                self._threads.release_shared()
+                raise
+            # Held long enough: wait until it is let go, so a writer elsewhere gets a turn.
+            self._threads.release_shared()
+            with self._sharing:
+                while self._readers:
+                    self._sharing.wait()
+
+    def _leave_shared(self) -> None:
+        try:
+            with self._sharing:
+                self._readers -= 1
+                if not self._readers:
+                    self._flock(fcntl.LOCK_UN)
+                    self._sharing.notify_all()
+        finally:
+            self._threads.release_shared()
 
     def _leave_token(self, failed: bool) -> None:
         try:

@@ -54,9 +54,12 @@ EMBEDDER_KEY = "embedder"
 #: 1.5.9 embedded on 10k 384-d vectors, an unfiltered query takes ~2 ms but any
 #: ``where`` (even ``private $ne True``, which passes every record) ~33 ms, and a
 #: ``get(where={"private": True}, limit=1)`` probe ~5 ms. Re-reading the
-#: collection's metadata costs ~0.4 ms, so a store that has not seen the flag
-#: re-reads it before each search that must exclude private vectors (another
-#: process may have stored one since); once seen, it is cached for good.
+#: collection's metadata costs ~0.4-0.6 ms (holding the GIL), so a store that has not
+#: seen the flag re-reads it before a search that must exclude private vectors only
+#: when the folder was written since it last looked (its change token, which every
+#: write by any process renews: :mod:`memex_chroma.access`), and on a server before
+#: each such search (another client may have stored one since); once seen, it is
+#: cached for good.
 PRIVATE_KEY = "private_stored"
 
 
@@ -129,6 +132,8 @@ class ChromaVectorStore:
         self._max_batch: int | None = None
         # Only ever goes from False to True (until clear()): a stale True costs time, not privacy.
         self._private_stored = False
+        # The folder's change token when the collection was last read without the flag.
+        self._private_absent_at: str | None = None
         self._access: FolderAccess | None = None  # attached on first use, on a folder
         self._wrote = False  # since the last settle(): see settle()
         self._client_generation = -1
@@ -270,6 +275,9 @@ class ChromaVectorStore:
     def _holds_private(self) -> bool:
         """Whether the collection may hold a private vector (see :data:`PRIVATE_KEY`)."""
         if not self._private_stored:
+            token = self._access.token if self._access is not None else None
+            if token is not None and token == self._private_absent_at:
+                return False  # nothing was written to the folder since it was read
             from chromadb.errors import NotFoundError
 
             try:
@@ -278,6 +286,8 @@ class ChromaVectorStore:
                 return False
             self._collection = fresh
             self._private_stored = bool((fresh.metadata or {}).get(PRIVATE_KEY))
+            if not self._private_stored:
+                self._private_absent_at = token
         return self._private_stored
 
     def _mark_private_stored(self, collection: Collection) -> None:
@@ -536,3 +546,4 @@ class ChromaVectorStore:
                 self.client.delete_collection(self.collection_name)
             self._collection = None
             self._private_stored = False
+            self._private_absent_at = None
