@@ -219,3 +219,30 @@ def test_count_matching_counts_within_owners_and_collections(engine_memex: Memex
     assert catalog.count_matching(pets)[0] == 1
     fragments, embedded = catalog.count_matching(SearchFilters(roles=("user",)))
     assert fragments == 3 and embedded == 3  # the hashing double embeds at ingest
+
+
+# -- the CLI against a memex serve: the server's guidance for the credentials' reach -----------
+
+
+def test_the_cli_on_a_server_prints_what_the_page_shows(world: World) -> None:
+    from tests.server_fixtures import served
+
+    with served(world.home) as service:
+        for command, query, flags, params in CASES:
+            for credential, page in (
+                (world.alice_key, world.alice),
+                (service.admin_secret, world.operator),
+            ):
+                result = CliRunner().invoke(
+                    cli,
+                    [command, query, *flags],
+                    env={"MEMEX_URL": service.url, "MEMEX_API_KEY": credential},
+                    catch_exceptions=False,
+                )
+                assert result.exit_code == 0, result.output
+                printed = [
+                    line
+                    for line in result.stderr.splitlines()
+                    if not line.startswith(("Note:", "memex: using"))
+                ]
+                assert printed == page_lines(page, q=query, **params), (command, query, flags)

@@ -413,6 +413,37 @@ class RemoteView:
         )
         return decode(SearchResults, self._post("/v1/search", body, tool_call_id))
 
+    def explain_empty(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        found: SearchResults | None = None,
+        *,
+        limit: int = 10,
+        collection: str | None = None,
+        include_private: bool = False,
+        tool_call_id: str | None = None,
+        time_phrases: bool = True,
+        floor: str | float | None = None,
+        **filter_options: Any,
+    ) -> builtins.list[str]:
+        """What the CLI prints when this search finds nothing, within what the credentials
+        reach (``POST /v1/search/explain``; ``[]`` if it finds something). The server runs
+        the search again, so ``found`` is not sent."""
+        require_query(query)
+        body = _drop_none(
+            query=query,
+            mode=mode,
+            limit=limit,
+            collection=self._collection(collection),
+            include_private=include_private,
+            time_phrases=time_phrases,
+            corpus=self.corpus,
+            floor=floor,
+            **{k: _listed(v) for k, v in filter_options.items()},
+        )
+        return decode(builtins.list[str], self._post("/v1/search/explain", body, tool_call_id))
+
     def compact_search(
         self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
     ) -> tuple[builtins.list[CompactHit], builtins.list[str]]:

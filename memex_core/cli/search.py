@@ -151,18 +151,32 @@ def run_remote_search(
         "since": options.pop("since"),
         "until": options.pop("until"),
     }
-    results = client.view().search(
-        query,
-        mode,
-        limit,
-        include_private=options.pop("include_private"),
-        time_phrases=not options.pop("no_time_phrases"),
+    asked: dict[str, Any] = {
+        "include_private": options.pop("include_private"),
+        "time_phrases": not options.pop("no_time_phrases"),
         **({"floor": floor} if floor else {}),
         **{name: value for name, value in filters.items() if value is not None},
-    )
+    }
+    view = client.view()
+    results = view.search(query, mode, limit, **asked)
     print_results(results, query, concise, output_format)
     if not len(results):
-        click.echo(f"No results in what these credentials reach at {client.url}.", err=True)
+        for line in remote_guidance(client, view, query, mode, limit, asked):
+            click.echo(line, err=True)
+
+
+def remote_guidance(
+    client: MemexClient, view: Any, query: str, mode: str, limit: int, asked: dict[str, Any]
+) -> list[str]:
+    """The server's guidance for a search that found nothing, within what the credentials
+    reach: the lines a local search (or the viewer) prints for that reach."""
+    from memex_client import NotFoundError
+
+    try:
+        lines: list[str] = view.explain_empty(query, mode, limit=limit, **asked)
+    except NotFoundError:  # a server from before POST /v1/search/explain
+        lines = []
+    return lines or [f"No results in what these credentials reach at {client.url}."]
 
 
 def print_results(results: SearchResults, query: str, concise: bool, output_format: str) -> None:

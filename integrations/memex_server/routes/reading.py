@@ -60,6 +60,37 @@ def search(request: Request, body: SearchRequest, who: Who) -> SearchResults:
         )
 
 
+@router.post("/search/explain", response_model=list[str], summary="Why a search found nothing")
+def explain(request: Request, body: SearchRequest, who: Who) -> list[str]:
+    """The lines ``memex dig``, ``keyword`` and ``semantic`` print when a search finds
+    nothing (the fragments searched, their embedding coverage, the filter that removed
+    every match, the relevance floor), for what these credentials reach: an agent key's
+    are counted and probed within its own scope only. The viewer's search page shows the
+    same lines. Runs the search as ``/v1/search`` would; ``[]`` when it finds something."""
+    state = state_of(request)
+    view = state.reader(who, corpus=body.corpus)
+    options: dict[str, Any] = {
+        "collection": body.collection,
+        "include_private": body.include_private,
+        **body.filter_options(),
+    }
+
+    def explained() -> list[str]:
+        found = view.search(
+            body.query,
+            body.mode,
+            body.limit,
+            time_phrases=body.time_phrases,
+            floor=body.floor,
+            tool_call_id=who.tool_call_id,
+            **options,
+        )
+        return [] if len(found) else view.explain_empty(body.query, body.mode, found, **options)
+
+    with _prepared(state, body):
+        return state.fresh_call(explained)
+
+
 @router.post("/fragments", response_model=list[Fragment], summary="Fragments by id")
 def get(request: Request, body: GetRequest, who: Who) -> list[Fragment]:
     state = state_of(request)
