@@ -21,6 +21,11 @@ from typing import Any
 
 _controller: Any = None  # None: not looked up yet; False: threadpoolctl is missing
 _controller_lock = threading.Lock()
+# The limit is process-wide (OpenBLAS keeps one thread count), while several threads may
+# encode at once (concurrent searches): the first to enter sets it, the last to leave
+# puts it back, so no thread's exit lifts it under another that is still encoding.
+_limit_holders = 0
+_limiter: Any = None
 
 
 def _blas_controller() -> Any:
@@ -39,13 +44,25 @@ def _blas_controller() -> Any:
 
 @contextlib.contextmanager
 def single_threaded_blas() -> Iterator[None]:
-    """Limit BLAS to one thread inside the block (a no-op without threadpoolctl)."""
+    """Limit BLAS to one thread inside the block (a no-op without threadpoolctl); the
+    original count comes back when the last thread inside leaves."""
+    global _limit_holders, _limiter
     controller = _blas_controller()
     if controller is None:
         yield
         return
-    with controller.limit(limits=1):
+    with _controller_lock:
+        if not _limit_holders:
+            _limiter = controller.limit(limits=1)
+        _limit_holders += 1
+    try:
         yield
+    finally:
+        with _controller_lock:
+            _limit_holders -= 1
+            if not _limit_holders:
+                _limiter.restore_original_limits()
+                _limiter = None
 
 
 def available_cores() -> int:
