@@ -490,3 +490,27 @@ def test_list_filters_take_several_values_with_commas(client: TestClient) -> Non
     assert count(source="api, obsidian") == min(chats + notes, 100)  # 100: the page limit
     users, assistants = count(role="user"), count(role="assistant")
     assert count(role="user,assistant") == min(users + assistants, 100)
+
+
+def test_activity_titles_facts_holding_the_xss_corpus_as_text(tmp_path: Path) -> None:
+    """A fact's title is its first line: every payload, stored as a fact, titles its
+    activity item escaped once and never becomes markup."""
+    from memex_viewer.titles import title_of
+
+    memex = Memex(keyword_only_home(tmp_path / "home"))
+    try:
+        alice = memex.agent("alice")
+        for payload in PAYLOADS:
+            alice.remember(f"{payload} stored as a fact")
+        client = client_for(memex)
+        sign_in(client, SECRET)
+        body = client.get("/activity").text
+        assert_inert(body)
+        titles = re.findall(r'<h2><a href="/timeline/[^"]+">(.*?)</a></h2>', body, re.S)
+        facts = memex.catalog.newest_fragments(None, 50)
+        stored = memex.catalog.get_many([fid for fid, _ in facts])
+        expected = [str(escape(title_of(stored[fid]))) for fid, _ in facts]
+        assert titles == expected
+        assert all(title and title not in ("misc", "fact") for title in titles)
+    finally:
+        memex.close()
