@@ -3,7 +3,10 @@ with its title, source, time, a snippet with the query's words marked, and why i
 
 It searches exactly as ``POST /v1/search`` does for the same credential: the principal's
 reader from ServerState (an agent key's view of its user, or the whole home for the
-operator), the query embedded before memex's call lock is taken.
+operator), the query embedded before memex's call lock is taken, and refused the same way
+(a 503 page instead of results) while this replica's keyword index lags a shared catalog.
+When nothing matches, the reader's ``explain_empty`` says why, in the CLI's words for the
+session's reach (:mod:`memex_core.services.guidance`).
 """
 
 from __future__ import annotations
