@@ -389,11 +389,21 @@ def test_a_session_recorded_under_a_symlinked_folder_is_matched(tmp_path: Path) 
         mx.close()
 
 
-def test_folders_missing_here_stay_unresolved(tmp_path: Path) -> None:
+def test_folders_missing_here_are_resolved_only_on_a_home_of_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     mx = _ingest(tmp_path, {REAL: ("/nowhere/on/this/host", 1, "a session from elsewhere")})
     try:
+        # A catalog shared by several hosts: another host may have it on disk.
+        monkeypatch.setattr(type(mx.catalog), "shared", True)
         assert folders.resolve_unresolved(mx) == 0
         assert mx.catalog.unresolved_session_folders() == ["/nowhere/on/this/host"]
+        assert [s.session_id for s in project_sessions(mx, "/nowhere/on")] == [REAL]
+        monkeypatch.setattr(type(mx.catalog), "shared", False)
+        assert folders.resolve_unresolved(mx) == 1  # its real path, no repository
+        assert mx.catalog.unresolved_session_folders() == []
+        (row,) = mx.catalog.project_sessions(["/nowhere/on"])
+        assert (row.real_path, row.repo_root) == ("/nowhere/on/this/host", None)
         assert [s.session_id for s in project_sessions(mx, "/nowhere/on")] == [REAL]
     finally:
         mx.close()

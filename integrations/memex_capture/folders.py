@@ -10,8 +10,12 @@ symlinked path, or in a subfolder of a repository, is found by the brief of its
 project through the catalog's indexes.
 
 A folder that does not exist here (a session from another machine, a deleted
-checkout) is left unresolved: another host may know it, and the brief resolves
-what it still needs on the fly (:func:`memex_capture.briefing.project_sessions`).
+checkout) has no repository to find; its real path is what ``realpath`` makes of
+it (the symlinks among its parents that still exist). On a catalog this home has
+to itself that is recorded too, so the brief never resolves it again; on a catalog
+shared by several hosts it is left unresolved, since another host may have it on
+disk. The brief resolves on the fly what is still unresolved
+(:func:`memex_capture.briefing.project_sessions`).
 """
 
 from __future__ import annotations
@@ -28,25 +32,27 @@ if TYPE_CHECKING:
 RESOLVE_LIMIT = 2000
 
 
-def resolve(folder: str) -> tuple[str, str | None] | None:
-    """``(real path, git repository root or None)`` of ``folder`` on this host, or None
-    when it is not a directory here."""
+def resolve(folder: str, *, missing_too: bool = False) -> tuple[str, str | None] | None:
+    """``(real path, git repository root or None)`` of ``folder`` on this host; None when
+    it is not a directory here (unless ``missing_too``: then its real path, no root)."""
     try:
-        if not os.path.isdir(folder):
+        exists = os.path.isdir(folder)
+        if not (exists or missing_too):
             return None
         real = os.path.realpath(folder)
     except (OSError, ValueError):  # a NUL in a recorded path, a loop of links
         return None
-    return real, layout.git_root(real)
+    return real, layout.git_root(real) if exists else None
 
 
 def resolve_unresolved(mx: Memex, limit: int = RESOLVE_LIMIT) -> int:
-    """Resolve the recorded folders nobody has resolved yet that exist on this host, and
-    record what they are in the catalog (under the home's write lock). Returns how many
-    folders were resolved."""
+    """Resolve the recorded folders nobody has resolved yet (on a shared catalog, those
+    that exist on this host), and record what they are in the catalog (under the home's
+    write lock). Returns how many folders were resolved."""
+    missing_too = not getattr(mx.catalog, "shared", False)
     found: dict[str, tuple[str, str | None]] = {}
     for folder in mx.catalog.unresolved_session_folders(limit):
-        resolved = resolve(folder)
+        resolved = resolve(folder, missing_too=missing_too)
         if resolved is not None:
             found[folder] = resolved
     if found:
