@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import stat
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -387,6 +388,35 @@ def test_a_session_recorded_under_a_symlinked_folder_is_matched(tmp_path: Path) 
         assert layout.project_root(str(link / "shop" / "api")) == str(shop)
     finally:
         mx.close()
+
+
+def test_a_home_from_before_migration_7_is_backfilled_when_opened(tmp_path: Path) -> None:
+    """A home whose catalog predates the session folders' table: opening it migrates, and
+    the brief finds the same sessions through the new table."""
+    mx = _ingest(
+        tmp_path,
+        {
+            LINKED: ("/work/shop", 1, "add the CSV import"),
+            REAL: ("/work/shop/api", 2, "add the orders endpoint"),
+        },
+    )
+    home = mx.home
+    before = [(s.session_id, s.conversations) for s in project_sessions(mx, "/work/shop")]
+    brief = build_brief(mx, "/work/shop").render()
+    mx.close()
+    db = sqlite3.connect(home / "catalog.sqlite")
+    db.execute("DROP TABLE session_projects")
+    db.execute("DELETE FROM schema_version WHERE version >= 7")
+    db.commit()
+    db.close()
+    reopened = fast_memex(home)
+    try:
+        assert reopened.catalog.schema_version() == reopened.catalog.latest_version
+        after = [(s.session_id, s.conversations) for s in project_sessions(reopened, "/work/shop")]
+        assert after == before and len(after) == 2
+        assert build_brief(reopened, "/work/shop").render() == brief
+    finally:
+        reopened.close()
 
 
 def test_folders_missing_here_are_resolved_only_on_a_home_of_their_own(

@@ -9,7 +9,8 @@ compiles a script from source at every start (~10 ms for this file). Installed b
 
 It appends a *pointer* record to the spool (``memex_capture.spool``), touches the
 event's "last fired" marker, makes sure a capture worker runs, and at SessionStart
-prints the project's brief for the agent's context. It never prints anything else,
+prints the brief of the session's folder (else of its project, ``layout.brief_files``)
+for the agent's context. It never prints anything else,
 never holds what was said or what a tool printed, and exits 0 whatever happens to it:
 its own errors go, one line each, to ``<home>/logs/capture-hook.log``.
 

@@ -93,7 +93,7 @@ APPEND_GRACE_SECONDS = 0.05
 LOCK_WAIT_SECONDS = 2.0
 #: Backoff after a home problem: doubles from the first value up to the second.
 BACKOFF_SECONDS = (1.0, 60.0)
-#: Events after which a session's summary and its project's brief are refreshed.
+#: Events after which a session's summary and its project's briefs are refreshed.
 FINAL_EVENTS = frozenset({"Stop", "SessionEnd", "agent-turn-complete"})
 #: The event of a transcript re-read because it grew after its last event (see above).
 CATCH_UP = "catch-up"
