@@ -10,8 +10,8 @@
 - ``capture.worker_error`` (note): the worker's last error since its last drain.
 - ``capture.behind`` (drift): transcripts the worker read for hook events that grew
   afterwards and have been quiet since, with no worker running to catch up with
-  them: their last hook events were lost (fired while the home could not be
-  written), and no later event will bring them.
+  them: their last hook events were likely lost (fired while the home could not be
+  written), and no later event will bring their end.
 """
 
 from __future__ import annotations
@@ -143,8 +143,9 @@ def capture_findings(home: Path | str) -> Iterator[Finding]:
             code="capture.behind",
             severity=DRIFT,
             summary=f"{len(behind):,} transcript(s) of captured sessions grew after memex "
-            "last read them, and no hook event came since: the session's last events were "
-            "lost (fired while the home could not be written), so memex lacks their end.",
+            "last read them and no hook event came since, so memex lacks their last lines "
+            "(their last hook events were likely lost, e.g. fired while the home could not "
+            "be written).",
             fix=f"{DRAIN} (it re-reads them; a capture worker starting does too).",
             count=len(behind),
             sample=tuple(behind[:3]),
