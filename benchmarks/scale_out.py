@@ -2,11 +2,15 @@
 
 * Ingest and hybrid latency: at each size, the same passages (:mod:`benchmarks.corpus`, the
   draw of benchmarks 10 and 13) go into a SQLite home and into a home whose catalog is a
-  PostgreSQL database, each built in a fresh process by ``benchmarks.worker build``
-  (``add_fragments`` 10,000 at a time, keyword-only, then the cached MiniLM vectors stored
-  into the home's embedded chroma by ``Memex.backfill``). Up to ``Sizes.vectors_max`` the
-  homes have real vectors and queries are hybrid; the million home is keyword-only (as in
-  benchmark 13). Queries are timed in ONE process that opens both homes and alternates
+  PostgreSQL database, each built in a process of its own (``benchmarks.worker.Builder``:
+  ``add_fragments`` 10,000 at a time, keyword-only, then the cached MiniLM vectors stored
+  into the home's embedded chroma by ``Memex.backfill``). The two builds are interleaved
+  batch by batch (SQLite, PostgreSQL, then PostgreSQL, SQLite...), each engine's time
+  summed over its own batches, so both see the same load on a shared machine; the CPU
+  time of each memex process and of the PostgreSQL server's processes is counted too (per
+  1,000 fragments: a ratio the machine's load hardly moves). Up to ``Sizes.vectors_max``
+  the homes have real vectors and queries are hybrid; the million home is keyword-only (as
+  in benchmark 13). Queries are timed in ONE process that opens both homes and alternates
   engines query by query, so both see the same load on a shared machine.
 * Catch-up: a fresh home pointed at the populated PostgreSQL catalog, in a fresh process:
   time from ``Memex(home)`` to its first keyword answer (its keyword index replays the
@@ -49,6 +53,11 @@ QUICK_SIZES = (1_000, 2_000)
 #: Comma-separated sizes instead of the defaults (e.g. to leave out the million on a
 #: machine where its two ingests do not fit the time at hand): the report says which ran.
 SIZES_ENV = "MEMEX_BENCH_SCALE_OUT_SIZES"
+#: Largest size with vectors (hybrid queries, catch-up, replicas) instead of the bench's
+#: ``vectors_max``; 0 makes every size keyword-only (a short check of the ingest figures).
+VECTORS_MAX_ENV = "MEMEX_BENCH_SCALE_OUT_VECTORS_MAX"
+#: Marks the lines a stepwise build worker answers with (libraries may print too).
+STEP_MARK = "@@step "
 #: Targets of issue 15.
 TARGET_INGEST = 0.5  # PostgreSQL ingest rate >= half of SQLite's
 TARGET_P50 = 1.5  # PostgreSQL hybrid p50 <= 1.5 x SQLite's
@@ -120,6 +129,37 @@ def server_settings(url: str) -> dict[str, str]:
     names = ("server_version", "fsync", "full_page_writes", "synchronous_commit", "shared_buffers")
     with psycopg.connect(url, autocommit=True) as conn:
         return {n: str(conn.execute(f"SHOW {n}").fetchone()[0]) for n in names}  # type: ignore[index]
+
+
+def server_cpu(server: Any) -> float:
+    """CPU seconds (user and system) the PostgreSQL server has used so far: the postmaster
+    and every process below it, with what its exited children used (Linux /proc)."""
+    postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+    tick = os.sysconf("SC_CLK_TCK")
+    stats: dict[int, list[str]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stats[int(entry.name)] = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+    parents = {pid: int(fields[1]) for pid, fields in stats.items()}
+
+    def below(pid: int) -> bool:
+        while pid > 1:
+            if pid == postmaster:
+                return True
+            pid = parents.get(pid, 0)
+        return False
+
+    total = 0
+    for pid, fields in stats.items():
+        if below(pid):
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+            if pid == postmaster:
+                total += int(fields[13]) + int(fields[14])  # its reaped children's
+    return total / tick
 
 
 def catalog_config(url: str) -> str:
@@ -277,7 +317,28 @@ def clients_main(spec: dict[str, Any]) -> dict[str, Any]:
     return {"runs": runs}
 
 
+def build_steps_main(spec: dict[str, Any]) -> dict[str, Any]:
+    """A home built step by step as the parent asks on stdin (``batch``, ``vectors``,
+    ``finish``), each answer one line after :data:`STEP_MARK` (see :func:`interleaved`)."""
+    from benchmarks.worker import Builder
+
+    def answer(value: Any) -> None:
+        sys.stdout.write(STEP_MARK + json.dumps(value) + "\n")
+        sys.stdout.flush()
+
+    builder = Builder(spec)
+    answer({"ready": True})
+    steps = {"batch": builder.batch, "vectors": builder.vectors, "finish": builder.finish}
+    for line in sys.stdin:
+        command = line.strip()
+        answer(steps[command]())
+        if command == "finish":
+            break
+    return {}
+
+
 COMMANDS = {
+    "build_steps": build_steps_main,
     "query": query_main,
     "catchup": catchup_main,
     "keyword_ids": keyword_ids_main,
@@ -306,13 +367,26 @@ class SizePoint:
     compared: int
     mode: str
     load: str
+    build_load: str
 
     def rate(self, engine: str) -> float:
         return self.size / self.builds[engine]["keyword_seconds"]
 
+    def cpu_per_1000(self, engine: str) -> float:
+        """Keyword-only ingest CPU seconds per 1,000 fragments: the memex process's, plus
+        the server's for PostgreSQL."""
+        built = self.builds[engine]
+        seconds = built["keyword_cpu_seconds"] + built.get("server_cpu_seconds", 0.0)
+        return seconds / self.size * 1000
+
     def vector_rate(self, engine: str) -> float | None:
         seconds = self.builds[engine]["vector_seconds"]
         return self.size / seconds if seconds else None
+
+
+def vectors_max(ctx: RunContext) -> int:
+    raw = os.environ.get(VECTORS_MAX_ENV, "").strip()
+    return int(raw.replace("_", "")) if raw else ctx.sizes.vectors_max
 
 
 def sizes(ctx: RunContext) -> tuple[int, ...]:
@@ -344,10 +418,10 @@ def run(ctx: RunContext) -> Section:
         replicas: list[dict[str, Any]] = []
         # Catch-up and replicas at the largest size with vectors, measured before any larger
         # (keyword-only) size so that its homes are the only ones then.
-        replica_size = max((s for s in chosen if s <= ctx.sizes.vectors_max), default=None)
+        replica_size = max((s for s in chosen if s <= vectors_max(ctx)), default=None)
         for size in chosen:
             url = server.create_database(f"scale_{size}")
-            point, homes = measure_size(ctx, root, size, url)
+            point, homes = measure_size(ctx, root, size, url, server)
             points.append(point)
             if size == replica_size:
                 catchup = measure_catchup(ctx, root, homes, url, size)
@@ -359,39 +433,38 @@ def run(ctx: RunContext) -> Section:
 
 
 def measure_size(
-    ctx: RunContext, root: Path, size: int, url: str
+    ctx: RunContext, root: Path, size: int, url: str, server: Any
 ) -> tuple[SizePoint, dict[str, Path]]:
     passages = corpus.passages(size)
     texts = [f.content for f in passages]
-    vectors = scale.vectors_for(ctx, size, texts)
+    keyword_only = size > vectors_max(ctx)
+    vectors = scale.VECTORS_NONE if keyword_only else scale.vectors_for(ctx, size, texts)
     corpus_file = ctx.tmp / f"scale-out-corpus-{size}.jsonl"
     write_corpus(corpus_file, passages)
     del passages, texts
     homes = {"SQLite": root / f"sqlite-{size}", "PostgreSQL": root / f"postgres-{size}"}
-    builds: dict[str, dict[str, Any]] = {}
-    for engine, home in homes.items():
-        engine_url = url if engine == "PostgreSQL" else None
-        log(f"scale_out {size:,}: building the {engine} home ({vectors})")
-        builds[engine] = run_process(
-            ctx,
-            "benchmarks.worker",
-            "build",
-            {
-                "home": str(home),
-                "corpus": str(corpus_file),
-                "vectors": "cache" if vectors == scale.VECTORS_REAL else "none",
-                "cache": str(ctx.disk_cache().folder),
-                "model_warmup": ctx.sizes.model_warmup_texts,
-            },
-            url=engine_url,
-        )
-        built = builds[engine]
+    spec = {
+        "corpus": str(corpus_file),
+        "vectors": "cache" if vectors == scale.VECTORS_REAL else "none",
+        "cache": str(ctx.disk_cache().folder),
+        "model_warmup": ctx.sizes.model_warmup_texts,
+    }
+    log(f"scale_out {size:,}: building both homes batch by batch, interleaved ({vectors})")
+    build_load = _load()
+    builds = interleaved(ctx, homes, spec, {"PostgreSQL": url}, server)
+    build_load = f"{build_load} -> {_load()}"
+    for engine, built in builds.items():
         log(
             f"  {engine}: keyword ingest {built['keyword_seconds']:.1f} s "
-            f"({size / built['keyword_seconds']:,.0f}/s), vectors {built['vector_seconds']:.1f} s"
+            f"({size / built['keyword_seconds']:,.0f}/s), memex CPU "
+            f"{_per_1000(built['keyword_cpu_seconds'], size)} s per 1,000, vectors "
+            f"{built['vector_seconds']:.1f} s"
         )
-        if engine_url:  # the worker leaves config.toml empty: point the home at its database
-            (home / "config.toml").write_text(catalog_config(engine_url), encoding="utf-8")
+    log(
+        f"  PostgreSQL server CPU {_per_1000(builds['PostgreSQL']['server_cpu_seconds'], size)} "
+        "s per 1,000 fragments"
+    )
+    (homes["PostgreSQL"] / "config.toml").write_text(catalog_config(url), encoding="utf-8")
     corpus_file.unlink()
     timed, warmup = scale.queries()
     mode = "hybrid" if vectors == scale.VECTORS_REAL else "keyword"
@@ -418,8 +491,103 @@ def measure_size(
             f"p95 {percentile(times[engine], 95) * 1000:.1f} ms"
         )
     modes = result["modes"]
-    point = SizePoint(size, vectors, builds, times, same, len(ids["SQLite"]), "/".join(modes), load)
+    point = SizePoint(
+        size, vectors, builds, times, same, len(ids["SQLite"]), "/".join(modes), load, build_load
+    )
     return point, homes
+
+
+class StepBuild:
+    """One home's build in a process of its own, driven a step at a time."""
+
+    def __init__(self, ctx: RunContext, name: str, spec: dict[str, Any], url: str | None):
+        spec_path = ctx.tmp / f"scale-out-steps-{name}-{time.monotonic_ns()}.json"
+        spec_path.write_text(json.dumps(spec), encoding="utf-8")
+        self.name = name
+        self.log = ctx.tmp / f"{spec_path.stem}.log"
+        self._log = self.log.open("w", encoding="utf-8")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.scale_out", "build_steps", str(spec_path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,  # a file: a full pipe would stall the worker
+            text=True,
+            env=_env(url),
+            cwd=REPO_ROOT,
+        )
+        self.answer()  # ready: the model loaded and warmed up
+
+    def ask(self, command: str) -> Any:
+        assert self.process.stdin is not None
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        return self.answer()
+
+    def answer(self) -> Any:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            if line.startswith(STEP_MARK):
+                return json.loads(line[len(STEP_MARK) :])
+        self.process.wait()
+        raise RuntimeError(
+            f"the {self.name} build stopped (exit {self.process.returncode}): "
+            f"{self.log.read_text(encoding='utf-8', errors='replace')[-3000:]}"
+        )
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self._log.close()
+
+
+def interleaved(
+    ctx: RunContext,
+    homes: dict[str, Path],
+    spec: dict[str, Any],
+    urls: dict[str, str],
+    server: Any,
+) -> dict[str, dict[str, Any]]:
+    """Both builds, batch by batch in turn (the order flipping every batch: A B, B A...),
+    then each home's vectors (SQLite's first). Each build's figures as
+    ``benchmarks.worker.build`` gives them, PostgreSQL's with the server's CPU seconds
+    during the keyword batches (``server_cpu_seconds``: the SQLite home never uses it)."""
+    builds = {
+        engine: StepBuild(ctx, engine, {**spec, "home": str(home)}, urls.get(engine))
+        for engine, home in homes.items()
+    }
+    try:
+        names = list(builds)
+        server_before = server_cpu(server)
+        number, done = 0, set[str]()
+        while len(done) < len(names):
+            order = names if number % 2 == 0 else names[::-1]
+            for engine in order:
+                if engine not in done and builds[engine].ask("batch") is None:
+                    done.add(engine)
+            number += 1
+        server_seconds = server_cpu(server) - server_before
+        for build in builds.values():
+            build.ask("vectors")
+        figures = {engine: build.ask("finish") for engine, build in builds.items()}
+    finally:
+        for build in builds.values():
+            build.close()
+    figures["PostgreSQL"]["server_cpu_seconds"] = server_seconds
+    return figures
+
+
+def _cpu_cell(p: SizePoint, engine: str) -> str:
+    built = p.builds[engine]
+    memex = built["keyword_cpu_seconds"] / p.size * 1000
+    if "server_cpu_seconds" not in built:
+        return f"{memex:.3f} s"
+    server = built["server_cpu_seconds"] / p.size * 1000
+    return f"{memex + server:.3f} s ({memex:.3f} + {server:.3f})"
+
+
+def _per_1000(seconds: float, fragments: int) -> str:
+    return f"{seconds / fragments * 1000:.3f}"
 
 
 def _load() -> str:
@@ -548,10 +716,13 @@ def _fill(
 ) -> None:
     for p in points:
         ratio = p.rate("PostgreSQL") / p.rate("SQLite")
+        cpu = p.cpu_per_1000("SQLite") / p.cpu_per_1000("PostgreSQL")
         section.checks.append(
             Check(
                 f"PostgreSQL keyword-only ingest vs SQLite @ {p.size:,}",
-                f"{ratio:.2f}x ({p.rate('PostgreSQL'):,.0f} vs {p.rate('SQLite'):,.0f}/s)",
+                f"{ratio:.2f}x ({p.rate('PostgreSQL'):,.0f} vs {p.rate('SQLite'):,.0f}/s, "
+                f"builds interleaved); by CPU {cpu:.2f}x (SQLite's CPU per 1,000 fragments over "
+                "PostgreSQL's, server included)",
                 f">= {TARGET_INGEST:.1f}x",
                 f"SQLite {p.rate('SQLite'):,.0f}/s",
                 ratio >= TARGET_INGEST,
@@ -582,6 +753,11 @@ def _fill(
         )
     if tuple(chosen) != (QUICK_SIZES if ctx.quick else SIZES):
         section.add(f"**Sizes run: {', '.join(f'{s:,}' for s in chosen)}** (set by {SIZES_ENV}).")
+    if vectors_max(ctx) != ctx.sizes.vectors_max:
+        section.add(
+            f"**Vectors only up to {vectors_max(ctx):,} fragments** (set by {VECTORS_MAX_ENV}): "
+            "larger homes are keyword-only."
+        )
     section.add(
         f"PostgreSQL {settings['server_version']} started by this run on 127.0.0.1 "
         f"(tests/postgres_server.py's binaries and layout) with fsync={settings['fsync']}, "
@@ -590,13 +766,19 @@ def _fill(
         f"{settings['shared_buffers']} (the test server's fsync=off is not used here); SQLite "
         "homes run WAL with synchronous=NORMAL (memex's setting), so PostgreSQL is the more "
         "durable of the two here. Both homes of a size get the same passages (the first N of "
-        f"benchmark 13's draw), built in a fresh process each, SQLite first "
-        "(`add_fragments` 10,000 at a time, keyword-only, then the cached vectors stored into "
-        "the home's embedded chroma by `Memex.backfill`; the model is left out of both rates). "
+        "benchmark 13's draw), each built in a process of its own, the two builds interleaved "
+        "batch by batch (`add_fragments` 10,000 at a time, keyword-only, SQLite then "
+        "PostgreSQL, then the other way round, and so on), so both see the same load; each "
+        "engine's ingest time is the sum over its own batches. Then the cached vectors are "
+        "stored into each home's embedded chroma by `Memex.backfill`, SQLite's first (the "
+        "model is left out of both rates). CPU per 1,000 fragments: the memex process's "
+        "during its keyword-only batches, plus, for PostgreSQL, the server's processes over "
+        "the interleaved batches (the SQLite home never uses the server); CPU time moves far "
+        "less with the machine's load than a rate does. "
         f"Queries: the first {ctx.sizes.hybrid_queries} SciFact queries, in ONE process holding "
         "both homes, each query on both engines in turn (the order rotating), after 10 warm-up "
         "queries each; query embedding included in hybrid times. Homes above "
-        f"{ctx.sizes.vectors_max:,} fragments are keyword-only, as in benchmark 13 "
+        f"{vectors_max(ctx):,} fragments are keyword-only, as in benchmark 13 "
         "(storing a million vectors in chroma would take longer than the rest of the bench).",
         table(
             [
@@ -604,12 +786,13 @@ def _fill(
                 "vectors",
                 "engine",
                 "keyword-only ingest (fragments/s)",
+                "ingest CPU per 1,000 (memex + server)",
                 "storing cached vectors (fragments/s)",
                 "query mode",
                 "p50",
                 "p95",
                 "same top-10 on both engines",
-                "load (1 min) during queries",
+                "load (1 min) during builds / queries",
             ],
             [
                 [
@@ -617,12 +800,13 @@ def _fill(
                     p.vectors,
                     engine,
                     f"{p.rate(engine):,.0f}",
+                    _cpu_cell(p, engine),
                     f"{v:,.0f}" if (v := p.vector_rate(engine)) else "-",
                     p.mode,
                     ms(_p50(p.times[engine])),
                     ms(percentile(p.times[engine], 95)),
                     f"{p.same}/{p.compared}",
-                    p.load,
+                    f"{p.build_load} / {p.load}",
                 ]
                 for p in points
                 for engine in ("SQLite", "PostgreSQL")
@@ -632,7 +816,7 @@ def _fill(
     if catchup is None or replica_size is None:
         section.add(
             "Catch-up and replicas not measured: they run at the largest size with vectors "
-            f"(<= {ctx.sizes.vectors_max:,}), and none was among the sizes run."
+            f"(<= {vectors_max(ctx):,}), and none was among the sizes run."
         )
         return
     _fill_replicas(section, catchup, replicas, replica_size, cores)

@@ -5,6 +5,7 @@ the memory phases' fact generator and tiny runs."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -534,6 +535,10 @@ def test_scale_out_section_runs_tiny(
     ]
     body = "\n".join(section.body)
     assert "fsync=on" in body and "**Sizes run: 120, 180**" in body
+    # The two builds of a size take turns batch by batch; ingest also compared by CPU.
+    assert "interleaved batch by batch" in body
+    assert all("by CPU" in c.figure for c in section.checks if "ingest" in c.name)
+    assert re.search(r"\| 180 \| none: keyword only \| PostgreSQL \| [\d,]+ \| [\d.]+ s \(", body)
     assert "| 120 | MiniLM | PostgreSQL |" in body and "| 4/4 |" in body  # same top-10
     assert "| 180 | none: keyword only | SQLite |" in body
     assert "| fragments in its keyword index / in the catalog | 120 / 120 |" in body
