@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +117,7 @@ def fast_memex(home: Path, **raw: Any) -> Memex:
 
 
 @pytest.fixture
-def fast_mx(memex_home: Path) -> Memex:
+def fast_mx(memex_home: Path) -> Iterator[Memex]:
     mx = fast_memex(memex_home)
     yield mx
     mx.close()
