@@ -400,16 +400,8 @@ class RemoteView:
         **filter_options: Any,
     ) -> SearchResults:
         require_query(query)
-        body = _drop_none(
-            query=query,
-            mode=mode,
-            limit=limit,
-            collection=self._collection(collection),
-            include_private=include_private,
-            time_phrases=time_phrases,
-            corpus=self.corpus,
-            floor=floor,
-            **{k: _listed(v) for k, v in filter_options.items()},
+        body = self._search_body(
+            query, mode, limit, collection, include_private, time_phrases, floor, filter_options
         )
         return decode(SearchResults, self._post("/v1/search", body, tool_call_id))
 
@@ -431,7 +423,24 @@ class RemoteView:
         reach (``POST /v1/search/explain``; ``[]`` if it finds something). The server runs
         the search again, so ``found`` is not sent."""
         require_query(query)
-        body = _drop_none(
+        body = self._search_body(
+            query, mode, limit, collection, include_private, time_phrases, floor, filter_options
+        )
+        return decode(builtins.list[str], self._post("/v1/search/explain", body, tool_call_id))
+
+    def _search_body(
+        self,
+        query: str,
+        mode: str,
+        limit: int,
+        collection: str | None,
+        include_private: bool,
+        time_phrases: bool,
+        floor: str | float | None,
+        filter_options: dict[str, Any],
+    ) -> dict[str, Any]:
+        """The JSON body ``/v1/search`` and ``/v1/search/explain`` both take."""
+        return _drop_none(
             query=query,
             mode=mode,
             limit=limit,
@@ -442,7 +451,6 @@ class RemoteView:
             floor=floor,
             **{k: _listed(v) for k, v in filter_options.items()},
         )
-        return decode(builtins.list[str], self._post("/v1/search/explain", body, tool_call_id))
 
     def compact_search(
         self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
