@@ -21,11 +21,27 @@ from typing import Any
 
 _controller: Any = None  # None: not looked up yet; False: threadpoolctl is missing
 _controller_lock = threading.Lock()
-# The limit is process-wide (OpenBLAS keeps one thread count), while several threads may
-# encode at once (concurrent searches): the first to enter sets it, the last to leave
-# puts it back, so no thread's exit lifts it under another that is still encoding.
+# The limit is process-wide (OpenBLAS with pthreads keeps one thread count), while several
+# threads may encode at once (concurrent searches): the first to enter sets it, the last
+# to leave puts it back, so no thread's exit lifts it under another still encoding (which
+# then ran its products on two threads, rounding differently, ~7e-8).
 _limit_holders = 0
 _limiter: Any = None
+
+
+def _release_control() -> None:
+    """threadpoolctl (3.6+) lets one thread at a time change OpenBLAS's thread count (the
+    "controlling thread", released when that thread's ``with limit()`` ends) and ignores
+    the others. Here the thread that sets the limit and the one that restores it may
+    differ, so release it around both (under ``_controller_lock``: memex changes it from
+    one thread at a time anyway)."""
+    try:
+        from threadpoolctl import OpenBLASController
+    except ImportError:
+        return
+    clear = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if callable(clear):
+        clear(force=True)
 
 
 def _blas_controller() -> Any:
@@ -53,7 +69,9 @@ def single_threaded_blas() -> Iterator[None]:
         return
     with _controller_lock:
         if not _limit_holders:
+            _release_control()
             _limiter = controller.limit(limits=1)
+            _release_control()
         _limit_holders += 1
     try:
         yield
@@ -61,8 +79,10 @@ def single_threaded_blas() -> Iterator[None]:
         with _controller_lock:
             _limit_holders -= 1
             if not _limit_holders:
+                _release_control()
                 _limiter.restore_original_limits()
                 _limiter = None
+                _release_control()
 
 
 def available_cores() -> int:
