@@ -32,6 +32,7 @@ from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import MEMORY_SOURCE, SHARED_OWNER, user_owner
 from memex_core.errors import MemexError, UnknownIdError, require_query
 from memex_core.services.search import SearchResults
+from memex_core.threads import reads
 
 if TYPE_CHECKING:
     from memex_core.api import Memex
@@ -116,6 +117,7 @@ class AgentView:
 
     # -- reading --------------------------------------------------------------------------
 
+    @reads
     def search(
         self,
         query: str,
@@ -183,6 +185,7 @@ class AgentView:
         reach = Reach(self.reach_name(collection), operator=False, collection=collection)
         return self._mx.explain_empty(query, mode, filters, found, reach=reach)
 
+    @reads
     def compact_search(
         self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
     ) -> tuple[list[CompactHit], list[str]]:
@@ -247,6 +250,7 @@ class AgentView:
         self._log("explore", note, tool_call_id)
         return exploration
 
+    @reads
     def context(
         self,
         query: str,

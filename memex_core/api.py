@@ -67,6 +67,7 @@ from memex_core.domain.turn_context import (
 )
 from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
 from memex_core.plugins import PluginRegistry, PluginUnavailable, load_registry
+from memex_core.rwlock import ReadWriteLock
 from memex_core.services.context import ContextBuilder, ContextSettings
 from memex_core.services.explore import Exploration, Explorer
 from memex_core.services.index_text import (
@@ -96,6 +97,7 @@ from memex_core.services.search import (
     SearchService,
     VectorStoreUnavailableError,
 )
+from memex_core.threads import reads
 
 if TYPE_CHECKING:
     from memex_core.agent_view import AgentView
@@ -185,8 +187,11 @@ class Memex:
         self.home = self.config.home
         self.registry = registry or load_registry()
         self.lock = WriteLock(self.home)
-        # One caller at a time from threads: see memex_core.threads.
-        self.call_lock = threading.RLock()
+        # Searches together, anything else alone, from threads: see memex_core.threads.
+        self.call_lock = ReadWriteLock()
+        # Opening a component once, when concurrent searches first need it.
+        self._building = threading.RLock()
+        self._preparing: Future[None] | None = None
         self._catalog: SqlCatalog | None = None
         self._keyword: KeywordStore | None = None
         self._keyword_sync: KeywordSync | None = None
@@ -207,17 +212,22 @@ class Memex:
     def catalog(self) -> SqlCatalog:
         """The configured catalog (``[catalog] use``), its schema migrated."""
         if self._catalog is None:
-            catalog = self._open_catalog()
-            try:
-                if catalog.needs_migration():
-                    with self.lock:
-                        if catalog.needs_migration():
-                            catalog.migrate()
-            except BaseException:
-                catalog.close()
-                raise
-            self._catalog = catalog
+            with self._building:
+                if self._catalog is None:
+                    self._catalog = self._migrated_catalog()
         return self._catalog
+
+    def _migrated_catalog(self) -> SqlCatalog:
+        catalog = self._open_catalog()
+        try:
+            if catalog.needs_migration():
+                with self.lock:
+                    if catalog.needs_migration():
+                        catalog.migrate()
+        except BaseException:
+            catalog.close()
+            raise
+        return catalog
 
     def _open_catalog(self) -> SqlCatalog:
         name = self.config.component("catalog")
@@ -247,18 +257,23 @@ class Memex:
     def keyword_sync(self) -> KeywordSync:
         """The keyword store with its place in the catalog's change journal."""
         if self._keyword_sync is None:
-            if self._keyword is None:
-                self._keyword = self._keyword_store_as_recorded()
-            sync = KeywordSync(self.catalog, self._keyword, self.keyword_watermark())
-            # Close any gap left by an interrupted writer (in memory for readers;
-            # writers flush it with their own changes).
-            sync.catch_up()
-            if not sync.watermark.exclusive and sync.unflushed:
-                # Shared catalog: other hosts' writes, which no writer of this home will
-                # flush; the next process here should not replay them all again.
-                self._flush_if_free(sync)
-            self._keyword_sync = sync
+            with self._building:
+                if self._keyword_sync is None:
+                    self._keyword_sync = self._opened_keyword_sync()
         return self._keyword_sync
+
+    def _opened_keyword_sync(self) -> KeywordSync:
+        if self._keyword is None:
+            self._keyword = self._keyword_store_as_recorded()
+        sync = KeywordSync(self.catalog, self._keyword, self.keyword_watermark())
+        # Close any gap left by an interrupted writer (in memory for readers;
+        # writers flush it with their own changes).
+        sync.catch_up()
+        if not sync.watermark.exclusive and sync.unflushed:
+            # Shared catalog: other hosts' writes, which no writer of this home will
+            # flush; the next process here should not replay them all again.
+            self._flush_if_free(sync)
+        return sync
 
     def _flush_if_free(self, sync: KeywordSync) -> None:
         """Flush a caught-up keyword index if the home's write lock is free (never waits;
@@ -372,23 +387,46 @@ class Memex:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = self._build("embedder")
+            with self._building:
+                if self._embedder is None:
+                    self._embedder = self._build("embedder")
         return self._embedder
 
     @property
     def vector_store(self) -> VectorStore:
         if self._vectors is None:
-            self._vectors = self._build("vector_store")
+            with self._building:
+                preparing = self._preparing
+                if preparing is not None:  # being opened on another thread: that one
+                    with contextlib.suppress(Exception):
+                        preparing.result()
+                if self._vectors is None:
+                    self._vectors = self._build("vector_store")
         return self._vectors
 
     @property
     def ranker(self) -> Ranker:
         if self._ranker is None:
-            self._ranker = self._build("ranker")
-            bind_graph = getattr(self._ranker, "bind_graph", None)
-            if callable(bind_graph):  # a link-aware ranker (GraphAwareRanker)
-                bind_graph(self.catalog)
+            with self._building:
+                if self._ranker is None:
+                    ranker = self._build("ranker")
+                    bind_graph = getattr(ranker, "bind_graph", None)
+                    if callable(bind_graph):  # a link-aware ranker (GraphAwareRanker)
+                        bind_graph(self.catalog)
+                    self._ranker = ranker
         return self._ranker
+
+    def reads_may_share(self) -> bool:
+        """Whether searches may run at the same time as each other (see
+        :mod:`memex_core.threads`): once the components a search uses are open, and when
+        every one of them says it can be read from several threads at once (its
+        ``concurrent_reads`` attribute). Until then searches take turns, as everything
+        else does; the first one opens the components."""
+        sync = self._keyword_sync
+        parts: list[object] = [self._catalog, self._ranker, sync and sync.keyword]
+        if self.semantic_unavailable_reason() is None:
+            parts += [self._embedder, self._vectors]
+        return all(getattr(part, "concurrent_reads", False) for part in parts)
 
     def sources(self) -> list[Source]:
         """Every available source, built with its ``[source.<name>]`` settings."""
@@ -777,21 +815,29 @@ class Memex:
         """
         if self._vectors is not None:
             return None
-        self.embedder  # noqa: B018 - see above
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memex-open")
-        try:
-            return pool.submit(self._prepared_vector_store)
-        finally:
-            pool.shutdown(wait=False)  # the thread ends with its one task
+        with self._building:
+            if self._vectors is not None:
+                return None
+            if self._preparing is None:  # else another search started it: wait for it too
+                self.embedder  # noqa: B018 - see above
+                pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memex-open")
+                try:
+                    self._preparing = pool.submit(self._prepared_vector_store)
+                finally:
+                    pool.shutdown(wait=False)  # the thread ends with its one task
+            return self._preparing
 
     def _prepared_vector_store(self) -> None:
-        store = self._build("vector_store")
-        prepare = getattr(store, "prepare", None)
-        if callable(prepare):
-            # Only a head start: whatever went wrong, the search itself meets and reports.
-            with contextlib.suppress(Exception):
-                prepare()
-        self._vectors = store
+        try:
+            store = self._build("vector_store")
+            prepare = getattr(store, "prepare", None)
+            if callable(prepare):
+                # Only a head start: whatever went wrong, the search itself meets and reports.
+                with contextlib.suppress(Exception):
+                    prepare()
+            self._vectors = store
+        finally:
+            self._preparing = None  # a failure is met again (and reported) by the next search
 
     def _settle_vectors(self) -> None:
         """After a bulk write, let the vector store make its files ready for the next reader
@@ -820,6 +866,7 @@ class Memex:
             keyword_fallback=lambda: self.keyword_store,
         )
 
+    @reads
     def search(
         self,
         query: str,
@@ -1077,6 +1124,7 @@ class Memex:
 
     # -- progressive disclosure ---------------------------------------------------
 
+    @reads
     def compact_search(
         self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
     ) -> tuple[list[CompactHit], list[str]]:
@@ -1111,6 +1159,7 @@ class Memex:
 
         return Explorer(self.catalog, similar_search).explore(note, similar)
 
+    @reads
     def context(
         self,
         query: str,

@@ -1,32 +1,86 @@
 """Calling one :class:`~memex_core.api.Memex` from several threads without racing it.
 
-A Memex is built for one caller at a time: it opens its catalog and indexes
-lazily, every thread shares its one SQLite connection, and its write lock
-counts re-entries per object, not per thread. Integrations run it from worker
-threads (LangChain's ``ainvoke``/``abatch``, LlamaIndex's ``asyncio.gather``
-over memory blocks, an MCP server's handlers), so every such call goes
-through :func:`call`, which holds the Memex's own ``call_lock``. One lock per
-Memex, shared by every integration, so an application mixing them is safe.
-Searches are CPU-bound Python under the GIL anyway, so little is lost. A
-``memex_client.MemexClient`` has a ``call_lock`` too, which locks nothing: HTTP
-calls need no such care.
+A Memex opens its catalog and indexes lazily, and most of what it does (ingest,
+remembering, a rebuild) changes several of them in steps. Integrations run it from
+worker threads (LangChain's ``ainvoke``/``abatch``, LlamaIndex's ``asyncio.gather`` over
+memory blocks, an MCP server's handlers, ``memex serve``'s request threads), so every
+such call goes through :func:`call`, which holds the Memex's own ``call_lock`` (one per
+Memex, shared by every integration, so an application mixing them is safe).
+
+That lock is a readers-writer lock (:class:`~memex_core.rwlock.ReadWriteLock`):
+
+* a call marked with :func:`reads` (searches, ``context``) holds it *shared*, alongside
+  other searches, once the Memex says its components allow it
+  (:meth:`~memex_core.api.Memex.reads_may_share`: each says it can be read from several
+  threads at once, as SQLite, the BM25 index, chroma on a folder and MiniLM do). The
+  slow parts of a search release the GIL (numpy's matrix products, chroma's query in
+  Rust, SQLite), so two searches use two cores;
+* every other call holds it *exclusive*: it waits for the searches in flight, and
+  searches that arrive meanwhile wait for it (writers go first), so no search sees half
+  a write.
+
+A ``memex_client.MemexClient`` has a ``call_lock`` too, which locks nothing: HTTP calls
+need no such care.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 if TYPE_CHECKING:
     from memex_core.memex_like import HasCallLock
 
 P = ParamSpec("P")
 R = TypeVar("R")
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The attribute :func:`reads` sets on a method (bound methods show their function's).
+READS_ATTRIBUTE = "__memex_reads__"
+
+
+def reads(fn: F) -> F:
+    """Mark a method that only reads (what it writes is its own line in the access log),
+    so that :func:`call` runs it alongside other such calls."""
+    setattr(fn, READS_ATTRIBUTE, True)
+    return fn
+
+
+def only_reads(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` (a function or a bound method) is marked with :func:`reads`."""
+    return bool(getattr(fn, READS_ATTRIBUTE, False))
+
+
+@contextmanager
+def reading(memex: HasCallLock) -> Iterator[None]:
+    """Hold ``memex``'s call lock for a call that only reads: shared, alongside other
+    reads, when the Memex allows it (see the module docstring); exclusive otherwise."""
+    lock: Any = memex.call_lock
+    may_share = getattr(memex, "reads_may_share", None)
+    shared = getattr(lock, "acquire_shared", None)
+    if shared is not None and callable(may_share) and may_share():
+        shared()
+        try:
+            # Asked before the lock was held: a write may have closed a component since.
+            still = may_share()
+            if still:
+                yield
+        finally:
+            lock.release_shared()
+        if still:
+            return
+    with lock:
+        yield
 
 
 def call(memex: HasCallLock, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
-    """Run ``fn(*args, **kwargs)`` (a call into ``memex``) holding its call lock."""
+    """Run ``fn(*args, **kwargs)`` (a call into ``memex``) holding its call lock: shared
+    for a call marked with :func:`reads`, exclusive for any other."""
+    if only_reads(fn):
+        with reading(memex):
+            return fn(*args, **kwargs)
     with memex.call_lock:
         return fn(*args, **kwargs)
 
@@ -36,4 +90,4 @@ async def acall(memex: HasCallLock, fn: Callable[P, R], /, *args: P.args, **kwar
     return await asyncio.to_thread(call, memex, fn, *args, **kwargs)
 
 
-__all__ = ["acall", "call"]
+__all__ = ["acall", "call", "only_reads", "reading", "reads"]

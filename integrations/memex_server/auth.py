@@ -104,7 +104,10 @@ def caller(
             retry_after=wait,
         )
     if looks_like_key(token):
-        with state.memex.call_lock:
+        from memex_core.threads import reading
+
+        # A lookup and a hash (and now and then a last-used write): alongside searches.
+        with reading(state.memex):
             key = state.keys.verify(token)
             revoked = key is None and state.keys.revoked(token)
         if key is None:

@@ -217,6 +217,9 @@ class Follower:
             # Its connections are thread-safe: ask outside the call lock, so that a catalog
             # that does not answer (a server restarting) holds up no request meanwhile.
             catalog.last_fragment_change()
+        if self._idle():
+            self.ticks += 1
+            return
         while True:
             with mx.call_lock:
                 sync = mx.keyword_sync
@@ -234,16 +237,37 @@ class Follower:
             if self._stop.wait(_CHUNK_PAUSE_S) or not self._running.is_set():
                 return
 
+    def _idle(self) -> bool:
+        """Whether this round has nothing to load, replay or flush, asked under a shared
+        hold of the call lock: holding it alone waits for every search in flight and
+        holds up the ones that arrive, which twice a second for nothing would cost."""
+        from memex_core.threads import reading
+
+        mx = self.memex
+        with reading(mx):
+            sync = mx.keyword_sync
+            changed = getattr(sync.keyword, "changed_on_disk", None)
+            return not (
+                sync.seen is None
+                or sync.behind
+                or (callable(changed) and changed())
+                or mx.catalog.last_fragment_change() > sync.seen
+                or self._flush_due(caught_up=True)
+            )
+
+    def _flush_due(self, *, caught_up: bool) -> bool:
+        sync = self.memex.keyword_sync
+        return (caught_up and sync.unflushed >= self.settings.flush_changes) or (
+            time.monotonic() - self._last_flush >= self.settings.flush_interval
+        )
+
     def _flush_if_due(self, *, caught_up: bool) -> None:
         """Flush the index (every ``flush_changes`` entries, or ``flush_interval``
         seconds) if the home's write lock is free. Hold the call lock."""
         mx = self.memex
         sync = mx.keyword_sync
         now = time.monotonic()
-        due = (caught_up and sync.unflushed >= self.settings.flush_changes) or (
-            now - self._last_flush >= self.settings.flush_interval
-        )
-        if not due:
+        if not self._flush_due(caught_up=caught_up):
             return
         # Never waits: a writer holding the home's lock flushes this index itself.
         if not mx.lock.try_acquire():

@@ -57,20 +57,29 @@ class ServerState:
             follower.flush_now()  # what memory writes left in memory, on disk before exit
 
     def call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
-        """Run one call into memex, one at a time (see :mod:`memex_core.threads`)."""
-        with self.memex.call_lock:
+        """Run one call into memex holding its call lock: searches alongside each other,
+        anything else alone (see :mod:`memex_core.threads`)."""
+        with self._locked_for(fn):
             return fn(*args, **kwargs)
 
     def fresh_call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
         """:meth:`call` for searches: refused with 503 ``replica_behind`` when the keyword
         index is further behind the catalog than ``[serve] max_lag_s`` allows, rather than
         answering with results that may miss what was written meanwhile."""
-        with self.memex.call_lock:
+        with self._locked_for(fn):
             self.check_fresh()
             return fn(*args, **kwargs)
 
+    def _locked_for(self, fn: Callable[..., Any]) -> AbstractContextManager[Any]:
+        """The call lock as ``fn`` needs it: shared for a search (a method marked with
+        :func:`memex_core.threads.reads`), when memex allows it; exclusive otherwise."""
+        from memex_core.threads import only_reads, reading
+
+        return reading(self.memex) if only_reads(fn) else self.memex.call_lock
+
     def check_fresh(self) -> None:
-        """Raise ``replica_behind`` if the keyword index lags too far. Hold the call lock."""
+        """Raise ``replica_behind`` if the keyword index lags too far. Hold the call lock
+        (shared will do: the keyword index's catch-up takes what it needs alone)."""
         sync = self.memex.keyword_sync
         follower = self.follower
         if follower is None:

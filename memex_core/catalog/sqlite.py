@@ -74,6 +74,10 @@ class SqliteCatalog(SqlCatalog):
     migrations = MIGRATIONS
     engine = "SQLite"
     dialect = SqliteDialect()
+    #: Concurrent searches may read through the one connection (and append their access-log
+    #: lines) when the sqlite3 module serialises its use (threadsafety 3, the usual
+    #: build); writes run alone all the same (memex_core.threads).
+    concurrent_reads = sqlite3.threadsafety == 3
 
     def __init__(self, path: Path) -> None:
         self.path = path

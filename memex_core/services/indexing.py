@@ -8,9 +8,10 @@ and closes it, so a rerun always finishes the job.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -153,6 +154,10 @@ class KeywordSync:
     given a ``limit`` replays at most that many entries; one that stopped short of the
     head leaves ``behind`` set and ``caught_up_at`` as it was, so the lag stays true
     while a long journal is replayed a chunk at a time.
+
+    Concurrent searches may each find the index behind (:meth:`refresh`): one catches up
+    while the others wait, and the store is held alone (its optional ``writing()``) for
+    the whole reload and replay, so no search sees the index between two of its steps.
     """
 
     def __init__(
@@ -172,6 +177,12 @@ class KeywordSync:
         self.caught_up_at: float | None = None
         #: The last catch-up stopped at its ``limit`` before the catalog's head.
         self.behind = False
+        self._lock = threading.RLock()
+
+    def _alone(self) -> AbstractContextManager[object]:
+        """The keyword store held alone, when it can be (searches wait meanwhile)."""
+        writing = getattr(self.keyword, "writing", None)
+        return writing() if callable(writing) else nullcontext()
 
     def _reloaded(self) -> bool:
         refresh = getattr(self.keyword, "refresh", None)
@@ -181,6 +192,10 @@ class KeywordSync:
         """Apply every catalog change the store has not seen, or with ``limit`` at most
         that many journal entries (then :attr:`behind` says whether more are left).
         Returns (added, removed)."""
+        with self._lock, self._alone():
+            return self._catch_up(limit)
+
+    def _catch_up(self, limit: int | None) -> tuple[int, int]:
         catalog, keyword = self.catalog, self.keyword
         started = self.clock()
         reached = True
@@ -265,9 +280,11 @@ class KeywordSync:
         changed = getattr(self.keyword, "changed_on_disk", None)
         reload = getattr(self.keyword, "reload", None)
         if callable(changed) and callable(reload) and changed():
-            reload()
-            self.seen = None
-            self.catch_up()
+            with self._lock, self._alone():
+                if changed():  # else another thread took it in meanwhile
+                    reload()
+                    self.seen = None
+                    self._catch_up(None)
 
     def own_changes_applied(self) -> None:
         """Say that every catalog change since :meth:`catch_up` was made by this process and
@@ -278,26 +295,29 @@ class KeywordSync:
         this process's own changes (idempotent) along with the others', and flushes them
         (callers flushed their own before; what the replay brought must be on disk too
         before :meth:`flushed` records it)."""
-        if self.watermark.exclusive:
-            self.seen = self.catalog.last_fragment_change()
-        else:
-            self.catch_up()
-            self.keyword.flush()
+        with self._lock:
+            if self.watermark.exclusive:
+                self.seen = self.catalog.last_fragment_change()
+            else:
+                self.catch_up()
+                self.keyword.flush()
 
     def flushed(self) -> None:
         """Record that the store on disk reflects the journal up to ``seen``; prune it.
         Call after ``keyword.flush()``, holding the write lock."""
-        if self.seen is None:
-            return
-        self.watermark.flushed(self.seen)
-        self.flushed_to = self.seen
+        with self._lock:
+            if self.seen is None:
+                return
+            self.watermark.flushed(self.seen)
+            self.flushed_to = self.seen
 
     def flush(self) -> None:
         """Catch up, flush the store, record it: for writers whose changes may not all have
         gone through this store (memory writes)."""
-        self.catch_up()
-        self.keyword.flush()
-        self.flushed()
+        with self._lock:
+            self.catch_up()
+            self.keyword.flush()
+            self.flushed()
 
 
 def sync_keyword_index(catalog: JournalCatalog, keyword: KeywordStore) -> tuple[int, int]:

@@ -150,6 +150,9 @@ class BM25Store:
     which starts afresh with the new tokenizer (what ``memex rebuild`` does).
     """
 
+    #: Searches may run on several threads at once (see the module docstring).
+    concurrent_reads = True
+
     def __init__(
         self,
         directory: str | Path,
@@ -365,6 +368,12 @@ class BM25Store:
         changes were a catch-up with the catalog that the newer generation holds)."""
         with self._rw:
             self._load()
+
+    def writing(self) -> ReadWriteLock:
+        """The store held alone (``with store.writing():``) for changes in several calls
+        that searches must see whole, such as reloading and then catching up with the
+        catalog; calls inside take it again freely."""
+        return self._rw
 
     @contextmanager
     def _reading(self) -> Iterator[None]:

@@ -182,6 +182,13 @@ class ChromaVectorStore:
             yield
 
     @property
+    def concurrent_reads(self) -> bool:
+        """Whether searches may run on several threads at once (memex_core.threads): on a
+        folder, yes (:mod:`memex_chroma.access` shares the client among readers); a
+        server's client and its outage bookkeeping are not shared that way, so not."""
+        return self.location.path is not None
+
+    @property
     def client(self) -> ClientAPI:
         """The chroma client, connected on first access.
 

@@ -23,6 +23,10 @@ class HubRanker:
     link graph exists) the ranker is exactly :class:`ReciprocalRankFusion`.
     """
 
+    #: fuse() keeps no state (it reads the catalog's backlinks), so concurrent searches may
+    #: share it (memex_core.threads).
+    concurrent_reads = True
+
     def __init__(self, k: float = DEFAULT_K, boost: float = 0.1) -> None:
         if not boost >= 0:  # also rejects NaN
             raise ValueError("hubs boost must be >= 0")

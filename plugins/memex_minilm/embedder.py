@@ -100,6 +100,8 @@ class MiniLMEmbedder:
 
     name = "minilm"
     dimension = 384
+    #: Queries may be embedded on several threads at once (memex_core.threads).
+    concurrent_reads = True
 
     def __init__(
         self,

@@ -21,6 +21,9 @@ class ReciprocalRankFusion:
     best individual rank, then by id, so the order is deterministic.
     """
 
+    #: fuse() keeps no state, so concurrent searches may share it (memex_core.threads).
+    concurrent_reads = True
+
     def __init__(self, k: float = DEFAULT_K) -> None:
         if k < 0:
             raise ValueError("RRF k must be >= 0")
