@@ -484,6 +484,7 @@ AGENT_ROUTES: dict[str, dict[str, Any]] = {
     "/v1/memory/dream/plan": {},
     "/v1/memory/dream/apply": {"digest": "0" * 24},
     "/v1/search": {"query": "tea"},
+    "/v1/search/explain": {"query": "zzqxj qqvvkw"},
     "/v1/fragments": {"ids": [UNKNOWN_FRAGMENT]},
     "/v1/timeline": {"fragment_id": UNKNOWN_FRAGMENT},
     "/v1/explore": {"note": "Handbook"},
