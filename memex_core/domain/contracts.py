@@ -187,7 +187,12 @@ class VectorStore(Protocol):
       ignored there: the search that follows meets and reports them;
     - ``settle() -> int``, called after bulk writes (ingest, backfill, rebuild) to
       leave the files ready for the next process to open quickly; returns the
-      records it re-wrote. Never after a single small batch such as a memory write.
+      records it re-wrote. Never after a single small batch such as a memory write;
+    - ``nearest(vector, limit) -> list[SignalHit]``, the ``limit`` nearest vectors with
+      no filter at all (private ones included), best first: a store whose filtered
+      queries are much slower than unfiltered ones offers it, and memex then filters
+      a wider unfiltered answer against the catalog itself (see
+      ``SearchService._filtered_nearest``) before falling back to ``search``.
     """
 
     def upsert(self, fragments: Sequence[Fragment], vectors: Sequence[Sequence[float]]) -> None: ...

@@ -33,10 +33,14 @@ every store on that folder uses.
 Threads of one process: reads share the client (chroma's Rust ``query`` and ``get``
 release the GIL, so concurrent searches use every core) under one shared ``flock``
 that the first reader takes and the last one lets go; a write, or a read that must
-reopen the client, waits for them and holds the folder alone. So that a steady stream
-of overlapping searches never keeps another process's writer out, a shared hold takes
-in new readers for :data:`SHARED_HOLD_MAX_S` at most; later ones wait until it is let
-go and take it again.
+reopen the client, waits for them and holds the folder alone.
+
+So that a steady stream of overlapping searches never keeps another process's writer
+out, a process about to wait for the exclusive ``flock`` first holds ``memex-access.intent``
+exclusively; readers join a shared hold already taken only while nobody holds that
+file (a non-blocking probe), otherwise they wait for the hold to be let go, and the
+writer goes first. A process that does not announce itself (an older memex) still gets
+a turn: a shared hold takes in new readers for :data:`SHARED_HOLD_MAX_S` at most.
 """
 
 from __future__ import annotations
@@ -58,9 +62,12 @@ if TYPE_CHECKING:
 
 #: The lock and token file, inside the chroma folder (chroma ignores files it did not make).
 LOCK_NAME = "memex-access.lock"
+#: Held exclusively by a process waiting to write (see the module docstring).
+INTENT_NAME = "memex-access.intent"
 _TOKEN_BYTES = 64
-#: How long one shared flock takes in new readers before it is let go (see above).
-SHARED_HOLD_MAX_S = 0.1
+#: How long one shared flock takes in new readers before it is let go, for writers that
+#: do not announce themselves (see above).
+SHARED_HOLD_MAX_S = 1.0
 
 
 class FolderAccess:
@@ -87,6 +94,7 @@ class FolderAccess:
         self._shared_since = 0.0
         self._reading = threading.local()  # .depth: this thread's shared operations
         self._fd: int | None = None
+        self._intent_fd: int | None = None
         self._client: ClientAPI | None = None
         self._token = ""
         self._depth = 0
@@ -113,9 +121,10 @@ class FolderAccess:
                 return
             FolderAccess._shared.pop(self.folder, None)
             self._close_client()
-            if self._fd is not None:
-                os.close(self._fd)
-                self._fd = None
+            for fd in (self._fd, self._intent_fd):
+                if fd is not None:
+                    os.close(fd)
+            self._fd = self._intent_fd = None
 
     @property
     def client(self) -> ClientAPI:
@@ -152,7 +161,7 @@ class FolderAccess:
         with self._threads:
             if self._depth:
                 if write and not self._exclusive:
-                    self._flock(fcntl.LOCK_EX)
+                    self._flock_exclusive()
                     self._exclusive = True
                 self._wrote = self._wrote or write
                 self._depth += 1
@@ -163,7 +172,10 @@ class FolderAccess:
                 return
             self._exclusive = write or self._client is None
             self._wrote = write
-            self._flock(fcntl.LOCK_EX if self._exclusive else fcntl.LOCK_SH)
+            if self._exclusive:
+                self._flock_exclusive()
+            else:
+                self._flock(fcntl.LOCK_SH)
             self._depth = 1
             failed = False
             try:
@@ -188,19 +200,22 @@ class FolderAccess:
             try:
                 with self._sharing:
                     if not self._readers:
-                        self._flock(fcntl.LOCK_SH)
+                        self._flock(fcntl.LOCK_SH)  # waits while another process writes
                         if self._client is None or self._read_token() != self._token:
                             self._flock(fcntl.LOCK_UN)
                             self._threads.release_shared()
                             return False
                         self._shared_since = time.monotonic()
-                    if time.monotonic() - self._shared_since <= SHARED_HOLD_MAX_S:
+                        self._readers = 1
+                        return True
+                    young = time.monotonic() - self._shared_since <= SHARED_HOLD_MAX_S
+                    if young and not self._writer_waiting():
                         self._readers += 1
                         return True
             except BaseException:
                 self._threads.release_shared()
                 raise
-            # Held long enough: wait until it is let go, so a writer elsewhere gets a turn.
+            # A writer waits elsewhere (or the hold is old): let it go, then take it again.
             self._threads.release_shared()
             with self._sharing:
                 while self._readers:
@@ -229,7 +244,7 @@ class FolderAccess:
         if self._client is not None and token == self._token:
             return
         if not self._exclusive:  # not atomic: another writer may slip in, so re-read
-            self._flock(fcntl.LOCK_EX)
+            self._flock_exclusive()
             self._exclusive = True
             token = self._read_token()
         self._close_client()
@@ -243,6 +258,35 @@ class FolderAccess:
         if close is not None:
             close()
         self._client = None
+
+    def _writer_waiting(self) -> bool:
+        """Whether another process announced it waits to write (holds the intent file).
+        Asked under ``_sharing`` while this process holds the folder shared, so no thread
+        of it holds the intent file meanwhile (flock on one file description is shared by
+        its threads: a probe would turn a holder's exclusive lock into a shared one)."""
+        fd = self._intent()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+
+    def _flock_exclusive(self) -> None:
+        """The exclusive flock, announced (intent file held) while waiting for it, so that
+        readers elsewhere stop joining their shared hold and let go."""
+        fd = self._intent()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            self._flock(fcntl.LOCK_EX)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _intent(self) -> int:
+        if self._intent_fd is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._intent_fd = os.open(self.folder / INTENT_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        return self._intent_fd
 
     def _file(self) -> int:
         if self._fd is None:

@@ -61,6 +61,8 @@ EMBEDDER_KEY = "embedder"
 #: each such search (another client may have stored one since); once seen, it is
 #: cached for good.
 PRIVATE_KEY = "private_stored"
+#: No restriction at all, private vectors included: a ``where``-free chroma query.
+UNFILTERED = SearchFilters(include_private=True)
 
 
 def _batches(count: int, size: int) -> Iterator[slice]:
@@ -459,6 +461,11 @@ class ChromaVectorStore:
         ]
         hits.sort(key=lambda hit: hit.score, reverse=True)  # stable: keeps chroma's tie order
         return hits
+
+    def nearest(self, vector: Sequence[float] | np.ndarray, limit: int) -> list[SignalHit]:
+        """The ``limit`` nearest vectors, unfiltered (private ones too), best first: chroma's
+        fast query, for memex to filter against its catalog (see the VectorStore contract)."""
+        return self.search(vector, limit, UNFILTERED)
 
     def prepare(self) -> None:
         """Open the client and load the index into memory, so the first search is fast.
