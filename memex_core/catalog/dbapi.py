@@ -64,3 +64,8 @@ class CatalogPart:
     def transaction(self) -> AbstractContextManager[Connection]:
         """A write transaction: everything in it commits together or not at all."""
         raise NotImplementedError
+
+    def insert_fragment_rows(self, db: Connection, rows: Sequence[Sequence[Any]]) -> None:
+        """Insert rows of ``memex_core.catalog.rows.fragment_rows`` inside ``db``'s
+        transaction, as its ``INSERT_FRAGMENT`` would one by one."""
+        raise NotImplementedError

@@ -16,7 +16,6 @@ from typing import Any
 
 from memex_core.catalog.dbapi import CatalogPart, Connection
 from memex_core.catalog.rows import (
-    INSERT_FRAGMENT,
     delete_fragments,
     fragment_rows,
     upsert_conversations,
@@ -102,7 +101,7 @@ class DocumentStore(CatalogPart):
             removed = [i for i in previous if i not in keep]
             delete_fragments(db, removed)
             before = db.execute("SELECT COALESCE(MAX(seq), 0) FROM fragments").fetchone()[0]
-            db.executemany(INSERT_FRAGMENT, fragment_rows(fragments, run_id))
+            self.insert_fragment_rows(db, fragment_rows(fragments, run_id))
             db.execute("DELETE FROM links WHERE source_document=?", (document.id,))
             db.executemany(
                 "INSERT INTO links (source_document, source_fragment, target, kind, heading, "

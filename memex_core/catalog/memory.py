@@ -17,7 +17,6 @@ from typing import Any
 
 from memex_core.catalog.dbapi import CatalogPart, Connection
 from memex_core.catalog.rows import (
-    INSERT_FRAGMENT,
     delete_fragments,
     fragment_rows,
     is_storable,
@@ -344,7 +343,7 @@ class MemoryStore(CatalogPart):
             removed = [i for i in previous if i not in keep]
             delete_fragments(db, removed)
             before = db.execute("SELECT COALESCE(MAX(seq), 0) FROM fragments").fetchone()[0]
-            db.executemany(INSERT_FRAGMENT, fragment_rows(write.fragments, None))
+            self.insert_fragment_rows(db, fragment_rows(write.fragments, None))
             new_ids = {
                 r[0] for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))
             }

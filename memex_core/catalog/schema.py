@@ -298,4 +298,15 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    (
+        8,
+        """
+        -- Nothing changes here. PostgreSQL's schema 8 writes its change journal once per
+        -- statement instead of once per row (memex_postgres/schema.py); both engines keep
+        -- the same version numbers, which `memex migrate` compares.
+        """,
+    )
+)
+
 LATEST_VERSION = MIGRATIONS[-1][0]

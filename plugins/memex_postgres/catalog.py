@@ -1,20 +1,22 @@
 """The catalog on PostgreSQL: what is the engine's own (connection, migrations, journal counter,
-storage check, read-only SQL); everything else is :class:`memex_core.catalog.base.SqlCatalog`.
+storage check, read-only SQL, a batch's fragments stored by ``COPY``); everything else is
+:class:`memex_core.catalog.base.SqlCatalog`.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg
 from psycopg import sql as pg_sql
 
 from memex_core.catalog.base import PRUNED_SETTING, SqlCatalog
-from memex_core.catalog.dbapi import Dialect
+from memex_core.catalog.dbapi import Connection, Dialect
 from memex_core.catalog.faults import CatalogUnavailableError
+from memex_postgres.bulk import insert_fragments
 from memex_postgres.connection import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_POOL_SIZE,
@@ -77,6 +79,11 @@ class PostgresCatalog(SqlCatalog):
 
     def transaction(self) -> Any:
         return self._conn.transaction()
+
+    def insert_fragment_rows(self, db: Connection, rows: Sequence[Sequence[Any]]) -> None:
+        """By ``COPY``, not a statement per row (see :mod:`memex_postgres.bulk`); ``db`` is
+        this thread's transaction on ``self.connection``."""
+        insert_fragments(self._conn, rows)
 
     # -- replicas (memex_postgres.locks, memex_postgres.follow) ----------------------------
 

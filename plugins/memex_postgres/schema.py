@@ -13,10 +13,12 @@ The same tables, columns and version numbers as SQLite's
   answers whatever the database's default locale).
 - ``memories.seq`` (an identity) is the insertion order SQLite gets from its implicit
   ``rowid``: memories created in the same instant list in the order they were stored.
-- The change journal's triggers are PL/pgSQL, and the commit of any transaction that
-  added journal entries sends one ``NOTIFY memex_changes`` whose payload is the newest
-  entry's number, so followers wake without polling (a deferred constraint trigger,
-  once per transaction: a file of 1,000 fragments is one notification, not 1,000).
+- The change journal's triggers are PL/pgSQL, one call per statement writing the
+  statement's rows from its transition table (SQLite's fire per row; migration 8), and
+  the commit of any transaction that added journal entries sends one
+  ``NOTIFY memex_changes`` whose payload is the newest entry's number, so followers wake
+  without polling (a deferred constraint trigger, once per transaction: a file of 1,000
+  fragments is one notification, not 1,000).
 
 Each migration runs once, in a transaction that holds the writer lock (so two replicas
 starting together never both migrate), and bumps ``schema_version``. Never edit a
@@ -300,6 +302,37 @@ MIGRATIONS: list[tuple[int, str]] = [
         WHERE owner = '' AND private = 0 AND json_typeof(metadata::json -> 'cwd') = 'string'
               AND metadata::json ->> 'cwd' != ''
         GROUP BY conversation_id, metadata::json ->> 'cwd';
+        """,
+    ),
+    (
+        8,
+        """
+        -- The journal written once per statement, from its transition table, instead of
+        -- once per row: a batch of 10,000 fragments stored by one COPY
+        -- (memex_postgres.bulk) is one INSERT ... SELECT of its 10,000 entries, in the
+        -- order the rows were numbered, not 10,000 trigger calls. Same entries as before:
+        -- an INSERT ... ON CONFLICT DO UPDATE puts only the rows it inserted in the table.
+        DROP TRIGGER fragments_added ON fragments;
+        DROP TRIGGER fragments_removed ON fragments;
+        CREATE OR REPLACE FUNCTION memex_fragment_added() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO fragment_changes (id) SELECT id FROM added ORDER BY seq;
+            RETURN NULL;
+        END
+        $$;
+        CREATE OR REPLACE FUNCTION memex_fragment_removed() RETURNS trigger LANGUAGE plpgsql
+        AS $$
+        BEGIN
+            INSERT INTO fragment_changes (id) SELECT id FROM removed ORDER BY seq;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER fragments_added AFTER INSERT ON fragments
+            REFERENCING NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION memex_fragment_added();
+        CREATE TRIGGER fragments_removed AFTER DELETE ON fragments
+            REFERENCING OLD TABLE AS removed
+            FOR EACH STATEMENT EXECUTE FUNCTION memex_fragment_removed();
         """,
     ),
 ]
