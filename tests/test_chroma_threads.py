@@ -116,3 +116,80 @@ def test_searches_during_writes_find_exact_matches_and_never_private_ones(
     assert store.count() == len(fragments)
     writer_store.close()
     store.close()
+
+
+def test_readers_let_a_waiting_writer_elsewhere_in(tmp_path: Path) -> None:
+    """A process waiting to write holds the intent file: readers stop joining their shared
+    hold (so it ends and the writer gets the folder), and start again once it is gone."""
+    import fcntl
+    import os
+
+    from memex_chroma.access import INTENT_NAME, FolderAccess
+
+    store, _, vectors = _filled(tmp_path / "chroma", 20)
+    store.search(vectors[0], 1, SearchFilters())
+    access = FolderAccess.attach(tmp_path / "chroma")
+    try:
+        assert not access._writer_waiting()
+        # Another open file description, as another process's would be: flocks conflict.
+        other = os.open(tmp_path / "chroma" / INTENT_NAME, os.O_RDWR)
+        try:
+            fcntl.flock(other, fcntl.LOCK_EX)
+            assert access._writer_waiting()
+            fcntl.flock(other, fcntl.LOCK_UN)
+            assert not access._writer_waiting()
+        finally:
+            os.close(other)
+    finally:
+        access.detach()
+    store.close()
+
+
+def test_a_writer_in_another_process_gets_in_while_threads_search(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    store, _, vectors = _filled(tmp_path / "chroma", 60)
+    store.search(vectors[0], 1, SearchFilters())
+    stop = threading.Event()
+    failures: list[BaseException] = []
+
+    def read(offset: int) -> None:
+        try:
+            n = offset
+            while not stop.is_set():
+                store.search(vectors[n % 60], 3, SearchFilters())
+                n += 1
+        except BaseException as exc:
+            failures.append(exc)
+
+    readers = [threading.Thread(target=read, args=(n,)) for n in range(3)]
+    for thread in readers:
+        thread.start()
+    script = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from tests.test_chroma_store import open_store\n"
+        "from tests.vector_builders import make_fragment, unit_vectors\n"
+        "store = open_store(Path(sys.argv[1]))\n"
+        "began = time.monotonic()\n"
+        "store.upsert([make_fragment(999)], unit_vectors(1, seed=99))\n"
+        "print(time.monotonic() - began)\n"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(tmp_path / "chroma")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+    finally:
+        stop.set()
+        for thread in readers:
+            thread.join(WAIT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert not failures, failures[0]
+    # The readers reopened after the write: the new vector is found.
+    assert store.search(unit_vectors(1, seed=99)[0], 1, SearchFilters())[0].id == "frag-0999"
+    store.close()
