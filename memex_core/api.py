@@ -117,6 +117,16 @@ MIN_ID_PREFIX = 4
 AMBIGUOUS_SHOWN = 5
 
 
+def _cores() -> int:
+    """Cores this process may run on (its affinity mask where there is one)."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def _as_tuple(value: str | Iterable[str] | None) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -187,8 +197,9 @@ class Memex:
         self.home = self.config.home
         self.registry = registry or load_registry()
         self.lock = WriteLock(self.home)
-        # Searches together, anything else alone, from threads: see memex_core.threads.
-        self.call_lock = ReadWriteLock()
+        # Searches together (as many at once as there are cores), anything else alone, from
+        # threads: see memex_core.threads.
+        self.call_lock = ReadWriteLock(max_readers=_cores())
         # Opening a component once, when concurrent searches first need it.
         self._building = threading.RLock()
         self._preparing: Future[None] | None = None

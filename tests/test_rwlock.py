@@ -164,3 +164,37 @@ def test_exclusive_acquire_times_out_and_lets_readers_go_again() -> None:
     r.join(WAIT)
     with pytest.raises(RuntimeError, match="does not hold"):
         lock.release()
+
+
+def test_max_readers_holds_the_rest_back_until_one_leaves() -> None:
+    lock = ReadWriteLock(max_readers=2)
+    inside = threading.Semaphore(0)
+    leave = threading.Event()
+    most = [0]
+    count = [0]
+    guard = threading.Lock()
+
+    def read() -> None:
+        with lock.shared():
+            with guard:
+                count[0] += 1
+                most[0] = max(most[0], count[0])
+            inside.release()
+            leave.wait(WAIT)
+            with lock.shared():  # nested: never held back by the cap
+                pass
+            with guard:
+                count[0] -= 1
+
+    threads = [threading.Thread(target=read) for _ in range(5)]
+    for thread in threads:
+        thread.start()
+    assert inside.acquire(timeout=WAIT) and inside.acquire(timeout=WAIT)
+    assert not inside.acquire(timeout=0.1)  # the third waits
+    assert lock.readers == 2
+    leave.set()
+    for thread in threads:
+        thread.join(WAIT)
+    assert most[0] == 2 and lock.readers == 0
+    with pytest.raises(ValueError):
+        ReadWriteLock(max_readers=0)
