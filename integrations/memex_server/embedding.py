@@ -1,16 +1,22 @@
 """Query embeddings for concurrent searches: made before memex's call lock, several at once.
 
-Every call into memex runs under its call lock (:mod:`memex_core.threads`), and embedding a
-query with MiniLM is most of a hybrid search (about 13 of 20 ms at 100,000 fragments on
-this project's 2-core machine). Under the lock, eight clients would embed their queries
-one after another on one core. So a search route first has its query embedded *outside*
-the lock (:meth:`QueryEmbeddings.prepared`):
+Every call into memex runs under its call lock (:mod:`memex_core.threads`: searches share
+it, as many at a time as there are cores), and embedding a query with MiniLM is most of a
+hybrid search (about 18 of 32 ms of CPU at 100,000 fragments on this project's 2-core
+machine). So a search route first has its query embedded *outside* the lock
+(:meth:`QueryEmbeddings.prepared`), where the queries of concurrent requests can be
+embedded together:
 
-* concurrent requests' queries are embedded together: whoever finds a free slot embeds
-  every query waiting, in one call of the embedder's optional ``embed_queries(texts)``
-  (a batch of short queries costs much less than as many single calls), with at most one
-  batch per core at a time; an embedder without ``embed_queries`` embeds the waiting
-  queries one by one, still outside the lock;
+* whoever finds a free slot embeds every query waiting, in one call of the embedder's
+  optional ``embed_queries(texts)`` (MiniLM stacks their tokens into one forward pass:
+  measured per query, 1: 21 ms of CPU, 4 together: 12 ms, 8: 11 ms); an embedder
+  without ``embed_queries`` embeds the waiting queries one by one, still outside the
+  lock;
+* there are half as many slots as cores (at least one), so that queries wait for a slot
+  and form batches while searches use the other cores: with 8 clients on 2 cores, one
+  slot made batches of 3.3 queries on average and cost 30 ms of CPU per search against
+  two slots' 1.3 queries and 40 ms (44 against 35 searches/s, in-process stand-in of the
+  server, rounds interleaved);
 * the vector is handed to memex through :class:`PreparedEmbedder`, installed over memex's
   own embedder, which answers ``embed_query(text)`` with the vector prepared for that text
   by the calling thread, and embeds as before anything else (a query the time phrases
@@ -70,7 +76,7 @@ class QueryEmbeddings:
 
     def __init__(self, embedder: Any, *, slots: int | None = None, max_batch: int = MAX_BATCH):
         self.embedder = embedder
-        self.slots = slots or _cores()
+        self.slots = slots or max(1, _cores() // 2)
         self.max_batch = max_batch
         self._batch: Callable[[list[str]], Sequence[Any]] | None = getattr(
             embedder, "embed_queries", None

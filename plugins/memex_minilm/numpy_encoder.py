@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -215,15 +216,22 @@ class NumpyMiniLM:
     def encode_together(self, texts: Sequence[str]) -> np.ndarray:
         """As :meth:`encode`, but in one forward pass on the calling thread.
 
-        For a few short texts at once (a server's concurrent queries): the weights are
-        read once for all of them, so eight queries cost about a third of eight single
-        passes, and the caller decides how many passes run in parallel."""
+        For a few short texts at once (a server's concurrent queries), and the caller
+        decides how many passes run in parallel. The texts' tokens are stacked without
+        padding (:meth:`_forward_stacked`): every dense layer is one product over all of
+        them, which BLAS runs about twice as fast per row as a single query's ~20 rows,
+        and no work goes into padding queries of unequal length."""
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
         ids = [np.asarray(e.ids, dtype=np.int64) for e in self.tokenizer.encode_batch(list(texts))]
+        lengths = [len(x) for x in ids]
         with single_threaded_blas():
-            out[:] = self._encode_ids(ids)
+            hidden = self._forward_stacked(np.concatenate(ids), lengths)
+        starts = np.cumsum([0, *lengths]).tolist()
+        pooled = np.stack([hidden[a:b].mean(axis=0) for a, b in pairwise(starts)])
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        out[:] = pooled / norms
         return out
 
     # -- forward pass -----------------------------------------------------------------
@@ -238,6 +246,49 @@ class NumpyMiniLM:
         pooled = np.stack([hidden[row, :n].mean(axis=0) for row, n in enumerate(lengths)])
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return (pooled / norms).astype(np.float32, copy=False)
+
+    def _forward_stacked(self, tokens: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
+        """Last hidden states ``(sum(lengths), hidden)`` of texts whose token ids are
+        ``tokens``, one text after another. The same maths as :meth:`_forward` row for row
+        (every layer but attention works on each token alone; attention runs per text over
+        its own rows), without the padding rows."""
+        cfg = self.config
+        hidden = cfg.hidden_size
+        heads = cfg.num_heads
+        head_dim = hidden // heads
+        eps = cfg.layer_norm_eps
+        spans = list(pairwise(np.cumsum([0, *lengths]).tolist()))
+
+        x = self.word_embeddings[tokens]
+        x += self.position_embeddings[np.concatenate([np.arange(n) for n in lengths])]
+        x += self.token_type_embedding
+        x = layer_norm_(x, *self.embed_ln, eps)
+
+        for layer in self.layers:
+            qkv = x @ layer.qkv
+            qkv += layer.qkv_bias
+            qkv = qkv.reshape(len(tokens), 3, heads, head_dim)
+            context = np.empty((len(tokens), heads, head_dim), dtype=np.float32)
+            for a, b in spans:
+                q, k, v = (qkv[a:b, part].transpose(1, 0, 2) for part in range(3))
+                scores = q @ k.transpose(0, 2, 1)  # query weights are pre-scaled
+                scores -= scores.max(axis=-1, keepdims=True)
+                np.exp(scores, out=scores)
+                total = scores.sum(axis=-1, keepdims=True)
+                attended = scores @ v
+                attended /= total
+                context[a:b] = attended.transpose(1, 0, 2)
+            attn = context.reshape(len(tokens), hidden) @ layer.attn_out
+            attn += layer.attn_out_bias
+            attn += x
+            x = layer_norm_(attn, layer.attn_ln_weight, layer.attn_ln_bias, eps)
+            inter = x @ layer.inter
+            inter += layer.inter_bias
+            out = gelu_(inter) @ layer.out
+            out += layer.out_bias
+            out += x
+            x = layer_norm_(out, layer.out_ln_weight, layer.out_ln_bias, eps)
+        return x
 
     def _forward(self, token_ids: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
         """Last hidden states ``(batch, length, hidden)``; rows past a text's length are junk."""
