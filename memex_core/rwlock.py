@@ -39,7 +39,13 @@ class ReadWriteLock:
         if max_readers is not None and max_readers < 1:
             raise ValueError("max_readers must be at least 1")
         self.max_readers = max_readers
-        self._changed = threading.Condition(threading.Lock())
+        mutex = threading.Lock()
+        # Readers and writers wait apart, and each change wakes only whom it lets in: with a
+        # dozen request threads waiting, waking them all to find the lock still taken costs
+        # a GIL hand-off each.
+        self._may_read = threading.Condition(mutex)
+        self._may_write = threading.Condition(mutex)
+        self._changed = self._may_read  # the mutex, for the properties below
         self._writer: int | None = None  # the thread holding it exclusive
         self._writer_depth = 0
         self._readers: dict[int, int] = {}  # thread -> shared depth
@@ -51,7 +57,7 @@ class ReadWriteLock:
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
         """Take it exclusive (as ``RLock.acquire``); False when not taken in time."""
         me = threading.get_ident()
-        with self._changed:
+        with self._may_write:
             if self._writer == me:
                 self._writer_depth += 1
                 return True
@@ -67,27 +73,39 @@ class ReadWriteLock:
                 return False
             self._writers_waiting += 1
             try:
-                free = self._changed.wait_for(
+                free = self._may_write.wait_for(
                     lambda: self._writer is None and not self._readers,
                     None if timeout < 0 else timeout,
                 )
             finally:
                 self._writers_waiting -= 1
             if not free:
-                self._changed.notify_all()  # readers held back for this writer may go
+                if not self._writers_waiting and self._writer is None:
+                    self._wake_readers()  # held back for this writer, they may go
                 return False
             self._writer, self._writer_depth = me, 1
             return True
 
     def release(self) -> None:
         """Give back one exclusive hold."""
-        with self._changed:
+        with self._may_write:
             if self._writer != threading.get_ident():
                 raise RuntimeError("release of a lock this thread does not hold exclusive")
             self._writer_depth -= 1
-            if not self._writer_depth:
-                self._writer = None
-                self._changed.notify_all()
+            if self._writer_depth:
+                return
+            self._writer = None
+            if not self._writers_waiting:
+                self._wake_readers()
+            elif not self._readers:  # (else it still reads: its leaving wakes the writer)
+                self._may_write.notify()
+
+    def _wake_readers(self) -> None:
+        if self._readers_waiting:
+            if self.max_readers is None:
+                self._may_read.notify_all()
+            else:
+                self._may_read.notify(self.max_readers - len(self._readers))
 
     def __enter__(self) -> ReadWriteLock:
         self.acquire()
@@ -100,12 +118,12 @@ class ReadWriteLock:
 
     def acquire_shared(self) -> None:
         me = threading.get_ident()
-        with self._changed:
+        with self._may_read:
             held = self._writer == me or me in self._readers
             if not held:
                 self._readers_waiting += 1
                 try:
-                    self._changed.wait_for(self._reader_may_enter)
+                    self._may_read.wait_for(self._reader_may_enter)
                 finally:
                     self._readers_waiting -= 1
             self._readers[me] = self._readers.get(me, 0) + 1
@@ -117,16 +135,21 @@ class ReadWriteLock:
 
     def release_shared(self) -> None:
         me = threading.get_ident()
-        with self._changed:
+        with self._may_read:
             depth = self._readers.get(me)
             if not depth:
                 raise RuntimeError("release of a lock this thread does not hold shared")
-            if depth == 1:
-                del self._readers[me]
-                if not self._readers or self._readers_waiting:
-                    self._changed.notify_all()
-            else:
+            if depth > 1:
                 self._readers[me] = depth - 1
+                return
+            del self._readers[me]
+            if self._writer is not None:
+                return  # the writer itself read inside its hold
+            if self._writers_waiting:
+                if not self._readers:
+                    self._may_write.notify()
+            elif self._readers_waiting and self.max_readers is not None:
+                self._may_read.notify()  # a place among the readers came free
 
     @contextmanager
     def shared(self) -> Iterator[None]:

@@ -198,3 +198,61 @@ def test_max_readers_holds_the_rest_back_until_one_leaves() -> None:
     assert most[0] == 2 and lock.readers == 0
     with pytest.raises(ValueError):
         ReadWriteLock(max_readers=0)
+
+
+def test_a_writer_that_reads_on_and_lets_go_lets_waiting_readers_in() -> None:
+    lock = ReadWriteLock()
+    lock.acquire()
+    lock.acquire_shared()  # reads inside its own hold ...
+    entered = threading.Event()
+
+    def read() -> None:
+        with lock.shared():
+            entered.set()
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    time.sleep(0.05)
+    assert not entered.is_set()
+    lock.release()  # ... and keeps reading after it lets the exclusive hold go
+    assert entered.wait(WAIT)
+    lock.release_shared()
+    reader.join(WAIT)
+
+
+def test_many_threads_hammering_it_never_see_a_writer_beside_anyone() -> None:
+    lock = ReadWriteLock(max_readers=3)
+    state = {"readers": 0, "writers": 0, "most": 0}
+    guard = threading.Lock()
+    failures: list[str] = []
+
+    def reader() -> None:
+        for _ in range(300):
+            with lock.shared():
+                with guard:
+                    state["readers"] += 1
+                    state["most"] = max(state["most"], state["readers"])
+                    if state["writers"] or state["readers"] > 3:
+                        failures.append(f"reader beside {state}")
+                with guard:
+                    state["readers"] -= 1
+
+    def writer() -> None:
+        for _ in range(100):
+            with lock:
+                with guard:
+                    state["writers"] += 1
+                    if state["writers"] > 1 or state["readers"]:
+                        failures.append(f"writer beside {state}")
+                with guard:
+                    state["writers"] -= 1
+
+    threads = [threading.Thread(target=reader) for _ in range(6)]
+    threads += [threading.Thread(target=writer) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not any(thread.is_alive() for thread in threads)  # no lost wake-up
+    assert not failures, failures[:3]
+    assert lock.readers == 0 and not lock.held_exclusive()

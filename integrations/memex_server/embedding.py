@@ -62,13 +62,15 @@ class PreparedEmbedder:
 
 
 class _Job:
-    __slots__ = ("done", "error", "text", "vector")
+    __slots__ = ("done", "error", "text", "vector", "wake")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.vector: Any = None
         self.error: BaseException | None = None
         self.done = False
+        #: Set when the job is done, or when its thread is handed a slot to run a batch.
+        self.wake = threading.Event()
 
 
 class QueryEmbeddings:
@@ -81,32 +83,41 @@ class QueryEmbeddings:
         self._batch: Callable[[list[str]], Sequence[Any]] | None = getattr(
             embedder, "embed_queries", None
         )
-        self._changed = threading.Condition()
+        self._lock = threading.Lock()
         self._waiting: list[_Job] = []
         self._running = 0
         self.batches = 0  # forward passes so far, and the queries they embedded
         self.embedded = 0
 
     def embed(self, text: str) -> Any:
-        """``embed_query(text)``, batched with the other threads' waiting queries."""
+        """``embed_query(text)``, batched with the other threads' waiting queries.
+
+        A thread that finds a free slot runs a batch of everything waiting, then hands the
+        slot to the oldest job still waiting (waking that one thread, not every waiter:
+        with a dozen request threads, waking all to find the slot taken costs a GIL
+        hand-off each)."""
         job = _Job(text)
-        with self._changed:
+        with self._lock:
             self._waiting.append(job)
-            while True:
-                while not job.done and (self._running >= self.slots or not self._waiting):
-                    self._changed.wait()
+            leading = self._running < self.slots
+            if leading:
+                self._running += 1
+        while not job.done:
+            if not leading:
+                job.wake.wait()
                 if job.done:
                     break
+                # Handed a slot: this job is the oldest waiting, so its batch holds it.
+            with self._lock:
                 batch = self._waiting[: self.max_batch]
                 del self._waiting[: len(batch)]
-                self._running += 1
-                self._changed.release()
-                try:
-                    self._run(batch)
-                finally:
-                    self._changed.acquire()
+            self._run(batch)
+            with self._lock:
+                if self._waiting:
+                    self._waiting[0].wake.set()  # the slot passes on, still counted
+                else:
                     self._running -= 1
-                    self._changed.notify_all()
+            leading = False
         if job.error is not None:
             raise job.error
         return job.vector
@@ -126,6 +137,7 @@ class QueryEmbeddings:
         finally:
             for job in batch:
                 job.done = True
+                job.wake.set()
             self.batches += 1
             self.embedded += len(batch)
 
