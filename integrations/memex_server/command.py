@@ -105,6 +105,12 @@ def serve(
         auth_limits = AuthLimits.from_table(memex.config.table("serve"), memex.config.config_path)
         memex.catalog  # noqa: B018  # migrate now, not on the first request
         memex.keyword_store  # noqa: B018  # load the index before the first request
+        # Every component a search uses open from the start, so that searches share the
+        # call lock from the first one (Memex.reads_may_share), keyword ones included.
+        memex.ranker  # noqa: B018
+        if memex.semantic_unavailable_reason() is None:
+            memex.embedder  # noqa: B018
+            memex.vector_store  # noqa: B018
     except MemexError as exc:
         raise click.ClickException(str(exc)) from exc
     app = build_app(
