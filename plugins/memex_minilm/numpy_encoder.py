@@ -252,23 +252,51 @@ class NumpyMiniLM:
         ``tokens``, one text after another. The same maths as :meth:`_forward` row for row
         (every layer but attention works on each token alone; attention runs per text over
         its own rows), without the padding rows."""
-        cfg = self.config
-        hidden = cfg.hidden_size
-        heads = cfg.num_heads
-        head_dim = hidden // heads
-        eps = cfg.layer_norm_eps
+        eps = self.config.layer_norm_eps
         spans = list(pairwise(np.cumsum([0, *lengths]).tolist()))
 
         x = self.word_embeddings[tokens]
         x += self.position_embeddings[np.concatenate([np.arange(n) for n in lengths])]
         x += self.token_type_embedding
         x = layer_norm_(x, *self.embed_ln, eps)
+        return self._layers(x, spans)
 
+    def _forward(self, token_ids: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
+        """Last hidden states ``(batch, length, hidden)``; rows past a text's length are junk."""
+        cfg = self.config
+        batch, length = token_ids.shape
+        hidden = cfg.hidden_size
+        eps = cfg.layer_norm_eps
+
+        x = self.word_embeddings[token_ids]
+        x += self.position_embeddings[:length]
+        x += self.token_type_embedding
+        x = layer_norm_(x.reshape(batch * length, hidden), *self.embed_ln, eps)
+
+        # Row ``row`` of the batch is rows row*length .. row*length+n of ``x``: attention
+        # runs over each text's own n tokens only, so padding never enters the maths, no
+        # mask is needed and batched results equal one-by-one results.
+        spans = [(row * length, row * length + n) for row, n in enumerate(lengths)]
+        x = self._layers(x, spans)
+        return x.reshape(batch, length, hidden)
+
+    def _layers(self, x: np.ndarray, spans: Sequence[tuple[int, int]]) -> np.ndarray:
+        """The transformer layers over ``x`` ``(rows, hidden)``, each text's attention over
+        its own ``spans`` row range; rows outside every span (padding) stay finite junk."""
+        cfg = self.config
+        hidden = cfg.hidden_size
+        heads = cfg.num_heads
+        head_dim = hidden // heads
+        eps = cfg.layer_norm_eps
+        rows = len(x)
         for layer in self.layers:
             qkv = x @ layer.qkv
             qkv += layer.qkv_bias
-            qkv = qkv.reshape(len(tokens), 3, heads, head_dim)
-            context = np.empty((len(tokens), heads, head_dim), dtype=np.float32)
+            # Per-head views (heads, n, head_dim) of one text; their rows are unit-stride, so
+            # matmul hands them straight to BLAS (copying to contiguous is slower overall).
+            qkv = qkv.reshape(rows, 3, heads, head_dim)
+            # Zeros, not empty: padding rows must stay finite through the dense layers.
+            context = np.zeros((rows, heads, head_dim), dtype=np.float32)
             for a, b in spans:
                 q, k, v = (qkv[a:b, part].transpose(1, 0, 2) for part in range(3))
                 scores = q @ k.transpose(0, 2, 1)  # query weights are pre-scaled
@@ -276,9 +304,9 @@ class NumpyMiniLM:
                 np.exp(scores, out=scores)
                 total = scores.sum(axis=-1, keepdims=True)
                 attended = scores @ v
-                attended /= total
+                attended /= total  # softmax's division on (n, head_dim), not (n, n)
                 context[a:b] = attended.transpose(1, 0, 2)
-            attn = context.reshape(len(tokens), hidden) @ layer.attn_out
+            attn = context.reshape(rows, hidden) @ layer.attn_out
             attn += layer.attn_out_bias
             attn += x
             x = layer_norm_(attn, layer.attn_ln_weight, layer.attn_ln_bias, eps)
@@ -289,47 +317,3 @@ class NumpyMiniLM:
             out += x
             x = layer_norm_(out, layer.out_ln_weight, layer.out_ln_bias, eps)
         return x
-
-    def _forward(self, token_ids: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
-        """Last hidden states ``(batch, length, hidden)``; rows past a text's length are junk."""
-        cfg = self.config
-        batch, length = token_ids.shape
-        hidden = cfg.hidden_size
-        heads = cfg.num_heads
-        head_dim = hidden // heads
-        eps = cfg.layer_norm_eps
-
-        x = self.word_embeddings[token_ids]
-        x += self.position_embeddings[:length]
-        x += self.token_type_embedding
-        x = layer_norm_(x.reshape(batch * length, hidden), *self.embed_ln, eps)
-
-        for layer in self.layers:
-            qkv = x @ layer.qkv
-            qkv += layer.qkv_bias
-            # Per-head views (heads, n, head_dim) of one text; their rows are unit-stride, so
-            # matmul hands them straight to BLAS (copying to contiguous is slower overall).
-            qkv = qkv.reshape(batch, length, 3, heads, head_dim)
-            context = np.zeros((batch, length, heads, head_dim), dtype=np.float32)
-            for row, n in enumerate(lengths):
-                # Attend over the text's own n tokens only: padding never enters the maths,
-                # so no mask is needed and batched results equal one-by-one results.
-                q, k, v = (qkv[row, :n, part].transpose(1, 0, 2) for part in range(3))
-                scores = q @ k.transpose(0, 2, 1)  # query weights are pre-scaled
-                scores -= scores.max(axis=-1, keepdims=True)
-                np.exp(scores, out=scores)
-                total = scores.sum(axis=-1, keepdims=True)
-                attended = scores @ v
-                attended /= total  # softmax's division on (n, head_dim), not (n, n)
-                context[row, :n] = attended.transpose(1, 0, 2)
-            attn = context.reshape(batch * length, hidden) @ layer.attn_out
-            attn += layer.attn_out_bias
-            attn += x
-            x = layer_norm_(attn, layer.attn_ln_weight, layer.attn_ln_bias, eps)
-            inter = x @ layer.inter
-            inter += layer.inter_bias
-            out = gelu_(inter) @ layer.out
-            out += layer.out_bias
-            out += x
-            x = layer_norm_(out, layer.out_ln_weight, layer.out_ln_bias, eps)
-        return x.reshape(batch, length, hidden)
