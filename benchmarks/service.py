@@ -54,6 +54,8 @@ WARMUP_PER_CLIENT = 2
 #: Queries timed with one client (in-process and over HTTP); with N clients every
 #: SciFact query is sent once (about 1,100), at least SOLO_QUERIES.
 SOLO_QUERIES = 300
+#: Queries each part of a hybrid search is timed on (benchmarks/service_cpu.py).
+BREAKDOWN_QUERIES = 120
 STARTUP_TIMEOUT = 120.0
 
 
@@ -193,8 +195,9 @@ def _queries_for(spec: dict[str, Any], clients: int) -> list[str]:
 
 
 def inprocess_main(spec: dict[str, Any]) -> dict[str, Any]:
-    """Time the view's searches in this process: one caller, then N threads sharing the
-    Memex through its call lock."""
+    """Time the view's searches in this process: N threads sharing the Memex through its
+    call lock; then, one caller, the CPU of each part of a hybrid search."""
+    from benchmarks.service_cpu import hybrid_parts
     from memex_core.api import Memex
     from memex_core.threads import call
 
@@ -215,8 +218,12 @@ def inprocess_main(spec: dict[str, Any]) -> dict[str, Any]:
             client = time.process_time() - client
             run = Run("in-process", mode, clients, latencies, wall, ids, None, client)
             runs.append(run.__dict__)
+    parts: dict[str, float] = {}
+    queries = spec["queries"][: spec["breakdown_queries"]]
+    if "hybrid" in spec["modes"]:
+        parts = hybrid_parts(mx, mx.view(USER, name=AGENT), queries)
     mx.close()
-    return {"runs": runs}
+    return {"runs": runs, "parts": parts, "parts_queries": len(queries)}
 
 
 def clients_main(spec: dict[str, Any]) -> dict[str, Any]:
@@ -293,14 +300,29 @@ def paired(spec: dict[str, Any]) -> list[dict[str, Any]]:
             remote.search(query, mode, 10)
         times: dict[str, list[float]] = {"in-process": [], "http": []}
         ids: dict[str, dict[str, list[str]]] = {"in-process": {}, "http": {}}
+        # CPU seconds: this process's for the in-process search; for the HTTP one, the
+        # server's and this process's (the client) apart.
+        cpu = {"in-process": 0.0, "server": 0.0, "client": 0.0}
         for query in _queries_for(spec, 1):
             for where, view in (("in-process", local), ("http", remote)):
+                server = process_cpu(spec["server_pid"])
+                own = time.process_time()
                 began = time.perf_counter()
                 found = view.search(query, mode, 10)
                 times[where].append(time.perf_counter() - began)
+                own = time.process_time() - own
+                if where == "http":
+                    cpu["server"] += process_cpu(spec["server_pid"]) - server
+                    cpu["client"] += own
+                else:
+                    cpu["in-process"] += own
                 ids[where][query] = [r.fragment.id for r in found]
         for where in ("in-process", "http"):
             run = Run(where, mode, 1, times[where], sum(times[where]), ids[where])
+            if where == "http":
+                run.server_cpu, run.client_cpu = cpu["server"], cpu["client"]
+            else:
+                run.client_cpu = cpu["in-process"]
             runs.append(run.__dict__)
     client.close()
     mx.close()
@@ -379,10 +401,12 @@ def run(ctx: RunContext) -> Section:
         "solo_queries": solo,
         "warmup": warmup,
         "overhead_calls": 200 if not ctx.quick else 20,
+        "breakdown_queries": BREAKDOWN_QUERIES if not ctx.quick else 20,
     }
     run_script(ctx, "others", {"home": str(point.home)})
     log(f"service {size:,}: in-process searches ({', '.join(map(str, CLIENTS))} threads)")
-    threaded = [Run.from_json(r) for r in run_script(ctx, "inprocess", spec)["runs"]]
+    inprocess = run_script(ctx, "inprocess", spec)
+    threaded = [Run.from_json(r) for r in inprocess["runs"]]
     with running_server(point.home, ctx.tmp / f"serve-{size}.log") as server:
         from memex_client import MemexClient
 
@@ -398,6 +422,7 @@ def run(ctx: RunContext) -> Section:
     local = [r for r in measured_runs if r.where == "in-process"] + threaded
     remote = [r for r in measured_runs if r.where == "http"]
     _fill(section, ctx, point, local, remote, measured["overhead"])
+    _fill_cpu(section, inprocess["parts"], inprocess["parts_queries"], local, remote)
     if size != max(ctx.sizes.hybrid_sizes):
         section.body.insert(
             0,
@@ -406,6 +431,65 @@ def run(ctx: RunContext) -> Section:
             "only (see benchmarks/vector_cache.py).",
         )
     return section
+
+
+def _fill_cpu(
+    section: Section,
+    parts: dict[str, float],
+    queries: int,
+    local: Sequence[Run],
+    remote: Sequence[Run],
+) -> None:
+    """Where the CPU of one hybrid search goes, and what 2 free cores would allow."""
+    if not parts:
+        return
+    whole = parts["whole search (view.search)"]
+    alone = parts["query embedding, one query alone"]
+    counted = sum(
+        v for k, v in parts.items() if k != "whole search (view.search)" and "together" not in k
+    )
+    rows: list[list[object]] = [[name, ms(value)] for name, value in parts.items()]
+    rows.insert(
+        -1,
+        [
+            "the rest: filters, time phrases, scope checks, building the results",
+            ms(whole - counted),
+        ],
+    )
+    http1, local1 = _find(remote, "hybrid", 1), _find(local, "hybrid", 1)
+    http8 = _find(remote, "hybrid", TARGET_CLIENTS)
+    cores = os.cpu_count() or 1
+    if http1.server_cpu is not None and local1.client_cpu is not None:
+        n = len(http1.latencies)
+        added = (http1.server_cpu - local1.client_cpu) / n
+        rows.append(
+            [
+                "memex serve, one client: server CPU per search minus the same search "
+                "in-process (HTTP, credentials, JSON, the request thread)",
+                ms(added),
+            ]
+        )
+        rows.append(
+            ["the client process (`MemexClient`), per search", ms((http1.client_cpu or 0) / n)]
+        )
+    per8 = http8.cpu_per_call()
+    if per8:
+        rows.append(
+            [
+                f"memex serve, {TARGET_CLIENTS} clients: server and client CPU per search "
+                f"(queries embedded together); {cores} free cores would allow",
+                f"{ms(per8)} ({cores / per8:.0f}/s)",
+            ]
+        )
+    section.add(
+        "Where the CPU of one hybrid search goes (the in-process worker, one caller: each part "
+        f"timed on its own on the first {queries} queries, each query through every part in "
+        "turn, process CPU time, the median of 3 rounds; "
+        f"{TARGET_RATE:.0f} searches/s on {cores} cores leaves {ms(cores / TARGET_RATE)} of "
+        f"CPU per search, the client's included). Embedding one query alone is "
+        f"{alone / whole:.0%} of the whole search.",
+        table(["part", "CPU per search"], rows),
+    )
 
 
 def _find(runs: Sequence[Run], mode: str, clients: int) -> Run:
@@ -525,8 +609,10 @@ def _fill(
         "(what the server runs for that key, access-log entry included) on the same queries: "
         "with one caller in the clients' process, each query in-process then over HTTP in "
         "turn (so both see the same load on a shared machine); with 8 and 32, a fresh "
-        "process with N threads sharing the Memex through `memex_core.threads.call` (its "
-        "call lock). "
+        "process with N threads sharing the Memex through `memex_core.threads.call` "
+        "(searches hold its call lock shared, as many at a time as the process has cores; "
+        "writes hold it alone). `memex serve` embeds the queries of concurrent requests "
+        "together before they take the lock (one batch at a time on 2 cores). "
         "Requests/s: queries answered over the wall time from release to the last answer. "
         "CPU per search: the CPU time the server and the calling process used during the run "
         "over the queries answered (in-process: the one process), which does not depend on "

@@ -499,6 +499,9 @@ def test_service_section_runs_tiny(quick_ctx: RunContext) -> None:
             for where in ("in-process", "HTTP"):
                 assert f"| {mode} | {clients} | {where} |" in rows
     assert any("`GET /healthz` round trip" in block for block in section.body)
+    where = next(i for i, b in enumerate(section.body) if b.startswith("Where the CPU of one"))
+    parts = section.body[where + 1]
+    assert "| query embedding, one query alone |" in parts and "| the rest: " in parts
 
 
 @pytest.mark.slow
