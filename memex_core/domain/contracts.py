@@ -148,7 +148,13 @@ class FolderSource(Protocol):
 
 @runtime_checkable
 class KeywordStore(Protocol):
-    """A lexical index over fragment content."""
+    """A lexical index over fragment content.
+
+    ``concurrent_reads = True`` (optional, an attribute) says its searches may run on
+    several threads at once while nothing writes; memex then lets searches share its call
+    lock (:mod:`memex_core.threads`) when every component they use says so, and otherwise
+    runs them one at a time. Writes are always alone.
+    """
 
     def add(self, fragments: Sequence[Fragment]) -> int:
         """Index fragments; ids already present are skipped. Returns how many were new."""
@@ -192,7 +198,8 @@ class VectorStore(Protocol):
       no filter at all (private ones included), best first: a store whose filtered
       queries are much slower than unfiltered ones offers it, and memex then filters
       a wider unfiltered answer against the catalog itself (see
-      ``SearchService._filtered_nearest``) before falling back to ``search``.
+      ``SearchService._filtered_nearest``) before falling back to ``search``;
+    - ``concurrent_reads``, as for :class:`KeywordStore`.
     """
 
     def upsert(self, fragments: Sequence[Fragment], vectors: Sequence[Sequence[float]]) -> None: ...
@@ -212,7 +219,11 @@ class VectorStore(Protocol):
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Turns text into fixed-size vectors; ``name`` and ``dimension`` go in the catalog."""
+    """Turns text into fixed-size vectors; ``name`` and ``dimension`` go in the catalog.
+
+    ``concurrent_reads = True`` (optional) says ``embed_query`` may run on several threads
+    at once, as for :class:`KeywordStore`.
+    """
 
     name: str
     dimension: int
@@ -228,7 +239,11 @@ class Embedder(Protocol):
 
 @runtime_checkable
 class Ranker(Protocol):
-    """Fuses ranked lists from several signals into one."""
+    """Fuses ranked lists from several signals into one.
+
+    ``concurrent_reads = True`` (optional) says ``fuse`` may run on several threads at
+    once, as for :class:`KeywordStore`.
+    """
 
     def fuse(
         self,
