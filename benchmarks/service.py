@@ -615,8 +615,10 @@ def _fill(
         "together before they take the lock (one batch at a time on 2 cores). "
         "Requests/s: queries answered over the wall time from release to the last answer. "
         "CPU per search: the CPU time the server and the calling process used during the run "
-        "over the queries answered (in-process: the one process), which does not depend on "
-        "what else the machine runs; the ceiling in brackets is how many searches per second "
+        "over the queries answered (in-process: the one process), which depends far less "
+        "than the rate on what else the machine runs (not nothing: on a busy machine the "
+        "same search costs more CPU, up to ~1.4x in this project's runs, as other work "
+        "shares the cores' caches); the ceiling in brackets is how many searches per second "
         "that CPU allows on this machine's cores if nothing else ran. "
         "Every machine core is shared by the server, the clients and anything else running.",
         table(
