@@ -34,6 +34,7 @@ from memex_core.api import MODES, Memex, TimeBound
 from memex_core.domain.memory.namespaces import validate_collection
 from memex_core.domain.memory.paths import validate_user_id
 from memex_core.memex_like import MemexLike, acting_user
+from memex_core.threads import reading
 from memex_langchain.documents import to_document
 from memex_langchain.scope import CallScope, ScopeError, narrow
 
@@ -159,7 +160,7 @@ class MemexRetriever(BaseRetriever):
         memex = self._memex()
         # A remote memex's credentials decide the user: an agent key reads for its own.
         user = acting_user(memex, scope.user, what="This MemexRetriever", error=ScopeError)
-        with memex.call_lock:  # one caller at a time (memex_core.threads)
+        with reading(memex):  # alongside other searches, never beside a write
             view = memex.view(
                 user, name=self.agent_name, collection=scope.collection, corpus=scope.corpus
             )

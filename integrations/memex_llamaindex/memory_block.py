@@ -46,7 +46,7 @@ from memex_core.errors import MemexError
 from memex_core.handles import RememberResult
 from memex_core.memex_like import MemexLike, ViewLike, acting_user
 from memex_core.services.memory import Message
-from memex_core.threads import acall
+from memex_core.threads import acall, reads
 from memex_llamaindex.messages import query_from, to_turns
 
 #: Keyword arguments that would change whose memory is read; refused in ``aget``.
@@ -239,6 +239,7 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
         hits = await acall(self.memex, self._recall, scope, query)
         return self._render(hits)
 
+    @reads  # alongside other searches on the same Memex (memex_core.threads)
     def _recall(self, scope: SessionScope, query: str) -> list[SearchResult]:
         found = self._view(scope).search(
             query,

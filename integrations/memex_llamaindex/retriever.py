@@ -25,7 +25,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from memex_core.api import MODES
 from memex_core.errors import MemexError
 from memex_core.memex_like import MemexLike, ViewLike, acting_user
-from memex_core.threads import acall, call
+from memex_core.threads import acall, call, reads
 from memex_llamaindex.filters import Filters, filter_options
 from memex_llamaindex.nodes import to_node
 
@@ -117,6 +117,7 @@ class MemexRetriever(BaseRetriever):
             f"corpus={self.corpus}, mode={self.mode!r}, similarity_top_k={self.similarity_top_k})"
         )
 
+    @reads  # alongside other searches on the same Memex (memex_core.threads)
     def _search(self, query: str) -> list[NodeWithScore]:
         # An empty query raises EmptyQueryError: ranking against nothing is noise.
         found = self._view.search(
