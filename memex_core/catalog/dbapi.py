@@ -53,6 +53,20 @@ class Dialect:
         stored (SQLite's implicit ``rowid``)."""
         return f"{alias}.rowid"
 
+    def turn_windows(self, windows: Sequence[tuple[str, int]]) -> tuple[str, list[Any]]:
+        """A FROM clause of ``fragments`` rows (under that name) limited to each
+        (conversation, start) of ``windows``: the conversation's rows from position
+        ``start`` on, and its rows without a position; with its parameters.
+
+        SQLite's planner answers this join by the ``(conversation_id, position)`` index,
+        a conversation at a time."""
+        return (
+            f"(VALUES {','.join('(?, ?)' for _ in windows)}) AS wanted "
+            "JOIN fragments ON conversation_id = wanted.column1 "
+            "AND (position >= wanted.column2 OR position IS NULL)",
+            [value for window in windows for value in window],
+        )
+
 
 class CatalogPart:
     """What each part of the catalog (the mixins of :class:`memex_core.catalog.base.SqlCatalog`)

@@ -169,14 +169,8 @@ class LinkGraph(CatalogPart):
                 found, "fragments", f"conversation_id IN ({','.join('?' * len(chunk))})", chunk
             )
         for chunk in _chunks(windowed):
-            self._collect_turns(
-                found,
-                f"(VALUES {','.join('(?, ?)' for _ in chunk)}) AS wanted "
-                "JOIN fragments ON conversation_id = wanted.column1 "
-                "AND (position >= wanted.column2 OR position IS NULL)",
-                "1=1",
-                [value for c in chunk for value in (c, starts[c])],
-            )
+            source, params = self.dialect.turn_windows([(c, starts[c]) for c in chunk])
+            self._collect_turns(found, source, "1=1", params)
         return found
 
     def _collect_turns(

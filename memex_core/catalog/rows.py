@@ -93,10 +93,13 @@ def continued_positions(db: Connection, fragments: Sequence[Fragment]) -> dict[s
     first: dict[str, int] = {}
     for start in range(0, len(fresh), 500):
         chunk = fresh[start : start + 500]
-        marks = ",".join("?" * len(chunk))
+        # One MAX per conversation: each is the last entry of the (conversation_id,
+        # position) index on both engines, where MAX ... GROUP BY over IN reads every
+        # stored row of those conversations, a cost that grew with the catalog.
+        values = ",".join("(?)" for _ in chunk)
         for conversation, last in db.execute(
-            "SELECT conversation_id, MAX(position) FROM fragments "
-            f"WHERE conversation_id IN ({marks}) GROUP BY conversation_id",
+            "SELECT column1, (SELECT MAX(position) FROM fragments WHERE conversation_id = "
+            f"column1) FROM (VALUES {values}) AS wanted",
             chunk,
         ):
             if last is not None:

@@ -45,6 +45,24 @@ class PostgresDialect(Dialect):
     def memory_order(self, alias: str) -> str:
         return f"{alias}.seq"
 
+    def turn_windows(self, windows: Sequence[tuple[str, int]]) -> tuple[str, list[Any]]:
+        # The portable join gives the planner no way to read only a window: it hashes the
+        # whole table (or reads every row of each conversation by the index), so each
+        # batch of an ingest that continues conversations cost the server time in
+        # proportion to the table. LATERAL reads each conversation's window alone, and
+        # the two branches (not one OR) let both be ranges of the (conversation_id,
+        # position) index.
+        return (
+            "unnest(?::text[], ?::bigint[]) AS wanted(conversation, start) "
+            "CROSS JOIN LATERAL ("
+            "SELECT * FROM fragments f "
+            "WHERE f.conversation_id = wanted.conversation AND f.position >= wanted.start "
+            "UNION ALL SELECT * FROM fragments f "
+            "WHERE f.conversation_id = wanted.conversation AND f.position IS NULL"
+            ") AS fragments",
+            [[c for c, _ in windows], [start for _, start in windows]],
+        )
+
 
 class PostgresCatalog(SqlCatalog):
     """The catalog in a PostgreSQL database, shared by every host and replica using it."""
