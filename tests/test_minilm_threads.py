@@ -15,9 +15,11 @@ WAIT = 10.0
 
 
 def _blas_threads() -> list[int]:
-    from threadpoolctl import threadpool_info
-
-    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    """Thread counts of the BLAS libraries the encoder's limit controls (numpy's), read
+    now. Not every BLAS in the process: one loaded later (scipy's own OpenBLAS, when an
+    earlier test imported scipy) is not numpy's and keeps its own count."""
+    controller = blas._blas_controller()
+    return [lib["num_threads"] for lib in controller.info()] if controller is not None else []
 
 
 def test_one_thread_leaving_does_not_lift_the_limit_under_another() -> None:
