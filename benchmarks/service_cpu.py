@@ -18,7 +18,12 @@ from typing import Any
 #: Queries embedded together in the batched row (memex serve with 8 clients on 2 cores
 #: made batches of about 3 on average).
 BATCH = 4
+#: The largest batch 8 clients can make: the cheapest a query embedding gets there.
+FULL_BATCH = 8
 ROUNDS = 3
+#: Rows that time a piece of another row again (not added to the parts' sum).
+EMBED_FULL = f"query embedding, {FULL_BATCH} queries together (the most 8 clients batch)"
+CHROMA_ALONE = "of which the chroma query alone (no owner check)"
 
 
 Part = tuple[Callable[[str], object], Callable[[str], object] | None]
@@ -66,22 +71,34 @@ def hybrid_parts(mx: Any, view: Any, queries: Sequence[str], limit: int = 10) ->
     }
     # The first query of each group of BATCH embeds the group; the others cost nothing.
     groups = {queries[i]: list(queries[i : i + BATCH]) for i in range(0, len(queries), BATCH)}
+    full = {
+        queries[i]: list(queries[i : i + FULL_BATCH]) for i in range(0, len(queries), FULL_BATCH)
+    }
 
     def embed_together(query: str) -> None:
         if query in groups:
             embedder.embed_queries(groups[query])
 
+    def embed_full(query: str) -> None:
+        if query in full:
+            embedder.embed_queries(full[query])
+
+    wide = depth * 2 + 20  # what the search asks chroma for (services/search.py OVERFETCH)
+    store = mx.vector_store
+
     parts: dict[str, Part] = {
         "query embedding, one query alone": (embedder.embed_query, None),
         f"query embedding, {BATCH} queries together (memex serve)": (embed_together, None),
+        EMBED_FULL: (embed_full, None),
         f"keyword candidates (BM25, {depth})": (
             lambda q: keyword.search(q, depth, filters),
             None,
         ),
-        f"semantic candidates (chroma query of {depth * 2 + 20}, owners checked in the catalog)": (
+        f"semantic candidates (chroma query of {wide}, owners checked in the catalog)": (
             lambda q: service.semantic_hits(q, depth, filters, None, vectors[q]),
             None,
         ),
+        CHROMA_ALONE: (lambda q: store.nearest(vectors[q], wide), None),
         # Right after its own keyword search, as in a search (it reuses that search's slots).
         "relevance floor: the keyword hits' share of the query": (
             lambda q: keyword.query_share(q, [h.id for h in keyword_hits[q]]),
@@ -113,4 +130,4 @@ def hybrid_parts(mx: Any, view: Any, queries: Sequence[str], limit: int = 10) ->
     return _cpu_per_call(parts, queries)
 
 
-__all__ = ["BATCH", "hybrid_parts"]
+__all__ = ["BATCH", "CHROMA_ALONE", "EMBED_FULL", "hybrid_parts"]
