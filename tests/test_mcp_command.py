@@ -3,6 +3,7 @@ the bearer token's storage and the HTTP guard's decisions."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -21,6 +22,7 @@ from memex_core.plugins import load_registry
 from memex_mcp.bearer import TOKEN_ENV, matches, resolve_token
 from memex_mcp.guard import LoopbackGuard, host_header_is_loopback, is_loopback, origin_is_loopback
 from memex_mcp.scope import DEFAULT_USER, USER_ENV, ServerScope, default_user
+from memex_server.throttle import AuthLimits, FailedAuth
 
 TOKEN = "s3cret-token-for-tests-0123456789"
 
@@ -202,7 +204,10 @@ def test_origins_and_host_headers() -> None:
 
 
 def _call(
-    guard: LoopbackGuard, headers: list[tuple[bytes, bytes]], kind: str = "http"
+    guard: LoopbackGuard,
+    headers: list[tuple[bytes, bytes]],
+    kind: str = "http",
+    client: tuple[str, int] | None = None,
 ) -> list[Any]:
     sent: list[Any] = []
 
@@ -212,7 +217,10 @@ def _call(
     async def send(message: Any) -> None:
         sent.append(message)
 
-    anyio.run(guard, {"type": kind, "headers": headers}, receive, send)
+    scope: dict[str, Any] = {"type": kind, "headers": headers}
+    if client is not None:
+        scope["client"] = client
+    anyio.run(guard, scope, receive, send)
     return sent
 
 
@@ -263,6 +271,51 @@ def test_the_guard_passes_lifespan_and_closes_websockets() -> None:
     assert _call(guard, [], kind="lifespan") == [] and reached == ["lifespan"]
     assert _call(guard, GOOD, kind="websocket") == [{"type": "websocket.close", "code": 1008}]
     assert reached == ["lifespan"]
+
+
+def test_wrong_tokens_are_limited_per_address_as_memex_serve_limits_them() -> None:
+    now = [1000.0]
+    failures = FailedAuth(AuthLimits(failures=2, window_s=60), clock=lambda: now[0])
+    reached: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        reached.append(scope["type"])
+
+    guard = LoopbackGuard(app, TOKEN, failures=failures)
+    guesser, other = ("127.0.0.9", 5000), ("127.0.0.2", 5000)
+    host = (b"host", b"127.0.0.1:8765")
+    wrong = [host, (b"authorization", b"Bearer " + b"x" * 43)]
+    # No token at all is not a guess: it never counts.
+    for _ in range(3):
+        assert _call(guard, [host], client=guesser)[0]["status"] == 401
+    assert failures.wait(guesser[0]) == 0
+    for _ in range(2):
+        assert _call(guard, wrong, client=guesser)[0]["status"] == 401
+    # Now even the right token is refused unchecked, with when to come back.
+    refused = _call(guard, GOOD, client=guesser)
+    assert refused[0]["status"] == 429
+    headers = dict(refused[0]["headers"])
+    assert headers[b"retry-after"] == b"60"
+    body = json.loads(refused[1]["body"])
+    assert body["error"] == "too_many_failures" and "Wait 60 s" in body["error_description"]
+    assert reached == []
+    # Another address is not locked out; the guesser is let in once the window has passed.
+    assert _call(guard, GOOD, client=other) == [] and reached == ["http"]
+    now[0] += 61
+    assert _call(guard, GOOD, client=guesser) == [] and reached == ["http", "http"]
+
+
+def test_bad_auth_limits_in_config_stop_mcp_http_before_it_listens(
+    root: click.Group, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text("[serve]\nauth_failures = -1\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        root, ["--home", str(home), "mcp", "--http", "--token", "t" * 43], catch_exceptions=False
+    )
+    assert result.exit_code == 2
+    assert "[serve] auth_failures = -1" in result.output and "config.toml" in result.output
 
 
 # -- the guide stays true ------------------------------------------------------------------------

@@ -7,7 +7,7 @@ the command runs, so ``memex --help`` stays fast and works without it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +18,7 @@ from memex_mcp.scope import DEFAULT_USER, USER_ENV, ServerScope, default_user
 if TYPE_CHECKING:
     from memex_client import MemexClient
     from memex_core.memex_like import MemexLike
+    from memex_server.throttle import AuthLimits
 
 INSTALL_HINT = "pip install 'memex[mcp]'"
 DEFAULT_HOST = "127.0.0.1"
@@ -153,6 +154,10 @@ def mcp(
         click.echo(f"memex mcp: serving {served} on stdio.", err=True)
     else:
         chosen = resolve_token(token, _home_path(ctx))
+        try:
+            limits = _auth_limits(memex)
+        except MemexError as exc:
+            raise click.UsageError(str(exc)) from exc
         _explain_http(served, host, port, chosen)
     warm = None
     if remote is None:
@@ -166,10 +171,28 @@ def mcp(
         if not use_http:
             run_stdio(server)
         else:
-            run_http(server, host=host, port=port, token=chosen.value, local_only=is_loopback(host))
+            run_http(
+                server,
+                host=host,
+                port=port,
+                token=chosen.value,
+                local_only=is_loopback(host),
+                auth_limits=limits,
+            )
     finally:
         if warm is not None:
             warm.close()
+
+
+def _auth_limits(memex: Any) -> AuthLimits | None:
+    """The wrong-token limits of ``[serve] auth_*`` in the home's config.toml (shared with
+    memex serve); None (the defaults) when serving a remote memex, which has no home here."""
+    from memex_server.throttle import AuthLimits
+
+    config = getattr(memex, "config", None)
+    if config is None or not hasattr(config, "table"):
+        return None
+    return AuthLimits.from_table(config.table("serve"), config.config_path)
 
 
 def _home_path(ctx: click.Context) -> Path:

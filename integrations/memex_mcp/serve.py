@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from memex_mcp.guard import LoopbackGuard
+from memex_server.throttle import AuthLimits, FailedAuth
 
 MCP_PATH = "/mcp"
 
@@ -14,12 +15,22 @@ def run_stdio(server: Any) -> None:
     server.run("stdio")
 
 
-def run_http(server: Any, *, host: str, port: int, token: str, local_only: bool = True) -> None:
+def run_http(
+    server: Any,
+    *,
+    host: str,
+    port: int,
+    token: str,
+    local_only: bool = True,
+    auth_limits: AuthLimits | None = None,
+) -> None:
     """Serve streamable HTTP at ``http://host:port/mcp`` until interrupted.
 
     ``local_only`` (listening on loopback) also makes the guard and the SDK check
     the Host header; a server deliberately exposed elsewhere cannot know its
-    public name, so only the Origin and the token protect it.
+    public name, so only the Origin and the token protect it. ``auth_limits``: how
+    many wrong tokens an address may send (``[serve] auth_*``; default: memex
+    serve's defaults).
     """
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
@@ -32,6 +43,8 @@ def run_http(server: Any, *, host: str, port: int, token: str, local_only: bool 
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH, transport_security=security, host=host
     )
-    guarded = LoopbackGuard(app, token, check_host=local_only)
+    guarded = LoopbackGuard(
+        app, token, check_host=local_only, failures=FailedAuth(auth_limits or AuthLimits())
+    )
     config = uvicorn.Config(guarded, host=host, port=port, log_level="warning", lifespan="on")
     uvicorn.Server(config).run()
