@@ -9,6 +9,7 @@ commands run as subprocesses, once through the socket and once with
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -439,9 +440,12 @@ def test_a_serve_on_the_home_answers_the_read_commands(tmp_path: Path) -> None:
     own = tmp_path / "own"
     export = write_chatgpt_export(tmp_path / "conversations.json")
     assert memex(own, "ingest", str(export), MEMEX_NO_WARM="1").returncode == 0
-    with served(own, environ=_env()):
+    with served(own, environ=_env()) as server:
         found = ping(own)
         assert found is not None and found["owner"] == "memex serve"
+        # A server lives long: MiniLM embeds its queries through ONNX Runtime, and says so.
+        if importlib.util.find_spec("onnxruntime") is not None:
+            assert "query embeddings: onnx-fp32/cpu" in server.output()
         assert_same(own, "keyword", "sourdough", "--format", "json")
         assert_same(own, "dig", QUERY, "--format", "json")
     assert not Path(protocol.socket_path(str(own))).exists()

@@ -151,11 +151,16 @@ def serve(
     # (listening before LISTENING is printed, so whoever waits for that line finds it).
     warm_lines: list[str] = []
     warm = start_for(memex, "memex serve", warm_lines.append)
+    queries = app.state.memex.queries
+    # Waiting here for the query engine's warm-up (started by build_app), so that the
+    # first search does not pay for it and the line below says what it got.
+    engine = [f"  query embeddings: {queries.engine()}"] if queries is not None else []
     lines = [
         f"memex serve: {memex.home}",
         f"  operator secret: {where}",
         f"  agent keys: {live} live (memex keys create --user <id> --name <name>)",
         f"  reachable from {reach}",
+        *engine,
         *warm_lines,
         f"{LISTENING} http://{shown}:{bound} (stop with Ctrl-C)",
     ]

@@ -9,9 +9,14 @@ embedded together:
 
 * whoever finds a free slot embeds every query waiting, in one call of the embedder's
   optional ``embed_queries(texts)`` (MiniLM stacks their tokens into one forward pass:
-  measured per query, 1: 21 ms of CPU, 4 together: 12 ms, 8: 11 ms); an embedder
-  without ``embed_queries`` embeds the waiting queries one by one, still outside the
-  lock;
+  measured per query through numpy, 1: 21 ms of CPU, 4 together: 12 ms, 8: 11 ms); an
+  embedder without ``embed_queries`` embeds the waiting queries one by one, still outside
+  the lock;
+* at start, :meth:`QueryEmbeddings.warm` calls the embedder's optional ``warm_queries()``
+  on a background thread (``memex serve`` waits for it before it listens): this process
+  lives long, so MiniLM loads its ONNX Runtime query session, which embeds one query for
+  ~13 ms of CPU instead of numpy's ~20 (and batches of up to two; bigger ones stay on
+  numpy, as cheap there; see ``memex_minilm.embedder.ONNX_QUERY_BATCH``);
 * there are half as many slots as cores (at least one), so that queries wait for a slot
   and form batches while searches use the other cores: with 8 clients on 2 cores, one
   slot made batches of 3.3 queries on average and cost 30 ms of CPU per search against
@@ -22,9 +27,9 @@ embedded together:
   by the calling thread, and embeds as before anything else (a query the time phrases
   rewrote differently, a write's duplicate check).
 
-The search itself is unchanged: same code, same vector (one query alone is embedded
-exactly as in-process; in a batch, MiniLM's vectors differ from the single ones by float32
-rounding, at most ~1.2e-7, see the service benchmark for the effect on results).
+The search itself is unchanged: same code, same vector up to float32 rounding (in a batch,
+or through ONNX Runtime rather than numpy, MiniLM's vectors differ from a cold process's
+by at most ~2e-7, see the service benchmark for the effect on results).
 """
 
 from __future__ import annotations
@@ -88,6 +93,37 @@ class QueryEmbeddings:
         self._running = 0
         self.batches = 0  # forward passes so far, and the queries they embedded
         self.embedded = 0
+        self._warmed = threading.Event()
+        #: Why the warm-up failed, if it did (searches meet the failure again and report it).
+        self.warm_error: BaseException | None = None
+
+    def warm(self) -> None:
+        """Start the embedder's optional ``warm_queries()`` on a background thread: this
+        process lives long, so what embeds queries may load now, and the first search need
+        not pay for it. :meth:`engine` waits for it."""
+        warm_queries = getattr(self.embedder, "warm_queries", None)
+        if warm_queries is None:
+            self._warmed.set()
+            return
+
+        def run() -> None:
+            try:
+                warm_queries()
+            except Exception as exc:
+                self.warm_error = exc
+            finally:
+                self._warmed.set()
+
+        threading.Thread(target=run, name="memex-warm-queries", daemon=True).start()
+
+    def engine(self, timeout: float | None = None) -> str:
+        """What embeds queries, once the warm-up is done (waiting up to ``timeout``):
+        the embedder's ``query_engine`` ("onnx-fp32/cpu", "numpy/cpu") or its name."""
+        self._warmed.wait(timeout)
+        if self.warm_error is not None:
+            return f"unavailable ({type(self.warm_error).__name__}: {self.warm_error})"
+        engine = getattr(self.embedder, "query_engine", None)
+        return str(engine) if engine is not None else str(self.embedder.name)
 
     def embed(self, text: str) -> Any:
         """``embed_query(text)``, batched with the other threads' waiting queries.

@@ -29,6 +29,8 @@ class ServerState:
         self.admin_secret = admin_secret
         self.started_at = time.time()
         self.queries = _query_embeddings(memex)
+        if self.queries is not None:
+            self.queries.warm()  # a server lives long: load the query engine now
         # Request threads that wait for another process's write lock queue here, one at
         # a time, instead of inside the call lock where every reader would wait with them.
         self._writers = threading.Lock()

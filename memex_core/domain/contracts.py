@@ -223,6 +223,20 @@ class Embedder(Protocol):
 
     ``concurrent_reads = True`` (optional) says ``embed_query`` may run on several threads
     at once, as for :class:`KeywordStore`.
+
+    An embedder may also offer, each optional (callers look them up with ``getattr``):
+
+    * ``embed_queries(texts) -> rows``: several queries at once, each row as
+      ``embed_query`` would give it up to float32 rounding (``memex serve`` batches the
+      queries of concurrent searches through it);
+    * ``warm_queries() -> str``: called once at start by a long-lived process that
+      answers searches (``memex serve``). The embedder may then load a query engine too
+      slow to start for a cold CLI but cheaper per query, and says which (MiniLM: ONNX
+      Runtime instead of numpy). It must not change the vectors beyond float32 rounding,
+      nor fail where ``embed_query`` would not;
+    * ``cold_queries()``: a context manager within which the calling thread's queries are
+      embedded exactly as in a cold process (the warm socket answers CLI commands in it,
+      whose output must be the bytes they print alone).
     """
 
     name: str

@@ -5,6 +5,12 @@ without a request.
 ``python -m memex_core.warm.daemon --home H --idle-minutes N``. It loads the catalog,
 both indexes and the embedder before it listens, so its first answer is as quick
 as the next. Its output goes to ``<home>/run/warm.log``.
+
+It does not call the embedder's ``warm_queries()`` as ``memex serve`` does: it answers
+CLI commands, which must print the bytes they print alone, and a query embedded through
+ONNX Runtime rather than numpy differs by float32 rounding, which shows in JSON scores
+(the warm server embeds its requests' queries as a cold process would in any case, see
+:mod:`memex_core.warm.server`).
 """
 
 from __future__ import annotations

@@ -226,6 +226,7 @@ class WarmServer:
                 self.memex.call_lock,
                 capture.captured(render) as output,
                 shared_memex(self.memex),
+                _as_cold_process(self.memex),
             ):
                 status = run(["--home", self.home, *argv], plugin_commands=not self._commands)
                 self._commands = True
@@ -242,6 +243,15 @@ class WarmServer:
             self.memex = Memex(home=self.home)
             self.config = protocol.config_digest(self.home)
             old.close()
+
+
+def _as_cold_process(memex: Memex) -> contextlib.AbstractContextManager[Any]:
+    """Queries embedded as a fresh process would: a long-lived owner (``memex serve``) may
+    have moved its embedder to a faster engine whose vectors differ by float32 rounding,
+    which a command's JSON scores would show (the embedder's optional ``cold_queries``)."""
+    embedder = memex._embedder  # only one already built: a new one starts cold anyway
+    cold = getattr(embedder, "cold_queries", None) if embedder is not None else None
+    return cold() if cold is not None else contextlib.nullcontext()
 
 
 def _valid_render(render: object) -> bool:

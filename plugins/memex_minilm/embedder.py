@@ -1,8 +1,18 @@
 """The minilm embedder: all-MiniLM-L6-v2, offline, through numpy, ONNX Runtime or torch.
 
-Queries always go through the numpy encoder: it starts in 0.1 s (a cold CLI must
-stay fast) and one short text gains nothing from a bulk engine. Document batches
-(ingest, backfill) go through the backend chosen by ``[embedder.minilm]``:
+Queries go through the numpy encoder in a process that has not said it lives long: it
+starts in 0.1 s where an ONNX Runtime session takes ~1 s, and a cold CLI must stay fast.
+A long-lived process that answers searches (``memex serve``) calls :meth:`MiniLMEmbedder.
+warm_queries` at start; from then on single queries (and batches of up to
+``ONNX_QUERY_BATCH``) go through a single-threaded float32 ONNX Runtime session, which
+costs ~0.6x the numpy encoder's CPU for one query (see ``ONNX_QUERY_BATCH``), except
+in :meth:`MiniLMEmbedder.cold_queries` (CLI commands answered by the warm socket). That is
+``query_backend`` (``MEMEX_QUERY_BACKEND`` wins over it): "auto" as just said, falling
+back to numpy with one warning when ONNX Runtime or its graph cannot load; "numpy"
+always; "onnx" always, loaded on the first query, an error when it cannot load. Query
+vectors are float32 whatever ``precision`` says: ONNX's equal numpy's to ~1e-7.
+
+Document batches (ingest, backfill) go through the backend chosen by ``[embedder.minilm]``:
 
 * ``backend``: "numpy"; "onnx" (ONNX Runtime on a graph built locally from the
   shipped weights, see onnx_graph.py and onnx_cache.py); "torch"
@@ -25,7 +35,8 @@ import importlib.util
 import logging
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,6 +51,19 @@ BACKEND_ENV = "MEMEX_EMBED_BACKEND"
 AUTO_BACKEND = "numpy"
 PRECISIONS = ("fp32", "int8")
 DEVICES = ("auto", "cpu", "cuda")
+#: What embeds queries: "auto" = numpy until ``warm_queries``, then ONNX Runtime if it loads.
+QUERY_BACKENDS = ("auto", "numpy", "onnx")
+QUERY_BACKEND_ENV = "MEMEX_QUERY_BACKEND"
+#: Batches of at most this many queries go through the ONNX query session, bigger ones
+#: through numpy's ``encode_together``. CPU time per query (96 SciFact queries, BLAS on one
+#: thread, best of 3 rounds; 2-core AVX2 machine): numpy 1 at a time 20.5 ms, ONNX 12.8;
+#: in fours numpy 11.7, ONNX 12.1; in eights 9.5 against 10.0 (/tmp/qcpu.py, issue 14).
+#: Both are float32 matrix products once a batch amortises the per-call overhead, which is
+#: where ONNX saves; so ONNX only where that overhead dominates.
+ONNX_QUERY_BATCH = 2
+#: What ``query_engine`` says for each engine.
+ONNX_QUERY_ENGINE = "onnx-fp32/cpu"
+NUMPY_QUERY_ENGINE = "numpy/cpu"
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +84,33 @@ class _QueryEncoder(_Encoder, Protocol):
 
 def resolve_backend(settings: Mapping[str, Any], environ: Mapping[str, str] = os.environ) -> str:
     """The backend to use: ``MEMEX_EMBED_BACKEND`` wins over ``[embedder.minilm] backend``."""
-    raw = environ.get(BACKEND_ENV)
+    return _resolve_with_env(settings, "backend", BACKENDS, BACKEND_ENV, environ)
+
+
+def resolve_query_backend(
+    settings: Mapping[str, Any], environ: Mapping[str, str] = os.environ
+) -> str:
+    """What embeds queries: ``MEMEX_QUERY_BACKEND`` wins over ``[embedder.minilm]
+    query_backend``."""
+    return _resolve_with_env(settings, "query_backend", QUERY_BACKENDS, QUERY_BACKEND_ENV, environ)
+
+
+def _resolve_with_env(
+    settings: Mapping[str, Any],
+    key: str,
+    choices: Sequence[str],
+    env: str,
+    environ: Mapping[str, str],
+) -> str:
+    raw = environ.get(env)
     if not raw:
-        return resolve_choice(settings, "backend", BACKENDS)
+        return resolve_choice(settings, key, choices)
     value = raw.strip().lower()
-    if value not in BACKENDS:
+    if value not in choices:
         raise EmbeddingBackendError(
-            f"environment variable {BACKEND_ENV} is {raw!r}, which is not an embedding "
-            f"backend. Set it to one of: {', '.join(BACKENDS)}."
+            f"environment variable {env} is {raw!r}, which is not an embedding "
+            f"{key.replace('_', ' ')}. Set it to one of: {', '.join(choices)} (it overrides "
+            f"[embedder.minilm] {key})."
         )
     return value
 
@@ -95,7 +138,8 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 sentence embeddings, 384 dimensions, L2-normalised float32.
 
     Models load lazily on first use, so building the embedder is free. Safe to
-    share between threads (loading is locked; the encoders are immutable).
+    share between threads (loading is locked; the encoders are immutable, and the ONNX
+    query session is run by several threads at once, which ONNX Runtime allows).
     """
 
     name = "minilm"
@@ -111,11 +155,13 @@ class MiniLMEmbedder:
         precision: str = "fp32",
         device: str = "auto",
         cache_dir: Path | None = None,
+        query_backend: str = "auto",
     ) -> None:
         for value, choices, what in (
             (backend, BACKENDS, "embedding backend"),
             (precision, PRECISIONS, "precision"),
             (device, DEVICES, "device"),
+            (query_backend, QUERY_BACKENDS, "[embedder.minilm] query_backend"),
         ):
             if value not in choices:
                 raise EmbeddingBackendError(
@@ -124,11 +170,18 @@ class MiniLMEmbedder:
         self.backend = backend
         self.precision = precision
         self.device = device
+        self.query_backend = query_backend
         self._model_dir = model_dir
         self._cache_dir = cache_dir
         self._numpy: _QueryEncoder | None = None
         self._documents: _Encoder | None = None
         self._document_engine = ""
+        #: The ONNX query session, once loaded; ``_query_onnx_failed`` once "auto" gave up
+        #: on it (it is tried once per embedder, and warned about once).
+        self._query_onnx: _Encoder | None = None
+        self._query_onnx_failed = False
+        self._long_lived = False
+        self._cold = threading.local()  # depth of cold_queries() blocks on each thread
         self._lock = threading.Lock()
 
     # -- the Embedder protocol --------------------------------------------------------
@@ -141,17 +194,59 @@ class MiniLMEmbedder:
         return self._load_documents().encode(texts)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Embedding of one query, shape ``(384,)``, through numpy whatever the backend."""
-        return self._load_numpy().encode([text])[0]
+        """Embedding of one query, shape ``(384,)``, float32 whatever the backend: through
+        the ONNX query session once loaded (see ``query_backend``), else numpy."""
+        return self._query_encoder().encode([text])[0]
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embeddings of several queries in one forward pass, shape ``(len(texts), 384)``.
 
         Optional beyond the Embedder protocol: ``memex serve`` batches the queries of
-        concurrent searches through it (a batch of eight short queries costs about a
-        third of eight ``embed_query`` calls). Each row equals ``embed_query``'s vector up
-        to float32 rounding (~1e-7)."""
-        return self._load_numpy().encode_together(list(texts))
+        concurrent searches through it (a batch of eight short queries costs about half
+        of eight single ones through numpy). Up to ``ONNX_QUERY_BATCH`` queries go through
+        the ONNX query session when it is loaded, more through numpy, whichever costs less
+        CPU. Each row equals ``embed_query``'s vector up to float32 rounding (~1e-7)."""
+        texts = list(texts)
+        if len(texts) <= ONNX_QUERY_BATCH:
+            engine = self._query_encoder()
+            if engine is self._query_onnx:
+                return engine.encode(texts)
+        return self._load_numpy().encode_together(texts)
+
+    def warm_queries(self) -> str:
+        """Declare this process long-lived and load what embeds queries now, so that the
+        first search does not pay for it. Optional beyond the Embedder protocol: ``memex
+        serve`` calls it at start. With ``query_backend = "auto"`` this
+        is what moves queries to ONNX Runtime (or, when it cannot load here, leaves them on
+        numpy with one warning). Returns :attr:`query_engine`."""
+        with self._lock:
+            self._long_lived = True
+            self._numpy_locked()  # batches bigger than ONNX_QUERY_BATCH, and the fallback
+            if self.query_backend != "numpy":
+                self._query_onnx_locked()
+        return self.query_engine
+
+    @contextmanager
+    def cold_queries(self) -> Iterator[None]:
+        """Within the block, this thread embeds queries through numpy, bit for bit as a
+        cold process does. Optional beyond the Embedder protocol: the warm socket of a
+        long-lived process answers CLI commands in it, which must print the bytes they
+        print alone (ONNX's vectors differ from numpy's by float32 rounding, which shows in
+        JSON scores)."""
+        self._cold.depth = getattr(self._cold, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            self._cold.depth -= 1
+
+    @property
+    def query_engine(self) -> str:
+        """What embeds a single query: "onnx-fp32/cpu" or "numpy/cpu". Loads the ONNX
+        session first where it is due (``query_backend`` "onnx", or "auto" after
+        :meth:`warm_queries`), nothing otherwise."""
+        if self._query_onnx is None and self._onnx_queries_due():
+            self._query_encoder()
+        return NUMPY_QUERY_ENGINE if self._query_onnx is None else ONNX_QUERY_ENGINE
 
     # -- what builds the document vectors ----------------------------------------------
 
@@ -178,8 +273,53 @@ class MiniLMEmbedder:
         return self._model_dir
 
     def _load_numpy(self) -> _QueryEncoder:
+        if self._numpy is not None:  # set once, never unset: no lock needed to read it
+            return self._numpy
         with self._lock:
             return self._numpy_locked()
+
+    def _onnx_queries_due(self) -> bool:
+        if self.query_backend == "onnx":
+            return True
+        return self.query_backend == "auto" and self._long_lived and not self._query_onnx_failed
+
+    def _query_encoder(self) -> _Encoder:
+        """The ONNX query session where it is due and loads, else the numpy encoder."""
+        if getattr(self._cold, "depth", 0):
+            return self._load_numpy()
+        engine = self._query_onnx
+        if engine is not None:
+            return engine
+        if self._onnx_queries_due():
+            with self._lock:
+                engine = self._query_onnx_locked()
+            if engine is not None:
+                return engine
+        return self._load_numpy()
+
+    def _query_onnx_locked(self) -> _Encoder | None:
+        if self._query_onnx is None and not self._query_onnx_failed:
+            try:
+                self._query_onnx = self._checked(self._onnx_queries())
+            except Exception as exc:
+                if self.query_backend == "onnx":
+                    raise
+                # "auto" never fails a search over this: numpy embeds the same vectors.
+                self._query_onnx_failed = True
+                log.warning("%s Embedding queries with numpy instead.", exc)
+        return self._query_onnx
+
+    def _onnx_queries(self) -> _Encoder:
+        """One single-threaded float32 session on the CPU: float32 whatever ``precision``
+        is (int8 query vectors against float32 document vectors would move results), one
+        session because a query is one small forward pass (threads of a server share it)."""
+        return self._onnx_encoder(
+            "fp32",
+            ("CPUExecutionProvider",),
+            workers=1,
+            instead=f'{QUERY_BACKEND_ENV}=numpy (or query_backend = "numpy" under '
+            "[embedder.minilm])",
+        )
 
     def _numpy_locked(self) -> _QueryEncoder:
         if self._numpy is None:
@@ -228,13 +368,24 @@ class MiniLMEmbedder:
         return self._numpy_locked()
 
     def _onnx(self, precision: str, providers: Sequence[str], device: str) -> _Encoder:
+        encoder = self._onnx_encoder(precision, providers)
+        self._document_engine = f"onnx-{precision}/{device}"
+        return encoder
+
+    def _onnx_encoder(
+        self,
+        precision: str,
+        providers: Sequence[str],
+        workers: int | None = None,
+        *,
+        instead: str = f'{BACKEND_ENV}=numpy (or backend = "numpy" under [embedder.minilm])',
+    ) -> _Encoder:
         from memex_minilm.onnx_cache import OnnxCacheError, graph_path
 
         if importlib.util.find_spec("onnxruntime") is None:
             raise EmbeddingBackendError(
                 "The onnx embedding backend needs onnxruntime, which is not installed. "
-                "Install it with: pip install 'memex[embeddings]', or set "
-                f'{BACKEND_ENV}=numpy (or backend = "numpy" under [embedder.minilm]).'
+                f"Install it with: pip install 'memex[embeddings]', or set {instead}."
             )
         try:
             path = graph_path(self._folder(), precision, self._cache_dir)
@@ -242,9 +393,7 @@ class MiniLMEmbedder:
             raise EmbeddingBackendError(str(exc)) from exc
         from memex_minilm.onnx_encoder import OnnxMiniLM
 
-        encoder = OnnxMiniLM(self._folder(), path, providers=providers)
-        self._document_engine = f"onnx-{precision}/{device}"
-        return encoder
+        return OnnxMiniLM(self._folder(), path, providers=providers, workers=workers)
 
     def _torch(self, device: str) -> _Encoder:
         if not torch_available():
