@@ -142,3 +142,36 @@ def test_the_view_drops_an_owner_filter_every_fragment_passes(tmp_path: Path) ->
     assert "users/bob" not in {r.fragment.owner for r in alice.search("espresso daily")}
     assert "users/bob" in {r.fragment.owner for r in bob.search("espresso daily")}
     mx.close()
+
+
+def test_warm_runs_the_embedders_warm_up_in_the_background_and_engine_waits_for_it() -> None:
+    release = threading.Event()
+
+    class Warming(CountingEmbedder):
+        query_engine = "numpy/cpu"
+
+        def warm_queries(self) -> str:
+            release.wait(5)
+            self.query_engine = "onnx-fp32/cpu"
+            return self.query_engine
+
+    queries = QueryEmbeddings(Warming(), slots=1)
+    queries.warm()  # returns at once: the warm-up runs on its own thread
+    assert queries.engine(timeout=0.01) == "numpy/cpu"
+    release.set()
+    assert queries.engine() == "onnx-fp32/cpu"
+
+
+def test_an_embedder_without_a_warm_up_or_whose_warm_up_fails() -> None:
+    plain = QueryEmbeddings(CountingEmbedder(), slots=1)
+    plain.warm()
+    assert plain.engine() == "counting"
+
+    class Broken(CountingEmbedder):
+        def warm_queries(self) -> str:
+            raise RuntimeError("no model here")
+
+    broken = QueryEmbeddings(Broken(), slots=1)
+    broken.warm()
+    assert broken.engine() == "unavailable (RuntimeError: no model here)"
+    assert broken.embed("still embeds").tolist() == [12.0, 0.0, 1.0]
