@@ -12,7 +12,8 @@
   the homes have real vectors and queries are hybrid; the million home is keyword-only (as
   in benchmark 13). Queries are timed in ONE process that opens both homes and alternates
   engines query by query, so both see the same load on a shared machine.
-* Catch-up: a fresh home pointed at the populated PostgreSQL catalog, in a fresh process:
+* Catch-up (at the largest size with vectors up to ``REPLICAS_MAX``, 100,000, as replicas):
+  a fresh home pointed at the populated PostgreSQL catalog, in a fresh process:
   time from ``Memex(home)`` to its first keyword answer (its keyword index replays the
   catalog), and its answers compared with the writer's.
 * Replicas: ``memex serve`` on the PostgreSQL home, and on the caught-up home given a copy
@@ -56,6 +57,8 @@ SIZES_ENV = "MEMEX_BENCH_SCALE_OUT_SIZES"
 #: Largest size with vectors (hybrid queries, catch-up, replicas) instead of the bench's
 #: ``vectors_max``; 0 makes every size keyword-only (a short check of the ingest figures).
 VECTORS_MAX_ENV = "MEMEX_BENCH_SCALE_OUT_VECTORS_MAX"
+#: Catch-up and replicas run at the largest size with vectors up to this one.
+REPLICAS_MAX = 100_000
 #: Marks the lines a stepwise build worker answers with (libraries may print too).
 STEP_MARK = "@@step "
 #: Targets of issue 15.
@@ -416,9 +419,13 @@ def run(ctx: RunContext) -> Section:
         points: list[SizePoint] = []
         catchup: dict[str, Any] | None = None
         replicas: list[dict[str, Any]] = []
-        # Catch-up and replicas at the largest size with vectors, measured before any larger
-        # (keyword-only) size so that its homes are the only ones then.
-        replica_size = max((s for s in chosen if s <= vectors_max(ctx)), default=None)
+        # Catch-up and replicas at the largest size with vectors up to REPLICAS_MAX (the
+        # issue asks for them at 100,000; a million-fragment replica pair would double a
+        # run that already takes an hour), measured before any larger size so that its
+        # homes are the only ones then.
+        replica_size = max(
+            (s for s in chosen if s <= min(vectors_max(ctx), REPLICAS_MAX)), default=None
+        )
         for size in chosen:
             url = server.create_database(f"scale_{size}")
             point, homes = measure_size(ctx, root, size, url, server)
@@ -816,7 +823,7 @@ def _fill(
     if catchup is None or replica_size is None:
         section.add(
             "Catch-up and replicas not measured: they run at the largest size with vectors "
-            f"(<= {vectors_max(ctx):,}), and none was among the sizes run."
+            f"up to {min(vectors_max(ctx), REPLICAS_MAX):,}, and none was among the sizes run."
         )
         return
     _fill_replicas(section, catchup, replicas, replica_size, cores)
