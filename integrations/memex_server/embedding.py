@@ -15,8 +15,9 @@ embedded together:
 * at start, :meth:`QueryEmbeddings.warm` calls the embedder's optional ``warm_queries()``
   on a background thread (``memex serve`` waits for it before it listens): this process
   lives long, so MiniLM loads its ONNX Runtime query session, which embeds one query for
-  ~13 ms of CPU instead of numpy's ~20 (and batches of up to two; bigger ones stay on
-  numpy, as cheap there; see ``memex_minilm.embedder.ONNX_QUERY_BATCH``);
+  ~13 ms of CPU instead of numpy's ~20 (a single-client hybrid search over SciFact: 20.6
+  ms of CPU instead of 29.8), and batches of up to three; bigger ones stay on numpy, as
+  cheap or cheaper there (see ``memex_minilm.embedder.ONNX_QUERY_BATCH``);
 * there are half as many slots as cores (at least one), so that queries wait for a slot
   and form batches while searches use the other cores: with 8 clients on 2 cores, one
   slot made batches of 3.3 queries on average and cost 30 ms of CPU per search against

@@ -55,12 +55,14 @@ DEVICES = ("auto", "cpu", "cuda")
 QUERY_BACKENDS = ("auto", "numpy", "onnx")
 QUERY_BACKEND_ENV = "MEMEX_QUERY_BACKEND"
 #: Batches of at most this many queries go through the ONNX query session, bigger ones
-#: through numpy's ``encode_together``. CPU time per query (96 SciFact queries, BLAS on one
-#: thread, best of 3 rounds; 2-core AVX2 machine): numpy 1 at a time 20.5 ms, ONNX 12.8;
-#: in fours numpy 11.7, ONNX 12.1; in eights 9.5 against 10.0 (/tmp/qcpu.py, issue 14).
-#: Both are float32 matrix products once a batch amortises the per-call overhead, which is
-#: where ONNX saves; so ONNX only where that overhead dominates.
-ONNX_QUERY_BATCH = 2
+#: through numpy's ``encode_together``. Process CPU per query, 120 SciFact queries in
+#: batches of k, 6 rounds alternating which engine goes first, median (2-core AVX2 machine,
+#: otherwise idle), ONNX / numpy: k=1 10.5 / 15.5 ms (0.68x), 2: 11.9 / 13.6 (0.88x),
+#: 3: 11.8 / 13.5 (0.87x), 4: 11.2 / 11.9 (0.94x, but the best rounds favour numpy),
+#: 5: 0.97x, 6: 1.02x, 8: 11.1 / 10.2 (1.09x). Both spend a batch in float32 matrix
+#: products; ONNX saves per call (fused attention, no Python per layer), which matters less
+#: as a batch grows. memex serve's batches hold ~3 queries with 8 clients on 2 cores.
+ONNX_QUERY_BATCH = 3
 #: What ``query_engine`` says for each engine.
 ONNX_QUERY_ENGINE = "onnx-fp32/cpu"
 NUMPY_QUERY_ENGINE = "numpy/cpu"
