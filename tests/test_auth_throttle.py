@@ -273,3 +273,23 @@ def test_forwarded_addresses_count_only_from_a_trusted_proxy(tmp_path: Path) -> 
         http = httpx.Client(base_url=service.url, timeout=CLIENT_TIMEOUT)
         # Every request counted under 127.0.0.1, whatever it claims.
         assert statuses(http, "203.0.113.1", "203.0.113.2", "203.0.113.3") == [401, 401, 429]
+
+
+def test_fastapis_own_telemetry_is_off_even_when_its_environment_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # FastAPI 0.165+ instruments itself with OpenTelemetry and, with this variable, adds
+    # OTLP exporters on its own: memex sends nothing off the machine, so all of it is off.
+    monkeypatch.setenv("FASTAPI_OTEL_AUTO_CONFIGURE", "true")
+    mx = Memex(keyword_only_home(tmp_path / "home"))
+    try:
+        app = build_app(mx, admin_secret=SECRET)
+        config = getattr(app, "_telemetry", None)
+        if config is None:
+            pytest.skip("this FastAPI has no OpenTelemetry instrumentation")
+        assert not any(
+            config[k] for k in ("tracing", "metrics", "logs", "operation_spans", "auto_configure")
+        )
+        assert not app._native_telemetry.enabled()
+    finally:
+        mx.close()

@@ -53,6 +53,30 @@ more than `[serve] max_lag_s`: retry or ask another replica), 500 `internal_erro
 """
 
 
+#: FastAPI's own OpenTelemetry instrumentation, all off: memex sends nothing off the
+#: machine, and with ``FASTAPI_OTEL_AUTO_CONFIGURE=true`` in its environment FastAPI would
+#: add OTLP exporters by itself. Off, it also skips a span per request.
+NO_TELEMETRY: Any = {
+    "tracing": False,
+    "metrics": False,
+    "logs": False,
+    "operation_spans": False,
+    "auto_configure": False,
+}
+
+
+def _without_telemetry() -> dict[str, Any]:
+    """``telemetry=NO_TELEMETRY`` where this FastAPI has the option (0.165 and later); older
+    ones have no instrumentation to turn off."""
+    import inspect
+
+    from fastapi import FastAPI
+
+    if "telemetry" in inspect.signature(FastAPI.__init__).parameters:
+        return {"telemetry": NO_TELEMETRY}
+    return {}
+
+
 def build_app(
     memex: Memex,
     *,
@@ -76,6 +100,7 @@ def build_app(
         # The interactive pages load scripts from a CDN; memex serves nothing from outside.
         docs_url=None,
         redoc_url=None,
+        **_without_telemetry(),
     )
     app.state.memex = ServerState(memex, admin_secret)
     if auth_limits is None:
