@@ -4,6 +4,7 @@ of not reaching memex turned into the client's own errors."""
 
 from __future__ import annotations
 
+import gc
 import json
 import socket
 import threading
@@ -157,3 +158,21 @@ def test_calls_from_several_threads_each_get_their_own_connection() -> None:
             transport.close()
         assert results == [[1, 2, 3]] * 40
         assert server.connections == 4
+
+
+def test_a_thread_that_ends_takes_its_connection_with_it() -> None:
+    with stand_in(b"{}") as server:
+        transport = Transport(f"http://127.0.0.1:{server.port}", "token")
+        try:
+            for _ in range(5):  # a new thread per call, as some programs do
+                thread = threading.Thread(target=transport.get, args=("/v1/whoami",))
+                thread.start()
+                thread.join()
+            gc.collect()
+            assert transport._fast is not None
+            assert transport._fast.open_connections == 0  # no socket left behind
+            transport.get("/v1/whoami")
+            assert transport._fast.open_connections == 1
+        finally:
+            transport.close()
+        assert server.connections == 6

@@ -15,6 +15,7 @@ import http.client
 import select
 import threading
 import time
+import weakref
 from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
@@ -65,6 +66,30 @@ def _json_body(body: Any) -> bytes:
 IDLE_REUSE_S = 4.0
 
 
+def _readable(sock: Any) -> bool:
+    """Whether ``sock`` has something to read now (poll: select() refuses descriptors past
+    1023, which a busy process reaches)."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
+    readable, _, _ = select.select([sock], [], [], 0)
+    return bool(readable)
+
+
+class _Held:
+    """A thread's kept connection, closed when the thread's locals go (the thread ended)."""
+
+    __slots__ = ("conn", "used")
+
+    def __init__(self, conn: http.client.HTTPConnection) -> None:
+        self.conn = conn
+        self.used = time.monotonic()
+
+    def __del__(self) -> None:
+        self.conn.close()
+
+
 class KeepAlive:
     """Plain HTTP/1.1 requests to one ``host:port``, one kept-open connection per thread.
 
@@ -75,33 +100,32 @@ class KeepAlive:
     def __init__(self, host: str, port: int, timeout: float) -> None:
         self.host, self.port, self.timeout = host, port, timeout
         self._local = threading.local()
-        self._all: list[http.client.HTTPConnection] = []
+        # Weak: a thread's connection lives as long as the thread (its thread-local slot),
+        # so a program that calls from a new thread each time does not pile up sockets.
+        self._all: weakref.WeakSet[http.client.HTTPConnection] = weakref.WeakSet()
         self._lock = threading.Lock()
 
     def _connection(self) -> http.client.HTTPConnection:
-        conn: http.client.HTTPConnection | None = getattr(self._local, "conn", None)
-        if conn is not None:
-            sock = conn.sock
-            idle = time.monotonic() - self._local.used
-            stale = sock is None or idle > IDLE_REUSE_S
+        held: _Held | None = getattr(self._local, "held", None)
+        if held is not None:
+            sock = held.conn.sock
+            stale = sock is None or time.monotonic() - held.used > IDLE_REUSE_S
             if not stale and sock is not None:
-                readable, _, _ = select.select([sock], [], [], 0)
-                stale = bool(readable)  # an idle socket is readable once the server closed it
+                stale = _readable(sock)  # an idle socket is readable once the server closed it
             if not stale:
-                return conn
-            self._forget(conn)
+                return held.conn
+            self._forget(held.conn)
         conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
-        self._local.conn = conn
+        self._local.held = _Held(conn)
         with self._lock:
-            self._all.append(conn)
+            self._all.add(conn)
         return conn
 
     def _forget(self, conn: http.client.HTTPConnection) -> None:
         conn.close()
-        self._local.conn = None
+        self._local.held = None
         with self._lock:
-            if conn in self._all:
-                self._all.remove(conn)
+            self._all.discard(conn)
 
     def request(
         self, method: str, target: str, body: bytes | None, headers: dict[str, str]
@@ -119,14 +143,21 @@ class KeepAlive:
         if response.will_close:
             self._forget(conn)
         else:
-            self._local.used = time.monotonic()
+            self._local.held.used = time.monotonic()
         return response.status, data
 
     def close(self) -> None:
         with self._lock:
-            conns, self._all = self._all, []
+            conns = list(self._all)
+            self._all.clear()
         for conn in conns:
             conn.close()
+
+    @property
+    def open_connections(self) -> int:
+        """Connections kept now (one per live thread that has called)."""
+        with self._lock:
+            return len(self._all)
 
 
 class Transport:
