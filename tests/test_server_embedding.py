@@ -175,3 +175,27 @@ def test_an_embedder_without_a_warm_up_or_whose_warm_up_fails() -> None:
     broken.warm()
     assert broken.engine() == "unavailable (RuntimeError: no model here)"
     assert broken.embed("still embeds").tolist() == [12.0, 0.0, 1.0]
+
+
+def test_building_the_app_loads_no_query_engine(tmp_path: Path) -> None:
+    # Only `memex serve` warms the query engine (and waits for it before listening). A
+    # process that builds the app and exits (the docs generator writing the OpenAPI
+    # reference, a test client) must not leave ONNX Runtime loading on a thread at exit,
+    # which aborted it ("terminate called without an active exception").
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from memex_core.api import Memex\n"
+        "from memex_server.app import build_app\n"
+        f"mx = Memex({str(tmp_path / 'home')!r})\n"
+        "app = build_app(mx, admin_secret='s' * 40, viewer=False)\n"
+        "assert app.state.memex.queries is not None\n"
+        "print('onnxruntime' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

@@ -152,8 +152,12 @@ def serve(
     warm_lines: list[str] = []
     warm = start_for(memex, "memex serve", warm_lines.append)
     queries = app.state.memex.queries
-    # Waiting here for the query engine's warm-up (started by build_app), so that the
-    # first search does not pay for it and the line below says what it got.
+    # A server lives long: its query engine loads now, and is waited for here, so that
+    # the first search does not pay for it and the line below says what it got. (Not in
+    # build_app: a process that builds the app and exits, such as the docs generator,
+    # would leave ONNX Runtime half-loaded on a thread at exit, which aborts the process.)
+    if queries is not None:
+        queries.warm()
     engine = [f"  query embeddings: {queries.engine()}"] if queries is not None else []
     lines = [
         f"memex serve: {memex.home}",

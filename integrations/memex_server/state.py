@@ -28,9 +28,9 @@ class ServerState:
         self.keys = memex.agent_keys()
         self.admin_secret = admin_secret
         self.started_at = time.time()
+        # `memex serve` warms the query engine before it listens (QueryEmbeddings.warm);
+        # an app built only for its schema or a test client starts nothing native here.
         self.queries = _query_embeddings(memex)
-        if self.queries is not None:
-            self.queries.warm()  # a server lives long: load the query engine now
         # Request threads that wait for another process's write lock queue here, one at
         # a time, instead of inside the call lock where every reader would wait with them.
         self._writers = threading.Lock()
