@@ -128,6 +128,18 @@ class ReadWriteLock:
                     self._readers_waiting -= 1
             self._readers[me] = self._readers.get(me, 0) + 1
 
+    def try_acquire_shared(self) -> bool:
+        """Take it shared only if that waits for nothing (no writer holds it or waits for
+        it, a place among the readers is free): True when taken. For a thread that must not
+        block, such as an event loop."""
+        me = threading.get_ident()
+        with self._may_read:
+            held = self._writer == me or me in self._readers
+            if not held and not self._reader_may_enter():
+                return False
+            self._readers[me] = self._readers.get(me, 0) + 1
+            return True
+
     def _reader_may_enter(self) -> bool:
         if self._writer is not None or self._writers_waiting:
             return False

@@ -75,6 +75,24 @@ def reading(memex: HasCallLock) -> Iterator[None]:
         yield
 
 
+@contextmanager
+def reading_now(memex: HasCallLock) -> Iterator[bool]:
+    """:func:`reading` for a thread that must not wait, such as an event loop: the block
+    gets True holding the call lock shared when that waits for nothing, and False holding
+    nothing when it would wait (a write in progress or waiting, reads not yet shared), so
+    that the caller hands its work to a worker thread instead."""
+    lock: Any = memex.call_lock
+    may_share = getattr(memex, "reads_may_share", None)
+    try_shared = getattr(lock, "try_acquire_shared", None)
+    if try_shared is None or not callable(may_share) or not may_share() or not try_shared():
+        yield False
+        return
+    try:
+        yield bool(may_share())  # asked again with the lock held, as reading() does
+    finally:
+        lock.release_shared()
+
+
 def call(memex: HasCallLock, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
     """Run ``fn(*args, **kwargs)`` (a call into ``memex``) holding its call lock: shared
     for a call marked with :func:`reads`, exclusive for any other."""
@@ -90,4 +108,4 @@ async def acall(memex: HasCallLock, fn: Callable[P, R], /, *args: P.args, **kwar
     return await asyncio.to_thread(call, memex, fn, *args, **kwargs)
 
 
-__all__ = ["acall", "call", "only_reads", "reading", "reads"]
+__all__ = ["acall", "call", "only_reads", "reading", "reading_now", "reads"]

@@ -256,3 +256,64 @@ def test_many_threads_hammering_it_never_see_a_writer_beside_anyone() -> None:
     assert not any(thread.is_alive() for thread in threads)  # no lost wake-up
     assert not failures, failures[:3]
     assert lock.readers == 0 and not lock.held_exclusive()
+
+
+def test_try_acquire_shared_takes_a_free_lock_and_never_waits() -> None:
+    lock = ReadWriteLock()
+    assert lock.try_acquire_shared()
+    assert lock.try_acquire_shared()  # re-entrant, as acquire_shared is
+    assert lock.readers == 1
+    lock.release_shared()
+    lock.release_shared()
+    assert lock.readers == 0
+
+    held = threading.Event()
+    release = threading.Event()
+
+    def write() -> None:
+        with lock:
+            held.set()
+            release.wait(WAIT)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert held.wait(WAIT)
+    assert not lock.try_acquire_shared()  # a writer holds it: refused at once, not waited for
+    release.set()
+    writer.join(WAIT)
+    assert lock.try_acquire_shared()
+    lock.release_shared()
+
+
+def test_try_acquire_shared_gives_way_to_a_waiting_writer() -> None:
+    lock = ReadWriteLock()
+    lock.acquire_shared()  # a search in flight
+
+    def write() -> None:
+        with lock:
+            pass
+
+    waiting = threading.Thread(target=write)
+    waiting.start()
+    deadline = time.monotonic() + WAIT
+    while not lock._writers_waiting and time.monotonic() < deadline:
+        time.sleep(0.001)
+    other: list[bool] = []
+    probe = threading.Thread(target=lambda: other.append(lock.try_acquire_shared()))
+    probe.start()
+    probe.join(WAIT)
+    assert other == [False]  # writers first: a new reader would hold the writer up
+    lock.release_shared()
+    waiting.join(WAIT)
+    assert not waiting.is_alive()
+
+
+def test_try_acquire_shared_respects_max_readers() -> None:
+    lock = ReadWriteLock(max_readers=1)
+    lock.acquire_shared()
+    other: list[bool] = []
+    probe = threading.Thread(target=lambda: other.append(lock.try_acquire_shared()))
+    probe.start()
+    probe.join(WAIT)
+    assert other == [False]
+    lock.release_shared()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from memex_core.domain.agent_keys import AgentKey, looks_like_key
 from memex_core.errors import MemexError
@@ -77,7 +78,7 @@ def state_of(request: Request) -> ServerState:
     return state
 
 
-def caller(
+async def caller(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> Caller:
@@ -89,12 +90,46 @@ def caller(
             "key (memex keys create --user <id> --name <name>) or the operator secret.",
         )
     token = credentials.credentials.strip()
-    tool_call_id = request.headers.get(TOOL_CALL_HEADER) or None
+    _refuse_if_throttled(request)
+    if not looks_like_key(token):
+        return _operator_or_refusal(request, token)
+    # A lookup and a hash: on the event loop when that waits for nothing, else (a write in
+    # progress, a catalog server, a last-used write due, a wrong key) in a worker thread,
+    # alongside searches.
     state = state_of(request)
-    # Refused before the credential is looked at: a guesser's next try tells it nothing.
+    key = state.key_at_once(token)
+    if key is not None:
+        return Caller.of_key(key, _tool_call_id(request))
+    return _agent_or_refusal(request, *await run_in_threadpool(state.check_key, token))
+
+
+def checked(request: Request, token: str) -> Caller:
+    """:func:`caller` for a credential that came another way (the viewer's sign-in form),
+    from a worker thread: the same limits, the same refusals."""
+    token = token.strip()
+    _refuse_if_throttled(request)
+    if not looks_like_key(token):
+        return _operator_or_refusal(request, token)
+    return _agent_or_refusal(request, *state_of(request).check_key(token))
+
+
+def _tool_call_id(request: Request) -> str | None:
+    return request.headers.get(TOOL_CALL_HEADER) or None
+
+
+def _address(request: Request) -> str | None:
+    return request.client.host if request.client else None
+
+
+def _failures(request: Request) -> FailedAuth:
     failures: FailedAuth = request.app.state.failed_auth
-    address = request.client.host if request.client else None
-    wait = failures.wait(address)
+    return failures
+
+
+def _refuse_if_throttled(request: Request) -> None:
+    """429 for an address that sent too many wrong credentials lately: refused before the
+    credential is looked at, so a guesser's next try tells it nothing."""
+    wait = _failures(request).wait(_address(request))
     if wait:
         raise ApiError(
             "too_many_failures",
@@ -103,34 +138,33 @@ def caller(
             "and auth_window_s).",
             retry_after=wait,
         )
-    if looks_like_key(token):
-        from memex_core.threads import reading
 
-        # A lookup and a hash (and now and then a last-used write): alongside searches.
-        with reading(state.memex):
-            key = state.keys.verify(token)
-            revoked = key is None and state.keys.revoked(token)
-        if key is None:
-            if not revoked:
-                failures.failed(address)
-            raise ApiError(
-                "invalid_credentials",
-                "This agent key is unknown or revoked. Ask the operator for a new one "
-                "(memex keys create).",
-            )
-        return Caller.of_key(key, tool_call_id)
-    if secret_matches(state.admin_secret, token):
-        return Caller(operator=True, name=OPERATOR_NAME, tool_call_id=tool_call_id)
-    failures.failed(address)
+
+def _agent_or_refusal(request: Request, key: AgentKey | None, revoked: bool) -> Caller:
+    if key is None:
+        if not revoked:  # a revoked key is not a guess: not counted against the address
+            _failures(request).failed(_address(request))
+        raise ApiError(
+            "invalid_credentials",
+            "This agent key is unknown or revoked. Ask the operator for a new one "
+            "(memex keys create).",
+        )
+    return Caller.of_key(key, _tool_call_id(request))
+
+
+def _operator_or_refusal(request: Request, token: str) -> Caller:
+    if secret_matches(state_of(request).admin_secret, token):
+        return Caller(operator=True, name=OPERATOR_NAME, tool_call_id=_tool_call_id(request))
+    _failures(request).failed(_address(request))
     raise ApiError(
         "invalid_credentials",
         "These credentials are neither a live agent key nor the operator secret.",
     )
 
 
-# agent, operator and reader never block (caller's key lookup does, and stays a plain def,
-# run in the thread pool), so they are async: FastAPI runs them on the event loop instead
-# of a thread-pool round trip each, which under load cost milliseconds per request.
+# Every dependency here is async and never blocks (caller hands what may wait to a worker
+# thread itself): FastAPI runs a plain-def dependency through the thread pool, a round trip
+# per request and dependency that under load cost milliseconds.
 
 
 async def agent(request: Request, who: Annotated[Caller, Depends(caller)]) -> Caller:

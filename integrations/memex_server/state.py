@@ -16,6 +16,7 @@ from memex_server.operator_reader import OperatorReader
 if TYPE_CHECKING:
     from memex_core.agent_view import AgentView
     from memex_core.api import Memex
+    from memex_core.domain.agent_keys import AgentKey
     from memex_core.handles import AgentMemory, OperatorMemory
     from memex_server.follower import Follower, FollowSettings
 
@@ -106,6 +107,34 @@ class ServerState:
             entries=lag.entries,
             seconds=lag.seconds,
         )
+
+    def check_key(self, token: str) -> tuple[AgentKey | None, bool]:
+        """The live agent key ``token`` is (None if none), and whether it is exactly a
+        revoked one. May wait (for a write in progress, for the catalog): run it in a
+        worker thread."""
+        from memex_core.threads import reading
+
+        with reading(self.memex):
+            key = self.keys.verify(token)
+            return key, key is None and self.keys.revoked(token)
+
+    def key_at_once(self, token: str) -> AgentKey | None:
+        """The live agent key ``token`` is, when that is known without waiting, so that
+        the event loop can check a request's key itself instead of handing it to a worker
+        thread and back (a thread-pool round trip per request, the larger part of a
+        keyword search's cost over HTTP). None when it would wait or write: the catalog is
+        a database server (a round trip that may hang), a write holds memex's lock or waits
+        for it, the key's last use is due to be written, or the key is not a live one.
+        :meth:`check_key` then tells, in a worker thread."""
+        from memex_core.threads import reading_now
+
+        if self.memex.catalog.shared:
+            return None
+        with reading_now(self.memex) as held:
+            key = self.keys.verify(token, touch=False) if held else None
+        if key is None or self.keys.touch_due(key.id):
+            return None
+        return key
 
     def write(
         self, fn: Callable[..., R], /, *args: Any, jobs: Sequence[str] = (), **kwargs: Any

@@ -1,12 +1,13 @@
 """Failed credentials, limited per client address and across all of them.
 
 Every credential ``memex serve`` checks (an API request's bearer token, the viewer's sign-in
-form: both go through :func:`memex_server.auth.caller`) that is neither a live agent key nor
-the operator secret counts as a failure of the client's address. An address with
-``[serve] auth_failures`` failures (default 5) within ``auth_window_s`` seconds (default 300)
-is refused, 429 ``too_many_failures`` with ``Retry-After``, without its credential being
-checked, until the oldest of those failures is older than the window: a guesser gets
-``auth_failures`` tries per window, whatever it sends meanwhile.
+form: :func:`memex_server.auth.caller` and :func:`~memex_server.auth.checked`, one check)
+that is neither a live agent key nor the operator secret counts as a failure of the
+client's address. An address with ``[serve] auth_failures`` failures (default 5) within
+``auth_window_s`` seconds (default 300) is refused, 429 ``too_many_failures`` with
+``Retry-After``, without its credential being checked, until the oldest of those failures
+is older than the window: a guesser gets ``auth_failures`` tries per window, whatever it
+sends meanwhile.
 
 Across addresses: once the server has seen ``auth_global_failures`` failures (default 100)
 within the window, from anywhere, an address may fail only once per window, so a guesser

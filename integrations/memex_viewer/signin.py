@@ -1,6 +1,6 @@
 """``/signin`` and ``/signout``: a session cookie for the operator secret or an agent key.
 
-The credential is checked by :func:`memex_server.auth.caller`, the function every ``/v1``
+The credential is checked by :func:`memex_server.auth.checked`, the check every ``/v1``
 request goes through, so the viewer accepts exactly what the API accepts. The cookie is
 HttpOnly (no script reads it), SameSite=Strict (no other site's request carries it),
 Secure when the request came over https, and holds no secret (see
@@ -12,7 +12,7 @@ HttpOnly, SameSite=Strict cookie and in the form, and ``POST /signin`` requires 
 two to match (a page on another site can neither read the form nor send the cookie).
 The ``Origin`` check stays as a second line.
 
-Wrong credentials count against the client's address in :func:`memex_server.auth.caller`
+Wrong credentials count against the client's address in :func:`memex_server.auth.checked`
 (:mod:`memex_server.throttle`), for the form and the API alike: an address over the limit
 gets a 429 page that says when to try again, its credential not checked.
 """
@@ -26,9 +26,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
-from fastapi.security import HTTPAuthorizationCredentials
 
-from memex_server.auth import caller, state_of
+from memex_server.auth import checked, state_of
 from memex_server.errors import ApiError
 from memex_viewer import sessions
 from memex_viewer.principal import (
@@ -123,7 +122,7 @@ def signin(
     try:
         if not token:
             raise ApiError("missing_credentials", "empty")
-        who = caller(request, HTTPAuthorizationCredentials(scheme="Bearer", credentials=token))
+        who = checked(request, token)
     except ApiError as exc:
         if exc.code == "too_many_failures":  # the credential was not even checked
             return _signin_form(

@@ -110,8 +110,12 @@ class AgentKeys:
         key, stored = found
         return not key.active and secret_matches(stored, parts[1])
 
-    def verify(self, token: str) -> AgentKey | None:
-        """The live key ``token`` is, or None (unknown, mistyped or revoked)."""
+    def verify(self, token: str, *, touch: bool = True) -> AgentKey | None:
+        """The live key ``token`` is, or None (unknown, mistyped or revoked).
+
+        Once a minute per key, a key found also has its last use written to the catalog;
+        ``touch=False`` leaves that out (a caller that must not wait for a write: see
+        :meth:`touch_due`)."""
         parts = split_key(token)
         if parts is None:
             return None
@@ -120,10 +124,15 @@ class AgentKeys:
         key, stored = found if found is not None else (None, DECOY_SECRET)
         if not secret_matches(stored, secret) or key is None or not key.active:
             return None
-        now = time.time()
-        if now - self._touched.get(key.id, 0.0) >= TOUCH_EVERY_SECONDS:
+        if touch and self.touch_due(key.id):
+            now = time.time()
             self._touched[key.id] = now
             # Advisory: a busy catalog must not fail the request the key came with.
             with contextlib.suppress(Exception):
                 self.catalog.touch_agent_key(key.id, now)
         return key
+
+    def touch_due(self, key_id: str) -> bool:
+        """Whether :meth:`verify` would write this key's last use now (a minute has passed
+        since this process last did)."""
+        return time.time() - self._touched.get(key_id, 0.0) >= TOUCH_EVERY_SECONDS

@@ -22,6 +22,7 @@ from memex_core.handles import MemoryHit, MemoryLinks, RememberResult
 from memex_core.services.dream import DreamPlan, DreamPlanStale
 from memex_core.services.memory import DreamReport
 from memex_server.auth import Caller, agent, operator, state_of
+from memex_server.encoded import encoded
 from memex_server.errors import ApiError
 from memex_server.requests import (
     Body,
@@ -110,7 +111,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
     @router.post("/search", response_model=list[MemoryHit], summary="Search memory (recall)")
     @body_of(MemorySearchRequest, OperatorMemorySearchRequest)
     def search(request: Request, body: MemorySearchRequest, who: Who) -> Any:
-        return call(
+        hits = call(
             request,
             who,
             "search",
@@ -124,6 +125,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
             tool_call_id=who.tool_call_id,
             **user(body),
         )
+        return encoded(list[MemoryHit], hits)
 
     @router.post("/links", response_model=MemoryLinks, summary="A memory file's links")
     def links(request: Request, body: RefRequest, who: Who) -> Any:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import ContextPack, Timeline
 from memex_core.services.explore import Exploration
 from memex_core.services.search import SearchResults
 from memex_server.auth import Caller, reader, state_of
+from memex_server.encoded import encoded
 from memex_server.requests import (
     ContextRequest,
     ExploreRequest,
@@ -42,11 +43,11 @@ def fact_types(request: Request, who: Who) -> list[str]:
 
 
 @router.post("/search", response_model=SearchResults, summary="Hybrid, keyword or semantic search")
-def search(request: Request, body: SearchRequest, who: Who) -> SearchResults:
+def search(request: Request, body: SearchRequest, who: Who) -> Response:
     state = state_of(request)
     view = state.reader(who, corpus=body.corpus)
     with _prepared(state, body):
-        return state.fresh_call(
+        found = state.fresh_call(
             view.search,
             body.query,
             body.mode,
@@ -58,6 +59,7 @@ def search(request: Request, body: SearchRequest, who: Who) -> SearchResults:
             tool_call_id=who.tool_call_id,
             **body.filter_options(),
         )
+    return encoded(SearchResults, found)
 
 
 @router.post("/search/explain", response_model=list[str], summary="Why a search found nothing")
@@ -118,11 +120,11 @@ def explore(request: Request, body: ExploreRequest, who: Who) -> Exploration:
 
 
 @router.post("/context", response_model=ContextPack, summary="A context pack within a budget")
-def context(request: Request, body: ContextRequest, who: Who) -> ContextPack:
+def context(request: Request, body: ContextRequest, who: Who) -> Response:
     state = state_of(request)
     view = state.reader(who, corpus=body.corpus)
     with _prepared(state, body):
-        return state.fresh_call(
+        pack = state.fresh_call(
             view.context,
             body.query,
             body.budget_chars,
@@ -132,6 +134,7 @@ def context(request: Request, body: ContextRequest, who: Who) -> ContextPack:
             tool_call_id=who.tool_call_id,
             **body.filter_options(),
         )
+    return encoded(ContextPack, pack)
 
 
 def _prepared(state: ServerState, body: SearchRequest | ContextRequest) -> Any:
