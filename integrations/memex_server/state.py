@@ -128,10 +128,9 @@ class ServerState:
         :meth:`check_key` then tells, in a worker thread."""
         from memex_core.threads import reading_now
 
-        if self.memex.catalog.shared:
-            return None
-        with reading_now(self.memex) as held:
-            key = self.keys.verify(token, touch=False) if held else None
+        with reading_now(self.memex) as held:  # (held: the catalog is open, nothing opens)
+            local = held and not self.memex.catalog.shared
+            key = self.keys.verify(token, touch=False) if local else None
         if key is None or self.keys.touch_due(key.id):
             return None
         return key
