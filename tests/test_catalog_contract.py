@@ -142,6 +142,52 @@ def test_schema_sql_names_every_table(catalog: SqlCatalog) -> None:
 # -- fragments and files -------------------------------------------------------------------
 
 
+def test_filter_fields_are_the_fields_filters_read_and_judge_as_the_fragment_does(
+    catalog: SqlCatalog,
+) -> None:
+    from dataclasses import replace
+
+    from memex_core.domain.filters import SearchFilters
+
+    fragments = [
+        fragment("a", role="assistant", timestamp=None),
+        replace(fragment("b", conversation="d"), owner="alice", collection="notes", private=True),
+        replace(fragment("c", timestamp=1_800_000_000.0), owner="bob"),
+    ]
+    add(catalog, fragments)
+    ids = [f.id for f in fragments]
+    fields = catalog.filter_fields([*ids, "missing", "\ud800"])
+    stored = catalog.get_many(ids)
+    assert set(fields) == set(ids)
+    for fid in ids:
+        got, full = fields[fid], stored[fid]
+        assert (got.source_kind, got.conversation_id, got.role, got.owner) == (
+            full.source_kind,
+            full.conversation_id,
+            full.role,
+            full.owner,
+        )
+        assert (got.collection, got.private, got.timestamp) == (
+            full.collection,
+            full.private,
+            full.timestamp,
+        )
+    for filters in (
+        SearchFilters(),
+        SearchFilters(include_private=True),
+        SearchFilters(owners=("alice",), include_private=True),
+        SearchFilters(owners=("bob",)),
+        SearchFilters(collections=("notes",), include_private=True),
+        SearchFilters(roles=("assistant",)),
+        SearchFilters(conversation_ids=("d",), include_private=True),
+        SearchFilters(source_kinds=("other",)),
+        SearchFilters(since=1_750_000_000.0),
+        SearchFilters(until=1_750_000_000.0, include_private=True),
+    ):
+        for fid in ids:
+            assert filters.matches(fields[fid]) == filters.matches(stored[fid]), (filters, fid)
+
+
 def test_adding_the_same_fragments_twice_adds_nothing(catalog: SqlCatalog) -> None:
     fragments = make_fragments()
     assert len(add(catalog, fragments)) == 3

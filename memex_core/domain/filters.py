@@ -3,9 +3,42 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
-from memex_core.domain.fragment import Fragment
+
+class Filterable(Protocol):
+    """What :meth:`SearchFilters.matches` reads of a fragment: a
+    :class:`~memex_core.domain.fragment.Fragment`, or just these fields of one
+    (:class:`FilterFields`)."""
+
+    @property
+    def source_kind(self) -> str: ...
+    @property
+    def conversation_id(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def owner(self) -> str: ...
+    @property
+    def collection(self) -> str: ...
+    @property
+    def private(self) -> bool: ...
+    @property
+    def timestamp(self) -> float | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FilterFields:
+    """The fields of a fragment that search filters read, without its text: what a catalog
+    returns where it only has to judge many fragments against a filter (``filter_fields``)."""
+
+    source_kind: str
+    conversation_id: str
+    role: str
+    owner: str
+    collection: str
+    private: bool
+    timestamp: float | None
 
 
 @dataclass(frozen=True)
@@ -44,7 +77,7 @@ class SearchFilters:
             or self.until is not None
         )
 
-    def matches(self, fragment: Fragment) -> bool:
+    def matches(self, fragment: Filterable) -> bool:
         """The reference semantics every store must reproduce."""
         if self.source_kinds and fragment.source_kind not in self.source_kinds:
             return False

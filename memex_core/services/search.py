@@ -148,13 +148,15 @@ class SearchService:
         kept: list[SignalHit] = []
         start = 0
         # The best ``limit`` first; the rest only if some of those fail the filter.
+        # Only the fields a filter reads, where the catalog can give just those.
+        judged = getattr(self.catalog, "filter_fields", None) or self.catalog.get_many
         while start < len(candidates) and len(kept) < limit:
             chunk = candidates[start : start + limit] if start == 0 else candidates[start:]
-            fragments = self.catalog.get_many([hit.id for hit in chunk])
+            fields = judged([hit.id for hit in chunk])
             kept += [
                 hit
                 for hit in chunk
-                if (fragment := fragments.get(hit.id)) is not None and filters.matches(fragment)
+                if (found := fields.get(hit.id)) is not None and filters.matches(found)
             ]
             start += len(chunk)
         if len(kept) < limit and len(candidates) >= wide:
