@@ -3,28 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any
 
-
-class Filterable(Protocol):
-    """What :meth:`SearchFilters.matches` reads of a fragment: a
-    :class:`~memex_core.domain.fragment.Fragment`, or just these fields of one
-    (:class:`FilterFields`)."""
-
-    @property
-    def source_kind(self) -> str: ...
-    @property
-    def conversation_id(self) -> str: ...
-    @property
-    def role(self) -> str: ...
-    @property
-    def owner(self) -> str: ...
-    @property
-    def collection(self) -> str: ...
-    @property
-    def private(self) -> bool: ...
-    @property
-    def timestamp(self) -> float | None: ...
+from memex_core.domain.fragment import Fragment
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +58,7 @@ class SearchFilters:
             or self.until is not None
         )
 
-    def matches(self, fragment: Filterable) -> bool:
+    def matches(self, fragment: Fragment | FilterFields) -> bool:
         """The reference semantics every store must reproduce."""
         if self.source_kinds and fragment.source_kind not in self.source_kinds:
             return False
