@@ -124,6 +124,9 @@ class Follower:
         self._stop = threading.Event()
         self._running = threading.Event()  # cleared: paused (tests, maintenance)
         self._running.set()
+        # Held across "not paused? then replay": pause() takes it, so no replay that began
+        # before pause() returned can take in a change written after it.
+        self._replaying = threading.Lock()
         self._thread: threading.Thread | None = None
         self._last_flush = time.monotonic()
         self.error: str | None = None  # why the last tick failed, until one succeeds
@@ -147,8 +150,11 @@ class Follower:
             listener.close()
 
     def pause(self) -> None:
-        """Stop replaying (the lag then grows, as with a follower that broke)."""
-        self._running.clear()
+        """Stop replaying (the lag then grows, as with a follower that broke). Returns once
+        a replay in progress has ended: nothing written after this returns is replayed
+        until :meth:`resume`."""
+        with self._replaying:
+            self._running.clear()
 
     def resume(self) -> None:
         self._running.set()
@@ -171,10 +177,11 @@ class Follower:
             self._wait()
             if self._stop.is_set():
                 return
-            if not self._running.is_set():
-                continue
             try:
-                self.tick()
+                with self._replaying:
+                    if not self._running.is_set():
+                        continue
+                    self.tick()
             except Exception as exc:  # the catalog down, a disk full: retry, say it once
                 message = f"{type(exc).__name__}: {exc}"
                 if message != self.error:
