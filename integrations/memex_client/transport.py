@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
 from memex_client.errors import (
     InvalidRequestError,
@@ -190,29 +190,10 @@ class Transport:
             self._fast.close()
         self._http.close()
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        json: Any = None,
-        params: dict[str, Any] | None = None,
-        content: Any = None,
-        tool_call_id: str | None = None,
-        act_as: str | None = None,
-        authenticated: bool = True,
-    ) -> Any:
-        status, data = self._exchange(
-            method,
-            path,
-            json=json,
-            params=params,
-            content=content,
-            tool_call_id=tool_call_id,
-            act_as=act_as,
-            authenticated=authenticated,
-        )
-        return self._payload(path, status, data)
+    def request(self, method: str, path: str, **options: Any) -> Any:
+        """One request (``options``: those of :meth:`_exchange`), its answer decoded from
+        JSON; an error status raises the client's error for it."""
+        return self._payload(path, *self._exchange(method, path, **options))
 
     def _exchange(
         self,
@@ -285,8 +266,6 @@ class Transport:
         and builds the dataclasses in one pass, about 0.12 against 0.30 ms for a search's
         ten results through ``json.loads`` first): for the calls an agent makes on every
         turn. Errors and answers that are not ``kind`` are reported as :meth:`post` does."""
-        from pydantic import ValidationError
-
         status, data = self._exchange("POST", path, json=body, **options)
         if status < 400 and data:
             try:
