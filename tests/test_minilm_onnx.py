@@ -24,7 +24,7 @@ from memex_minilm.embedder import EmbeddingBackendError, MiniLMEmbedder
 from memex_minilm.model_files import model_dir
 from memex_minilm.numpy_encoder import NumpyMiniLM
 from memex_minilm.onnx_cache import OnnxCacheError, graph_path
-from memex_minilm.onnx_encoder import OnnxMiniLM, length_batches
+from memex_minilm.onnx_encoder import OnnxMiniLM, length_batches, padding_groups
 
 #: float32 ONNX vs numpy: the same maths in another order of float32 operations.
 FP32_MAX_ABS = 1e-5
@@ -134,6 +134,74 @@ def test_length_batches_cover_every_text_once_within_the_budget() -> None:
         assert len(batch) == 1 or len(batch) * max(lengths[i] for i in batch) <= 256
     firsts = [lengths[batch[0]] for batch in batches]
     assert firsts == sorted(firsts, reverse=True)  # longest first
+
+
+def _grouping_cost(groups: list[list[int]], lengths: list[int], call_cost: int) -> int:
+    return sum(len(g) * max(lengths[i] for i in g) + call_cost for g in groups)
+
+
+def _every_split_cost(lengths: list[int], call_cost: int) -> int:
+    """The cheapest cost over every way to cut the longest-first order into runs."""
+    ordered = sorted(lengths, reverse=True)
+    best = None
+    for cuts in range(1 << (len(ordered) - 1)):
+        total, start = 0, 0
+        for end in range(1, len(ordered) + 1):
+            if end == len(ordered) or cuts >> (end - 1) & 1:
+                total += (end - start) * ordered[start] + call_cost
+                start = end
+        best = total if best is None else min(best, total)
+    assert best is not None
+    return best
+
+
+@pytest.mark.parametrize(
+    ("lengths", "call_cost"),
+    [
+        ([22, 9, 50, 14, 31, 8, 17, 26], 12),
+        ([5, 5, 5, 5], 12),  # equal lengths: one call
+        ([50, 3, 3, 3, 3, 3, 3, 3], 12),  # one long query alone, the short ones together
+        ([40, 38, 7, 6, 30, 5, 12], 0),  # calls free: no padding at all
+        ([40, 38, 7, 6, 30, 5, 12], 1000),  # calls dear: a single call
+        ([1], 12),
+    ],
+)
+def test_padding_groups_cost_the_least_of_every_split(lengths: list[int], call_cost: int) -> None:
+    groups = padding_groups(lengths, call_cost)
+    assert sorted(i for group in groups for i in group) == list(range(len(lengths)))
+    assert _grouping_cost(groups, lengths, call_cost) == _every_split_cost(lengths, call_cost)
+    if call_cost == 0:
+        assert all(len({lengths[i] for i in group}) == 1 for group in groups)
+    if call_cost == 1000:
+        assert len(groups) == 1
+
+
+def test_padding_groups_of_nothing_is_no_group() -> None:
+    assert padding_groups([]) == []
+
+
+def test_a_small_call_is_split_by_length_and_keeps_the_callers_order(
+    folder: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's queries (one session, one token budget): runs of similar length, each
+    its own call, vectors back in order and equal to one-by-one encoding."""
+    queries = [TEXTS[3], "x", TEXTS[8], TEXTS[7], TEXTS[4], "a b c", TEXTS[3] + " again"]
+    encoder = OnnxMiniLM(folder, graph_path(folder, "fp32", cache), workers=1)
+    session = encoder._sessions[0]
+    shapes: list[tuple[int, int]] = []
+    real = session.run
+
+    def run(names: Any, feeds: dict[str, np.ndarray]) -> Any:
+        shapes.append(feeds["input_ids"].shape)
+        return real(names, feeds)
+
+    monkeypatch.setattr(session, "run", run)
+    together = encoder.encode(queries)
+    assert len(shapes) > 1  # one padded call would pad "x" to the longest query
+    assert sum(rows for rows, _ in shapes) == len(queries)
+    monkeypatch.undo()
+    one_by_one = np.stack([encoder.encode([q])[0] for q in queries])
+    assert np.abs(together - one_by_one).max() < FP32_MAX_ABS
 
 
 def test_the_cache_is_reused_and_rebuilt_when_its_key_changes(

@@ -25,7 +25,6 @@ from memex_core.domain import PluginContext
 from memex_minilm import build_embedder
 from memex_minilm.embedder import (
     NUMPY_QUERY_ENGINE,
-    ONNX_QUERY_BATCH,
     ONNX_QUERY_ENGINE,
     QUERY_BACKEND_ENV,
     EmbeddingBackendError,
@@ -145,18 +144,31 @@ def test_int8_documents_still_get_float32_query_vectors(numpy_vectors: np.ndarra
     assert embedder._documents is None  # the int8 graph was never needed for queries
 
 
-def test_small_batches_go_through_onnx_and_bigger_ones_through_numpy(
+def test_batches_of_any_size_go_through_onnx_once_loaded(
     onnx_embedder: MiniLMEmbedder, numpy_vectors: np.ndarray, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """ONNX Runtime holds the GIL for none of its forward pass, numpy's stacked pass takes
+    it back between operations: a server's batches go through ONNX whatever their size."""
     assert onnx_embedder.query_engine == ONNX_QUERY_ENGINE
     onnx = Spy(monkeypatch, onnx_embedder._query_onnx, "encode")
     together = Spy(monkeypatch, onnx_embedder._load_numpy(), "encode_together")
-    small = onnx_embedder.embed_queries(QUERIES[:ONNX_QUERY_BATCH])
-    big = onnx_embedder.embed_queries(QUERIES)
-    assert onnx.calls == [ONNX_QUERY_BATCH]
+    small = onnx_embedder.embed_queries(QUERIES[:2])
+    big = onnx_embedder.embed_queries(QUERIES * 3)
+    assert onnx.calls == [2, 3 * len(QUERIES)]
+    assert together.calls == []
+    np.testing.assert_allclose(small, numpy_vectors[:2], atol=FP32_MAX_ABS)
+    np.testing.assert_allclose(big, np.concatenate([numpy_vectors] * 3), atol=FP32_MAX_ABS)
+
+
+def test_batches_go_through_numpy_in_one_stacked_pass_before_onnx_loads(
+    numpy_vectors: np.ndarray, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder = MiniLMEmbedder()  # "auto", not warmed: a cold process
+    together = Spy(monkeypatch, embedder._load_numpy(), "encode_together")
+    got = embedder.embed_queries(QUERIES)
     assert together.calls == [len(QUERIES)]
-    np.testing.assert_allclose(small, numpy_vectors[:ONNX_QUERY_BATCH], atol=FP32_MAX_ABS)
-    np.testing.assert_allclose(big, numpy_vectors, atol=FP32_MAX_ABS)
+    assert embedder._query_onnx is None
+    np.testing.assert_allclose(got, numpy_vectors, atol=FP32_MAX_ABS)
 
 
 def test_threads_share_the_onnx_session(

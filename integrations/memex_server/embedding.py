@@ -8,16 +8,16 @@ machine). So a search route first has its query embedded *outside* the lock
 embedded together:
 
 * whoever finds a free slot embeds every query waiting, in one call of the embedder's
-  optional ``embed_queries(texts)`` (MiniLM stacks their tokens into one forward pass:
-  measured per query through numpy, 1: 21 ms of CPU, 4 together: 12 ms, 8: 11 ms); an
-  embedder without ``embed_queries`` embeds the waiting queries one by one, still outside
-  the lock;
+  optional ``embed_queries(texts)`` (MiniLM, measured per query through numpy, 1: 21 ms
+  of CPU, 4 together: 12 ms, 8: 11 ms); an embedder without ``embed_queries`` embeds the
+  waiting queries one by one, still outside the lock;
 * at start, :meth:`QueryEmbeddings.warm` calls the embedder's optional ``warm_queries()``
   on a background thread (``memex serve`` waits for it before it listens): this process
   lives long, so MiniLM loads its ONNX Runtime query session, which embeds one query for
   ~13 ms of CPU instead of numpy's ~20 (a single-client hybrid search over SciFact: 20.6
-  ms of CPU instead of 29.8), and batches of up to three; bigger ones stay on numpy, as
-  cheap or cheaper there (see ``memex_minilm.embedder.ONNX_QUERY_BATCH``);
+  ms of CPU instead of 29.8), and batches for about what numpy's stacked pass costs, while
+  holding the GIL for none of it (see ``memex_minilm.embedder.MiniLMEmbedder.
+  embed_queries``);
 * there are half as many slots as cores (at least one), so that queries wait for a slot
   and form batches while searches use the other cores: with 8 clients on 2 cores, one
   slot made batches of 3.3 queries on average and cost 30 ms of CPU per search against

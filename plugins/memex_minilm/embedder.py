@@ -3,9 +3,8 @@
 Queries go through the numpy encoder in a process that has not said it lives long: it
 starts in 0.1 s where an ONNX Runtime session takes ~1 s, and a cold CLI must stay fast.
 A long-lived process that answers searches (``memex serve``) calls :meth:`MiniLMEmbedder.
-warm_queries` at start; from then on single queries (and batches of up to
-``ONNX_QUERY_BATCH``) go through a single-threaded float32 ONNX Runtime session, which
-costs ~0.6x the numpy encoder's CPU for one query (see ``ONNX_QUERY_BATCH``), except
+warm_queries` at start; from then on queries, alone or in batches, go through a
+single-threaded float32 ONNX Runtime session (see ``embed_queries`` for why), except
 in :meth:`MiniLMEmbedder.cold_queries` (CLI commands answered by the warm socket). That is
 ``query_backend`` (``MEMEX_QUERY_BACKEND`` wins over it): "auto" as just said, falling
 back to numpy with one warning when ONNX Runtime or its graph cannot load; "numpy"
@@ -54,15 +53,6 @@ DEVICES = ("auto", "cpu", "cuda")
 #: What embeds queries: "auto" = numpy until ``warm_queries``, then ONNX Runtime if it loads.
 QUERY_BACKENDS = ("auto", "numpy", "onnx")
 QUERY_BACKEND_ENV = "MEMEX_QUERY_BACKEND"
-#: Batches of at most this many queries go through the ONNX query session, bigger ones
-#: through numpy's ``encode_together``. Process CPU per query, 120 SciFact queries in
-#: batches of k, 6 rounds alternating which engine goes first, median (2-core AVX2 machine,
-#: otherwise idle), ONNX / numpy: k=1 10.5 / 15.5 ms (0.68x), 2: 11.9 / 13.6 (0.88x),
-#: 3: 11.8 / 13.5 (0.87x), 4: 11.2 / 11.9 (0.94x, but the best rounds favour numpy),
-#: 5: 0.97x, 6: 1.02x, 8: 11.1 / 10.2 (1.09x). Both spend a batch in float32 matrix
-#: products; ONNX saves per call (fused attention, no Python per layer), which matters less
-#: as a batch grows. memex serve's batches hold ~3 queries with 8 clients on 2 cores.
-ONNX_QUERY_BATCH = 3
 #: What ``query_engine`` says for each engine.
 ONNX_QUERY_ENGINE = "onnx-fp32/cpu"
 NUMPY_QUERY_ENGINE = "numpy/cpu"
@@ -201,18 +191,23 @@ class MiniLMEmbedder:
         return self._query_encoder().encode([text])[0]
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """Embeddings of several queries in one forward pass, shape ``(len(texts), 384)``.
+        """Embeddings of several queries at once, shape ``(len(texts), 384)``.
 
         Optional beyond the Embedder protocol: ``memex serve`` batches the queries of
-        concurrent searches through it (a batch of eight short queries costs about half
-        of eight single ones through numpy). Up to ``ONNX_QUERY_BATCH`` queries go through
-        the ONNX query session when it is loaded, more through numpy, whichever costs less
-        CPU. Each row equals ``embed_query``'s vector up to float32 rounding (~1e-7)."""
+        concurrent searches through it. Through the ONNX query session once loaded (in
+        runs of similar length, see ``onnx_encoder.padding_groups``), else through numpy
+        in one forward pass of their stacked tokens (``encode_together``: eight short
+        queries cost about half of eight single ones). The two cost about the same CPU per
+        query in a batch of 8 or more (SciFact queries, one thread: ONNX 8.0-8.5 ms,
+        numpy 8.3-8.5), but ONNX Runtime holds the GIL for none of its forward pass where
+        numpy's takes it back between every operation: with 8 clients on 2 cores, the
+        server's other threads waited on it less and it answered 12-14% more hybrid
+        searches a second (see docs/deployment.md). Each row equals ``embed_query``'s
+        vector up to float32 rounding (~1e-7)."""
         texts = list(texts)
-        if len(texts) <= ONNX_QUERY_BATCH:
-            engine = self._query_encoder()
-            if engine is self._query_onnx:
-                return engine.encode(texts)
+        engine = self._query_encoder()
+        if engine is self._query_onnx:
+            return engine.encode(texts)
         return self._load_numpy().encode_together(texts)
 
     def warm_queries(self) -> str:
@@ -223,7 +218,7 @@ class MiniLMEmbedder:
         numpy with one warning). Returns :attr:`query_engine`."""
         with self._lock:
             self._long_lived = True
-            self._numpy_locked()  # batches bigger than ONNX_QUERY_BATCH, and the fallback
+            self._numpy_locked()  # the fallback, and cold_queries()
             if self.query_backend != "numpy":
                 self._query_onnx_locked()
         return self.query_engine
