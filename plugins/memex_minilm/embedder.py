@@ -198,11 +198,11 @@ class MiniLMEmbedder:
         runs of similar length, see ``onnx_encoder.padding_groups``), else through numpy
         in one forward pass of their stacked tokens (``encode_together``: eight short
         queries cost about half of eight single ones). The two cost about the same CPU per
-        query in a batch of 8 or more (SciFact queries, one thread: ONNX 8.0-8.5 ms,
-        numpy 8.3-8.5), but ONNX Runtime holds the GIL for none of its forward pass where
+        query in a batch of 8 or 16 (SciFact queries, one thread: ONNX 8.0-9.1 ms, numpy
+        8.3-10.6), but ONNX Runtime holds the GIL for none of its forward pass where
         numpy's takes it back between every operation: with 8 clients on 2 cores, the
-        server's other threads waited on it less and it answered 12-14% more hybrid
-        searches a second (see docs/deployment.md). Each row equals ``embed_query``'s
+        server's other threads waited on it less and it answered 55.6 hybrid searches a
+        second against 46.4 (see docs/deployment.md). Each row equals ``embed_query``'s
         vector up to float32 rounding (~1e-7)."""
         texts = list(texts)
         engine = self._query_encoder()

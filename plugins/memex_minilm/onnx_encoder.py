@@ -72,7 +72,7 @@ def padding_groups(lengths: Sequence[int], call_cost: int = CALL_COST_TOKENS) ->
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
     sorted_lengths = [lengths[i] for i in order]
     # cost[j]: the least cost of the first j texts; start[j]: where its last group starts.
-    cost = [0] + [0] * len(order)
+    cost = [0] * (len(order) + 1)
     start = [0] * (len(order) + 1)
     for j in range(1, len(order) + 1):
         cost[j], start[j] = min(
