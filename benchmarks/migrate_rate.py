@@ -4,7 +4,7 @@ A home is built from the shared real data (the sample exports, the Obsidian Help
 the 5,183 SciFact abstracts and 200 remembered facts; the tests' hashing embedder and
 in-memory vector store stand in for MiniLM and Chroma, which a copy of the catalog never
 reads). Its catalog is then copied into fresh databases of one PostgreSQL server (the
-tests' binaries and settings, tests/postgres_server.py), alternating, round by round:
+tests' binaries and settings, tests/support/postgres_server.py), alternating, round by round:
 
 - **baseline**: every table by one ``COPY`` per table in one transaction (triggers off
   by ``session_replication_role``), values as SQLite hands them: the least a copy costs;
@@ -35,7 +35,7 @@ MEMORIES = 200
 
 
 def unavailable() -> str | None:
-    from tests.postgres_server import find_postgres_bin, missing_reason
+    from tests.support.postgres_server import find_postgres_bin, missing_reason
 
     root = data_root()
     reason = missing(root / "exports", root / "obsidian-help" / "en", scifact_dir())
@@ -52,7 +52,7 @@ def unavailable() -> str | None:
 
 def build_home(root: Path) -> Path:
     from benchmarks.fragments import scifact_fragments
-    from tests.component_doubles import fast_memex
+    from tests.support.component_doubles import fast_memex
 
     data = data_root()
     home = root / "home"
@@ -130,7 +130,7 @@ def migrate(home: Path, url: str) -> Any:
 
 
 def measure(root: Path, rounds: int) -> dict[str, Any]:
-    from tests.postgres_server import PostgresServer, find_postgres_bin
+    from tests.support.postgres_server import PostgresServer, find_postgres_bin
 
     started = time.perf_counter()
     home = build_home(root)

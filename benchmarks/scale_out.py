@@ -22,7 +22,7 @@
   (:func:`benchmarks.service.timed_concurrently`) send every query once to one replica,
   then spread over both.
 
-PostgreSQL: a server of this run (tests/postgres_server.py's binaries and layout) started
+PostgreSQL: a server of this run (tests/support/postgres_server.py's binaries and layout) started
 with ``fsync=on`` and ``full_page_writes=on`` (the test server's defaults turn both off);
 SQLite homes run WAL with ``synchronous=NORMAL`` (memex's setting).
 """
@@ -81,7 +81,7 @@ def postgres_unavailable() -> str | None:
         import psycopg  # noqa: F401
     except ImportError:
         return "psycopg is not installed (pip install 'memex[postgres]')"
-    from tests.postgres_server import find_postgres_bin, missing_reason
+    from tests.support.postgres_server import find_postgres_bin, missing_reason
 
     return None if find_postgres_bin() else missing_reason()
 
@@ -92,7 +92,7 @@ def durable_postgres() -> Iterator[Any]:
 
     Started here rather than by ``PostgresServer.start``, whose command-line options (which
     win over postgresql.conf) turn both off for tests."""
-    from tests.postgres_server import PostgresServer, find_postgres_bin
+    from tests.support.postgres_server import PostgresServer, find_postgres_bin
 
     bin_dir = find_postgres_bin()
     assert bin_dir is not None  # checked by postgres_unavailable()
@@ -771,7 +771,7 @@ def _fill(
         )
     section.add(
         f"PostgreSQL {settings['server_version']} started by this run on 127.0.0.1 "
-        f"(tests/postgres_server.py's binaries and layout) with fsync={settings['fsync']}, "
+        f"(tests/support/postgres_server.py's binaries and layout) with fsync={settings['fsync']}, "
         f"full_page_writes={settings['full_page_writes']}, "
         f"synchronous_commit={settings['synchronous_commit']}, shared_buffers="
         f"{settings['shared_buffers']} (the test server's fsync=off is not used here); SQLite "

@@ -25,7 +25,7 @@ benchmarks' corpus (:mod:`benchmarks.corpus`, from the on-disk vector cache).
 
 PostgreSQL runs with production durability (fsync on) and ``shared_buffers`` large enough
 to hold the table and its index (1 GB), started by ``BenchPostgres`` from the binaries the
-tests use (tests/postgres_server.py). Both servers, and this client, share the machine's
+tests use (tests/support/postgres_server.py). Both servers, and this client, share the machine's
 2 cores (and with whatever else runs: see the load average in the report).
 """
 
@@ -66,8 +66,8 @@ IDLE_LIMIT_S = 900.0
 
 
 def unavailable() -> str | None:
-    from tests.chroma_server import find_chroma_cli
-    from tests.postgres_server import find_postgres_bin, missing_reason
+    from tests.support.chroma_server import find_chroma_cli
+    from tests.support.postgres_server import find_postgres_bin, missing_reason
 
     if corpus.unavailable():
         return corpus.unavailable()
@@ -87,7 +87,7 @@ def unavailable() -> str | None:
 
 
 def _bench_postgres() -> Any:
-    from tests.postgres_server import PostgresServer
+    from tests.support.postgres_server import PostgresServer
 
     class BenchPostgres(PostgresServer):
         """The tests' server with production durability and room for the index in memory.
@@ -158,7 +158,7 @@ def pgvector_served(ctx: RunContext) -> Iterator[Served]:
     """The pgvector store on a fresh database of a PostgreSQL of its own."""
     from memex_pgvector.location import PgvectorLocation
     from memex_pgvector.store import PgvectorStore
-    from tests.postgres_server import find_postgres_bin
+    from tests.support.postgres_server import find_postgres_bin
 
     server = _bench_postgres()(find_postgres_bin(need_vector=True)).start()
     try:
@@ -184,7 +184,7 @@ def chroma_served(ctx: RunContext) -> Iterator[Served]:
     """The chroma store on a ``chroma run`` server of its own."""
     from memex_chroma.connection import ChromaLocation, parse_server_url
     from memex_chroma.store import ChromaVectorStore
-    from tests.chroma_server import controllable_chroma_server
+    from tests.support.chroma_server import controllable_chroma_server
 
     folder = ctx.tmp / "chroma-server"
     with controllable_chroma_server(folder / "data") as server:

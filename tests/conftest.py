@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from tests._data import shared_data_dir
+from tests.support._data import shared_data_dir
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "exports"
 
 pytest_plugins = [
-    "tests.component_doubles",
-    "tests.postgres_fixtures",
-    "tests.catalog_fixtures",
+    "tests.support.component_doubles",
+    "tests.support.postgres_fixtures",
+    "tests.support.catalog_fixtures",
 ]
 
 

@@ -25,7 +25,7 @@ import pytest
 
 from tests.browser import chromium
 from tests.browser.demo_home import DemoHome, build_demo_home, build_xss_home
-from tests.server_fixtures import served
+from tests.support.server_fixtures import served
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -4,7 +4,7 @@
 exports in ``examples/exports``, a small vault whose notes link to each other (one link
 unresolved), and the memory of two users' agents (alice with a record revised twice and one
 forgotten, bob with his own), plus an agent key for each. :func:`build_xss_home` stores the
-XSS corpus (:mod:`tests.xss_payloads`) as chat text and titles, note text, titles and
+XSS corpus (:mod:`tests.support.xss_payloads`) as chat text and titles, note text, titles and
 links, and memory text and revisions.
 
 Written to disk and closed here: the server opens the home itself.
@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.export_builders import DAY, T0, chatgpt_conversation, write_chatgpt_export
-from tests.xss_payloads import numbered
+from tests.support.export_builders import DAY, T0, chatgpt_conversation, write_chatgpt_export
+from tests.support.xss_payloads import numbered
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPORTS = ROOT / "examples" / "exports"

@@ -23,7 +23,7 @@ from memex_server.follower import FollowSettings
 from memex_viewer import sessions
 from tests.browser import chromium
 from tests.browser.conftest import TIMEOUT_MS
-from tests.catalog_fixtures import home_memex
+from tests.support.catalog_fixtures import home_memex
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Route

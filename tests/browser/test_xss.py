@@ -1,4 +1,4 @@
-"""Stored XSS: the corpus of :mod:`tests.xss_payloads` (72 payloads), stored as chat text
+"""Stored XSS: the corpus of :mod:`tests.support.xss_payloads` (72 payloads), stored as chat text
 and titles, note text, titles and links, memory text and revisions, and an access log's
 tool-call ids, is loaded in the browser on every page that shows it. Each page is checked
 for any sign that a payload ran (a dialog, the ``window.__xss`` trap, a ``javascript:``
@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from tests.browser.conftest import Served, Tab, normalise
-from tests.xss_payloads import PAYLOADS, numbered
+from tests.support.xss_payloads import PAYLOADS, numbered
 
 CASES = numbered()
 WIDE = "before=100&after=100"
@@ -132,7 +132,7 @@ def test_sign_in_next_cannot_send_the_browser_to_script(xss_tab: Tab) -> None:
 
 
 def _signed_in_client(server: Served, credential: str) -> httpx.Client:
-    from tests.viewer_fixtures import post_signin
+    from tests.support.viewer_fixtures import post_signin
 
     client = httpx.Client(base_url=server.url, timeout=60)
     response = post_signin(client, credential)
