@@ -22,9 +22,9 @@ from memex_postgres.connection import (
     DEFAULT_POOL_SIZE,
     PostgresConnection,
 )
-from memex_postgres.migration.urls import mask_password
 from memex_postgres.read_only import READER_ROLE, run_query
 from memex_postgres.schema import MIGRATIONS, SCHEMA_VERSION_TABLE, TABLES
+from memex_postgres.urls import mask_password
 
 #: Triggers the change journal depends on (table, trigger).
 JOURNAL_TRIGGERS = (

@@ -5,7 +5,7 @@ words: which server (``host:port/database``, never the password), what happened,
 from __future__ import annotations
 
 from memex_core.catalog.faults import CatalogUnavailableError
-from memex_postgres.migration.urls import where
+from memex_postgres.urls import where
 
 #: Where the URL is set, for the fix in every message.
 URL_SETTINGS = "[catalog.postgres] url in config.toml or MEMEX_CATALOG_URL"

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from memex_core.errors import MemexError
 from memex_postgres.connection import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_POOL_SIZE
-from memex_postgres.migration.urls import mask_password
+from memex_postgres.urls import mask_password
 
 URL_ENV = "MEMEX_CATALOG_URL"
 SCHEMES = ("postgresql", "postgres")

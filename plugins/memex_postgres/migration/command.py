@@ -72,7 +72,7 @@ def migrate(
     from memex_postgres.migration.engine import Migration
     from memex_postgres.migration.source import SqliteSource
     from memex_postgres.migration.target import PostgresTarget
-    from memex_postgres.migration.urls import check_url
+    from memex_postgres.urls import check_url
 
     check_url(url)
     _mask_in_argv(url)
@@ -142,7 +142,7 @@ def create_schema(url: str) -> None:
 def _mask_in_argv(url: str) -> None:
     """The home's write lock records this command line for other processes to show; it
     must not carry the database password there."""
-    from memex_postgres.migration.urls import has_password, mask_password
+    from memex_postgres.urls import has_password, mask_password
 
     if has_password(url):
         sys.argv = [mask_password(a) if a == url else a for a in sys.argv]
@@ -245,7 +245,7 @@ def write_config(path: Path, url: str) -> str:
     import tomllib
 
     from memex_core.errors import MemexError
-    from memex_postgres.migration.urls import has_password, mask_password
+    from memex_postgres.urls import has_password, mask_password
 
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     try:

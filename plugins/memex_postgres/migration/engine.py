@@ -30,8 +30,8 @@ from memex_core.crashpoints import crash_point
 from memex_core.errors import MemexError
 from memex_postgres.migration.source import SourceTable, SqliteSource
 from memex_postgres.migration.target import PROGRESS_TABLE, PostgresTarget
-from memex_postgres.migration.urls import mask_password
 from memex_postgres.migration.values import Digest, Kind, RowNormaliser, kind_of, to_kind
+from memex_postgres.urls import mask_password
 
 DEFAULT_BATCH_SIZE = 5000
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from memex_core.crashpoints import crash_point
 from memex_core.errors import MemexError
-from memex_postgres.migration.urls import where
 from memex_postgres.migration.values import Kind
+from memex_postgres.urls import where
 
 PROGRESS_TABLE = "migration_progress"
 #: Session advisory lock that keeps two ``memex migrate`` runs out of one database.

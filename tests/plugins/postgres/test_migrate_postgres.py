@@ -37,8 +37,6 @@ from click.testing import CliRunner, Result
 from memex_core.cli.app import MemexGroup
 from memex_core.config import load_config
 from memex_core.crashpoints import CRASH_ENV
-from tests.support import component_doubles
-from tests.support.component_doubles import fast_memex
 from tests.conftest import EXAMPLES, REPO
 from tests.core.cli.test_doctor import (
     EVERYTHING,
@@ -47,6 +45,8 @@ from tests.core.cli.test_doctor import (
     search_results,
     write_vault,
 )
+from tests.support import component_doubles
+from tests.support.component_doubles import fast_memex
 
 psycopg = pytest.importorskip("psycopg")
 
@@ -594,7 +594,7 @@ def test_tables_are_copied_after_those_their_foreign_keys_point_at() -> None:
 
 
 def test_urls_are_shown_without_their_password() -> None:
-    from memex_postgres.migration.urls import mask_password, where
+    from memex_postgres.urls import mask_password, where
 
     assert mask_password("postgresql://u:p%40ss@db:5433/m?sslmode=require") == (
         "postgresql://u:***@db:5433/m?sslmode=require"
