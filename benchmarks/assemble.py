@@ -9,7 +9,7 @@ Each measured section is stored in docs/benchmarks/<key>.json with the run that 
 (benchmarks/store.py); the page is rendered from those files alone, each section opening with
 its run's provenance and each summary row naming its run. ``python -m benchmarks.run --only
 KEY`` stores what it measures and reassembles the page itself; a section rerun into a report
-of its own (``--output docs/benchmarks-issueN.md``) reaches the page when this command imports
+of its own (``--output docs/benchmarks-<topic>.md``) reaches the page when this command imports
 that report (benchmarks/reports.py: a section replaces the stored one when its run is newer).
 """
 
@@ -31,7 +31,7 @@ DEFAULT_STORE = REPO_ROOT / "docs" / "benchmarks"
 #: Sections whose figures so far live in a report of another shape than the runner's
 #: (linked from the page until the section is stored): file name within the docs folder.
 ELSEWHERE = {
-    "scale_out": "benchmarks-issue15-scale-out.md",
+    "scale_out": "benchmarks-scale-out-postgres.md",
     "migrate": "migrate.md",
 }
 
@@ -64,7 +64,7 @@ def render_page(
         "- Rerun sections and update this page, the others kept as they are: "
         "`python -m benchmarks.run --only KEY[,KEY...]` (`nox -s bench -- --only KEY`).",
         "- Bring in a section rerun into a report of its own "
-        "(`python -m benchmarks.run --only KEY --output docs/benchmarks-issueN.md`): "
+        "(`python -m benchmarks.run --only KEY --output docs/benchmarks-<topic>.md`): "
         "`python -m benchmarks.assemble` (the newer run wins).",
         "",
         "## Summary",

@@ -2,7 +2,7 @@
 
     python -m benchmarks.run                      # everything (hours on 2 cores)
     python -m benchmarks.run --only keyword,adds  # some of them; the page keeps the others
-    python -m benchmarks.run --only service --output docs/benchmarks-issue14.md
+    python -m benchmarks.run --only service --output docs/benchmarks-search-over-http.md
                                                   # a report of its own; the page unchanged
     python -m benchmarks.run --quick --output /tmp/bench.md  # reduced sizes: a smoke run
 

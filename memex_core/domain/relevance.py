@@ -33,7 +33,7 @@ AUTO = "auto"
 OFF = "off"
 #: Keyword evidence that counts: the hit holds at least half of the query's information
 #: (chosen a priori as "most of what the query says", then measured in
-#: docs/benchmarks-issue18-floor.md, not tuned on the benchmark's queries).
+#: docs/benchmarks-relevance-floor.md, not tuned on the benchmark's queries).
 STRONG_KEYWORD_SHARE = 0.5
 
 #: Two weak signals agreeing on one candidate are evidence too: it holds at least this
@@ -174,7 +174,7 @@ def select(
     least one of the query's words (labelled ``"keyword"``: partial matches are how a
     multi-part question finds its evidence) and go only if they were found by meaning
     alone below the floor. Measured against judging each candidate on its own
-    (docs/benchmarks-issue18-floor.md): the same false hits, and LoCoMo recall@10 0.745
+    (docs/benchmarks-relevance-floor.md): the same false hits, and LoCoMo recall@10 0.745
     instead of 0.690 (0.747 without a floor).
     """
     labels = [judge(keyword_share=k, similarity=s, floor=floor) for k, s in candidates]

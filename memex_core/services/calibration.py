@@ -14,7 +14,7 @@ ship with memex, and the floor is the highest similarity any *unrelated* pair re
   (astronomy, medieval history, marine biology, geology, opera, ...).
 
 No benchmark question is used: the benchmark generates its own nonsense with another
-seed and asks about other topics (docs/benchmarks-issue18-floor.md). The result is
+seed and asks about other topics (docs/benchmarks-relevance-floor.md). The result is
 deterministic for a given embedder build (same texts, same seed, no sampling), recorded
 in the catalog with the embedder's signature, computed once and reused until the vector
 index is rebuilt or another embedder builds it.

@@ -46,7 +46,7 @@ from memex_core.errors import MemexError
 #: "auto" lets memex choose (``AUTO_BACKEND``); the others force a backend for documents.
 BACKENDS = ("auto", "numpy", "onnx", "torch")
 BACKEND_ENV = "MEMEX_EMBED_BACKEND"
-#: What "auto" embeds documents with on a CPU (see docs/benchmarks-issue18-encoder.md).
+#: What "auto" embeds documents with on a CPU (see docs/benchmarks-ingest-and-encoders.md).
 AUTO_BACKEND = "numpy"
 PRECISIONS = ("fp32", "int8")
 DEVICES = ("auto", "cpu", "cuda")

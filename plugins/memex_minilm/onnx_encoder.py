@@ -19,7 +19,7 @@ Speed, measured: on an AVX2 CPU (no VNNI) the float32 graph does the same work
 per CPU-second as the numpy encoder (25.3 against 25.9 texts per CPU-second,
 single-threaded; 61% of ORT's time in MatMul, 27% in Attention, mostly its QKV
 product), because both spend it in float32 matrix products. int8 MatMuls do
-~1.3-1.5x more per CPU-second. See docs/benchmarks-issue18-encoder.md.
+~1.3-1.5x more per CPU-second. See docs/benchmarks-ingest-and-encoders.md.
 """
 
 from __future__ import annotations

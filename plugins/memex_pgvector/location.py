@@ -27,7 +27,7 @@ SCHEMES = ("postgresql", "postgres")
 
 DEFAULT_TABLE = "memex_vectors"
 #: HNSW search breadth per query (pgvector accepts 1 to 1,000). Measured on 100,000 real
-#: MiniLM vectors and 300 SciFact queries (docs/benchmarks-issue15-pgvector.md): recall@10
+#: MiniLM vectors and 300 SciFact queries (docs/benchmarks-pgvector-vs-chroma-server.md): recall@10
 #: 0.967 at pgvector's default 40, 0.988 at 100, 0.997 at 200, 0.999 at 400 (2.4x the
 #: p50 of 200); the chroma server with memex's ef_search 400 found 1.000 in the same run.
 DEFAULT_EF_SEARCH = 200

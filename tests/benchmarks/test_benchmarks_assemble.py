@@ -44,8 +44,12 @@ def summary_lines(text: str) -> list[str]:
 
 def test_the_committed_reports_are_found() -> None:
     names = {path.name for path in run_reports()}
-    assert {"benchmarks-issue14.md", "benchmarks-issue19.md", "benchmarks-issue4.md"} <= names
-    assert "benchmarks-issue15-scale-out.md" not in names  # hand-written: skipped, said so
+    assert {
+        "benchmarks-search-over-http.md",
+        "benchmarks-scifact-and-locomo.md",
+        "benchmarks-remember-and-dream.md",
+    } <= names
+    assert "benchmarks-scale-out-postgres.md" not in names  # hand-written: skipped, said so
 
 
 @pytest.mark.parametrize("path", run_reports(), ids=lambda path: path.name)
@@ -85,12 +89,12 @@ def test_the_report_date_and_environment_are_read(tmp_path: Path) -> None:
     header = {
         "Date": "2026-11-25 21:22 UTC",
         "memex commit": "54a9db4 (with uncommitted changes)",
-        "Command": "`python -m benchmarks.run --only service --output docs/benchmarks-issue14.md`"
-        " (wall time 6.1 min)",
+        "Command": "`python -m benchmarks.run --only service"
+        " --output docs/benchmarks-search-over-http.md` (wall time 6.1 min)",
         "Load average (1/5/15 min)": "at start 0.96/1.06/1.39, at end 1.98/1.53/1.48 on 2 cores:"
         " the machine is shared, so timings above ~1 per core are contended.",
     }
-    text = (DOCS / "benchmarks-issue14.md").read_text(encoding="utf-8")
+    text = (DOCS / "benchmarks-search-over-http.md").read_text(encoding="utf-8")
     for name, value in header.items():
         text, count = re.subn(
             rf"^- {re.escape(name)}:? .*$",
@@ -100,13 +104,13 @@ def test_the_report_date_and_environment_are_read(tmp_path: Path) -> None:
             flags=re.MULTILINE,
         )
         assert count == 1, name
-    (docs / "benchmarks-issue14.md").write_text(text, encoding="utf-8")
-    report = parse(docs / "benchmarks-issue14.md", TITLES, docs=docs)
+    (docs / "benchmarks-search-over-http.md").write_text(text, encoding="utf-8")
+    report = parse(docs / "benchmarks-search-over-http.md", TITLES, docs=docs)
     assert report is not None
     run = report.run
     assert run.date == "2026-11-25 21:22 UTC"
     assert run.command == (
-        "python -m benchmarks.run --only service --output docs/benchmarks-issue14.md"
+        "python -m benchmarks.run --only service --output docs/benchmarks-search-over-http.md"
     )
     assert run.commit == "54a9db4 (with uncommitted changes)"
     assert run.machine.startswith("AMD EPYC, 2 logical cores")
