@@ -89,7 +89,7 @@ QUESTIONS: list[tuple[str, list[tuple[str, str]]]] = [
     ),
     (
         'how does a phrase like "last week" in a query become a time filter?',
-        [("memex_core/timephrases.py", "extract_time_phrase")],
+        [("memex_core/query_time_phrases.py", "extract_time_phrase")],
     ),
     (
         "how are wikilinks found in an Obsidian note?",

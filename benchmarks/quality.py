@@ -64,7 +64,7 @@ def evaluate(mx: Memex, task: Task, mode: str, weight: float | None = None) -> O
 
 def time_phrase_queries(queries: Sequence[str]) -> int:
     """How many queries hold a phrase memex would read as a time filter by default."""
-    from memex_core.timephrases import extract_time_phrase
+    from memex_core.query_time_phrases import extract_time_phrase
 
     return sum(1 for query in queries if extract_time_phrase(query) is not None)
 

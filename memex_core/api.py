@@ -59,7 +59,7 @@ from memex_core.domain.relevance import (
     RelevanceFloorSettingError,
     parse_floor_setting,
 )
-from memex_core.domain.timeparse import FilterValueError, parse_time_bound
+from memex_core.domain.time_bounds import FilterValueError, parse_time_bound
 from memex_core.domain.turn_context import (
     IndexContext,
     TurnContextSettingError,
@@ -148,7 +148,7 @@ def make_filters(
 
     Private memory is left out unless ``include_private``. A value of the wrong
     kind (a number for ``source``, a list holding ``None``, a time that is no
-    time) raises :class:`~memex_core.domain.timeparse.FilterValueError`, which
+    time) raises :class:`~memex_core.domain.time_bounds.FilterValueError`, which
     is both a :class:`MemexError` and a ``ValueError``, naming the filter.
     """
 
@@ -924,7 +924,7 @@ class Memex:
         time_note = time_reading = None
         unfiltered = (query, filters)
         if time_phrases and filters.since is None and filters.until is None:
-            from memex_core.timephrases import extract_time_phrase
+            from memex_core.query_time_phrases import extract_time_phrase
 
             phrase = extract_time_phrase(query)
             if phrase is not None and phrase.query.strip():

@@ -210,7 +210,7 @@ def search_text(query: str, *, time_phrases: bool, time_filtered: bool) -> str:
     """The text ``Memex.search`` embeds for ``query``: without its time phrase when it reads
     one as a filter (see :meth:`memex_core.api.Memex.search`)."""
     if time_phrases and not time_filtered:
-        from memex_core.timephrases import extract_time_phrase
+        from memex_core.query_time_phrases import extract_time_phrase
 
         phrase = extract_time_phrase(query)
         if phrase is not None and phrase.query.strip():

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from memex_core.domain.timeparse import TimeBoundError, parse_time_bound
+from memex_core.domain.time_bounds import TimeBoundError, parse_time_bound
 from memex_server.auth import state_of
 from memex_viewer.memory_access import PAGE_SIZE, page_offset, run
 from memex_viewer.principal import OperatorOnly

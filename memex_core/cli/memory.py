@@ -172,7 +172,7 @@ def read_conversation(source: str) -> list[dict[str, Any]]:
 
 
 def _timestamp(value: Any, where: str) -> float:
-    from memex_core.domain.timeparse import parse_time_bound
+    from memex_core.domain.time_bounds import parse_time_bound
 
     try:
         moment = parse_time_bound(value)
@@ -635,7 +635,7 @@ def log(
 ) -> None:
     """The memory access log, newest first: who read or changed whose memory, and how it went."""
     from memex_core.cli.memory_render import log_json, print_log
-    from memex_core.domain.timeparse import parse_time_bound
+    from memex_core.domain.time_bounds import parse_time_bound
 
     try:
         bounds = {

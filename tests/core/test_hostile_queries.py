@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from memex_core.api import Memex, make_filters
 from memex_core.domain import SearchFilters
-from memex_core.domain.timeparse import (
+from memex_core.domain.time_bounds import (
     EARLIEST,
     LATEST,
     FilterValueError,
@@ -25,7 +25,7 @@ from memex_core.domain.timeparse import (
     parse_time_bound,
 )
 from memex_core.errors import MemexError
-from memex_core.timephrases import TimePhrase, extract_time_phrase
+from memex_core.query_time_phrases import TimePhrase, extract_time_phrase
 from tests.support.component_doubles import fast_memex
 from tests.support.hostile_builders import ODD_NUMBERS, ODD_STRINGS, examples, tally, write_tallies
 

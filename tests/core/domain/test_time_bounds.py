@@ -4,7 +4,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memex_core.domain.timeparse import parse_time_bound
+from memex_core.domain.time_bounds import parse_time_bound
 
 
 @pytest.mark.parametrize(

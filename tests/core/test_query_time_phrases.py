@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memex_core.timephrases import TimePhrase, extract_time_phrase
+from memex_core.query_time_phrases import TimePhrase, extract_time_phrase
 
 #: A Wednesday. Tests read phrases against this moment, in UTC unless they say otherwise.
 NOW = datetime(2026, 11, 18, 10, 30, tzinfo=UTC)
@@ -255,7 +255,7 @@ def test_dateparser_is_imported_only_to_read_an_explicit_date() -> None:
     script = textwrap.dedent(
         """
         import sys
-        from memex_core.timephrases import extract_time_phrase as read
+        from memex_core.query_time_phrases import extract_time_phrase as read
         for query in ("rust async", "notes from last week", "in March 2024", "may I"):
             read(query)
         print("dateparser" in sys.modules)
