@@ -30,14 +30,15 @@ from memex_core.domain.documents import DocumentRecord
 from memex_core.domain.links import ResolvedLink
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import MEMORY_SOURCE, SHARED_OWNER, user_owner
+from memex_core.domain.search_options import SearchOptions
+from memex_core.domain.search_results import SearchResults
 from memex_core.errors import MemexError, UnknownIdError, require_query
-from memex_core.services.search import SearchResults
 from memex_core.threads import reads
 
 if TYPE_CHECKING:
-    from memex_core.api import Memex
+    from memex_core.domain.exploration import Exploration
+    from memex_core.facade.protocols import HomeReader
     from memex_core.handles import AgentMemory, RememberResult
-    from memex_core.services.explore import Exploration
 
 CORPUS_OWNER = ""  # fragments ingested by the operator (exports, transcripts, vaults)
 
@@ -47,7 +48,7 @@ class AgentView:
 
     def __init__(
         self,
-        memex: Memex,
+        memex: HomeReader,
         user: str | None = None,
         *,
         name: str = "agent",
@@ -83,13 +84,10 @@ class AgentView:
         if self.memory is not None:  # without a user there is no one to file the entry under
             self.memory._log(action, target, tool_call_id=tool_call_id, **detail)
 
-    def _scoped_filters(
-        self, collection: str | None, include_private: bool, filter_options: dict[str, Any]
-    ) -> SearchFilters | None:
-        """The caller's filters narrowed to this scope; None when the scope holds nothing."""
-        from memex_core.api import make_filters
-
-        filters = make_filters(include_private=include_private, **filter_options)
+    def _scoped_filters(self, options: SearchOptions) -> SearchFilters | None:
+        """The options' filters narrowed to this scope; None when the scope holds nothing."""
+        filters = options.filters()
+        collection = options.collection
         prefix = self.collection if collection is None else validate_collection(collection)
         if self.collection and not covers(self.collection, prefix):
             # The view's collection is a bound, not a default: a call may narrow it only.
@@ -120,7 +118,7 @@ class AgentView:
     @reads
     def search(
         self,
-        query: str,
+        query: str | SearchOptions,
         mode: str = "hybrid",
         limit: int = 10,
         *,
@@ -131,20 +129,32 @@ class AgentView:
         floor: str | float | None = None,
         **filter_options: Any,
     ) -> SearchResults:
-        """Search what this view may read. ``filter_options`` are those of
-        :func:`memex_core.api.make_filters` (source, conversation, role, since, until).
-        ``floor``: the relevance floor for this search (see :meth:`Memex.search`)."""
-        require_query(query)
-        filters = self._scoped_filters(collection, include_private, filter_options)
+        """Search what this view may read. ``query`` may be a whole
+        :class:`~memex_core.domain.search_options.SearchOptions` (and then no other option
+        is given). ``filter_options`` are those of :func:`memex_core.api.make_filters`
+        (source, conversation, role, since, until). ``floor``: the relevance floor for this
+        search (see :meth:`Memex.search`)."""
+        options = SearchOptions.at_entry(
+            query,
+            mode,
+            limit,
+            collection=collection,
+            include_private=include_private,
+            time_phrases=time_phrases,
+            floor=floor,
+            **filter_options,
+        )
+        require_query(options.query)
+        filters = self._scoped_filters(options)
         if filters is None:
-            found = SearchResults(mode, [], ["nothing in this scope matches that collection"])
-        else:
-            found = self._mx.search(
-                query, mode, limit, filters=filters, time_phrases=time_phrases, floor=floor
+            found = SearchResults(
+                options.mode, [], ["nothing in this scope matches that collection"]
             )
+        else:
+            found = self._mx.search_with(options, filters=filters)
             # Defence in depth: the stores filtered already; never trust them alone.
             found.results = [r for r in found.results if self.readable(r.fragment)]
-        self._log("search", query, tool_call_id, mode=mode, hits=len(found.results))
+        self._log("search", options.query, tool_call_id, mode=options.mode, hits=len(found.results))
         return found
 
     def reach_name(self, collection: str | None = None) -> str:
@@ -176,7 +186,10 @@ class AgentView:
         it may not read. Takes the arguments of the :meth:`search` that found nothing."""
         from memex_core.services.guidance import Reach
 
-        filters = self._scoped_filters(collection, include_private, filter_options)
+        options = SearchOptions.of(
+            query, mode, collection=collection, include_private=include_private, **filter_options
+        )
+        filters = self._scoped_filters(options)
         if filters is None:
             return [
                 f"No memory collection {collection or self.collection!r} or below it in "
@@ -253,7 +266,7 @@ class AgentView:
     @reads
     def context(
         self,
-        query: str,
+        query: str | SearchOptions,
         budget_chars: int = 4000,
         *,
         mode: str = "hybrid",
@@ -263,28 +276,33 @@ class AgentView:
         **filter_options: Any,
     ) -> ContextPack:
         """Context within ``budget_chars`` from what this view may read (as
-        :meth:`Memex.context`)."""
+        :meth:`Memex.context`); ``query`` may be a ``SearchOptions``."""
         from memex_core.services.context import ContextBuilder
 
-        require_query(query)
-        filters = self._scoped_filters(collection, False, filter_options)
+        options = SearchOptions.at_entry(
+            query, mode=mode, collection=collection, time_phrases=time_phrases, **filter_options
+        )
+        require_query(options.query)
+        # Private memory stays out of a context pack whatever the options say.
+        filters = self._scoped_filters(options.with_changes(include_private=False))
         if filters is None:
-            return ContextPack(query=query, budget_chars=budget_chars)
+            return ContextPack(query=options.query, budget_chars=budget_chars)
         scoped = filters
 
         def search(text: str, limit: int) -> Any:
-            found = self._mx.search(text, mode, limit, filters=scoped, time_phrases=time_phrases)
+            asked = options.with_changes(query=text, limit=limit)
+            found = self._mx.search_with(asked, filters=scoped)
             found.results = [r for r in found.results if self.readable(r.fragment)]
             return found  # results, and whether the relevance floor left everything out
 
         graph = ScopedGraph(self._mx.catalog, filters.owners, self.collection)
         try:
             pack = ContextBuilder(graph, search, self._mx.context_settings()).build(
-                query, budget_chars, filters
+                options.query, budget_chars, filters
             )
         except ValueError as exc:
             raise MemexError(str(exc)) from exc
-        self._log("context", query, tool_call_id, items=len(pack.items))
+        self._log("context", options.query, tool_call_id, items=len(pack.items))
         return pack
 
     # -- writing --------------------------------------------------------------------------

@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
-from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,13 +58,15 @@ from memex_core.domain.relevance import (
     RelevanceFloorSettingError,
     parse_floor_setting,
 )
-from memex_core.domain.time_bounds import FilterValueError, parse_time_bound
+from memex_core.domain.search_options import MODES, SearchOptions, TimeBound, make_filters
+from memex_core.domain.search_results import SearchResults
 from memex_core.domain.turn_context import (
     IndexContext,
     TurnContextSettingError,
     parse_index_table,
 )
 from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
+from memex_core.operator_reader import memory_collection_filters
 from memex_core.plugins import PluginRegistry, PluginUnavailable, load_registry
 from memex_core.rwlock import ReadWriteLock
 from memex_core.services.context import ContextBuilder, ContextSettings
@@ -93,7 +94,6 @@ from memex_core.services.ports import NoProgress, Progress
 from memex_core.services.search import (
     DEFAULT_CANDIDATE_DEPTH,
     DEFAULT_SEMANTIC_WEIGHT,
-    SearchResults,
     SearchService,
     VectorStoreUnavailableError,
 )
@@ -109,8 +109,6 @@ if TYPE_CHECKING:
     from memex_core.services.guidance import Reach
     from memex_core.services.scrubbing import FragmentScrubber
 
-TimeBound = str | float | int | datetime | date | None
-MODES = ("hybrid", "keyword", "semantic")
 #: The shortest id prefix :meth:`Memex.resolve_ids` takes (git's own minimum).
 MIN_ID_PREFIX = 4
 #: How many candidates an ambiguous prefix's error names.
@@ -125,58 +123,6 @@ def _cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
-
-
-def _as_tuple(value: str | Iterable[str] | None) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    return tuple(value)
-
-
-def make_filters(
-    *,
-    source: str | Iterable[str] | None = None,
-    conversation: str | Iterable[str] | None = None,
-    role: str | Iterable[str] | None = None,
-    since: TimeBound = None,
-    until: TimeBound = None,
-    include_private: bool = False,
-) -> SearchFilters:
-    """Build :class:`SearchFilters` from user-friendly values (strings or lists, loose times).
-
-    Private memory is left out unless ``include_private``. A value of the wrong
-    kind (a number for ``source``, a list holding ``None``, a time that is no
-    time) raises :class:`~memex_core.domain.time_bounds.FilterValueError`, which
-    is both a :class:`MemexError` and a ``ValueError``, naming the filter.
-    """
-
-    def texts(name: str, value: object) -> tuple[str, ...]:
-        if isinstance(value, bytes | bytearray) or (
-            value is not None and not isinstance(value, str) and not isinstance(value, Iterable)
-        ):
-            raise FilterValueError(
-                f"the {name} filter takes text or a list of texts, not {type(value).__name__}"
-            )
-        items = _as_tuple(value)
-        wrong = [item for item in items if not isinstance(item, str)]
-        if wrong:
-            raise FilterValueError(
-                f"the {name} filter takes text, not {type(wrong[0]).__name__} ({wrong[0]!r:.40})"
-            )
-        return items
-
-    if not isinstance(include_private, bool):
-        raise FilterValueError(f"include_private is true or false, not {include_private!r:.40}")
-    return SearchFilters(
-        source_kinds=texts("source", source),
-        conversation_ids=texts("conversation", conversation),
-        roles=texts("role", role),
-        since=parse_time_bound(since),
-        until=parse_time_bound(until, end_of_day=True),
-        include_private=include_private,
-    )
 
 
 class Memex:
@@ -880,7 +826,7 @@ class Memex:
     @reads
     def search(
         self,
-        query: str,
+        query: str | SearchOptions,
         mode: str = "hybrid",
         limit: int = 10,
         *,
@@ -889,13 +835,17 @@ class Memex:
         role: str | Iterable[str] | None = None,
         since: TimeBound = None,
         until: TimeBound = None,
+        collection: str | None = None,
+        include_private: bool = False,
+        time_phrases: bool = True,
+        floor: str | float | None = None,
         semantic_weight: float | None = None,
         min_score: float | None = None,
         filters: SearchFilters | None = None,
-        time_phrases: bool = True,
-        floor: str | float | None = None,
     ) -> SearchResults:
         """Search fragments. ``mode`` is ``hybrid`` (default), ``keyword`` or ``semantic``.
+        ``query`` may be a whole :class:`~memex_core.domain.search_options.SearchOptions`
+        instead (and then no other option is given).
 
         Filters are pushed into each index before top-k. Each result holds the
         fragment, its score, and per signal its rank and raw score. With
@@ -906,24 +856,60 @@ class Memex:
         written, with no time filter, and the note says so. An empty or blank
         ``query`` raises :class:`~memex_core.errors.EmptyQueryError`.
 
+        ``collection`` narrows the search to memory in that collection and the ones below
+        it; ``include_private`` lets private memories through. ``filters`` (built by a
+        view for its scope) replaces the filters the options would give.
+
         ``floor`` overrides ``[search] min_semantic_similarity`` for this search:
         ``"auto"``, ``"off"`` or a cosine similarity. Hybrid and semantic results must
         carry evidence (:mod:`memex_core.domain.relevance`); when none does, the results
         are empty and ``below_floor`` counts what was left out.
         """
+        options = SearchOptions.at_entry(
+            query,
+            mode,
+            limit,
+            source=source,
+            conversation=conversation,
+            role=role,
+            since=since,
+            until=until,
+            collection=collection,
+            include_private=include_private,
+            time_phrases=time_phrases,
+            floor=floor,
+        )
+        return self.search_with(
+            options, filters=filters, semantic_weight=semantic_weight, min_score=min_score
+        )
+
+    def search_with(
+        self,
+        options: SearchOptions,
+        *,
+        filters: SearchFilters | None = None,
+        semantic_weight: float | None = None,
+        min_score: float | None = None,
+    ) -> SearchResults:
+        """:meth:`search` with its options built: what every surface's search ends in."""
+        query, mode, limit = options.query, options.mode, options.limit
         require_query(query)
+        if filters is None and options.collection:
+            filters = memory_collection_filters(self.catalog, options.filters(), options.collection)
+            if filters is None:
+                return SearchResults(mode, [], ["no memory collection matches that collection"])
         if mode not in MODES:
             raise MemexError(f"Unknown search mode {mode!r}: use one of {', '.join(MODES)}.")
-        floor_value = self.relevance_floor(floor) if mode != "keyword" else None
+        floor_value = self.relevance_floor(options.floor) if mode != "keyword" else None
         if limit < 1:
             raise MemexError("limit must be at least 1")
         if filters is None:
             filters = make_filters(
-                source=source, conversation=conversation, role=role, since=since, until=until
+                include_private=options.include_private, **options.filter_options()
             )
         time_note = time_reading = None
         unfiltered = (query, filters)
-        if time_phrases and filters.since is None and filters.until is None:
+        if options.time_phrases and filters.since is None and filters.until is None:
             from memex_core.query_time_phrases import extract_time_phrase
 
             phrase = extract_time_phrase(query)
@@ -1173,7 +1159,7 @@ class Memex:
     @reads
     def context(
         self,
-        query: str,
+        query: str | SearchOptions,
         budget_chars: int = 4000,
         *,
         mode: str = "hybrid",
@@ -1182,18 +1168,23 @@ class Memex:
     ) -> ContextPack:
         """Context for an agent within ``budget_chars``: search hits, the notes they link
         to, then recent material; every item says why it is there. Deterministic.
+        ``query`` may be a :class:`~memex_core.domain.search_options.SearchOptions`.
         An empty or blank ``query`` raises :class:`~memex_core.errors.EmptyQueryError`."""
-        require_query(query)
+        options = SearchOptions.at_entry(
+            query, mode=mode, time_phrases=time_phrases, **filter_options
+        )
+        require_query(options.query)
         settings = self.context_settings()
-        filters = make_filters(**filter_options) if filter_options else None
+        asked = options.filter_options() or options.include_private
+        filters = options.filters() if asked else None
 
         def search(text: str, limit: int) -> SearchResults:
             # The whole SearchResults: the builder reads whether the floor left all out.
-            return self.search(text, mode, limit, filters=filters, time_phrases=time_phrases)
+            return self.search_with(options.with_changes(query=text, limit=limit), filters=filters)
 
         try:
             return ContextBuilder(self.catalog, search, settings).build(
-                query, budget_chars, filters
+                options.query, budget_chars, filters
             )
         except ValueError as exc:
             raise MemexError(str(exc)) from exc

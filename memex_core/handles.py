@@ -60,6 +60,8 @@ from memex_core.domain.memory.records import (
     owner_user_id,
     user_owner,
 )
+from memex_core.domain.search_options import SearchOptions, TimeBound
+from memex_core.domain.time_bounds import parse_time_bound
 from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
 from memex_core.services.dream import DreamPlan, apply_plan, dream, plan_dream
 from memex_core.services.memory import (
@@ -73,9 +75,17 @@ from memex_core.services.memory import (
 from memex_core.services.ports import Progress
 
 if TYPE_CHECKING:
-    from memex_core.api import Memex
+    from memex_core.facade.protocols import MemoryHome
 
 SHARED_WRITE_ENV = "MEMEX_SHARED_WRITE_MODE"
+
+
+def _bound(value: TimeBound, *, end_of_day: bool = False) -> float | None:
+    """A since/until bound as epoch seconds: a number as given (as memory search always
+    took them), anything else read as the fragment filters read it."""
+    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return value
+    return parse_time_bound(value, end_of_day=end_of_day)
 
 
 class MemoryNotFound(UnknownIdError):
@@ -153,7 +163,7 @@ class MemoryLinks:
 class MemoryHandle:
     """What both handles share: scope, logging, lookups, search, writes."""
 
-    def __init__(self, memex: Memex, scope: Scope, collection: str = "") -> None:
+    def __init__(self, memex: MemoryHome, scope: Scope, collection: str = "") -> None:
         self._mx = memex
         self.scope = scope
         self.collection = validate_collection(collection)
@@ -309,22 +319,35 @@ class MemoryHandle:
 
     def search(
         self,
-        query: str,
-        *,
-        limit: int = 10,
+        query: str | SearchOptions,
         mode: str = "hybrid",
+        limit: int = 10,
+        *,
         collection: str | None = None,
         include_private: bool = False,
         user_id: str | None = None,
-        since: float | None = None,
-        until: float | None = None,
+        since: TimeBound = None,
+        until: TimeBound = None,
         tool_call_id: str | None = None,
     ) -> builtins.list[MemoryHit]:
-        """Search memory in scope: a collection prefix covers every collection below it."""
+        """Search memory in scope: a collection prefix covers every collection below it.
+        ``query`` may be a whole :class:`~memex_core.domain.search_options.SearchOptions`
+        (and then no other option is given). Time phrases in the query are never read as
+        a filter here: a memory's words are what it is about."""
+        options = SearchOptions.at_entry(
+            query,
+            mode,
+            limit,
+            collection=collection,
+            include_private=include_private,
+            since=since,
+            until=until,
+        ).with_changes(time_phrases=False)
+        query, mode = options.query, options.mode
         require_query(query)
         with self._logged("search", query, tool_call_id, mode=mode) as info:
             owners = self._readable_owners(user_id)
-            collections = self._collections(collection, owners)
+            collections = self._collections(options.collection, owners)
             if not owners or collections == ():
                 info["detail"] = {"hits": 0}
                 return []
@@ -332,11 +355,11 @@ class MemoryHandle:
                 source_kinds=(MEMORY_SOURCE,),
                 owners=owners,
                 collections=collections or (),
-                include_private=include_private,
-                since=since,
-                until=until,
+                include_private=options.include_private,
+                since=_bound(options.since),
+                until=_bound(options.until, end_of_day=True),
             )
-            found = self._mx.search(query, mode, limit, filters=filters, time_phrases=False)
+            found = self._mx.search_with(options, filters=filters)
             hits = []
             for result in found:
                 fragment = result.fragment
@@ -745,7 +768,9 @@ class MemoryHandle:
 class AgentMemory(MemoryHandle):
     """An agent's view: one user's memory (``user/...``) plus shared memory (``shared/...``)."""
 
-    def __init__(self, memex: Memex, user_id: str, *, name: str = "agent", collection: str = ""):
+    def __init__(
+        self, memex: MemoryHome, user_id: str, *, name: str = "agent", collection: str = ""
+    ):
         user_id = validate_user_id(user_id)
         own = user_owner(user_id)
         writable = (own, SHARED_OWNER) if shared_writable() else (own,)
@@ -783,7 +808,7 @@ class OperatorMemory(MemoryHandle):
 
     _path_hint = "storage paths look like users/<user_id>/notes.md or shared/handbook.md."
 
-    def __init__(self, memex: Memex, *, name: str = "operator", collection: str = ""):
+    def __init__(self, memex: MemoryHome, *, name: str = "operator", collection: str = ""):
         super().__init__(memex, Scope(Actor(OPERATOR, name), None, None), collection)
 
     def _storage_path(self, path: str) -> str:

@@ -26,10 +26,11 @@ from memex_core.errors import MemexError
 if TYPE_CHECKING:
     from memex_core.domain import Fragment
     from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline
+    from memex_core.domain.exploration import Exploration
     from memex_core.domain.memory.records import MemoryRecord
+    from memex_core.domain.search_options import SearchOptions, TimeBound
+    from memex_core.domain.search_results import SearchResults
     from memex_core.handles import MemoryHit, RememberResult
-    from memex_core.services.explore import Exploration
-    from memex_core.services.search import SearchResults
 
 
 class MemoryLike(Protocol):
@@ -54,15 +55,15 @@ class MemoryLike(Protocol):
 
     def search(
         self,
-        query: str,
-        *,
-        limit: int = 10,
+        query: str | SearchOptions,
         mode: str = "hybrid",
+        limit: int = 10,
+        *,
         collection: str | None = None,
         include_private: bool = False,
         user_id: str | None = None,
-        since: float | None = None,
-        until: float | None = None,
+        since: TimeBound = None,
+        until: TimeBound = None,
         tool_call_id: str | None = None,
     ) -> builtins.list[MemoryHit]: ...
 
@@ -99,7 +100,7 @@ class ViewLike(Protocol):
 
     def search(
         self,
-        query: str,
+        query: str | SearchOptions,
         mode: str = "hybrid",
         limit: int = 10,
         *,
@@ -107,6 +108,7 @@ class ViewLike(Protocol):
         include_private: bool = False,
         tool_call_id: str | None = None,
         time_phrases: bool = True,
+        floor: str | float | None = None,
         **filter_options: Any,
     ) -> SearchResults: ...
 
@@ -126,7 +128,7 @@ class ViewLike(Protocol):
 
     def context(
         self,
-        query: str,
+        query: str | SearchOptions,
         budget_chars: int = 4000,
         *,
         mode: str = "hybrid",

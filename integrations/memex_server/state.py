@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from memex_core.operator_reader import OperatorReader
 from memex_server.auth import Caller
 from memex_server.embedding import PreparedEmbedder, QueryEmbeddings, search_text
-from memex_server.operator_reader import OperatorReader
 
 if TYPE_CHECKING:
     from memex_core.agent_view import AgentView

@@ -14,6 +14,9 @@ from dataclasses import asdict, dataclass, fields, replace
 from datetime import date, datetime
 from typing import Any
 
+from memex_core.domain.filters import SearchFilters
+from memex_core.domain.time_bounds import FilterValueError, parse_time_bound
+
 #: A loose time as every surface accepts it: an ISO date or time, epoch seconds, a
 #: ``datetime``/``date``, or a phrase such as "last week" (read by ``parse_time_bound``).
 TimeBound = str | float | int | datetime | date | None
@@ -64,9 +67,42 @@ class SearchOptions:
             raise TypeError(f"unexpected search option(s): {', '.join(unknown)}")
         return cls(query=query, mode=mode, limit=limit, **options)
 
+    @classmethod
+    def at_entry(
+        cls, query: str | SearchOptions, mode: str = "hybrid", limit: int = 10, **options: Any
+    ) -> SearchOptions:
+        """What a surface's entry point builds from its arguments, once: ``query`` may be a
+        whole :class:`SearchOptions` instead of a query, and then nothing else may be given
+        (``mode`` and ``limit`` at their defaults, every other option left unset), so that
+        one object passes through a server or the CLI without being spelt out again."""
+        if isinstance(query, SearchOptions):
+            given = sorted(
+                name
+                for name, value in options.items()
+                if value != _DEFAULTS.get(name, _NOT_AN_OPTION)
+            )
+            if mode != "hybrid":
+                given.insert(0, "mode")
+            if limit != 10:
+                given.insert(0, "limit")
+            if given:
+                raise TypeError(
+                    "a search given SearchOptions takes no other options; put "
+                    f"{', '.join(given)} in the SearchOptions (options.with_changes(...))"
+                )
+            return query
+        return cls.of(query, mode, limit, **options)
+
     def filter_options(self) -> dict[str, Any]:
         """The fragment filters that are set, as ``make_filters`` takes them."""
-        return {name: getattr(self, name) for name in FILTER_NAMES if getattr(self, name) is not None}
+        return {
+            name: getattr(self, name) for name in FILTER_NAMES if getattr(self, name) is not None
+        }
+
+    def filters(self) -> SearchFilters:
+        """The :class:`SearchFilters` these options ask for (collections aside: which
+        collections a prefix covers is the catalog's to say)."""
+        return make_filters(include_private=self.include_private, **self.filter_options())
 
     def with_changes(self, **changes: Any) -> SearchOptions:
         """A copy with ``changes`` applied (say, another query for a second pass)."""
@@ -84,3 +120,61 @@ class SearchOptions:
             for name, value in values.items()
             if name == "query" or value != defaults[name]
         }
+
+
+#: Each option's default: a value equal to it counts as left out (``time_phrases=True``
+#: given explicitly alongside a SearchOptions is not "another option").
+_DEFAULTS = {f.name: f.default for f in fields(SearchOptions)}
+_NOT_AN_OPTION = object()
+
+
+def _as_tuple(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value)
+
+
+def make_filters(
+    *,
+    source: Texts = None,
+    conversation: Texts = None,
+    role: Texts = None,
+    since: TimeBound = None,
+    until: TimeBound = None,
+    include_private: bool = False,
+) -> SearchFilters:
+    """Build :class:`SearchFilters` from user-friendly values (strings or lists, loose times).
+
+    Private memory is left out unless ``include_private``. A value of the wrong
+    kind (a number for ``source``, a list holding ``None``, a time that is no
+    time) raises :class:`~memex_core.domain.time_bounds.FilterValueError`, which
+    is both a :class:`MemexError` and a ``ValueError``, naming the filter.
+    """
+
+    def texts(name: str, value: object) -> tuple[str, ...]:
+        if isinstance(value, bytes | bytearray) or (
+            value is not None and not isinstance(value, str) and not isinstance(value, Iterable)
+        ):
+            raise FilterValueError(
+                f"the {name} filter takes text or a list of texts, not {type(value).__name__}"
+            )
+        items = _as_tuple(value)
+        wrong = [item for item in items if not isinstance(item, str)]
+        if wrong:
+            raise FilterValueError(
+                f"the {name} filter takes text, not {type(wrong[0]).__name__} ({wrong[0]!r:.40})"
+            )
+        return items
+
+    if not isinstance(include_private, bool):
+        raise FilterValueError(f"include_private is true or false, not {include_private!r:.40}")
+    return SearchFilters(
+        source_kinds=texts("source", source),
+        conversation_ids=texts("conversation", conversation),
+        roles=texts("role", role),
+        since=parse_time_bound(since),
+        until=parse_time_bound(until, end_of_day=True),
+        include_private=include_private,
+    )

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from memex_core.domain import DocumentRecord, ResolvedLink, SearchFilters, SignalHit
 from memex_core.domain.disclosure import snippet
+from memex_core.domain.exploration import Backlink, Exploration, Outlink, SimilarNote
 from memex_core.errors import MemexError, UnknownIdError, VectorStoreUnavailableError
 from memex_core.services.ports import GraphPort
 
@@ -15,90 +15,6 @@ from memex_core.services.ports import GraphPort
 _PROFILE_CHARS = 1500
 
 SimilarSearch = Callable[[str, int, SearchFilters], Sequence[SignalHit]]
-
-
-@dataclass(frozen=True)
-class Outlink:
-    target: str
-    kind: str
-    heading: str | None
-    block: str | None
-    display: str | None
-    target_path: str | None  # None: unresolved (the note does not exist)
-    target_title: str | None
-    target_document: str | None
-
-    @property
-    def anchor(self) -> str:
-        """``#Heading`` or ``#^block`` when the link points into the note, else empty:
-        four links to four sections of one note are four different links."""
-        if self.heading:
-            return f"#{self.heading}"
-        return f"#^{self.block}" if self.block else ""
-
-    @property
-    def label(self) -> str:
-        """The target as a reader names it: its title (or the link text) and the anchor."""
-        return (self.target_title or self.target) + self.anchor
-
-    def to_dict(self, concise: bool = False) -> dict[str, Any]:
-        if concise:
-            short = {"path": self.target_path, "title": self.target_title or self.target}
-            return {**short, "anchor": self.anchor} if self.anchor else short
-        return dict(vars(self))
-
-
-@dataclass(frozen=True)
-class Backlink:
-    source_document: str
-    source_path: str
-    source_title: str
-    fragment_id: str
-    context: str
-
-    def to_dict(self, concise: bool = False) -> dict[str, Any]:
-        if concise:
-            return {"path": self.source_path, "title": self.source_title}
-        return dict(vars(self))
-
-
-@dataclass(frozen=True)
-class SimilarNote:
-    document_id: str
-    path: str
-    title: str
-    score: float
-
-    def to_dict(self, concise: bool = False) -> dict[str, Any]:
-        if concise:
-            return {"path": self.path, "title": self.title}
-        return dict(vars(self))
-
-
-@dataclass
-class Exploration:
-    note: DocumentRecord
-    outlinks: list[Outlink]
-    backlinks: list[Backlink]
-    similar: list[SimilarNote]
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self, concise: bool = False) -> dict[str, Any]:
-        head: dict[str, Any] = {"path": self.note.path, "title": self.note.title}
-        if not concise:
-            head.update(
-                id=self.note.id,
-                root=self.note.root,
-                aliases=list(self.note.aliases),
-                tags=list(self.note.tags),
-            )
-        return {
-            "note": head,
-            "outlinks": [o.to_dict(concise) for o in self.outlinks],
-            "backlinks": [b.to_dict(concise) for b in self.backlinks],
-            "similar": [s.to_dict(concise) for s in self.similar],
-            "notes": self.notes,
-        }
 
 
 class Explorer:
@@ -214,3 +130,6 @@ def _dedupe(links: list[ResolvedLink]) -> list[ResolvedLink]:
             seen.add(key)
             out.append(link)
     return out
+
+
+__all__ = ["Backlink", "Exploration", "Explorer", "Outlink", "SimilarNote", "SimilarSearch"]

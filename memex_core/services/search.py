@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 
 from memex_core.domain import (
     KEYWORD,
@@ -17,6 +16,7 @@ from memex_core.domain import (
     VectorStore,
 )
 from memex_core.domain.relevance import EVIDENCE_KEYWORD, EVIDENCE_SEMANTIC, select
+from memex_core.domain.search_results import SearchResults
 from memex_core.errors import VectorStoreUnavailableError
 from memex_core.services.ports import CatalogPort
 
@@ -36,33 +36,6 @@ DEFAULT_SEMANTIC_WEIGHT = 0.4
 #: ``SearchService._filtered_nearest``).
 OVERFETCH = 2
 OVERFETCH_SLACK = 20
-
-
-@dataclass
-class SearchResults:
-    """Results, best first, plus notes a user should see (e.g. a signal that was unavailable).
-
-    ``fallback`` is set when the semantic signal failed at query time and these are
-    keyword results standing in for it: it holds the reason (also among ``notes``).
-    ``floor`` is the relevance floor the search applied (None: none), and
-    ``below_floor`` how many candidates it left out for lack of evidence.
-    """
-
-    mode: str
-    results: list[SearchResult] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    fallback: str | None = None
-    floor: float | None = None
-    below_floor: int = 0
-
-    def __iter__(self) -> Iterator[SearchResult]:
-        return iter(self.results)
-
-    def __len__(self) -> int:
-        return len(self.results)
-
-    def __getitem__(self, index: int) -> SearchResult:
-        return self.results[index]
 
 
 class SearchService:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from memex_core.domain.search_options import SearchOptions
 from memex_server.embedding import PreparedEmbedder, QueryEmbeddings, search_text
 from tests.support.component_doubles import fast_memex
 
@@ -132,12 +133,12 @@ def test_the_view_drops_an_owner_filter_every_fragment_passes(tmp_path: Path) ->
     mx.ingest(str(EXPORTS))
     alice, bob = mx.view("alice"), mx.view("bob")
     assert mx.catalog.fragment_owners() == [""]
-    assert alice._scoped_filters(None, False, {}).owners == ()  # type: ignore[union-attr]
+    assert alice._scoped_filters(SearchOptions("espresso")).owners == ()  # type: ignore[union-attr]
     bob.remember("Bob drinks espresso daily")
     assert mx.catalog.fragment_owners() == ["", "users/bob"]
-    narrowed = alice._scoped_filters(None, False, {})
+    narrowed = alice._scoped_filters(SearchOptions("espresso"))
     assert narrowed is not None and narrowed.owners == alice.owners
-    assert bob._scoped_filters(None, False, {}).owners == ()  # type: ignore[union-attr]
+    assert bob._scoped_filters(SearchOptions("espresso")).owners == ()  # type: ignore[union-attr]
     # Either way each view finds only what it may read.
     assert "users/bob" not in {r.fragment.owner for r in alice.search("espresso daily")}
     assert "users/bob" in {r.fragment.owner for r in bob.search("espresso daily")}

@@ -1,0 +1,149 @@
+"""The operator's reads: the whole home, with the call signatures of
+:class:`~memex_core.agent_view.AgentView`, so that one route of ``memex serve`` (or one
+command) serves an agent's key and the operator's secret alike.
+
+>>> reader = OperatorReader(Memex(home))                   # doctest: +SKIP
+>>> reader.search("sqlite locking", collection="acme")     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from memex_core.domain.memory.namespaces import covers, validate_collection
+from memex_core.domain.memory.records import OPERATOR, Actor, Scope
+from memex_core.domain.search_options import SearchOptions
+from memex_core.domain.search_results import SearchResults
+from memex_core.errors import MemexError, require_query
+
+if TYPE_CHECKING:
+    from memex_core.domain import Fragment, SearchFilters
+    from memex_core.domain.disclosure import ContextPack, Timeline
+    from memex_core.domain.exploration import Exploration
+    from memex_core.facade.protocols import CollectionCatalog, HomeReader
+
+_OPERATOR_SCOPE = Scope(Actor(OPERATOR, "operator"), None, None)
+
+#: What a search says when its collection names no memory collection.
+NO_SUCH_COLLECTION = "no memory collection matches that collection"
+
+
+def memory_collection_filters(
+    catalog: CollectionCatalog, filters: SearchFilters, collection: str | None
+) -> SearchFilters | None:
+    """``filters`` narrowed to the memory collections ``collection`` covers (itself and the
+    ones below it), as the operator sees them; None when it covers none (a prefix that
+    matches nothing finds nothing: it never widens). No ``collection``: ``filters``."""
+    if not collection:
+        return filters
+    prefix = validate_collection(collection)
+    known = catalog.memory_collections(_OPERATOR_SCOPE, ())
+    names = tuple(n for n in known if covers(prefix, n))
+    return replace(filters, collections=names) if names else None
+
+
+class OperatorReader:
+    """Reads the whole home for the operator, as an :class:`AgentView` reads one scope."""
+
+    def __init__(self, memex: HomeReader) -> None:
+        self._mx = memex
+
+    def _filters(self, options: SearchOptions) -> SearchFilters | None:
+        return memory_collection_filters(self._mx.catalog, options.filters(), options.collection)
+
+    def search(
+        self,
+        query: str | SearchOptions,
+        mode: str = "hybrid",
+        limit: int = 10,
+        *,
+        collection: str | None = None,
+        include_private: bool = False,
+        tool_call_id: str | None = None,
+        time_phrases: bool = True,
+        floor: str | float | None = None,
+        **filter_options: Any,
+    ) -> SearchResults:
+        """Search the whole home (``collection``: memory in that collection and below)."""
+        options = SearchOptions.at_entry(
+            query,
+            mode,
+            limit,
+            collection=collection,
+            include_private=include_private,
+            time_phrases=time_phrases,
+            floor=floor,
+            **filter_options,
+        )
+        require_query(options.query)
+        filters = self._filters(options)
+        if filters is None:
+            return SearchResults(options.mode, [], [NO_SUCH_COLLECTION])
+        return self._mx.search_with(options, filters=filters)
+
+    def explain_empty(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        found: SearchResults | None = None,
+        *,
+        collection: str | None = None,
+        include_private: bool = False,
+        **filter_options: Any,
+    ) -> list[str]:
+        """The CLI's guidance for a :meth:`search` that found nothing: the whole home, or
+        the memory collection asked for (counted within it)."""
+        from memex_core.services.guidance import Reach
+
+        options = SearchOptions.of(
+            query, mode, collection=collection, include_private=include_private, **filter_options
+        )
+        filters = self._filters(options)
+        if filters is None:
+            return [f"No memory collection {collection!r} or below it: nothing to search there."]
+        reach = Reach(home=str(self._mx.home))
+        if collection:
+            name = f"memory collection {collection!r} and the ones below it"
+            reach = Reach(name, collection=collection)
+        return self._mx.explain_empty(query, mode, filters, found, reach=reach)
+
+    def get(self, ids: Sequence[str], *, tool_call_id: str | None = None) -> list[Fragment]:
+        found = self._mx.catalog.get_many(list(ids))
+        return [found[i] for i in ids if i in found]
+
+    def timeline(
+        self, fragment_id: str, before: int = 3, after: int = 3, *, tool_call_id: str | None = None
+    ) -> Timeline:
+        return self._mx.timeline(fragment_id, before, after)
+
+    def explore(
+        self, note: str, similar: int = 5, *, tool_call_id: str | None = None
+    ) -> Exploration:
+        return self._mx.explore(note, similar)
+
+    def context(
+        self,
+        query: str | SearchOptions,
+        budget_chars: int = 4000,
+        *,
+        mode: str = "hybrid",
+        collection: str | None = None,
+        time_phrases: bool = True,
+        tool_call_id: str | None = None,
+        **filter_options: Any,
+    ) -> ContextPack:
+        options = SearchOptions.at_entry(
+            query,
+            mode=mode,
+            collection=collection,
+            time_phrases=time_phrases,
+            **filter_options,
+        )
+        if options.collection:
+            raise MemexError(
+                "The operator's context reads the whole home; to build one from a "
+                "collection, act as its user (header Memex-User)."
+            )
+        return self._mx.context(options, budget_chars)
