@@ -14,8 +14,8 @@ import click
 from memex_core.errors import MemexError
 
 if TYPE_CHECKING:
-    from memex_client import MemexClient
     from memex_core.api import Memex
+    from memex_core.cli.remote import RemoteClient
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -58,38 +58,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def connect(url: str, token: str) -> MemexClient:
-    """A client of the ``memex serve`` at ``url``: ``token`` is an agent key (``mxk_...``)
-    or the operator secret. The credentials are checked now, so a wrong URL or a revoked
-    key fails here with what to do."""
-    try:
-        from memex_client import MemexClient
-    except ImportError as exc:  # httpx missing
-        raise MemexError(
-            f"Talking to memex serve at {url} needs the client: pip install 'memex[client]' "
-            f"({exc})."
-        ) from exc
-    from memex_core.domain.agent_keys import looks_like_key
-
-    if looks_like_key(token):
-        client = MemexClient(url, api_key=token)
-    else:
-        client = MemexClient(url, admin_secret=token)
-    client.whoami()
-    return client
-
-
-def describe_client(client: MemexClient) -> str:
-    """``memex serve at URL as agent key 'bot' of user 'alice'`` (or ``as the operator``)."""
-    identity = client.whoami()
-    if identity.kind == "operator":
-        return f"memex serve at {client.url} as the operator"
-    return (
-        f"memex serve at {client.url} as agent key {identity.name!r} of user {identity.user_id!r}"
-    )
-
-
-def remote_client(ctx: click.Context) -> MemexClient | None:
+def remote_client(ctx: click.Context) -> RemoteClient | None:
     """The ``memex serve`` the search and memory commands use instead of a local home:
     when ``MEMEX_URL`` and ``MEMEX_API_KEY`` are both set, unless ``--home`` is given on
     the command line. Says once, on stderr, which service and credentials it uses."""
@@ -100,8 +69,10 @@ def remote_client(ctx: click.Context) -> MemexClient | None:
     root = ctx.find_root()
     if root.get_parameter_source("home") == click.core.ParameterSource.COMMANDLINE:
         return None
-    client: MemexClient | None = root.meta.get(_REMOTE)
+    client: RemoteClient | None = root.meta.get(_REMOTE)
     if client is None:
+        from memex_core.cli.remote import connect, describe_client
+
         try:
             client = connect(url, token)
         except MemexError as exc:

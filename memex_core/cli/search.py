@@ -13,7 +13,7 @@ from memex_core.errors import MemexError
 from memex_core.services.search import DEFAULT_SEMANTIC_WEIGHT
 
 if TYPE_CHECKING:
-    from memex_client import MemexClient
+    from memex_core.cli.remote import RemoteClient
     from memex_core.services.search import SearchResults
 
 FILTER_HELP = {
@@ -132,7 +132,7 @@ def floor_option(no_floor: bool, min_similarity: float | None) -> str | float | 
 
 
 def run_remote_search(
-    client: MemexClient, mode: str, query: str, limit: int, output_format: str, **options: Any
+    client: RemoteClient, mode: str, query: str, limit: int, output_format: str, **options: Any
 ) -> None:
     """The search on a ``memex serve`` (``MEMEX_URL``): what its credentials reach (an agent
     key's scope, or the whole home for the operator), printed as a local search is."""
@@ -166,15 +166,15 @@ def run_remote_search(
 
 
 def remote_guidance(
-    client: MemexClient, view: Any, query: str, mode: str, limit: int, asked: dict[str, Any]
+    client: RemoteClient, view: Any, query: str, mode: str, limit: int, asked: dict[str, Any]
 ) -> list[str]:
     """The server's guidance for a search that found nothing, within what the credentials
     reach: the lines a local search (or the viewer) prints for that reach."""
-    from memex_client import NotFoundError
+    from memex_core.errors import UnknownIdError
 
     try:
         lines: list[str] = view.explain_empty(query, mode, limit=limit, **asked)
-    except NotFoundError:  # a server from before POST /v1/search/explain
+    except UnknownIdError:  # a 404: a server from before POST /v1/search/explain
         lines = []
     return lines or [f"No results in what these credentials reach at {client.url}."]
 
