@@ -18,16 +18,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import memex_core.source_kit as kit
+import memex_core.sources.json_stream as json_stream
 from memex_chatgpt.source import ChatGPTSource
 from memex_core.domain import SourceError
-from memex_core.source_kit import (
-    ExportLimits,
-    ExportSettingError,
-    iter_export,
-    load_json,
-    open_export_member,
-)
+from memex_core.sources.conversations import iter_export
+from memex_core.sources.export_files import open_export_member
+from memex_core.sources.json_stream import load_json
+from memex_core.sources.limits import RATIO_CHECK_FROM_BYTES, ExportLimits, ExportSettingError
+from memex_core.sources.text import replace_lone_surrogates
 from tests.support.component_doubles import fast_memex
 from tests.support.export_builders import chatgpt_conversation
 from tests.support.hostile_builders import examples, json_values, tally, write_tallies
@@ -187,7 +185,7 @@ def test_a_raised_ratio_lets_a_trusted_archive_through(tmp_path: Path) -> None:
     tally(FAMILY)
     archive = make_zip(tmp_path / "dense.zip", {"conversations.json": compressible_export()})
     (info,) = zipfile.ZipFile(archive).infolist()
-    assert info.file_size > 200 * info.compress_size and info.file_size > kit.RATIO_CHECK_FROM_BYTES
+    assert info.file_size > 200 * info.compress_size and info.file_size > RATIO_CHECK_FROM_BYTES
     with pytest.raises(SourceError, match="zip bomb"):
         list(ChatGPTSource().ingest(archive))
     home = tmp_path / "home"
@@ -302,13 +300,13 @@ def test_streaming_reads_what_json_loads_reads(
     path = tmp_path_factory.mktemp("stream") / "c.json"
     text = json.dumps(entries, indent=indent, allow_nan=True)
     path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode())
-    expected = kit.replace_lone_surrogates(json.loads(text))
-    saved = kit.READ_CHUNK
-    kit.READ_CHUNK = chunk  # tiny reads: every value straddles a boundary somewhere
+    expected = replace_lone_surrogates(json.loads(text))
+    saved = json_stream.READ_CHUNK
+    json_stream.READ_CHUNK = chunk  # tiny reads: every value straddles a boundary somewhere
     try:
         got = load_json(path)
     finally:
-        kit.READ_CHUNK = saved
+        json_stream.READ_CHUNK = saved
     assert json.dumps(got, allow_nan=True) == json.dumps(expected, allow_nan=True)
 
 
@@ -329,8 +327,8 @@ def test_streaming_errors_match_whole_parsing(
         whole_ok = True
     except (ValueError, RecursionError):
         whole_ok = False
-    saved = kit.READ_CHUNK
-    kit.READ_CHUNK = data.draw(st.integers(min_value=1, max_value=32))
+    saved = json_stream.READ_CHUNK
+    json_stream.READ_CHUNK = data.draw(st.integers(min_value=1, max_value=32))
     try:
         load_json(path)
         stream_ok = True
@@ -338,7 +336,7 @@ def test_streaming_errors_match_whole_parsing(
         stream_ok = False
         assert exc.location and exc.location.startswith("line ")
     finally:
-        kit.READ_CHUNK = saved
+        json_stream.READ_CHUNK = saved
     assert stream_ok == whole_ok
 
 

@@ -31,7 +31,8 @@ from memex_claude_code.source import ClaudeCodeSource
 from memex_codex.source import CodexSource
 from memex_core.api import Memex
 from memex_core.cli import cli
-from memex_core.source_kit import MAX_SKIP_WARNINGS, SkippedItemWarning
+from memex_core.domain import SkippedItemWarning
+from memex_core.sources.skips import MAX_SKIP_WARNINGS
 from memex_obsidian.source import ObsidianSource
 from tests.support import claude_code_builders as cc
 from tests.support import codex_builders as cx

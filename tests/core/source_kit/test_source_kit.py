@@ -11,16 +11,11 @@ from typing import Any
 
 import pytest
 
-from memex_core.domain import SourceError
-from memex_core.source_kit import (
-    SkippedItemWarning,
-    find_json_key,
-    iter_records,
-    load_json,
-    open_export_member,
-    parse_timestamp,
-    peek_json_prefix,
-)
+from memex_core.domain import SkippedItemWarning, SourceError
+from memex_core.sources.conversations import iter_records
+from memex_core.sources.export_files import open_export_member, peek_json_prefix
+from memex_core.sources.json_stream import find_json_key, load_json
+from memex_core.sources.timestamps import parse_timestamp
 
 PAYLOAD = b'[{"title": "t", "mapping": {}}]'
 
@@ -234,3 +229,13 @@ def test_files_without_any_conversation_raise(data: object) -> None:
     with pytest.raises(SourceError, match="no conversations found") as caught:
         list(iter_records(data, "chat_messages", "users.json"))
     assert caught.value.location == "top level"
+
+
+def test_source_kit_gathers_the_helpers_plugins_import() -> None:
+    """Third-party sources import from memex_core.source_kit: the same objects, one import line."""
+    import memex_core.source_kit as kit
+
+    assert kit.iter_records is iter_records and kit.load_json is load_json
+    assert kit.open_export_member is open_export_member and kit.find_json_key is find_json_key
+    assert kit.peek_json_prefix is peek_json_prefix and kit.parse_timestamp is parse_timestamp
+    assert all(hasattr(kit, name) for name in kit.__all__)
