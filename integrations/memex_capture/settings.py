@@ -18,12 +18,11 @@ set up for memory extraction); otherwise summaries are built by rules.
 ``summarizer = "llm"`` without any chat model is an error (named below).
 
 This module is read by the worker, the CLI and the hook's helpers; it imports
-only memex's config loader (no model or storage library).
+only memex's config loader and settings checks (no model or storage library).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from typing import Any
 
 from memex_core.config import Config, load_config
 from memex_core.errors import MemexError
+from memex_core.settings_table import SettingsTable, is_finite_number, is_whole_number
 
 #: The config.toml table this module reads.
 TABLE = "capture"
@@ -93,20 +93,12 @@ def parse_settings(
     falls back to. Raises :class:`CaptureSettingError` naming the key and the fix.
     """
     where = _where(path)
-    table = dict(table or {})
-    unknown = sorted(set(table) - set(_HINTS))
-    if unknown:
-        raise CaptureSettingError(
-            f"{where} has unknown setting(s) {', '.join(unknown)}; "
-            f"known settings are: {', '.join(_HINTS)}."
-        )
-    values: dict[str, Any] = {}
-    for key, value in table.items():
-        if key == "llm":
-            continue
-        if not _valid(key, value):
-            raise CaptureSettingError(f"{where} {key} = {value!r}: use {_HINTS[key]}.")
-        values[key] = float(value) if key in ("worker_idle_minutes", "settle_seconds") else value
+    checks = SettingsTable(where, CaptureSettingError, hints=_HINTS)
+    table = checks.checked(table)
+    values = checks.values(table, _valid, skip=("llm",))
+    for key in ("worker_idle_minutes", "settle_seconds"):
+        if key in values:
+            values[key] = float(values[key])
 
     llm: dict[str, Any] = {}
     llm_table = ""
@@ -157,12 +149,8 @@ def _check_llm(value: Any, where: str) -> dict[str, Any]:
     )
     if not isinstance(value, Mapping):
         raise CaptureSettingError(f"{where} must be a table, for example:\n{example}")
-    unknown = sorted(set(value) - set(_LLM_KEYS))
-    if unknown:
-        raise CaptureSettingError(
-            f"{where} has unknown setting(s) {', '.join(unknown)}; "
-            f"known are {', '.join(_LLM_KEYS)}."
-        )
+    keys = SettingsTable(where, CaptureSettingError, known=_LLM_KEYS, known_label="known are")
+    keys.checked(value)
     spec = value.get("chat_model")
     if not isinstance(spec, str) or not _CHAT_SPEC.fullmatch(spec):
         raise CaptureSettingError(
@@ -176,7 +164,7 @@ def _check_llm(value: Any, where: str) -> dict[str, Any]:
             'e.g. { model = "gpt-4o-mini" }.'
         )
     retries = value.get("max_retries", 1)
-    if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
+    if not is_whole_number(retries) or retries < 0:
         raise CaptureSettingError(
             f"{where} max_retries = {retries!r}: use a whole number, 0 or more."
         )
@@ -184,14 +172,12 @@ def _check_llm(value: Any, where: str) -> dict[str, Any]:
 
 
 def _valid(key: str, value: Any) -> bool:
-    # bool is an int subclass: `settle_seconds = true` is a typo, not 1.
-    number = isinstance(value, int | float) and not isinstance(value, bool)
     if key == "session_start_budget":
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 200
+        return is_whole_number(value) and value >= 200
     if key == "summarizer":
         return value in SUMMARIZERS
     if key == "worker_idle_minutes":
-        return number and math.isfinite(value) and value > 0
+        return is_finite_number(value) and value > 0
     if key == "settle_seconds":
-        return number and math.isfinite(value) and value >= 0
+        return is_finite_number(value) and value >= 0
     return False

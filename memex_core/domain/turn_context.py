@@ -28,6 +28,7 @@ from typing import Any
 
 from memex_core.domain.fragment import Fragment
 from memex_core.domain.memory.records import MEMORY_SOURCE
+from memex_core.settings_table import SettingsTable, is_whole_number
 
 #: Roles whose fragments are conversation turns.
 DIALOGUE_ROLES = ("user", "assistant")
@@ -108,27 +109,19 @@ class IndexContext:
 def parse_index_table(table: Mapping[str, Any]) -> IndexContext:
     """The ``[index]`` table of config.toml over the defaults, checked."""
     known = ("keyword_context_turns", "vector_context_turns", "context_chars", "keyword_titles")
-    unknown = sorted(set(table) - set(known))
-    if unknown:
-        raise TurnContextSettingError(
-            f"config.toml [index] has unknown setting(s) {', '.join(unknown)}; "
-            f"known settings are: {', '.join(known)}."
-        )
+    index = SettingsTable("config.toml [index]", TurnContextSettingError, known=known)
+    index.checked(table)
 
     def count(key: str, default: int) -> int:
         value = table.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise TurnContextSettingError(
-                f"config.toml [index] {key} = {value!r}: use a whole number, 0 or more."
-            )
+        if not is_whole_number(value) or value < 0:
+            raise index.invalid(key, value, "a whole number, 0 or more")
         return value
 
     chars = count("context_chars", DEFAULT_CONTEXT_CHARS)
     titles = table.get("keyword_titles", True)
     if not isinstance(titles, bool):
-        raise TurnContextSettingError(
-            f"config.toml [index] keyword_titles = {titles!r}: use true or false."
-        )
+        raise index.invalid("keyword_titles", titles, "true or false")
     return IndexContext(
         keyword=TurnContext(count("keyword_context_turns", DEFAULT_KEYWORD_TURNS), chars, titles),
         vectors=TurnContext(

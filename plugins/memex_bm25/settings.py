@@ -19,6 +19,7 @@ from typing import Any
 
 from memex_bm25.errors import BM25SettingError
 from memex_bm25.tokenizer import Tokenizer
+from memex_core.settings_table import SettingsTable, is_number
 
 TOKENIZER_KEYS = ("lowercase", "stemmer", "stopwords")
 
@@ -41,34 +42,27 @@ class StoreOptions:
 
 
 _FLOAT_KEYS = ("k1", "b", "epsilon", "merge_ratio")
+_TABLE = SettingsTable(
+    "config.toml [keyword.bm25]",
+    BM25SettingError,
+    hints=dict.fromkeys(_FLOAT_KEYS, "a non-negative number"),
+    known=(*TOKENIZER_KEYS, *_FLOAT_KEYS),
+)
 
 
 def parse_settings(settings: Mapping[str, Any] | None) -> StoreOptions:
-    settings = dict(settings or {})
-    unknown = sorted(set(settings) - set(TOKENIZER_KEYS) - set(_FLOAT_KEYS))
-    if unknown:
-        known = ", ".join((*TOKENIZER_KEYS, *_FLOAT_KEYS))
-        raise BM25SettingError(
-            f"config.toml [keyword.bm25] has unknown setting(s) {', '.join(unknown)}; "
-            f"known settings are: {known}."
-        )
-    numbers: dict[str, float] = {}
-    for key in _FLOAT_KEYS:
-        if key not in settings:
-            continue
-        value = settings[key]
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise BM25SettingError(
-                f"config.toml [keyword.bm25] {key} = {value!r}: use a non-negative number."
-            )
-        numbers[key] = float(value)
+    settings = _TABLE.checked(settings)
+    given = _TABLE.values(settings, _non_negative, order=_FLOAT_KEYS)
+    numbers = {key: float(value) for key, value in given.items()}
     if "b" in numbers and numbers["b"] > 1:
-        raise BM25SettingError(
-            f"config.toml [keyword.bm25] b = {numbers['b']}: b is a share between 0 and 1."
-        )
+        raise BM25SettingError(f"{_TABLE.where} b = {numbers['b']}: b is a share between 0 and 1.")
     merge_ratio = numbers.pop("merge_ratio", StoreOptions.merge_ratio)
     return StoreOptions(
         tokenizer=Tokenizer.from_settings(settings),
         scoring=ScoringParams(**numbers),
         merge_ratio=merge_ratio,
     )
+
+
+def _non_negative(_key: str, value: Any) -> bool:
+    return is_number(value) and not value < 0  # nan is let through, as it always was

@@ -15,6 +15,7 @@ from typing import Any
 
 from memex_core.domain.compaction import DEFAULT_TOOL_OUTPUT_BUDGET
 from memex_core.errors import MemexError
+from memex_core.settings_table import SettingsTable, is_whole_number
 
 KNOWN_KEYS = ("include_thinking", "tool_output_budget")
 
@@ -29,25 +30,21 @@ class ClaudeCodeSettings:
     tool_output_budget: int = DEFAULT_TOOL_OUTPUT_BUDGET
 
 
+_TABLE = SettingsTable("config.toml [source.claude_code]", ClaudeCodeSettingError, known=KNOWN_KEYS)
+
+
 def parse_settings(settings: Mapping[str, Any] | None) -> ClaudeCodeSettings:
     """Checked settings; an unknown key or a wrong type says which and what is expected."""
-    settings = dict(settings or {})
-    unknown = sorted(set(settings) - set(KNOWN_KEYS))
-    if unknown:
-        raise ClaudeCodeSettingError(
-            f"config.toml [source.claude_code] has unknown setting(s) {', '.join(unknown)}; "
-            f"known settings are: {', '.join(KNOWN_KEYS)}."
-        )
+    settings = _TABLE.checked(settings)
     include = settings.get("include_thinking", False)
     if not isinstance(include, bool):
         raise ClaudeCodeSettingError(
-            f"config.toml [source.claude_code] include_thinking must be true or false, "
-            f"not {include!r}."
+            f"{_TABLE.where} include_thinking must be true or false, not {include!r}."
         )
     budget = settings.get("tool_output_budget", DEFAULT_TOOL_OUTPUT_BUDGET)
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+    if not is_whole_number(budget) or budget < 1:
         raise ClaudeCodeSettingError(
-            f"config.toml [source.claude_code] tool_output_budget must be a positive whole "
-            f"number of characters (default {DEFAULT_TOOL_OUTPUT_BUDGET}), not {budget!r}."
+            f"{_TABLE.where} tool_output_budget must be a positive whole number of characters "
+            f"(default {DEFAULT_TOOL_OUTPUT_BUDGET}), not {budget!r}."
         )
     return ClaudeCodeSettings(include_thinking=include, tool_output_budget=budget)

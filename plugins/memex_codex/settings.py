@@ -14,6 +14,7 @@ from typing import Any
 
 from memex_core.domain.compaction import DEFAULT_TOOL_OUTPUT_BUDGET
 from memex_core.errors import MemexError
+from memex_core.settings_table import SettingsTable, is_whole_number
 
 KNOWN_SETTINGS = ("tool_output_budget",)
 
@@ -27,19 +28,16 @@ class CodexSettings:
     tool_output_budget: int = DEFAULT_TOOL_OUTPUT_BUDGET
 
 
+_TABLE = SettingsTable("config.toml [source.codex]", CodexSettingError, known=KNOWN_SETTINGS)
+
+
 def parse_settings(settings: Mapping[str, Any] | None) -> CodexSettings:
     """Check the table and fill defaults; raises :class:`CodexSettingError` saying the fix."""
-    settings = dict(settings or {})
-    unknown = sorted(set(settings) - set(KNOWN_SETTINGS))
-    if unknown:
-        raise CodexSettingError(
-            f"config.toml [source.codex] has unknown setting(s) {', '.join(unknown)}; "
-            f"known settings are: {', '.join(KNOWN_SETTINGS)}."
-        )
+    settings = _TABLE.checked(settings)
     budget = settings.get("tool_output_budget", DEFAULT_TOOL_OUTPUT_BUDGET)
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
+    if not is_whole_number(budget) or budget <= 0:
         raise CodexSettingError(
-            f"config.toml [source.codex] tool_output_budget must be a positive whole number "
-            f"of characters (default {DEFAULT_TOOL_OUTPUT_BUDGET}), not {budget!r}."
+            f"{_TABLE.where} tool_output_budget must be a positive whole number of characters "
+            f"(default {DEFAULT_TOOL_OUTPUT_BUDGET}), not {budget!r}."
         )
     return CodexSettings(tool_output_budget=budget)

@@ -11,12 +11,12 @@ Example::
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from memex_core.errors import MemexError
+from memex_core.settings_table import SettingsTable, is_finite_number
 from memex_rrf import DEFAULT_K
 
 
@@ -34,25 +34,13 @@ _HINTS = {
     "k": f"RRF's damping constant, a non-negative number (default {DEFAULT_K:g})",
     "boost": "how much backlinks lift a note, a non-negative number (default 0.1; 0 = plain RRF)",
 }
+_TABLE = SettingsTable("config.toml [ranker.hubs]", HubsSettingError, hints=_HINTS)
 
 
 def parse_settings(settings: Mapping[str, Any] | None) -> HubsSettings:
     """Check the table and return the values; raise :class:`HubsSettingError` naming the fix."""
-    settings = dict(settings or {})
-    unknown = sorted(set(settings) - set(_HINTS))
-    if unknown:
-        raise HubsSettingError(
-            f"config.toml [ranker.hubs] has unknown setting(s) {', '.join(unknown)}; "
-            f"known settings are: {', '.join(_HINTS)}."
-        )
-    values: dict[str, float] = {}
-    for key, hint in _HINTS.items():
-        if key not in settings:
-            continue
-        value = settings[key]
-        # bool is an int subclass: `k = true` is a typo, not 1.
-        valid = isinstance(value, int | float) and not isinstance(value, bool)
-        if not valid or not math.isfinite(value) or value < 0:
-            raise HubsSettingError(f"config.toml [ranker.hubs] {key} = {value!r}: use {hint}.")
-        values[key] = float(value)
-    return HubsSettings(**values)
+    settings = _TABLE.checked(settings)
+    values = _TABLE.values(
+        settings, lambda _key, value: is_finite_number(value) and value >= 0, order=_HINTS
+    )
+    return HubsSettings(**{key: float(value) for key, value in values.items()})

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from memex_core.settings_table import is_whole_number, unknown_settings
 from memex_llm.errors import LLMSettingError
 
 _SPEC = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
@@ -58,11 +59,9 @@ def _fail(role: str, problem: str) -> LLMSettingError:
 def parse_settings(settings: Mapping[str, Any] | None, *, role: str) -> LLMSettings:
     """Check the ``[<role>.llm]`` table (``role`` is ``extractor`` or ``consolidator``)."""
     settings = dict(settings or {})
-    unknown = sorted(set(settings) - set(_KNOWN))
+    unknown = unknown_settings(settings, _KNOWN, known_label="known are")
     if unknown:
-        raise _fail(
-            role, f"unknown setting(s) {', '.join(unknown)}; known are {', '.join(_KNOWN)}."
-        )
+        raise _fail(role, unknown)
     spec = settings.get("chat_model")
     if spec is None:
         raise _fail(role, "chat_model is not set: say which chat model to use.")
@@ -72,7 +71,7 @@ def parse_settings(settings: Mapping[str, Any] | None, *, role: str) -> LLMSetti
     if not isinstance(args, Mapping):
         raise _fail(role, f"chat_model_args = {args!r} must be a table of keyword arguments.")
     retries = settings.get("max_retries", 1)
-    if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
+    if not is_whole_number(retries) or retries < 0:
         raise _fail(role, f"max_retries = {retries!r} must be a whole number, 0 or more.")
     return LLMSettings(spec, dict(args), retries)
 

@@ -10,12 +10,12 @@ Example::
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from memex_core.errors import MemexError
+from memex_core.settings_table import SettingsTable, is_finite_number
 
 
 class RulesSettingError(MemexError):
@@ -34,25 +34,16 @@ _HINTS = {
         "(default 0.9); rewordings fold and facts with a changed word stay apart at any cosine"
     ),
 }
+_TABLE = SettingsTable("config.toml [consolidator.rules]", RulesSettingError, hints=_HINTS)
 
 
 def parse_settings(settings: Mapping[str, Any] | None) -> RulesSettings:
     """Check the table and return the values; raise :class:`RulesSettingError` naming the fix."""
-    settings = dict(settings or {})
-    unknown = sorted(set(settings) - set(_HINTS))
-    if unknown:
-        raise RulesSettingError(
-            f"config.toml [consolidator.rules] has unknown setting(s) {', '.join(unknown)}; "
-            f"known settings are: {', '.join(_HINTS)}."
-        )
+    settings = _TABLE.checked(settings)
     if "near_duplicate" not in settings:
         return RulesSettings()
     value = settings["near_duplicate"]
-    # bool is an int subclass: `near_duplicate = true` is a typo, not 1.
-    valid = isinstance(value, int | float) and not isinstance(value, bool)
-    if not valid or not math.isfinite(value) or not 0 < value <= 1:
-        raise RulesSettingError(
-            f"config.toml [consolidator.rules] near_duplicate = {value!r}: use "
-            f"{_HINTS['near_duplicate']}, e.g. near_duplicate = 0.9."
-        )
+    if not is_finite_number(value) or not 0 < value <= 1:
+        hint = f"{_HINTS['near_duplicate']}, e.g. near_duplicate = 0.9"
+        raise _TABLE.invalid("near_duplicate", value, hint)
     return RulesSettings(near_duplicate=float(value))

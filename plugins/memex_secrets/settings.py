@@ -13,12 +13,12 @@ Example::
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from memex_core.errors import MemexError
+from memex_core.settings_table import SettingsTable, is_finite_number, is_whole_number
 
 
 class SecretsSettingError(MemexError):
@@ -39,35 +39,24 @@ _HINTS = {
     "min_entropy_length": "a whole number of characters, at least 8 (default 20)",
     "disable": 'a list of detect-secrets plugin names, e.g. ["KeywordDetector"] (default [])',
 }
-_TABLE = "config.toml [redactor.detect_secrets]"
+_TABLE = SettingsTable("config.toml [redactor.detect_secrets]", SecretsSettingError, hints=_HINTS)
 
 
 def parse_settings(settings: Mapping[str, Any] | None) -> SecretsSettings:
     """Check the table and return the values; raise :class:`SecretsSettingError` naming the fix."""
-    settings = dict(settings or {})
-    unknown = sorted(set(settings) - set(_HINTS))
-    if unknown:
-        raise SecretsSettingError(
-            f"{_TABLE} has unknown setting(s) {', '.join(unknown)}; "
-            f"known settings are: {', '.join(_HINTS)}."
-        )
-    values: dict[str, Any] = {}
-    for key, value in settings.items():
-        if not _valid(key, value):
-            raise SecretsSettingError(f"{_TABLE} {key} = {value!r}: use {_HINTS[key]}.")
-        values[key] = tuple(value) if key == "disable" else value
+    values = _TABLE.values(_TABLE.checked(settings), _valid)
+    if "disable" in values:
+        values["disable"] = tuple(values["disable"])
     if "entropy_limit" in values:
         values["entropy_limit"] = float(values["entropy_limit"])
     return SecretsSettings(**values)
 
 
 def _valid(key: str, value: Any) -> bool:
-    # bool is an int subclass: `entropy_limit = true` is a typo, not 1.
-    number = isinstance(value, int | float) and not isinstance(value, bool)
     if key == "entropy":
         return isinstance(value, bool)
     if key == "entropy_limit":
-        return number and math.isfinite(value) and 3 <= value <= 6
+        return is_finite_number(value) and 3 <= value <= 6
     if key == "min_entropy_length":
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 8
+        return is_whole_number(value) and value >= 8
     return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
