@@ -47,8 +47,8 @@ from benchmarks.data import REPO_ROOT, data_root, missing
 from benchmarks.metrics import mean
 from benchmarks.report import Check, Section, table
 from memex_core.api import Memex
-from memex_core.asking import code_source, update_code_index
 from memex_core.domain.disclosure import query_terms
+from memex_core.facade.ask_workflow import code_source, update_code_index
 from memex_core.services.ask import CODE, AskResult
 from memex_core.services.search import SearchResults
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memex_core.domain import Fragment, SearchFilters
 from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, compact_hit, query_terms
@@ -40,6 +40,14 @@ if TYPE_CHECKING:
     from memex_core.facade.protocols import HomeReader
     from memex_core.handles import AgentMemory, RememberResult
 
+    class ViewedHome(HomeReader, Protocol):
+        """What a view reads through, and the memory handle it writes through."""
+
+        def agent(
+            self, user_id: str, *, name: str = "agent", collection: str = ""
+        ) -> AgentMemory: ...
+
+
 CORPUS_OWNER = ""  # fragments ingested by the operator (exports, transcripts, vaults)
 
 
@@ -48,7 +56,7 @@ class AgentView:
 
     def __init__(
         self,
-        memex: HomeReader,
+        memex: ViewedHome,
         user: str | None = None,
         *,
         name: str = "agent",

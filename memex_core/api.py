@@ -995,9 +995,9 @@ class Memex:
         the ``code`` source first, only what changed; without it only memory is searched.
         ``search`` replaces :meth:`search` for both pools (an ``AgentView``'s, to keep a
         scope). With ``[ask] chat_model`` set and ``answer``, the model answers from the
-        items with citations, checked against the item numbers. See :mod:`memex_core.asking`.
+        items with citations, checked against the item numbers. See :mod:`memex_core.facade.ask_workflow`.
         """
-        from memex_core.asking import run_ask
+        from memex_core.facade.ask_workflow import run_ask
 
         return run_ask(
             self,

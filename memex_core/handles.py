@@ -20,7 +20,7 @@ import os
 import shlex
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from memex_core.catalog.memory import MemoryAccessDenied
@@ -34,6 +34,7 @@ from memex_core.domain import (
 from memex_core.domain.contracts import ADD
 from memex_core.domain.memory.memory_links import find_memory_links, resolve_memory_link
 from memex_core.domain.memory.namespaces import covers, validate_collection
+from memex_core.domain.memory.outcomes import MemoryHit, MemoryLinks, RememberResult
 from memex_core.domain.memory.paths import (
     owner_of_storage_path,
     to_storage_path,
@@ -96,68 +97,6 @@ def shared_writable() -> bool:
     """Whether agents may write ``shared/...`` (``MEMEX_SHARED_WRITE_MODE=rw``; anything
     else, including unset, means read-only)."""
     return os.environ.get(SHARED_WRITE_ENV, "ro").strip().lower() == "rw"
-
-
-@dataclass(frozen=True)
-class MemoryHit:
-    """A search hit in memory: the memory, the matching fragment's text, and its score."""
-
-    memory_id: str
-    path: str | None  # as the caller names it (virtual for agents)
-    collection: str
-    kind: str
-    text: str
-    score: float
-    fragment_id: str
-    ranks: dict[str, int] = field(default_factory=dict)
-    private: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "memory_id": self.memory_id,
-            "path": self.path,
-            "collection": self.collection,
-            "kind": self.kind,
-            "text": self.text,
-            "score": self.score,
-            "fragment_id": self.fragment_id,
-            "ranks": self.ranks,
-            "private": self.private,
-        }
-
-
-@dataclass
-class RememberResult:
-    """What ``remember`` stored: the conversation memory (if any) and the fact decisions."""
-
-    conversation_id: str | None = None
-    decisions: list[AppliedDecision] = field(default_factory=list)
-    redacted: tuple[str, ...] = ()
-    private_removed: int = 0
-
-    @property
-    def memory_ids(self) -> list[str]:
-        return [d.memory_id for d in self.decisions if d.memory_id]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "conversation_id": self.conversation_id,
-            "decisions": [d.to_dict() for d in self.decisions],
-            "redacted": list(self.redacted),
-            "private_removed": self.private_removed,
-        }
-
-
-@dataclass(frozen=True)
-class MemoryLinks:
-    """A memory file's links out and in, within the caller's scope."""
-
-    path: str
-    outlinks: list[dict[str, Any]]
-    backlinks: list[dict[str, Any]]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "outlinks": self.outlinks, "backlinks": self.backlinks}
 
 
 class MemoryHandle:

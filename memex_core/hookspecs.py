@@ -118,6 +118,19 @@ def register_redactors(register: Any) -> None:
 
 
 @hookspec
+def register_chat_models(register: Any) -> None:
+    """Register chat models that answer questions from a context pack
+    (``memex_core.domain.ChatModel``).
+
+    ``memex ask`` (and ``Memex.ask``) packs what memory and code hold about a question
+    into numbered items, and, when ``[ask] chat_model`` is set, builds the ``llm`` chat
+    model with the ``[ask]`` table's ``chat_model``, ``chat_model_args`` and
+    ``max_retries``, asks it to answer citing the items, and checks every citation against
+    the pack. The factory raises a ``MemexError`` naming the ``[ask]`` setting to fix.
+    """
+
+
+@hookspec
 def register_catalogs(register: Any) -> None:
     """Register catalogs: the record of truth every index is derived from
     (``memex_core.catalog.base.SqlCatalog``).

@@ -33,6 +33,7 @@ KIND_HOOKS: dict[str, str] = {
     "extractor": "register_extractors",
     "consolidator": "register_consolidators",
     "redactor": "register_redactors",
+    "chat_model": "register_chat_models",
 }
 
 

@@ -182,6 +182,11 @@ def _choice(kind: str) -> str:
 
     if kind == "source":
         return "Every available source is offered each file; settings: `[source.<name>]`."
+    if kind == "chat_model":
+        return (
+            "`memex ask` builds the `llm` one with the `[ask]` table's `chat_model`, "
+            "`chat_model_args` and `max_retries`."
+        )
     table = SETTINGS_TABLES[kind]
     return (
         f"`[{table}] use` picks one (default `{DEFAULT_COMPONENTS[kind]}`); "

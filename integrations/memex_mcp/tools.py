@@ -187,8 +187,8 @@ def _repo_here(memex: Any) -> str | None:
     """The git repository the server runs in (its working directory), or None."""
     import os
 
-    from memex_core.asking import code_source
     from memex_core.domain import SourceError
+    from memex_core.facade.ask_workflow import code_source
 
     source = code_source(memex)
     if source is None:

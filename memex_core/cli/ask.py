@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 
 def _default_repo(mx: object) -> Path | None:
     """The git work tree the current directory is in, or None (memory only)."""
-    from memex_core.asking import code_source
     from memex_core.domain import SourceError
+    from memex_core.facade.ask_workflow import code_source
 
     source = code_source(mx)  # type: ignore[arg-type]
     if source is None:

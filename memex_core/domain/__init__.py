@@ -2,6 +2,7 @@
 
 from memex_core.domain.contracts import (
     CONSOLIDATION_ACTIONS,
+    ChatModel,
     ConsolidationDecision,
     Consolidator,
     Embedder,
@@ -46,6 +47,7 @@ __all__ = [
     "LINK",
     "ROLES",
     "SEMANTIC",
+    "ChatModel",
     "ConsolidationDecision",
     "Consolidator",
     "CorpusStats",

@@ -397,3 +397,18 @@ class Redactor(Protocol):
     """Replaces likely secrets (API keys, tokens, passwords, private keys) in text."""
 
     def redact(self, text: str) -> Redaction: ...
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A chat model that answers a question from a prompt: ``memex ask`` hands it the
+    numbered context pack and checks the citations in its reply.
+
+    ``label`` names the model in notes and in the answer (``"ChatOpenAI (gpt-4o-mini)"``);
+    ``reply`` sends one system instruction and one user prompt and returns the reply's text.
+    """
+
+    @property
+    def label(self) -> str: ...
+
+    def reply(self, system: str, prompt: str) -> str: ...

@@ -1,6 +1,8 @@
-"""``Memex.ask``: bring a repository's code index up to date, search memory and code as two
-pools, fuse them into one labelled pack (:mod:`memex_core.services.ask`), and answer with
-citations when ``[ask]`` names a chat model.
+"""The ask workflow behind ``Memex.ask`` (and ``memex ask``): bring a repository's code index
+up to date, search memory and code as two pools, fuse them into one labelled pack (the pure
+packing and citation checks are :mod:`memex_core.services.ask`; the command is
+:mod:`memex_core.cli.ask`), and answer with citations when ``[ask]`` names a chat model,
+built by the chat-model component a plugin registers (``register_chat_models``).
 
 The code index is brought up to date cheaply first: the ``code`` source lists the tracked
 files with their git blob hashes (one ``git ls-files``) and they are compared with the
@@ -14,8 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memex_core.domain import PluginContext, SourceError
+from memex_core.domain import ChatModel, PluginContext, SourceError
 from memex_core.errors import MemexError, require_query
+from memex_core.plugins import PluginUnavailable
 from memex_core.services.ask import (
     CODE,
     DEFAULT_BUDGET,
@@ -31,8 +34,8 @@ from memex_core.services.file_reading import collect_skips
 from memex_core.services.ports import Progress
 
 if TYPE_CHECKING:
-    from memex_core.api import Memex
-    from memex_core.services.search import SearchResults
+    from memex_core.domain.search_results import SearchResults
+    from memex_core.facade.protocols import AskingHome
 
 #: search(query, mode, limit, **filter_options): Memex.search, or an AgentView's (scoped).
 SearchFn = Callable[..., "SearchResults"]
@@ -44,10 +47,12 @@ CONFIG_EXAMPLE = (
     'chat_model_args = { model = "gpt-4o-mini", temperature = 0 }'
 )
 _MODEL_KEYS = ("chat_model", "chat_model_args", "max_retries")
+#: The registered chat model (``register_chat_models``) built with the ``[ask]`` model keys.
+CHAT_MODEL = "llm"
 _KNOWN_KEYS = (*_MODEL_KEYS, "budget", "item_chars", "pool_limit")
 
 
-def ask_settings(mx: Memex) -> dict[str, Any]:
+def ask_settings(mx: AskingHome) -> dict[str, Any]:
     """The ``[ask]`` table, checked: unknown keys and non-positive numbers name the fix."""
     table = dict(mx.config.table("ask"))
     unknown = sorted(set(table) - set(_KNOWN_KEYS))
@@ -71,7 +76,7 @@ def ask_settings(mx: Memex) -> dict[str, Any]:
     return table
 
 
-def code_source(mx: Memex) -> Any | None:
+def code_source(mx: AskingHome) -> Any | None:
     """The ``code`` source built with ``[source.code]``, or None when it is not installed."""
     for reg in mx.registry.registrations("source"):
         if reg.name == CODE and reg.available:
@@ -88,7 +93,7 @@ def repository_root(source: Any, path: str | Path) -> Path:
 
 
 def update_code_index(
-    mx: Memex,
+    mx: AskingHome,
     source: Any,
     root: Path,
     progress: Progress | None = None,
@@ -134,7 +139,7 @@ def update_code_index(
 
 
 def run_ask(
-    mx: Memex,
+    mx: AskingHome,
     question: str,
     *,
     repo: str | Path | None = None,
@@ -204,37 +209,29 @@ def run_ask(
     return result
 
 
-def load_ask_model(mx: Memex, settings: dict[str, Any]) -> Any:
-    """The chat model ``[ask] chat_model`` names (memex_llm's loader and checks)."""
-    try:
-        from memex_llm.errors import LLMSettingError
-        from memex_llm.settings import load_chat_model, parse_settings
-    except ImportError as exc:
-        raise MemexError(
-            f"[ask] chat_model needs langchain-core: pip install 'memex[langchain]' ({exc})"
-        ) from exc
+def load_ask_model(mx: AskingHome, settings: dict[str, Any]) -> ChatModel:
+    """The chat model ``[ask] chat_model`` names, built by the registered ``llm`` chat model
+    (``register_chat_models``) with the ``[ask]`` table's model keys."""
     table = {k: settings[k] for k in _MODEL_KEYS if k in settings}
     try:
-        return load_chat_model(parse_settings(table, role="ask"), role="ask")
-    except LLMSettingError as exc:
-        problem = str(exc).split("\nFor example:")[0].replace("[ask.llm]", "[ask]")
-        raise MemexError(f"{problem}\nFor example:\n\n{CONFIG_EXAMPLE}") from exc
+        model: ChatModel = mx.registry.build(
+            "chat_model", CHAT_MODEL, PluginContext(mx.home, table)
+        )
+    except PluginUnavailable as exc:
+        raise MemexError(f"[ask] chat_model needs a chat model component: {exc}") from exc
+    except MemexError as exc:
+        raise MemexError(f"{exc}\nFor example:\n\n{CONFIG_EXAMPLE}") from exc
+    return model
 
 
-def _answer(mx: Memex, settings: dict[str, Any], result: AskResult, notes: list[str]) -> None:
+def _answer(mx: AskingHome, settings: dict[str, Any], result: AskResult, notes: list[str]) -> None:
     if "chat_model" not in settings:
         return
-    from langchain_core.messages import HumanMessage, SystemMessage
-
     from memex_core.services.ask import ANSWER_SYSTEM
-    from memex_llm.chat import model_label, reply_text
 
     model = load_ask_model(mx, settings)
-    reply = model.invoke(
-        [SystemMessage(ANSWER_SYSTEM), HumanMessage(answer_prompt(result.question, result.items))]
-    )
-    result.answer = reply_text(reply).strip()
-    result.model = model_label(model)
+    result.answer = model.reply(ANSWER_SYSTEM, answer_prompt(result.question, result.items)).strip()
+    result.model = model.label
     check = check_citations(result.answer, len(result.items))
     result.citations = check.cited
     result.invalid_citations = check.invalid

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from memex_core.domain.memory.records import Scope
     from memex_core.domain.search_options import SearchOptions
     from memex_core.domain.search_results import SearchResults
-    from memex_core.handles import AgentMemory
     from memex_core.plugins import PluginRegistry
     from memex_core.services.context import ContextSettings
     from memex_core.services.guidance import Reach
@@ -89,8 +88,6 @@ class HomeReader(Searches, Protocol):
     def search_service(self, mode: str) -> SearchService: ...
 
     def semantic_unavailable_reason(self) -> str | None: ...
-
-    def agent(self, user_id: str, *, name: str = "agent", collection: str = "") -> AgentMemory: ...
 
 
 class MemoryHome(Searches, Protocol):

@@ -18,13 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from memex_core.domain import Consolidator, MemoryFact
 from memex_core.domain.contracts import ADD, DELETE
+from memex_core.domain.memory.outcomes import AppliedDecision, DreamPlan, DreamReport
 from memex_core.domain.memory.records import CONVERSATION_KIND, FILE_KIND, MemoryRecord, Scope
 from memex_core.errors import MemexError
-from memex_core.services.memory import AppliedDecision, DreamReport, MemoryService
+from memex_core.services.memory import MemoryService
 from memex_core.services.ports import NoProgress, Progress
 
 
@@ -97,28 +97,6 @@ def _facts(service: MemoryService, scope: Scope, owner: str, collection: str) ->
 
 class DreamPlanStale(MemexError):
     """The facts a dream plan was made on changed before it was applied."""
-
-
-@dataclass(frozen=True)
-class DreamPlan:
-    """A dream's decisions before anything is written, and the facts they were made on."""
-
-    report: DreamReport
-    groups: tuple[tuple[str, str], ...]
-    state: str  # digest of every examined fact's id and revision, see memory_state
-    # What was asked for (the handle's arguments), so the plan can be asked for again:
-    collection: str | None = None
-    user_id: str | None = None
-
-    @property
-    def digest(self) -> str:
-        """Names this plan: the same facts and the same decisions give the same digest."""
-        decisions = [
-            [d.examined_id, d.decision.action, d.decision.target_id, d.decision.new_text]
-            for d in self.report.decisions
-        ]
-        text = json.dumps([self.state, self.groups, decisions], separators=(",", ":"))
-        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 #: The state of no facts at all (a plan that covers nothing).

@@ -13,8 +13,8 @@ import hashlib
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 from memex_core.domain import (
     ConsolidationDecision,
@@ -27,8 +27,9 @@ from memex_core.domain import (
     fragment_id,
 )
 from memex_core.domain.chunking import split_text
-from memex_core.domain.contracts import ADD, DELETE, NONE, UPDATE
+from memex_core.domain.contracts import ADD, DELETE, UPDATE
 from memex_core.domain.memory.facts import normalise_fact, text_similarity
+from memex_core.domain.memory.outcomes import AppliedDecision, DreamReport
 from memex_core.domain.memory.privacy import strip_private
 from memex_core.domain.memory.records import (
     ACTIVE,
@@ -77,52 +78,6 @@ class Message:
     role: str
     content: str
     timestamp: float | None = None
-
-
-@dataclass
-class AppliedDecision:
-    """A consolidation decision and what it did (or would do, in a dry run)."""
-
-    decision: ConsolidationDecision
-    memory_id: str | None = None  # the memory added or changed
-    applied: bool = False
-    examined_id: str | None = None  # in a dream: the stored memory the decision was about
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "action": self.decision.action,
-            "fact": self.decision.fact.text,
-            "kind": self.decision.fact.kind,
-            "target_id": self.decision.target_id,
-            "text": self.decision.new_text,
-            "reason": self.decision.reason,
-            "memory_id": self.memory_id,
-            "applied": self.applied,
-            "examined_id": self.examined_id,
-        }
-
-
-@dataclass
-class DreamReport:
-    """What a consolidation pass over a collection decided."""
-
-    examined: int = 0
-    decisions: list[AppliedDecision] = field(default_factory=list)
-    dry_run: bool = False
-
-    def counts(self) -> dict[str, int]:
-        out = {action: 0 for action in (ADD, UPDATE, DELETE, NONE)}
-        for applied in self.decisions:
-            out[applied.decision.action] += 1
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "examined": self.examined,
-            "dry_run": self.dry_run,
-            "counts": self.counts(),
-            "decisions": [d.to_dict() for d in self.decisions],
-        }
 
 
 class MemoryCatalog(Protocol):
@@ -530,3 +485,17 @@ class MemoryService:
             reason=reason,
             tool_call_id=tool_call_id,
         )
+
+# Re-exported: the results moved to memex_core.domain.memory.outcomes; callers imported them here.
+__all__ = [
+    "AppliedDecision",
+    "DreamReport",
+    "MemoryCatalog",
+    "MemoryIndexes",
+    "MemoryService",
+    "MemorySettings",
+    "Message",
+    "Prepared",
+    "fingerprint",
+    "new_memory_id",
+]

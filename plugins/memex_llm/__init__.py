@@ -35,6 +35,7 @@ from memex_llm.errors import LLMSettingError, ModelOutputError
 from memex_llm.settings import LLMSettings, load_chat_model, parse_settings
 
 if TYPE_CHECKING:
+    from memex_llm.chat import AnsweringChatModel
     from memex_llm.consolidator import LLMConsolidator
     from memex_llm.extractor import LLMExtractor
 
@@ -44,6 +45,7 @@ __all__ = [
     "LLMSettingError",
     "LLMSettings",
     "ModelOutputError",
+    "build_chat_model",
     "build_consolidator",
     "build_extractor",
     "load_chat_model",
@@ -77,6 +79,31 @@ def build_consolidator(context: PluginContext) -> LLMConsolidator:
     settings = parse_settings(context.settings, role="consolidator")
     model = load_chat_model(settings, role="consolidator")
     return LLMConsolidator(model, max_retries=settings.max_retries)
+
+
+def build_chat_model(context: PluginContext) -> AnsweringChatModel:
+    """The chat model ``memex ask`` answers with, from the ``[ask]`` table's ``chat_model``,
+    ``chat_model_args`` and ``max_retries``; a setting it cannot use is an
+    :class:`LLMSettingError` naming ``[ask]`` (memex adds the example)."""
+    from memex_llm.chat import AnsweringChatModel
+
+    try:
+        model = load_chat_model(parse_settings(context.settings, role="ask"), role="ask")
+    except LLMSettingError as exc:
+        problem = str(exc).split("\nFor example:")[0].replace("[ask.llm]", "[ask]")
+        raise LLMSettingError(problem) from exc
+    return AnsweringChatModel(model)
+
+
+@hookimpl
+def register_chat_models(register: Any) -> None:
+    register(
+        "llm",
+        build_chat_model,
+        requires=("langchain_core",),
+        extra="langchain",
+        description="A chat model answers `memex ask` with citations ([ask] chat_model = ...).",
+    )
 
 
 @hookimpl

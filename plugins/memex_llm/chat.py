@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from memex_llm import prompts
 from memex_llm.errors import InvalidReply, ModelOutputError
@@ -48,6 +48,21 @@ def model_label(chat_model: Any) -> str:
         if isinstance(value, str) and value:
             return f"{type(chat_model).__name__} ({value})"
     return type(chat_model).__name__
+
+
+class AnsweringChatModel:
+    """A langchain-core chat model as memex's ``ChatModel`` contract: what ``memex ask``
+    sends its context pack to (registered through ``register_chat_models``)."""
+
+    def __init__(self, chat_model: Any) -> None:
+        self.chat_model = chat_model
+
+    @property
+    def label(self) -> str:
+        return model_label(self.chat_model)
+
+    def reply(self, system: str, prompt: str) -> str:
+        return reply_text(self.chat_model.invoke([SystemMessage(system), HumanMessage(prompt)]))
 
 
 def ask_json(

@@ -23,6 +23,7 @@ SHIPPED = (REPO / "plugins", REPO / "integrations", REPO / "docs" / "examples")
 def test_hooks_exist_for_every_plugin_kind() -> None:
     assert HOOKS == [
         "register_catalogs",
+        "register_chat_models",
         "register_commands",
         "register_consolidators",
         "register_doctor_checks",
