@@ -27,12 +27,13 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def lint(session: nox.Session) -> None:
-    """ruff (lint and format check) and mypy."""
+    """ruff (lint and format check), mypy, and the import contracts (`lint-imports`)."""
     session.install(TORCH)
     session.install("-e", ".[dev]")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
+    session.run("lint-imports")
 
 
 @nox.session(python="3.11")
