@@ -21,12 +21,8 @@ from memex_core.hookspecs import hookimpl
 
 def _build(context: PluginContext) -> Any:
     from memex_chatgpt.source import ChatGPTSource
-    from memex_core.source_kit import ExportLimits
 
-    return ChatGPTSource(
-        include_thinking=bool(context.settings.get("include_thinking", False)),
-        limits=ExportLimits.from_settings(context.settings, "source.chatgpt"),
-    )
+    return ChatGPTSource.from_settings(context.settings)
 
 
 @hookimpl

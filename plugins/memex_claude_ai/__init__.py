@@ -21,12 +21,8 @@ from memex_core.hookspecs import hookimpl
 
 def _build(context: PluginContext) -> Any:
     from memex_claude_ai.source import ClaudeAISource
-    from memex_core.source_kit import ExportLimits
 
-    return ClaudeAISource(
-        include_thinking=bool(context.settings.get("include_thinking", False)),
-        limits=ExportLimits.from_settings(context.settings, "source.claude_ai"),
-    )
+    return ClaudeAISource.from_settings(context.settings)
 
 
 @hookimpl

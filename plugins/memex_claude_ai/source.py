@@ -24,7 +24,6 @@ the file is still ingested.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import zipfile
 from collections.abc import Iterator
@@ -33,37 +32,22 @@ from typing import Any
 
 from memex_claude_ai.content import Segment, file_names, render_message
 from memex_core.domain import Fragment, SourceError
-from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
 from memex_core.source_kit import (
-    DEFAULT_LIMITS,
-    ExportLimits,
     explain_unreadable_archive,
     find_json_key,
-    fragments_per_conversation,
     is_zip_path,
-    json_export_opens_with,
-    parse_timestamp,
     peek_json_prefix,
     warn_skipped,
 )
+from memex_core.sources.chat_export import (
+    PEEK_BYTES,
+    ChatExportSource,
+    ExportedConversation,
+    record_id,
+    stable_id,
+)
 
 SOURCE_KIND = "claude_ai"
-PEEK_BYTES = 64 * 1024
-
-# A "chat_messages" key opening a list of messages (objects or the nulls real exports contain).
-_CHAT_MESSAGES_OPENING = re.compile(r'(?<!\\)"chat_messages"\s*:\s*\[\s*(?:$|\]|\{|null\b)')
-
-
-def _conversation_id(conv: dict[str, Any], key: str | None) -> str:
-    uuid = conv.get("uuid")
-    if isinstance(uuid, str) and uuid:
-        return uuid
-    if key:
-        return key
-    digest = hashlib.blake2b(digest_size=8)
-    for part in (str(conv.get("name")), str(conv.get("created_at"))):
-        digest.update(part.encode("utf-8", "surrogatepass") + b"\x1f")
-    return f"claude-{digest.hexdigest()}"
 
 
 #: The other files of a Claude.ai export: a key only that file holds, what it is, and why
@@ -97,25 +81,16 @@ def _report_other_members(path: Path) -> None:
             warn_skipped(path, name, f"{what}, not conversations; {why}")
 
 
-class ClaudeAISource:
+class ClaudeAISource(ChatExportSource):
     """Source for Claude.ai exports: ``conversations.json`` (any ``*.json``) or the ``.zip``."""
 
     source_kind = SOURCE_KIND
-
-    def __init__(
-        self,
-        *,
-        include_thinking: bool = False,
-        max_chars: int = DEFAULT_MAX_CHARS,
-        limits: ExportLimits = DEFAULT_LIMITS,
-    ) -> None:
-        self.include_thinking = include_thinking
-        self.max_chars = max_chars
-        self.limits = limits
-
-    def can_handle(self, path: Path) -> bool:
-        """True for a ``.json``/``.zip`` whose (member) text opens like Claude.ai conversations."""
-        return json_export_opens_with(path, _CHAT_MESSAGES_OPENING, PEEK_BYTES)
+    messages_key = "chat_messages"
+    messages_type = list
+    time_key = "created_at"
+    # A "chat_messages" key opening a list of messages (objects or the nulls real exports
+    # contain).
+    opening = re.compile(r'(?<!\\)"chat_messages"\s*:\s*\[\s*(?:$|\]|\{|null\b)')
 
     def explain_unread(self, path: Path) -> str | None:
         """Why a file of a Claude.ai export, or its archive, holds nothing this source reads."""
@@ -136,22 +111,22 @@ class ClaudeAISource:
         """Fragments of every conversation, message by message."""
         if is_zip_path(path):
             _report_other_members(path)
-        return fragments_per_conversation(
-            path,
-            "chat_messages",
-            list,
-            _conversation_id,
-            lambda conv, cid: self._conversation_fragments(str(path), conv, cid),
-            limits=self.limits,
-        )
+        return super().ingest(path)
 
-    def _conversation_fragments(
-        self, source_path: str, conv: dict[str, Any], conversation_id: str
+    def conversation_id(self, record: dict[str, Any], key: str | None) -> str:
+        found = record_id(record, key, ("uuid",))
+        return found or stable_id("claude", (record.get("name"), record.get("created_at")))
+
+    def title(self, record: dict[str, Any]) -> str | None:
+        name = record.get("name")
+        return name if isinstance(name, str) and name else None
+
+    def conversation_fragments(
+        self, record: dict[str, Any], chat: ExportedConversation
     ) -> Iterator[Fragment]:
-        title = conv.get("name") if isinstance(conv.get("name"), str) and conv["name"] else None
-        conversation_time = parse_timestamp(conv.get("created_at"))
+        """The fragments of every message of the conversation, in order."""
         used_ids: set[str] = set()
-        for index, message in enumerate(conv["chat_messages"]):
+        for index, message in enumerate(record["chat_messages"]):
             if not isinstance(message, dict):
                 continue  # real exports contain null entries
             uuid = message.get("uuid")
@@ -159,21 +134,14 @@ class ClaudeAISource:
             if message_id in used_ids:
                 message_id = f"{message_id}@{index}"
             used_ids.add(message_id)
-            timestamp = parse_timestamp(message.get("created_at"))
-            if timestamp is None:
-                timestamp = conversation_time
+            timestamp = chat.message_time(message.get("created_at"))
             for segment_id, segment in self._segments(message, message_id):
-                yield from message_fragments(
-                    source_kind=SOURCE_KIND,
-                    source_path=source_path,
-                    conversation_id=conversation_id,
+                yield from chat.fragments(
                     message_id=segment_id,
                     role=segment.role,
                     text=segment.text,
                     timestamp=timestamp,
-                    title=title,
                     metadata=segment.metadata,
-                    max_chars=self.max_chars,
                 )
 
     def _segments(self, message: dict[str, Any], message_id: str) -> list[tuple[str, Segment]]:
