@@ -126,4 +126,7 @@ class AskingHome(Protocol):
         source: str | None = None,
     ) -> IngestReport: ...
 
-    search: Callable[..., SearchResults]
+    @property
+    def search(self) -> Callable[..., SearchResults]:
+        """Memex.search (read as an attribute: its keywords are not restated here)."""
+        ...

@@ -1,0 +1,292 @@
+"""A memory handle's writes: remember a fact or a conversation, write a file, forget, undelete.
+
+Every write holds the home's write lock and the memory indexes, goes through the memory
+service (privacy and redaction first, then a new revision) and is logged.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.domain import ConsolidationDecision, Consolidator, Extractor, MemoryFact
+from memex_core.domain.contracts import ADD
+from memex_core.domain.memory.memory_links import find_memory_links, resolve_memory_link
+from memex_core.domain.memory.namespaces import validate_collection
+from memex_core.domain.memory.outcomes import AppliedDecision, RememberResult
+from memex_core.domain.memory.paths import owner_of_storage_path
+from memex_core.domain.memory.records import (
+    ACTIVE,
+    CONVERSATION_KIND,
+    DELETED,
+    FILE_KIND,
+    SHARED_OWNER,
+    UNDELETE,
+    UPDATE,
+    MemoryRecord,
+    owner_user_id,
+)
+from memex_core.errors import MemexError
+from memex_core.handles.base import SHARED_WRITE_ENV, HandleBase
+from memex_core.services.memory import MemoryService, Message, Prepared, fingerprint
+
+
+class MemoryWrites(HandleBase):
+    """Writing memory in the handle's scope."""
+
+    def remember(
+        self,
+        text: str | None = None,
+        *,
+        messages: Sequence[Message | dict[str, Any]] | None = None,
+        collection: str | None = None,
+        kind: str = "misc",
+        private: bool = False,
+        consolidate: bool = False,
+        extractor: Extractor | None = None,
+        consolidator: Consolidator | None = None,
+        user_id: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> RememberResult:
+        """Remember a fact (``text``) or a conversation (``messages``).
+
+        A conversation is stored as one memory (its turns searchable) and the
+        extractor turns it into facts. Each fact is then stored, unless an active
+        memory in the same collection says exactly the same thing after
+        normalisation. With ``consolidate`` each fact goes through the
+        consolidator (ADD, UPDATE, DELETE or NONE against similar memories).
+        ``<private>`` spans are never stored; likely secrets are redacted.
+        """
+        if (text is None) == (messages is None):
+            raise MemexError("remember needs either a fact (text) or a conversation (messages)")
+        target = collection if collection is not None else self.collection
+        with self._logged("remember", target, tool_call_id) as info:
+            collection_name = validate_collection(target)
+            owner = self._owner_for_new(user_id)
+            info["user_id"] = owner_user_id(owner)
+            service = self._service()
+            result = RememberResult()
+            with self._mx.writing(), self._mx.memory_indexes().held():
+                if messages is not None:
+                    facts = self._remember_conversation(
+                        service,
+                        messages,
+                        owner,
+                        collection_name,
+                        private,
+                        extractor,
+                        result,
+                        tool_call_id,
+                    )
+                else:
+                    assert text is not None
+                    prepared = service.prepare(text)
+                    result.redacted, result.private_removed = (
+                        prepared.redacted,
+                        prepared.private_removed,
+                    )
+                    facts = [MemoryFact(prepared.text, kind)] if prepared.text.strip() else []
+                chosen = consolidator or (self._mx.consolidator() if consolidate else None)
+                for fact in facts:
+                    result.decisions.append(
+                        self._store_fact(
+                            service, fact, owner, collection_name, private, chosen, tool_call_id
+                        )
+                    )
+            info["detail"] = {
+                "actions": [d.decision.action for d in result.decisions],
+                "memory_ids": result.memory_ids,
+            }
+        return result
+
+    def _remember_conversation(
+        self,
+        service: MemoryService,
+        messages: Sequence[Message | dict[str, Any]],
+        owner: str,
+        collection: str,
+        private: bool,
+        extractor: Extractor | None,
+        result: RememberResult,
+        tool_call_id: str | None,
+    ) -> builtins.list[MemoryFact]:
+        turns: builtins.list[Message] = []
+        found: builtins.list[str] = []
+        for raw in messages:
+            message = (
+                raw
+                if isinstance(raw, Message)
+                else Message(str(raw["role"]), str(raw["content"]), raw.get("timestamp"))
+            )
+            prepared = service.prepare(message.content)
+            found.extend(prepared.redacted)
+            result.private_removed += prepared.private_removed
+            if prepared.text.strip():
+                turns.append(Message(message.role, prepared.text, message.timestamp))
+        result.redacted = tuple(found)
+        if not turns:
+            return []
+        transcript = "\n\n".join(f"{t.role}: {t.content}" for t in turns)
+        conversation = service.create(
+            self.scope,
+            owner=owner,
+            collection=collection,
+            kind=CONVERSATION_KIND,
+            prepared=Prepared(transcript, result.private_removed, result.redacted),
+            private=private,
+            reason="remembered conversation",
+            tool_call_id=tool_call_id,
+            messages=turns,
+        )
+        result.conversation_id = conversation.id
+        fragments = self._mx.catalog.conversation_fragments(conversation.id)
+        chosen = extractor or self._mx.extractor()
+        return chosen.extract(fragments, self._mx.fact_types())
+
+    def _store_fact(
+        self,
+        service: MemoryService,
+        fact: MemoryFact,
+        owner: str,
+        collection: str,
+        private: bool,
+        consolidator: Consolidator | None,
+        tool_call_id: str | None,
+    ) -> AppliedDecision:
+        prepared = service.prepare(fact.text)
+        fact = MemoryFact(prepared.text, fact.kind, fact.source_fragment_ids)
+        same = self._mx.catalog.memories(
+            self.scope,
+            owners=(owner,),
+            collections=(collection,),
+            fingerprint=fingerprint(fact.text),
+            limit=1,
+        )
+        if same:
+            decision = ConsolidationDecision(
+                "NONE", fact, same[0].id, f"already remembered as {same[0].id}"
+            )
+            return AppliedDecision(decision, same[0].id, applied=True)
+        if consolidator is None:
+            decision = ConsolidationDecision(ADD, fact, reason="new fact")
+        else:
+            similar = service.similar(
+                self.scope, owner=owner, collection=collection, text=fact.text
+            )
+            decision = consolidator.decide(fact, similar)
+        if decision.action == ADD and private:
+            record = service.create(
+                self.scope,
+                owner=owner,
+                collection=collection,
+                kind=fact.kind,
+                prepared=prepared,
+                private=True,
+                sources=fact.source_fragment_ids,
+                reason=decision.reason,
+                tool_call_id=tool_call_id,
+            )
+            return AppliedDecision(decision, record.id, applied=True)
+        return service.apply(
+            self.scope, decision, owner=owner, collection=collection, tool_call_id=tool_call_id
+        )
+
+    def write(
+        self,
+        path: str,
+        content: str,
+        *,
+        collection: str | None = None,
+        private: bool = False,
+        reason: str = "",
+        tool_call_id: str | None = None,
+    ) -> MemoryRecord:
+        """Create or replace a memory file (a new revision; the old one stays in history).
+        Its ``[[...]]`` links join the link graph."""
+        with self._logged("write", path, tool_call_id) as info:
+            storage = self._storage_path(path)
+            owner = owner_of_storage_path(storage)
+            info["user_id"] = owner_user_id(owner)
+            if not self.scope.can_write(owner):
+                raise MemoryAccessDenied(
+                    f"{path!r} is read-only for {self.actor.label}"
+                    + (
+                        f" (shared memory is read-only for agents unless {SHARED_WRITE_ENV}=rw)"
+                        if owner == SHARED_OWNER
+                        else ""
+                    )
+                )
+            service = self._service()
+            prepared = service.prepare(content)
+            links = [(t, resolve_memory_link(t, storage)) for t in find_memory_links(prepared.text)]
+            with self._mx.writing(), self._mx.memory_indexes().held():
+                existing = self._mx.catalog.memory_at_path(self.scope, storage)
+                target = collection if collection is not None else self.collection
+                if existing is None:
+                    record = service.create(
+                        self.scope,
+                        owner=owner,
+                        collection=validate_collection(target),
+                        kind=FILE_KIND,
+                        prepared=prepared,
+                        path=storage,
+                        private=private,
+                        reason=reason or "written",
+                        tool_call_id=tool_call_id,
+                        links=links,
+                    )
+                else:
+                    record = service.revise(
+                        self.scope,
+                        existing,
+                        action=UPDATE if existing.status == ACTIVE else UNDELETE,
+                        prepared=prepared,
+                        status=ACTIVE,
+                        reason=reason or "rewritten",
+                        tool_call_id=tool_call_id,
+                        links=links,
+                    )
+            info["detail"] = {"memory_id": record.id, "redacted": list(prepared.redacted)}
+        return self._public(record)
+
+    def forget(
+        self, ref: str, *, reason: str = "", tool_call_id: str | None = None
+    ) -> MemoryRecord:
+        """Soft-delete a memory: it leaves search, its revisions stay; ``undelete`` brings
+        it back."""
+        with self._logged("forget", ref, tool_call_id) as info:
+            record = self._find(ref)
+            info["user_id"] = record.user_id
+            if record.status == DELETED:
+                return self._public(record)
+            with self._mx.writing(), self._mx.memory_indexes().held():
+                record = self._service().soft_delete(
+                    self.scope, record, reason or "forgotten", tool_call_id
+                )
+        return self._public(record)
+
+    def undelete(self, ref: str, *, tool_call_id: str | None = None) -> MemoryRecord:
+        """Bring back a deleted or invalidated memory as it was (a new revision)."""
+        with self._logged("undelete", ref, tool_call_id) as info:
+            record = self._find(ref)
+            info["user_id"] = record.user_id
+            if record.status == ACTIVE:
+                return self._public(record)
+            with self._mx.writing(), self._mx.memory_indexes().held():
+                record = self._service().revise(
+                    self.scope,
+                    record,
+                    action=UNDELETE,
+                    status=ACTIVE,
+                    reason="undeleted",
+                    tool_call_id=tool_call_id,
+                    links=self._links_of(record),
+                )
+        return self._public(record)
+
+    def _links_of(self, record: MemoryRecord) -> builtins.list[tuple[str, str | None]]:
+        if record.path is None:
+            return []
+        return [(t, resolve_memory_link(t, record.path)) for t in find_memory_links(record.content)]
