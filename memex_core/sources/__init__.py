@@ -12,6 +12,7 @@ plugins and tests may import the modules here directly:
 - :mod:`.export_files`: an export file, or its member in a zip, as guarded bytes.
 - :mod:`.json_stream`: JSON with located errors, whole or one value at a time.
 - :mod:`.conversations`: the conversations of a chat export, streamed.
+- :mod:`.chat_export`: a chat service's export as a source (what ChatGPT's and Claude.ai's share).
 
 This package re-exports nothing, so its modules can import each other without a circle.
 """
