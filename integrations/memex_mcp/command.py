@@ -163,11 +163,12 @@ def mcp(
     warm = None
     if remote is None:
         from memex_core.api import Memex
+        from memex_core.cli.app import run_on
         from memex_core.warm.server import start_for
 
         assert isinstance(memex, Memex)
         # Fresh `memex dig` processes on this home answer through this server's open home.
-        warm = start_for(memex, "memex mcp", lambda line: click.echo(line, err=True))
+        warm = start_for(memex, "memex mcp", lambda line: click.echo(line, err=True), run_on)
     try:
         if not use_http:
             run_stdio(server)

@@ -145,12 +145,13 @@ def serve(
     }.get(secret.origin, secret.origin)
     reach = "this machine only" if host in LOOPBACK else "OTHER MACHINES TOO: put TLS in front"
     live = len(memex.agent_keys().list())
+    from memex_core.cli.app import run_on
     from memex_core.warm.server import start_for
 
     # Fresh `memex dig` processes on this home answer through this process's open indexes
     # (listening before LISTENING is printed, so whoever waits for that line finds it).
     warm_lines: list[str] = []
-    warm = start_for(memex, "memex serve", warm_lines.append)
+    warm = start_for(memex, "memex serve", warm_lines.append, run_on)
     queries = app.state.memex.queries
     # A server lives long: its query engine loads now, and is waited for here, so that
     # the first search does not pay for it and the line below says what it got. (Not in

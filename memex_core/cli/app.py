@@ -7,6 +7,8 @@ numpy, plugins' libraries) happen inside commands, so ``memex --help`` is quick.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from memex_core.cli.ask import ask
@@ -20,6 +22,9 @@ from memex_core.cli.sql import query, sql
 from memex_core.cli.warm import warm
 from memex_core.cli.writing import ingest, sync
 from memex_core.errors import MemexError
+
+if TYPE_CHECKING:
+    from memex_core.api import Memex
 
 
 class MemexGroup(click.Group):
@@ -86,6 +91,15 @@ def _add_plugin_commands() -> None:
     from memex_core.plugins import load_registry
 
     load_registry().add_commands(cli)
+
+
+def run_on(memex: Memex, argv: list[str], plugin_commands: bool = True) -> int:
+    """Run one command line on ``memex``, already open, instead of opening its home: what
+    a warm process (:class:`memex_core.warm.server.WarmServer`) answers a request with."""
+    from memex_core.cli.context import shared_memex
+
+    with shared_memex(memex):
+        return run(argv, plugin_commands=plugin_commands)
 
 
 def run(argv: list[str] | None = None, *, plugin_commands: bool = True) -> int:

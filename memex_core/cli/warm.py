@@ -77,7 +77,7 @@ def start(ctx: click.Context, idle_minutes: float) -> None:
             [
                 sys.executable,
                 "-m",
-                "memex_core.warm.daemon",
+                "memex_core.cli.warm_daemon",
                 "--home",
                 home,
                 "--idle-minutes",

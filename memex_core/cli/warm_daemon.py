@@ -2,7 +2,7 @@
 socket and nothing else, until ``memex warm stop``, a SIGTERM or ``--idle-minutes``
 without a request.
 
-``python -m memex_core.warm.daemon --home H --idle-minutes N``. It loads the catalog,
+``python -m memex_core.cli.warm_daemon --home H --idle-minutes N``. It loads the catalog,
 both indexes and the embedder before it listens, so its first answer is as quick
 as the next. Its output goes to ``<home>/run/warm.log``.
 
@@ -11,6 +11,9 @@ CLI commands, which must print the bytes they print alone, and a query embedded 
 ONNX Runtime rather than numpy differs by float32 rounding, which shows in JSON scores
 (the warm server embeds its requests' queries as a cold process would in any case, see
 :mod:`memex_core.warm.server`).
+
+It lives beside the CLI, not in :mod:`memex_core.warm`, because it hands the server the
+CLI's commands (:func:`memex_core.cli.app.run_on`): the warm package imports no CLI.
 """
 
 from __future__ import annotations
@@ -28,11 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from memex_core.api import Memex
+    from memex_core.cli.app import run_on
     from memex_core.warm.server import WarmServer, WarmUnavailable
 
     memex = Memex(home=args.home)
     _preload(memex)
-    server = WarmServer(memex, owner="memex warm", reopen=True, allow_stop=True)
+    server = WarmServer(memex, owner="memex warm", run_command=run_on, reopen=True, allow_stop=True)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         server.close()

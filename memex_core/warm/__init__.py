@@ -13,5 +13,6 @@ first and runs them itself when nothing answers.
 - :mod:`~memex_core.warm.capture`: per-thread stdout/stderr, so a request's output
   is captured without touching what the rest of the process prints.
 - :mod:`~memex_core.warm.server`: the listener any long-running process starts.
-- :mod:`~memex_core.warm.daemon`: the socket-only process ``memex warm`` starts.
+- :mod:`~memex_core.cli.warm_daemon` (beside the CLI, whose commands it hands the
+  server): the socket-only process ``memex warm`` starts.
 """

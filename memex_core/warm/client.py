@@ -258,7 +258,7 @@ def _autostart(home: str, environ: dict[str, str] | os._Environ[str]) -> None:
         with open(os.path.join(run, "warm.log"), "ab") as log:
             subprocess.Popen(
                 [
-                    *(sys.executable, "-m", "memex_core.warm.daemon", "--home", home),
+                    *(sys.executable, "-m", "memex_core.cli.warm_daemon", "--home", home),
                     *("--idle-minutes", f"{minutes:g}"),
                 ],
                 stdin=subprocess.DEVNULL,

@@ -1,8 +1,9 @@
 """The listener a long-running memex process opens on ``<home>/run/memex.sock``.
 
 It runs the read commands of fresh ``memex`` processes (:mod:`memex_core.warm.client`)
-through the same click code they would run themselves (:func:`memex_core.cli.app.run`),
-on the Memex it already holds, and sends back what they printed and their exit
+through the same click code they would run themselves, on the Memex it already holds
+(the caller passes that code in as ``run_command``, :func:`memex_core.cli.app.run_on`,
+so this package never imports the CLI), and sends back what they printed and their exit
 status. One request at a time, holding the Memex's ``call_lock``, so it is safe
 beside a serve's or an MCP server's own calls.
 
@@ -30,6 +31,10 @@ from memex_core.warm import capture, protocol
 if TYPE_CHECKING:
     from memex_core.api import Memex
 
+#: Runs one command line (``--home H`` first) on an open Memex and returns its exit
+#: status; the bool says whether to add the plugins' commands first (once per process).
+CommandRunner = Callable[["Memex", list[str], bool], int]
+
 #: Longest a client may take to send its request.
 READ_TIMEOUT = 5.0
 _PEERCRED = getattr(socket, "SO_PEERCRED", None)
@@ -42,6 +47,7 @@ class WarmUnavailable(Exception):
 class WarmServer:
     """Answers warm requests for ``memex``'s home.
 
+    ``run_command`` runs a request's command line (:data:`CommandRunner`).
     ``reopen``: a process that owns its Memex (``memex warm``) reopens it when
     config.toml changes; a serve or MCP server, whose app holds the Memex, declines
     instead and the client runs the command itself. ``allow_stop``: ``memex warm
@@ -53,12 +59,14 @@ class WarmServer:
         memex: Memex,
         *,
         owner: str,
+        run_command: CommandRunner,
         reopen: bool = False,
         allow_stop: bool = False,
         on_stop: Callable[[], None] | None = None,
     ) -> None:
         self.memex = memex
         self.owner = owner
+        self.run_command = run_command
         self.home = str(memex.home)
         self.real_home = os.path.realpath(self.home)
         self.path = protocol.socket_path(self.home)
@@ -218,17 +226,15 @@ class WarmServer:
         render = message.get("render")
         if not _valid_render(render):
             return _decline("render settings missing or malformed")
-        from memex_core.cli.app import run
-        from memex_core.cli.context import shared_memex
-
         try:
             with (
                 self.memex.call_lock,
                 capture.captured(render) as output,
-                shared_memex(self.memex),
                 _as_cold_process(self.memex),
             ):
-                status = run(["--home", self.home, *argv], plugin_commands=not self._commands)
+                status = self.run_command(
+                    self.memex, ["--home", self.home, *argv], not self._commands
+                )
                 self._commands = True
         except Exception as exc:  # the client runs it itself and shows its own traceback
             return _decline(f"the command failed here ({type(exc).__name__}: {exc})")
@@ -296,12 +302,14 @@ def _alive(path: str) -> bool:
     return True
 
 
-def start_for(memex: Memex, owner: str, echo: Callable[[str], None]) -> WarmServer | None:
+def start_for(
+    memex: Memex, owner: str, echo: Callable[[str], None], run_command: CommandRunner
+) -> WarmServer | None:
     """Listen for ``memex``'s home on behalf of a serve or MCP server, unless
     ``MEMEX_NO_WARM`` is set or it cannot (then ``echo`` says why, and it carries on)."""
     if protocol.disabled() or not hasattr(socket, "AF_UNIX"):
         return None  # switched off, or no Unix sockets here (Windows)
-    server = WarmServer(memex, owner=owner)
+    server = WarmServer(memex, owner=owner, run_command=run_command)
     try:
         server.start()
     except (WarmUnavailable, OSError) as exc:

@@ -1,7 +1,7 @@
 """The warm path: fresh ``memex`` processes answered by a process that holds the home open.
 
 Everything here is real: a home built with ``memex ingest`` (MiniLM, chroma), a
-warm process spawned as ``python -m memex_core.warm.daemon``, and ``memex``
+warm process spawned as ``python -m memex_core.cli.warm_daemon``, and ``memex``
 commands run as subprocesses, once through the socket and once with
 ``MEMEX_NO_WARM=1``; their stdout and stderr must be the same bytes.
 ``MEMEX_WARM_DEBUG=1`` makes a command that ran in its own process say why.
@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from memex_core.cli.app import run_on
 from memex_core.warm import client, protocol
 from memex_core.warm.server import WarmServer, WarmUnavailable
 from tests.support.export_builders import chatgpt_conversation, write_chatgpt_export
@@ -60,7 +61,7 @@ def memex(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str
 
 def start_daemon(home: Path, *extra: str) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "memex_core.warm.daemon", "--home", str(home), *extra],
+        [sys.executable, "-m", "memex_core.cli.warm_daemon", "--home", str(home), *extra],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=_env(),
@@ -265,7 +266,7 @@ def test_a_changed_config_is_not_ignored(home: Path, tmp_path: Path) -> None:
 
     config = home / "config.toml"
     mx = Memex(home=home)
-    holder = WarmServer(mx, owner="test")
+    holder = WarmServer(mx, owner="test", run_command=run_on)
     request = client.request(str(home), ["keyword", "sourdough", "--format", "json"])
     assert holder.answer(request)["status"] == "ok"
     try:
@@ -273,7 +274,7 @@ def test_a_changed_config_is_not_ignored(home: Path, tmp_path: Path) -> None:
         changed = client.request(str(home), ["keyword", "sourdough", "--format", "json"])
         answer = holder.answer(changed)
         assert answer["status"] == "decline" and "config.toml changed" in answer["reason"]
-        reopening = WarmServer(mx, owner="test", reopen=True)
+        reopening = WarmServer(mx, owner="test", run_command=run_on, reopen=True)
         reopening.config = None  # as if it started before the file was written
         answer = reopening.answer(changed)
         assert answer["status"] == "ok" and reopening.config == config.read_text()
@@ -396,7 +397,7 @@ def test_a_second_warm_process_on_the_same_home_refuses(
     from memex_core.api import Memex
 
     with Memex(home=home) as mx, pytest.raises(WarmUnavailable, match="already listens"):
-        WarmServer(mx, owner="test").start()
+        WarmServer(mx, owner="test", run_command=run_on).start()
     assert ping(home) is not None
 
 
