@@ -13,6 +13,7 @@ plugins and tests may import the modules here directly:
 - :mod:`.json_stream`: JSON with located errors, whole or one value at a time.
 - :mod:`.conversations`: the conversations of a chat export, streamed.
 - :mod:`.chat_export`: a chat service's export as a source (what ChatGPT's and Claude.ai's share).
+- :mod:`.transcripts`: a coding agent's session transcripts as a source (Claude Code, Codex).
 
 This package re-exports nothing, so its modules can import each other without a circle.
 """

@@ -49,9 +49,10 @@ from memex_claude_code.lines import looks_like_claude_code, read_records
 from memex_claude_code.segments import RenderedTurn, Segment, render_turn
 from memex_claude_code.turns import Transcript, Turn, group_turns
 from memex_core.domain import Fragment, SourceError
-from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
-from memex_core.domain.compaction import DEFAULT_TOOL_OUTPUT_BUDGET, compact_tool_output
+from memex_core.domain.chunking import DEFAULT_MAX_CHARS
+from memex_core.domain.compaction import DEFAULT_TOOL_OUTPUT_BUDGET
 from memex_core.source_kit import parse_timestamp
+from memex_core.sources.transcripts import TranscriptSource
 
 SOURCE_KIND = "claude_code"
 TITLE_CHARS = 80
@@ -79,12 +80,10 @@ class _Rendered:
     rendered: RenderedTurn
 
 
-class ClaudeCodeSource:
+class ClaudeCodeSource(TranscriptSource):
     """Source for Claude Code transcripts: ``<session>.jsonl`` and sub-agent ``agent-*.jsonl``."""
 
     source_kind = SOURCE_KIND
-    #: A transcript grows while its session runs: re-reading it replaces what it held.
-    replace_changed_files = True
 
     def __init__(
         self,
@@ -93,9 +92,8 @@ class ClaudeCodeSource:
         tool_output_budget: int = DEFAULT_TOOL_OUTPUT_BUDGET,
         max_chars: int = DEFAULT_MAX_CHARS,
     ) -> None:
+        super().__init__(tool_output_budget=tool_output_budget, max_chars=max_chars)
         self.include_thinking = include_thinking
-        self.tool_output_budget = tool_output_budget
-        self.max_chars = max_chars
 
     def can_handle(self, path: Path) -> bool:
         """True for a ``.jsonl`` file whose first records are Claude Code's (Codex's are not)."""
@@ -172,26 +170,20 @@ class ClaudeCodeSource:
         title: str | None,
     ) -> list[Fragment]:
         return list(
-            message_fragments(
-                source_kind=SOURCE_KIND,
+            self.item_fragments(
                 source_path=source_path,
+                session_id=session,
                 conversation_id=conversation_id,
                 message_id=segment_id,
                 role=segment.role,
-                # Tool output stays whole (its leading indentation is part of it) in the
-                # catalog; the index sees it compacted.
+                # Tool output keeps its leading indentation; trailing white space goes.
                 text=segment.text.rstrip() if segment.tool_output else segment.text,
                 timestamp=timestamp,
                 title=title,
                 metadata=segment.metadata,
-                max_chars=None if segment.tool_output else self.max_chars,
-                source_id=session,
-                index_text=self._compact if segment.tool_output else None,
+                tool_output=segment.tool_output,
             )
         )
-
-    def _compact(self, text: str) -> str:
-        return compact_tool_output(text, self.tool_output_budget)
 
 
 def _session_from_path(path: Path) -> str:

@@ -33,27 +33,15 @@ from memex_codex.items import Item, read_items
 from memex_codex.records import read_rollout
 from memex_codex.session import SessionInfo, session_info
 from memex_core.domain import Fragment
-from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
-from memex_core.domain.compaction import DEFAULT_TOOL_OUTPUT_BUDGET, compact_tool_output
+from memex_core.sources.transcripts import TranscriptSource
 
 SOURCE_KIND = "codex"
 
 
-class CodexSource:
-    """Source for Codex CLI rollouts (``*.jsonl``)."""
+class CodexSource(TranscriptSource):
+    """Source for Codex CLI rollouts (``*.jsonl``); a rollout grows while its session runs."""
 
     source_kind = SOURCE_KIND
-    #: A rollout grows while its session runs: on re-ingest, replace what it yielded before.
-    replace_changed_files = True
-
-    def __init__(
-        self,
-        *,
-        tool_output_budget: int = DEFAULT_TOOL_OUTPUT_BUDGET,
-        max_chars: int = DEFAULT_MAX_CHARS,
-    ) -> None:
-        self.tool_output_budget = tool_output_budget
-        self.max_chars = max_chars
 
     def can_handle(self, path: Path) -> bool:
         """True for a ``.jsonl`` file whose first lines are Codex rollout records (a peek)."""
@@ -80,9 +68,9 @@ class CodexSource:
             if item.tool_output and isinstance(call_id, str) and call_id in call_fragments:
                 metadata["call_fragment_id"] = call_fragments[call_id]
             pieces = list(
-                message_fragments(
-                    source_kind=SOURCE_KIND,
+                self.item_fragments(
                     source_path=source_path,
+                    session_id=session.session_id,
                     conversation_id=session.session_id,
                     message_id=item.message_id,
                     role="tool" if item.tool_output else item.role,
@@ -90,15 +78,9 @@ class CodexSource:
                     timestamp=timestamp,
                     title=title,
                     metadata=metadata,
-                    # Tool output stays whole in the catalog; the index sees it compacted.
-                    max_chars=None if item.tool_output else self.max_chars,
-                    source_id=session.session_id,
-                    index_text=self._compact if item.tool_output else None,
+                    tool_output=item.tool_output,
                 )
             )
             if pieces and metadata.get("tool_call") and isinstance(call_id, str):
                 call_fragments[call_id] = pieces[0].id
             yield from pieces
-
-    def _compact(self, text: str) -> str:
-        return compact_tool_output(text, self.tool_output_budget)
