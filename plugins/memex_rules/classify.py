@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 from memex_core.domain.contracts import FactType
 from memex_core.domain.memory.facts import DEFAULT_FACT_TYPES, MISC, fact_tokens
-from memex_rules.statements import (
+from memex_rules.statement_types import (
     ACTIVITY,
     DETAIL,
     HEALTH,

@@ -51,7 +51,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from memex_rules.statements import word_set
+from memex_rules.rules_text import word_set
 
 #: The word standing for the user ("User", "the user", "I", "my").
 USER = "user"
