@@ -5,7 +5,7 @@ The servers are real: ``python -m memex_core --home H serve --port 0`` in a subp
 Python client and with raw ``httpx`` requests. The homes are keyword-only
 (``[embedder] use = "none"``) so a server starts in about a second without a model.
 
-:func:`build_isolation_service_home` builds the home of ``tests/isolation/test_memory_isolation.py``
+:func:`build_isolation_service_home` builds the isolation home of ``tests/isolation/world.py``
 (bob's and carol's memories with their canaries, the operator's corpus fragment) on disk;
 :class:`CatalogReader` reads its catalog read-only from the test process while the server
 runs, so the tests can check what the server stored without going through the server.
@@ -229,8 +229,8 @@ READABLE = ("users/alice", "shared")
 
 
 def build_isolation_home(root: Path) -> tuple[Path, dict[str, str]]:
-    """The home of ``test_memory_isolation`` (keyword-only, written to disk and closed)."""
-    from tests.isolation.test_memory_isolation import build_home
+    """``tests/isolation/world.py``'s home (keyword-only, written to disk and closed)."""
+    from tests.isolation.world import build_home
 
     home = keyword_only_home(root)
     with pytest.MonkeyPatch.context() as patch:
