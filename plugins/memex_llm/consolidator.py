@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
-
-from langchain_core.messages import HumanMessage, SystemMessage
 
 from memex_core.domain.contracts import (
     ADD,
@@ -15,36 +12,25 @@ from memex_core.domain.contracts import (
     SimilarMemory,
 )
 from memex_llm import prompts
-from memex_llm.chat import ask_json
+from memex_llm.model_role import ChatModelRole
 from memex_llm.parsing import parse_decision
 
 # "memory 2", "[2]", "#2" in the model's reason, rewritten to the memory's id.
 _NUMBER_MENTION = re.compile(r"\b(?:memory|mem)\s*#?(\d+)\b|\[(\d+)\]|#(\d+)\b", re.IGNORECASE)
 
 
-class LLMConsolidator:
+class LLMConsolidator(ChatModelRole):
     """Decides ADD, UPDATE, DELETE or NONE with any langchain-core chat model."""
-
-    def __init__(self, chat_model: Any, *, max_retries: int = 1) -> None:
-        if max_retries < 0:
-            raise ValueError(f"max_retries must be 0 or more, not {max_retries}")
-        self.chat_model = chat_model
-        self.max_retries = max_retries
 
     def decide(self, fact: MemoryFact, similar: Sequence[SimilarMemory]) -> ConsolidationDecision:
         """The model's decision; with nothing similar the fact is added without asking."""
         if not similar:
             return ConsolidationDecision(ADD, fact, reason="no similar memory")
-        messages = [
-            SystemMessage(prompts.CONSOLIDATION_SYSTEM),
-            HumanMessage(prompts.consolidation_user(fact, similar)),
-        ]
         numbers = range(1, len(similar) + 1)
-        parsed = ask_json(
-            self.chat_model,
-            messages,
+        parsed = self.ask(
+            prompts.CONSOLIDATION_SYSTEM,
+            prompts.consolidation_user(fact, similar),
             lambda reply: parse_decision(reply, numbers),
-            max_retries=self.max_retries,
             task="consolidation decision",
             fallback_hint='use the rules consolidator ([consolidator] use = "rules")',
         )

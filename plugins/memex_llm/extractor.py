@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-from langchain_core.messages import HumanMessage, SystemMessage
 
 from memex_core.domain.contracts import FactType, MemoryFact
 from memex_core.domain.fragment import Fragment
 from memex_core.domain.memory.facts import normalise_fact
 from memex_llm import prompts
-from memex_llm.chat import ask_json
+from memex_llm.model_role import ChatModelRole
 from memex_llm.parsing import parse_extraction
 
 #: Turns shown to the model. Tool output and system prompts are left out: long and not
@@ -20,14 +17,8 @@ SHOWN_ROLES = ("user", "assistant", "note")
 USER_ROLES = ("user", "note")
 
 
-class LLMExtractor:
+class LLMExtractor(ChatModelRole):
     """Extracts facts with any langchain-core chat model (``BaseChatModel``)."""
-
-    def __init__(self, chat_model: Any, *, max_retries: int = 1) -> None:
-        if max_retries < 0:
-            raise ValueError(f"max_retries must be 0 or more, not {max_retries}")
-        self.chat_model = chat_model
-        self.max_retries = max_retries
 
     def extract(
         self, fragments: Sequence[Fragment], fact_types: Sequence[FactType]
@@ -38,16 +29,11 @@ class LLMExtractor:
         turns = [f for f in fragments if f.role in SHOWN_ROLES and f.content.strip()]
         if not any(f.role in USER_ROLES for f in turns):
             return []
-        messages = [
-            SystemMessage(prompts.extraction_system(fact_types)),
-            HumanMessage(prompts.extraction_user(turns)),
-        ]
         names = [t.name for t in fact_types]
-        items = ask_json(
-            self.chat_model,
-            messages,
+        items = self.ask(
+            prompts.extraction_system(fact_types),
+            prompts.extraction_user(turns),
             lambda reply: parse_extraction(reply, names, len(turns)),
-            max_retries=self.max_retries,
             task="fact extraction",
             fallback_hint='use the rules extractor ([extractor] use = "rules")',
         )
