@@ -144,7 +144,7 @@ def _shown(path: Path) -> str:
 
 
 def registry_titles() -> dict[str, str]:
-    from benchmarks.run import BENCHMARKS  # every benchmark module: imported only when run
+    from benchmarks.registry import BENCHMARKS  # every benchmark module: imported only when run
 
     return {key: title for key, (title, _) in BENCHMARKS.items()}
 

@@ -28,69 +28,16 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks import (
-    abstention,
-    adds,
-    ask_recall,
-    capture_freshness,
-    capture_hooks,
-    cold_start,
-    context_budget,
-    encoder_quality,
-    growth,
-    hybrid_latency,
-    ingest_throughput,
-    keyword_latency,
-    locomo,
-    memory_duplicates,
-    memory_throughput,
-    migrate_rate,
-    peak_memory,
-    scale_out,
-    scifact,
-    service,
-    vault,
-    vector_servers,
-    viewer_render,
-)
+from benchmarks import growth
 from benchmarks.assemble import DEFAULT_STORE, write_page
 from benchmarks.context import RunContext, Sizes, log
 from benchmarks.provenance import capture
+from benchmarks.registry import BENCHMARKS
 from benchmarks.report import Section, render
 from benchmarks.reports import link
 from benchmarks.store import ResultStore, StoredSection
-
-BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
-    "keyword": ("1. Keyword query latency", keyword_latency.run),
-    "adds": ("2. Adding fragments to a large keyword index", adds.run),
-    "scifact": ("3. BEIR SciFact nDCG@10", scifact.run),
-    "locomo": ("4. LoCoMo evidence recall@10", locomo.run),
-    "cold": ("5. Cold `memex dig` wall time", cold_start.run),
-    "context_budget": (
-        "6. LoCoMo evidence recall within a 2,000-character context",
-        context_budget.run,
-    ),
-    "vault": ("7. Obsidian vault ingest and re-sync", vault.run),
-    "remember_throughput": ("8. Remembering facts one call at a time", memory_throughput.run),
-    "dream_duplicates": ("9. Reworded duplicate facts and `dream()`", memory_duplicates.run),
-    "hybrid": ("10. Hybrid query latency against LangChain and LlamaIndex", hybrid_latency.run),
-    "ingest": ("11. Ingest throughput against the embedder alone", ingest_throughput.run),
-    "encoders": ("11b. MiniLM encoders: quality and speed side by side", encoder_quality.run),
-    "memory": ("12. Peak memory (RSS) at 100,000 fragments", peak_memory.run),
-    "growth": ("13. Growth from 1,000 to 1,000,000 fragments", growth.run),
-    "service": (service.TITLE, service.run),
-    "abstention": (abstention.TITLE, abstention.run),
-    "hooks": (capture_hooks.TITLE, capture_hooks.run),
-    "freshness": (capture_freshness.TITLE, capture_freshness.run),
-    "ask": (ask_recall.TITLE, ask_recall.run),
-    "viewer": (viewer_render.TITLE, viewer_render.run),
-    "vector_servers": (vector_servers.TITLE, vector_servers.run),
-    "scale_out": (scale_out.TITLE, scale_out.run),
-    "migrate": (migrate_rate.TITLE, migrate_rate.run),
-}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

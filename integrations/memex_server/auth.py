@@ -10,7 +10,6 @@ is looked up in the catalog on every request, so a revoked key stops working at 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
@@ -20,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from memex_core.domain.agent_keys import AgentKey, looks_like_key
 from memex_core.errors import MemexError
 from memex_core.secret_files import secret_matches
+from memex_server.caller import Caller
 from memex_server.errors import ApiError
 from memex_server.throttle import FailedAuth
 
@@ -35,42 +35,6 @@ bearer = HTTPBearer(
     description="An agent key (mxk_...) made with `memex keys create`, or the operator "
     "secret (MEMEX_ADMIN_SECRET or <home>/admin-secret).",
 )
-
-
-@dataclass(frozen=True)
-class Caller:
-    """The credentials of one request, checked."""
-
-    operator: bool
-    name: str  # the key's name (or "operator"): the actor in the access log
-    user_id: str | None = None  # the user an agent acts for; None for the operator
-    collection: str = ""
-    corpus: bool = True
-    key_id: str | None = None
-    tool_call_id: str | None = None
-
-    @classmethod
-    def of_key(cls, key: AgentKey, tool_call_id: str | None = None) -> Caller:
-        """The caller an agent key makes: its user, collection bound and corpus access."""
-        return cls(
-            operator=False,
-            name=key.name,
-            user_id=key.user_id,
-            collection=key.collection,
-            corpus=key.corpus,
-            key_id=key.id,
-            tool_call_id=tool_call_id,
-        )
-
-    def describe(self) -> dict[str, object]:
-        return {
-            "kind": "operator" if self.operator else "agent",
-            "name": self.name,
-            "user_id": self.user_id,
-            "collection": self.collection,
-            "corpus": self.corpus,
-            "key_id": self.key_id,
-        }
 
 
 def state_of(request: Request) -> ServerState:

@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memex_core.operator_reader import OperatorReader
-from memex_server.auth import Caller
+from memex_server.caller import Caller
 from memex_server.embedding import PreparedEmbedder, QueryEmbeddings, search_text
 
 if TYPE_CHECKING:
@@ -228,5 +228,5 @@ def _query_embeddings(memex: Memex) -> QueryEmbeddings | None:
     if isinstance(inner, PreparedEmbedder):
         inner = inner.inner
     else:
-        memex._embedder = PreparedEmbedder(inner)  # every search reads memex.embedder
+        memex.use_embedder(PreparedEmbedder(inner))  # every search reads memex.embedder
     return QueryEmbeddings(inner)

@@ -1,7 +1,7 @@
 """Who is looking: the signed-in principal of a page request, checked as the API checks it.
 
 A page depends on :func:`signed_in` (or :func:`operator_only`); a form that writes also
-on :func:`checked_form`. The principal becomes the same :class:`~memex_server.auth.Caller`
+on :func:`checked_form`. The principal becomes the same :class:`~memex_server.caller.Caller`
 an API request with that credential would be, so pages read through ServerState's own
 helpers (``state.reader(caller)``, ``state.agent_memory(caller)``) and an agent session
 sees exactly what its key sees through ``/v1``. An agent key's session is looked up in the
@@ -13,7 +13,6 @@ A page that cannot go on raises :class:`PageExit` with the response to send inst
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote, urlsplit
 
@@ -22,6 +21,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from memex_server.auth import OPERATOR_NAME, Caller, state_of
 from memex_viewer import sessions
+from memex_viewer.viewer import Viewer
 
 if TYPE_CHECKING:
     from starlette.datastructures import FormData
@@ -35,26 +35,6 @@ class PageExit(Exception):
     def __init__(self, response: Response) -> None:
         super().__init__(response.status_code)
         self.response = response
-
-
-@dataclass(frozen=True)
-class Viewer:
-    """A signed-in principal: the API caller it acts as, its session and CSRF token."""
-
-    caller: Caller
-    session: sessions.Session
-    csrf: str
-
-    @property
-    def operator(self) -> bool:
-        return self.caller.operator
-
-    @property
-    def label(self) -> str:
-        """How the header names who is signed in (never a secret: a key's name and user)."""
-        if self.caller.operator:
-            return "operator"
-        return f"agent key {self.caller.name} (user {self.caller.user_id})"
 
 
 def cookie_key(state: ServerState) -> bytes:

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 if TYPE_CHECKING:
-    from memex_viewer.principal import Viewer
+    from memex_viewer.viewer import Viewer
 
 TEMPLATES = Path(__file__).parent / "templates"
 
