@@ -245,9 +245,9 @@ def summarize_session(
         if message.role == "user" and not meta.get("command"):
             text = _one_line(message.text)
             if text:
-                prompts.append(_shorten(text, REQUEST_CHARS))
+                prompts.append(shorten_line(text, REQUEST_CHARS))
                 if not request:
-                    request = _shorten(text, REQUEST_CHARS)
+                    request = shorten_line(text, REQUEST_CHARS)
         elif work.take(message, cwd, subagent=False):
             continue
         elif message.role == "assistant" and not _aside(meta):
@@ -267,8 +267,11 @@ def summarize_session(
     # Shown on one line each; two commands that differ only after it are shown once.
     shown_commands = list(
         dict.fromkeys(
-            [_shorten(_command_line(c), COMMAND_CHARS) for c in own_commands]
-            + [_shorten(_command_line(c), COMMAND_CHARS) + SUBAGENT_MARK for c in their_commands]
+            [shorten_line(_command_line(c), COMMAND_CHARS) for c in own_commands]
+            + [
+                shorten_line(_command_line(c), COMMAND_CHARS) + SUBAGENT_MARK
+                for c in their_commands
+            ]
         )
     )
     own_changed = list(dict.fromkeys(work.changed))
@@ -300,7 +303,7 @@ def summarize_session(
         commands_total=len(own_commands) + len(their_commands),
         errors=tuple(list(dict.fromkeys(errors))[:MAX_ERRORS]),  # repeats shown once
         errors_total=len(errors),
-        outcome=_shorten(_flat(final_answer or outcome), OUTCOME_CHARS),
+        outcome=shorten_line(_flat(final_answer or outcome), OUTCOME_CHARS),
         subagents=subagents,
         prompt_texts=tuple(prompts),
     )
@@ -344,7 +347,7 @@ def _subagents(fragments: Sequence[Fragment]) -> tuple[SubAgentWork, ...]:
         tasks.setdefault(agent, "")
         calls.setdefault(agent, 0)
         if message.role == "user" and not meta.get("command") and not tasks[agent]:
-            tasks[agent] = _shorten(message.text, TASK_CHARS)
+            tasks[agent] = shorten_line(message.text, TASK_CHARS)
         elif meta.get("tool_call"):
             calls[agent] += 1
     return tuple(SubAgentWork(agent, tasks[agent], calls[agent]) for agent in tasks)
@@ -515,7 +518,7 @@ def _tool_error(text: str, meta: dict[str, Any]) -> ToolError | None:
         telling = f"{telling} {line}" if telling else line
         if not telling.endswith(":"):  # "Validation failed:" says more on the next line
             break
-    line = _shorten(telling, ERROR_CHARS) if telling else ""
+    line = shorten_line(telling, ERROR_CHARS) if telling else ""
     if code is not None:
         line = f"exit {code}" + (f": {line}" if line else "")
     return ToolError(tool, line or "failed")
@@ -530,7 +533,8 @@ def _flat(text: str) -> str:
     return _one_line(text.replace("**", "").replace("__", ""))
 
 
-def _shorten(text: str, limit: int) -> str:
+def shorten_line(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word within ``limit`` characters and ended with ``…``."""
     text = _one_line(text)
     if len(text) <= limit:
         return text

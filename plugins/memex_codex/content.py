@@ -11,6 +11,7 @@ import re
 import shlex
 from typing import Any
 
+from memex_core.domain.session_summary import shorten_line
 from memex_core.source_kit import replace_lone_surrogates
 
 _TEXT_PARTS = ("input_text", "output_text", "text", "summary_text", "reasoning_text")
@@ -164,10 +165,4 @@ def _exit_code_from_text(text: str) -> int | None:
 def short_title(text: str, limit: int = 80) -> str:
     """The first line of ``text``, whitespace collapsed, cut at a word within ``limit``."""
     first = next((line for line in text.splitlines() if line.strip()), "")
-    first = " ".join(first.split())
-    if len(first) <= limit:
-        return first
-    cut = first[: limit - 1]
-    if " " in cut[limit // 2 :]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,.;:") + "…"
+    return shorten_line(first, limit)

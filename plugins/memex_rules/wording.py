@@ -51,6 +51,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from memex_core.domain.memory.facts import stem_s
 from memex_rules.rules_text import word_set
 
 #: The word standing for the user ("User", "the user", "I", "my").
@@ -158,14 +159,6 @@ JOINERS = word_set("and but or while whereas although though yet nor except")
 NEGATORS = word_set("not no never")
 
 
-def _stem_s(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
 _ING_KEPT = word_set(
     "going morning evening nothing something anything everything during thing spring string "
     "king ring sing wing bring ceiling sibling darling pudding"
@@ -177,7 +170,7 @@ def key(word: str) -> str:
     """The comparison key of a word: ``hikes``, ``hiking`` and ``hike`` all give ``hik``."""
     if not word.isalpha():
         return word
-    word = _stem_s(word)
+    word = stem_s(word)
     if word.endswith("ing") and word not in _ING_KEPT:
         stem = word[:-3]
         if len(stem) >= 3 and re.search(r"[aeiouy]", stem):

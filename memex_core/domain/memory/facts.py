@@ -94,7 +94,7 @@ def normalise_fact(text: str) -> str:
     return _SUBJECT.sub("", collapsed, count=1)
 
 
-def _stem(word: str) -> str:
+def stem_s(word: str) -> str:
     """Strip a plural or third-person ``s`` (berries -> berry, likes -> like, glass stays)."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
@@ -105,7 +105,7 @@ def _stem(word: str) -> str:
 
 def fact_tokens(text: str) -> list[str]:
     """The word tokens facts are compared by: :func:`normalise_fact`'s words, lightly stemmed."""
-    return [_stem(word) for word in normalise_fact(text).split()]
+    return [stem_s(word) for word in normalise_fact(text).split()]
 
 
 def text_similarity(a: str, b: str) -> float:
