@@ -229,13 +229,7 @@ def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
     filters = filters or SearchFilters()
     clauses: list[str] = [] if filters.include_private else ["private = 0"]
     params: list[Any] = []
-    for column, values in (
-        ("source_kind", filters.source_kinds),
-        ("conversation_id", filters.conversation_ids),
-        ("role", filters.roles),
-        ("owner", filters.owners),
-        ("collection", filters.collections),
-    ):
+    for column, values in filters.value_filters():
         if values:
             clauses.append(f"{column} IN ({','.join('?' * len(values))})")
             params.extend(values)

@@ -58,6 +58,17 @@ class SearchFilters:
             or self.until is not None
         )
 
+    def value_filters(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Each field restricted to a set of values, by its :class:`FilterFields` name (the
+        catalog's column), with those values; ``()`` where that field is not restricted."""
+        return (
+            ("source_kind", self.source_kinds),
+            ("conversation_id", self.conversation_ids),
+            ("role", self.roles),
+            ("owner", self.owners),
+            ("collection", self.collections),
+        )
+
     def matches(self, fragment: Fragment | FilterFields) -> bool:
         """The reference semantics every store must reproduce."""
         if self.source_kinds and fragment.source_kind not in self.source_kinds:

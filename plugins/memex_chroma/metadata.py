@@ -9,6 +9,7 @@ from typing import Any
 
 from memex_core.domain import Fragment, SearchFilters
 
+# The filtered keys are FilterFields' names, as SearchFilters.value_filters() gives them.
 SOURCE_KIND = "source_kind"
 CONVERSATION_ID = "conversation_id"
 ROLE = "role"
@@ -45,17 +46,6 @@ def fragment_metadata(fragment: Fragment) -> dict[str, Any]:
     }
 
 
-def _value_filters(filters: SearchFilters) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The metadata keys ``filters`` restricts to a set of values (``()``: no restriction)."""
-    return (
-        (SOURCE_KIND, filters.source_kinds),
-        (CONVERSATION_ID, filters.conversation_ids),
-        (ROLE, filters.roles),
-        (OWNER, filters.owners),
-        (COLLECTION, filters.collections),
-    )
-
-
 def where_clause(filters: SearchFilters, *, private_stored: bool = True) -> dict[str, Any] | None:
     """The chroma ``where`` filter equivalent to ``filters``, or ``None`` for no restriction.
 
@@ -73,7 +63,7 @@ def where_clause(filters: SearchFilters, *, private_stored: bool = True) -> dict
     ``""``, so isolation is unaffected.
     """
     clauses: list[dict[str, Any]] = [
-        {key: {"$in": list(values)}} for key, values in _value_filters(filters) if values
+        {key: {"$in": list(values)}} for key, values in filters.value_filters() if values
     ]
     if filters.since is not None:
         clauses.append({TIMESTAMP: {"$gte": float(filters.since)}})
@@ -93,7 +83,7 @@ def passes(metadata: Any, filters: SearchFilters, *, private_stored: bool = True
     one without ``private`` passes ``$ne``). Lets the store filter an unfiltered query's
     hits itself, which is much faster than a filtered query when most vectors pass."""
     meta: dict[str, Any] = metadata if isinstance(metadata, dict) else {}
-    for key, values in _value_filters(filters):
+    for key, values in filters.value_filters():
         if values and (key not in meta or meta[key] not in values):
             return False
     stamp = meta.get(TIMESTAMP)

@@ -48,13 +48,7 @@ def where_clause(filters: SearchFilters) -> tuple[str, list[Any]]:
     """
     clauses: list[str] = []
     params: list[Any] = []
-    for column, values in (
-        ("source_kind", filters.source_kinds),
-        ("conversation_id", filters.conversation_ids),
-        ("role", filters.roles),
-        ("owner", filters.owners),
-        ("collection", filters.collections),
-    ):
+    for column, values in filters.value_filters():
         if values:
             clauses.append(f"{column} = ANY(%s::text[])")
             params.append(list(values))
