@@ -2,7 +2,7 @@
 
 The worker started by the hooks does this by itself; ``drain`` is for a spool
 left waiting (no hook fired since, a home that was full) and for scripts. It runs
-the worker's own code (:class:`memex_capture.worker.CaptureWorker`) once, holding
+the worker's own code (:class:`memex_capture.capture_worker.CaptureWorker`) once, holding
 the worker lock, until the spool is empty, then catches up with the transcripts
 that grew after their last hook event (``CaptureWorker.catch_up``). When a worker
 already runs, it waits for that one to empty the spool instead.
@@ -25,7 +25,7 @@ from memex_core.cli.context import format_option, open_memex
 from memex_core.errors import MemexError
 
 if TYPE_CHECKING:
-    from memex_capture.worker import DrainReport
+    from memex_capture.drain_report import DrainReport
     from memex_core.api import Memex
 
 #: How long ``drain`` waits for a running worker to empty the spool.
@@ -65,15 +65,11 @@ def drain(
     Exit status 0 when the spool is empty afterwards, 1 when events still wait
     (a home that cannot be written, transcripts that failed: see the summary).
     """
-    from memex_capture.worker import (
-        CaptureWorker,
-        DrainReport,
-        HomeProblem,
-        WorkerLock,
-        failed_dir,
-        setup_logging,
-        spool_waiting,
-    )
+    from memex_capture.batch_files import failed_dir, spool_waiting
+    from memex_capture.capture_worker import CaptureWorker
+    from memex_capture.drain_report import DrainReport
+    from memex_capture.home_problems import HomeProblem
+    from memex_capture.worker import WorkerLock, setup_logging
 
     root_home = (ctx.find_root().obj or {}).get("home")
     folder = os.path.abspath(layout.resolve_home(home or root_home))
@@ -131,7 +127,7 @@ def _open(ctx: click.Context, home: str | None, folder: str) -> Memex:
 
 
 def _count_waiting(folder: str) -> int:
-    from memex_capture.worker import work_files
+    from memex_capture.batch_files import work_files
 
     count = 0
     for path in [*work_files(folder), Path(layout.spool_file(folder))]:
@@ -144,7 +140,7 @@ def _count_waiting(folder: str) -> int:
 
 
 def _put_back(failed: Path, spool_dir: Path) -> None:
-    from memex_capture.worker import WORK_SUFFIX
+    from memex_capture.batch_files import WORK_SUFFIX
 
     for path in sorted(failed.glob("*.jsonl")):
         os.replace(path, spool_dir / (path.stem + WORK_SUFFIX))
@@ -152,8 +148,8 @@ def _put_back(failed: Path, spool_dir: Path) -> None:
 
 
 def _wait_for_worker(folder: str, quiet: bool) -> list[str]:
+    from memex_capture.batch_files import spool_waiting
     from memex_capture.launch import worker_running
-    from memex_capture.worker import spool_waiting
 
     if not quiet:
         click.echo("A capture worker is running on this home; waiting for it to drain.", err=True)

@@ -22,14 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memex_capture import launch, layout, spool
-from memex_capture.worker import (
-    failed_dir,
-    grown_since_read,
-    read_state,
-    rejected_dir,
-    seen_transcripts,
-    work_files,
-)
+from memex_capture.batch_files import failed_dir, rejected_dir, work_files
+from memex_capture.worker_state import grown_since_read, read_state, seen_transcripts
 from memex_core.services.doctor import DRIFT, NOTE, Finding
 
 #: How long events may wait before a spool nobody drains is reported.

@@ -25,13 +25,14 @@ import pytest
 
 from benchmarks.capture_replay import Step, fire, hook_command
 from memex_capture import launch, layout
+from memex_capture.batch_files import work_files
 from memex_capture.doctor import capture_findings
-from memex_capture.worker import QUIET_SECONDS, work_files
+from memex_capture.worker_state import QUIET_SECONDS
 from memex_core.catalog.lock import WriteLock
 from memex_core.domain.session_summary import is_session_summary
+from tests.integrations.capture.test_capture_replay import fragments
 from tests.support.claude_code_builders import Transcript, text, tool_use
 from tests.support.component_doubles import fast_memex
-from tests.integrations.capture.test_capture_replay import fragments
 
 #: Keyword-only memex for the processes: sources, bm25, the redactor, capture.
 PLUGINS = "claude_code,codex,bm25,rrf,secrets,rules,capture"

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from benchmarks.capture_replay import HOOK, Step, claude_steps, codex_steps, fire, write_line
-from memex_capture.worker import CaptureWorker, DrainReport
+from memex_capture.capture_worker import CaptureWorker
+from memex_capture.drain_report import DrainReport
 from memex_core.api import Memex
 from tests.support.component_doubles import fast_memex
 

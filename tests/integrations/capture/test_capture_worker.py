@@ -17,16 +17,10 @@ import pytest
 from click.testing import CliRunner
 
 from memex_capture import layout, spool
-from memex_capture.worker import (
-    MAX_ATTEMPTS,
-    QUIET_SECONDS,
-    CaptureWorker,
-    DrainReport,
-    failed_dir,
-    read_work_file,
-    rejected_dir,
-    work_files,
-)
+from memex_capture.batch_files import failed_dir, read_work_file, rejected_dir, work_files
+from memex_capture.capture_worker import CaptureWorker
+from memex_capture.drain_report import DrainReport
+from memex_capture.worker_state import MAX_ATTEMPTS, QUIET_SECONDS
 from memex_core.api import Memex
 from memex_core.cli import cli
 from memex_core.domain.session_summary import is_session_summary
@@ -459,7 +453,7 @@ def test_doctor_notes_skipped_lines_and_the_last_worker_error(
 def test_a_summary_the_home_cannot_take_is_written_on_the_retry(
     worker: CaptureWorker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memex_capture.worker import HomeProblem
+    from memex_capture.home_problems import HomeProblem
     from memex_core.catalog.faults import DiskFullError
 
     written: list[str] = []
