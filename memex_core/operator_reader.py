@@ -9,39 +9,18 @@ command) serves an agent's key and the operator's secret alike.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from memex_core.domain.memory.namespaces import covers, validate_collection
-from memex_core.domain.memory.records import OPERATOR, Actor, Scope
 from memex_core.domain.search_options import SearchOptions
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import MemexError, require_query
+from memex_core.facade.reading import NO_SUCH_COLLECTION, memory_collection_filters
 
 if TYPE_CHECKING:
     from memex_core.domain import Fragment, SearchFilters
     from memex_core.domain.disclosure import ContextPack, Timeline
     from memex_core.domain.exploration import Exploration
-    from memex_core.facade.protocols import CollectionCatalog, HomeReader
-
-_OPERATOR_SCOPE = Scope(Actor(OPERATOR, "operator"), None, None)
-
-#: What a search says when its collection names no memory collection.
-NO_SUCH_COLLECTION = "no memory collection matches that collection"
-
-
-def memory_collection_filters(
-    catalog: CollectionCatalog, filters: SearchFilters, collection: str | None
-) -> SearchFilters | None:
-    """``filters`` narrowed to the memory collections ``collection`` covers (itself and the
-    ones below it), as the operator sees them; None when it covers none (a prefix that
-    matches nothing finds nothing: it never widens). No ``collection``: ``filters``."""
-    if not collection:
-        return filters
-    prefix = validate_collection(collection)
-    known = catalog.memory_collections(_OPERATOR_SCOPE, ())
-    names = tuple(n for n in known if covers(prefix, n))
-    return replace(filters, collections=names) if names else None
+    from memex_core.facade.protocols import HomeReader
 
 
 class OperatorReader:

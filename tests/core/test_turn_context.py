@@ -662,7 +662,7 @@ def test_a_batch_continuing_a_long_conversation_reads_only_its_end(memex_home: P
     assert starts == {"c": 300 - 8}
     assert len(windows["c"]) == 8 + 10
     # What the window gives equals reading the whole conversation.
-    texts = mx._index_texts()
+    texts = mx.index_texts()
     context = mx.indexed_context().keyword
     whole_conversation = mx.catalog.turn_windows([f.id for f in last], None)[0]
     whole = with_context(last, whole_conversation, context)
@@ -683,7 +683,7 @@ def test_a_window_too_short_for_a_chunked_message_reads_the_conversation_whole(
     mx.add_fragments(chunked, origin="app:chunked")
     next_turn = _turns("c", 3, 1)
     mx.add_fragments(next_turn, origin="app:next")
-    texts = mx._index_texts()
+    texts = mx.index_texts()
     context = mx.indexed_context().keyword
     whole_conversation = mx.catalog.turn_windows([f.id for f in next_turn], None)[0]
     expected = with_context(next_turn, whole_conversation, context)

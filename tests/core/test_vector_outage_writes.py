@@ -46,7 +46,7 @@ def mx(tmp_path: Path) -> Iterator[Memex]:
 
 
 def pending(mx: Memex) -> int:
-    return mx._indexer().pending()
+    return mx.indexer().pending()
 
 
 def test_remember_while_down_stores_and_backfills_later(

@@ -241,7 +241,7 @@ def test_a_server_stopped_in_the_middle_of_a_backfill_loses_and_doubles_nothing(
         assert "memex backfill" in notes["vectors.pgvector_index"].fix
         mx.backfill()
         assert pgvector_store(mx).count() == total
-        assert mx._indexer().pending() == 0
+        assert mx.indexer().pending() == 0
         checked = mx.doctor()
         assert checked.healthy, [f.to_dict() for f in checked.findings]
         assert plugin_findings(mx.registry.doctor_checks(), mx.home) == []

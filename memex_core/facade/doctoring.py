@@ -1,0 +1,64 @@
+"""``Memex.doctor``: check the catalog, keyword index and vector store against each other,
+and with ``repair`` fix what drifted from the catalog (the record of truth). The checks
+themselves are :mod:`memex_core.services.doctor`; this hands them the home's components."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memex_core.services.index_text import pending_changes
+from memex_core.services.ports import Progress
+
+if TYPE_CHECKING:
+    from memex_core.facade.components import HomeComponents
+    from memex_core.facade.writing import Writer
+    from memex_core.services.doctor import DoctorReport
+
+
+def run_doctor(
+    parts: HomeComponents, writer: Writer, *, repair: bool, progress: Progress | None
+) -> DoctorReport:
+    """The doctor's report on ``parts`` (repaired first with ``repair``); an unreachable
+    catalog is a finding, not a failure."""
+    from memex_core.catalog.faults import CatalogUnavailableError
+    from memex_core.services.doctor import unreachable_report
+
+    try:
+        return _doctor(parts, writer, repair=repair, progress=progress)
+    except CatalogUnavailableError as exc:
+        # A finding, not a failure: `memex doctor --format json` still answers, and
+        # says which server (never its password) and what to do.
+        return unreachable_report(str(parts.home), exc.server, exc.reason or str(exc), exc.fix)
+
+
+def _doctor(
+    parts: HomeComponents, writer: Writer, *, repair: bool, progress: Progress | None
+) -> DoctorReport:
+    from memex_core.services.doctor import Doctor, DoctorParts
+
+    def rebuild_keyword(progress: Progress) -> int:
+        return writer.rebuild(keyword=True, progress=progress)["keyword"]
+
+    doctor_parts = DoctorParts(
+        home=str(parts.home),
+        catalog=parts.catalog,
+        open_keyword=parts.keyword_store_as_recorded,
+        vector_store=lambda: parts.vector_store,
+        embedder=lambda: parts.embedder,
+        semantic_reason=parts.semantic_unavailable_reason,
+        rebuild_keyword=rebuild_keyword,
+        apply_vector_deletes=parts.apply_vector_deletes,
+        prepare_vectors=parts.index_texts().for_vectors,
+        index_setting_changes=lambda: pending_changes(
+            parts.indexed_context(), parts.index_context()
+        ),
+        keyword_watermark=parts.keyword_watermark,
+        replica_timeout=parts.replica_timeout(),
+    )
+    # A write in progress would look like drift; a repair rewrites shared state (runs,
+    # memory rows, vectors), so on a shared catalog it also waits for other hosts' jobs.
+    with parts.writing(*(("ingest", "vectors") if repair else ())):
+        report = Doctor(doctor_parts).run(repair=repair, progress=progress)
+        if repair:  # reopen the keyword index as repaired on next use
+            parts.use_keyword_index(None, None)
+    return report

@@ -1,0 +1,278 @@
+"""Reading a home: search, fragments by id, counts, and guidance when a search found nothing.
+
+:meth:`Reader.search_with` is where every search ends, whichever surface it came through
+(``Memex.search``, a view, the operator reader, a memory handle): it checks the options,
+reads a time phrase in the query as a filter, embeds the query while the vector store
+opens, runs the search service and adds the notes a user should see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from memex_core.domain import CorpusStats, Fragment, SearchFilters
+from memex_core.domain.memory.namespaces import covers, validate_collection
+from memex_core.domain.memory.records import OPERATOR, Actor, Scope
+from memex_core.domain.relevance import SETTING as FLOOR_SETTING_NAME
+from memex_core.domain.search_options import MODES, SearchOptions, make_filters
+from memex_core.domain.search_results import SearchResults
+from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
+from memex_core.services.indexing import EMBEDDER_SETTING
+from memex_core.services.search import (
+    DEFAULT_CANDIDATE_DEPTH,
+    DEFAULT_SEMANTIC_WEIGHT,
+    SearchService,
+)
+
+if TYPE_CHECKING:
+    from memex_core.facade.components import HomeComponents
+    from memex_core.facade.floor import RelevanceFloor
+    from memex_core.facade.protocols import CollectionCatalog
+    from memex_core.services.guidance import Reach
+
+#: The shortest id prefix :meth:`Reader.resolve_ids` takes (git's own minimum).
+MIN_ID_PREFIX = 4
+#: How many candidates an ambiguous prefix's error names.
+AMBIGUOUS_SHOWN = 5
+#: What a search says when its collection names no memory collection.
+NO_SUCH_COLLECTION = "no memory collection matches that collection"
+
+_OPERATOR_SCOPE = Scope(Actor(OPERATOR, "operator"), None, None)
+
+
+def memory_collection_filters(
+    catalog: CollectionCatalog, filters: SearchFilters, collection: str | None
+) -> SearchFilters | None:
+    """``filters`` narrowed to the memory collections ``collection`` covers (itself and the
+    ones below it), as the operator sees them; None when it covers none (a prefix that
+    matches nothing finds nothing: it never widens). No ``collection``: ``filters``."""
+    if not collection:
+        return filters
+    prefix = validate_collection(collection)
+    known = catalog.memory_collections(_OPERATOR_SCOPE, ())
+    names = tuple(n for n in known if covers(prefix, n))
+    return replace(filters, collections=names) if names else None
+
+
+class Reader:
+    """The reads of one home, over its components and its relevance floor."""
+
+    def __init__(self, parts: HomeComponents, floor: RelevanceFloor) -> None:
+        self._parts = parts
+        self._floor = floor
+
+    def search_service(self, mode: str) -> SearchService:
+        semantic_reason = self._parts.semantic_unavailable_reason() if mode != "keyword" else None
+        semantic_ok = mode != "keyword" and semantic_reason is None
+        if semantic_ok:
+            self._parts.indexer().check_compatible()
+        return SearchService(
+            catalog=self._parts.catalog,
+            keyword=self._parts.keyword_store if mode != "semantic" else None,
+            vectors=self._parts.vector_store if semantic_ok else None,
+            embedder=self._parts.embedder if semantic_ok else None,
+            ranker=self._parts.ranker,
+            candidate_depth=int(
+                self._parts.config.search_setting("candidate_depth", DEFAULT_CANDIDATE_DEPTH)
+            ),
+            semantic_unavailable_reason=semantic_reason,
+            keyword_fallback=lambda: self._parts.keyword_store,
+        )
+
+    def search_with(
+        self,
+        options: SearchOptions,
+        *,
+        filters: SearchFilters | None = None,
+        semantic_weight: float | None = None,
+        min_score: float | None = None,
+    ) -> SearchResults:
+        """A search with its options built (``Memex.search`` and every view end here):
+        see :meth:`memex_core.api.Memex.search` for what the options do."""
+        query, mode, limit = options.query, options.mode, options.limit
+        require_query(query)
+        if filters is None and options.collection:
+            filters = memory_collection_filters(
+                self._parts.catalog, options.filters(), options.collection
+            )
+            if filters is None:
+                return SearchResults(mode, [], [NO_SUCH_COLLECTION])
+        if mode not in MODES:
+            raise MemexError(f"Unknown search mode {mode!r}: use one of {', '.join(MODES)}.")
+        floor_value = self._floor.relevance_floor(options.floor) if mode != "keyword" else None
+        if limit < 1:
+            raise MemexError("limit must be at least 1")
+        if filters is None:
+            filters = make_filters(
+                include_private=options.include_private, **options.filter_options()
+            )
+        time_note = time_reading = None
+        unfiltered = (query, filters)
+        if options.time_phrases and filters.since is None and filters.until is None:
+            from memex_core.query_time_phrases import extract_time_phrase
+
+            phrase = extract_time_phrase(query)
+            if phrase is not None and phrase.query.strip():
+                query = phrase.query
+                filters = replace(
+                    filters,
+                    since=phrase.since,
+                    # the phrase's end is exclusive, the filter's inclusive
+                    until=None if phrase.until is None else phrase.until - 1e-6,
+                )
+                time_reading = phrase.describe()
+                time_note = f"time filter: {time_reading} (turn off with --no-time-phrases)"
+        found = self._search(query, mode, limit, filters, semantic_weight, min_score, floor_value)
+        if time_note is not None and not found.results:
+            # A phrase read as a time filter that leaves nothing (say, notes or chats
+            # without dates) must not hide what the words find: search them as written.
+            words, plain_filters = unfiltered
+            found = self._search(
+                words, mode, limit, plain_filters, semantic_weight, min_score, floor_value
+            )
+            time_note = (
+                f"time filter: {time_reading} matched nothing, so these results are "
+                "from any time (turn off with --no-time-phrases)"
+            )
+        if time_note is not None:
+            found.notes.insert(0, time_note)
+        if not found.results and found.below_floor and found.floor is not None:
+            found.notes.append(
+                f"nothing cleared the relevance floor: {found.below_floor} candidate(s) had a "
+                f"similarity under {found.floor:.3f} and too few of the query's words, so "
+                "nothing here seems to be about this"
+            )
+        found.notes.extend(self._parts.index_setting_notes(mode))
+        return found
+
+    def _search(
+        self,
+        query: str,
+        mode: str,
+        limit: int,
+        filters: SearchFilters,
+        semantic_weight: float | None,
+        min_score: float | None,
+        floor: float | None = None,
+    ) -> SearchResults:
+        weight = semantic_weight
+        if weight is None:
+            weight = float(
+                self._parts.config.search_setting("semantic_weight", DEFAULT_SEMANTIC_WEIGHT)
+            )
+        query_vector = None
+        wants_vectors = mode == "semantic" or (mode == "hybrid" and weight > 0.0)
+        if wants_vectors and self._parts.semantic_unavailable_reason() is None:
+            preparing = self._parts.start_preparing_vectors()
+            try:
+                if mode == "hybrid":
+                    self._parts.keyword_store  # noqa: B018 - loads while the vector store does
+                query_vector = self._parts.embedder.embed_query(query)
+            finally:
+                if preparing is not None:
+                    preparing.result()
+        service = self.search_service(mode)
+        if mode == "keyword":
+            return service.keyword(query, limit, filters)
+        if mode == "semantic":
+            return service.semantic(query, limit, filters, min_score, query_vector, floor)
+        return service.hybrid(query, limit, filters, weight, query_vector, floor)
+
+    def conversation(self, conversation_id: str) -> list[Fragment]:
+        """Every fragment of a conversation (or note) in its order; empty if unknown."""
+        return self._parts.catalog.conversation_fragments(conversation_id)
+
+    def get(self, ids: Sequence[str]) -> list[Fragment]:
+        """Fragments by id, in the order asked; unknown ids are left out
+        (:meth:`resolve_ids` first when a person may type a prefix)."""
+        found = self._parts.catalog.get_many(list(ids))
+        return [found[i] for i in ids if i in found]
+
+    def resolve_ids(self, refs: Sequence[str]) -> list[str]:
+        """The whole fragment id each of ``refs`` names, in order: a whole id, or a prefix
+        of at least :data:`MIN_ID_PREFIX` characters that only one id starts with (as git
+        takes a commit's). Raises :class:`~memex_core.errors.UnknownIdError` for a
+        reference that names nothing and :class:`~memex_core.errors.AmbiguousIdError` for
+        a prefix several ids share, before anything is returned."""
+        exact = self._parts.catalog.get_many(list(refs))
+        return [ref if ref in exact else self._resolve_prefix(ref) for ref in refs]
+
+    def _resolve_prefix(self, ref: str) -> str:
+        matches = (
+            self._parts.catalog.fragment_ids_with_prefix(ref, AMBIGUOUS_SHOWN + 1)
+            if isinstance(ref, str) and len(ref) >= MIN_ID_PREFIX
+            else []
+        )
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise UnknownIdError(
+                f"No fragment with id {ref!r}. Ids come from a search "
+                f"(`memex dig QUERY --concise`); give the whole id or its first "
+                f"{MIN_ID_PREFIX} or more characters."
+            )
+        shown = ", ".join(matches[:AMBIGUOUS_SHOWN]) + (
+            ", ..." if len(matches) > AMBIGUOUS_SHOWN else ""
+        )
+        raise AmbiguousIdError(
+            f"Id prefix {ref!r} is ambiguous: it starts {shown}. Give more characters."
+        )
+
+    def stats(self) -> CorpusStats:
+        first, last = self._parts.catalog.time_span()
+        recorded = self._parts.catalog.get_setting(EMBEDDER_SETTING)
+        name, _, dim = (recorded or "").partition(":")
+        links, unresolved = self._parts.catalog.count_links()
+        return CorpusStats(
+            fragments=self._parts.catalog.count_fragments(),
+            conversations=self._parts.catalog.count_conversations(),
+            embedded=self._parts.catalog.count_embedded(),
+            keyword_indexed=self._parts.keyword_store.count(),
+            by_source=self._parts.catalog.group_counts("source_kind"),
+            by_role=self._parts.catalog.group_counts("role"),
+            embedder=name or None,
+            dimension=int(dim) if dim else None,
+            first_timestamp=first,
+            last_timestamp=last,
+            documents=self._parts.catalog.count_documents(),
+            links=links,
+            unresolved_links=unresolved,
+        )
+
+    def explain_empty(
+        self,
+        query: str,
+        mode: str,
+        filters: SearchFilters,
+        found: SearchResults | None = None,
+        *,
+        reach: Reach | None = None,
+    ) -> list[str]:
+        """Guidance when a search found nothing: the fragments searched, their embedding
+        coverage, the filter to blame, and (given the empty ``found``) the candidates the
+        relevance floor left out. ``reach`` (default: this whole home) names a caller's
+        scope, whose owners and collections ``filters`` carry; everything is counted and
+        probed within them only (see :mod:`memex_core.services.guidance`)."""
+        from memex_core.services import guidance
+
+        chosen = reach or guidance.Reach(home=str(self._parts.home))
+        fragments, embedded = self._parts.catalog.count_matching(guidance.scope_of(filters))
+
+        def hits_with(relaxed: SearchFilters) -> int:
+            return len(self.search_with(SearchOptions(query, mode, 1), filters=relaxed))
+
+        return guidance.explain_empty(
+            chosen,
+            mode,
+            filters,
+            found,
+            guidance.Counts(fragments, embedded),
+            hits_with,
+            FLOOR_SETTING_NAME,
+        )
+
+    def query(self, sql: str, limit: int | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run read-only SQL against the catalog."""
+        return self._parts.catalog.query(sql, limit)
