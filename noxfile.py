@@ -96,7 +96,7 @@ RELIABILITY_TESTS = [
     "tests/core/source_kit/test_hostile_vault.py",
     "tests/core/test_hostile_sql.py",
     "tests/core/test_hostile_queries.py",
-    "tests/isolation/test_memory_isolation.py",
+    "tests/isolation",
     "tests/core/test_agent_view.py",
     "tests/integrations/langchain/test_langchain_retriever.py",
     "tests/integrations/langchain/test_langchain_store.py",

@@ -83,9 +83,17 @@ FAMILIES = (
     Family(
         "Isolation between users",
         "an agent bound to one user reaches nothing of another's through any argument: "
-        "handles, the agent view, LangChain, LlamaIndex, MCP tools",
+        "handles, HTTP, the viewer, the agent view, LangChain, LlamaIndex, MCP tools",
         (
-            "test_memory_isolation.py",
+            "test_matrix_1_paths.py",
+            "test_matrix_2_ids.py",
+            "test_matrix_3_search.py",
+            "test_matrix_3_routes.py",
+            "test_matrix_4_writes.py",
+            "test_matrix_5_dream.py",
+            "test_matrix_6_access.py",
+            "test_matrix_7_catalog.py",
+            "test_matrix_8_log.py",
             "test_agent_view.py",
             "test_langchain_retriever.py",
             "test_langchain_store.py",

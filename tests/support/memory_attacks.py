@@ -1,10 +1,10 @@
 """Crafted inputs with which an agent bound to alice tries to reach bob's memory.
 
-Pure data for ``tests/isolation/test_memory_isolation.py``: each table is a list of
-``pytest.param`` with an id, so every attack shows up by name in the test
-report. The home the attacks run against (bob's ``users/bob/secret.md`` and
-the rest) is built there; the names it uses are defined here so the tables can
-aim at them.
+Pure data for the isolation matrix (``tests/isolation/test_matrix_*.py``): each table
+is a list of ``pytest.param`` with an id, so every attack shows up by name in the
+test report. The home the attacks run against (bob's ``users/bob/secret.md`` and
+the rest) is built in ``tests/isolation/world.py``; the names it uses are defined
+here so the tables can aim at them.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The viewer's credentials, sessions and CSRF, over HTTP (the FastAPI TestClient).
 
-The home is the isolation home of ``tests/isolation/test_memory_isolation.py`` (bob's and carol's
+The home is the isolation home of ``tests/isolation/world.py`` (bob's and carol's
 memories with their canaries, the operator's corpus fragment). What must hold: the viewer
 takes exactly the API's credentials; the session cookie is HttpOnly, SameSite=Strict,
 signed, and dies with a revoked key or a changed secret; every writing form needs this
