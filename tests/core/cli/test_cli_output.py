@@ -64,7 +64,7 @@ def mx(tmp_path: Path) -> Memex:
 def run(mx: Memex, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
     """Runs ``memex ARGS`` through :func:`memex_core.cli.main` (what the console script
     calls) at a given width; returns (exit status, stdout, stderr)."""
-    for name in ("progressive", "search", "overview", "sql", "memory", "doctor"):
+    for name in ("progressive", "search", "overview", "sql", "memory_handles", "doctor"):
         # import_module, not attribute access: ``memex_core.cli.sql`` as an attribute is the
         # command, not the module; and the lazy CLI may not have loaded the module yet.
         module = importlib.import_module(f"memex_core.cli.{name}")
