@@ -152,6 +152,10 @@ class Surface:
     def fragment_request(self, route: str, fragment: str) -> object:
         raise NotImplementedError
 
+    def fragment_shape(self, result: object, ref: str) -> tuple[Any, ...]:
+        """A reading route's answer with the fragment id ``ref`` taken out."""
+        raise NotImplementedError
+
     def refuse_collection(self, call: str, collection: str) -> None:
         """``call`` with an invalid ``collection``: refused, nothing written."""
         raise NotImplementedError

@@ -121,9 +121,6 @@ class Mcp(Surface):
             and (user_id is None or e["user_id"] == user_id)
         ]
 
-    def last_entry(self, actor: str = MCP_ACTOR) -> dict[str, Any]:
-        return self.log(actor=actor)[0]
-
     def outcome_of(self, result: object) -> str:
         if not isinstance(result, McpResult):  # hits, already unpacked from a tool result
             return "ok"
@@ -218,9 +215,6 @@ class Viewer(Surface):
 
     def log(self, *, actor: str | None = None, user_id: str | None = None) -> list[dict[str, Any]]:
         return self.http.log(actor=actor, user_id=user_id)
-
-    def last_entry(self, actor: str = VIEWER_ACTOR) -> dict[str, Any]:
-        return self.log(actor=actor)[0]
 
     def outcome_of(self, result: object) -> str:
         assert isinstance(result, httpx.Response), result
