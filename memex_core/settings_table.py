@@ -49,6 +49,28 @@ def is_whole_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def positive_seconds(
+    settings: Mapping[str, Any],
+    key: str,
+    default: float,
+    *,
+    table: str,
+    error: Callable[[str], Exception],
+) -> float:
+    """``settings[key]`` (``default`` when absent) as a positive number of seconds.
+
+    Raises ``error``: ``"[<table>] <key> in config.toml must be a positive number of
+    seconds, got <value!r>. Fix or remove it (the default is <default>)."``
+    """
+    value = settings.get(key, default)
+    if not is_number(value) or value <= 0:
+        raise error(
+            f"[{table}] {key} in config.toml must be a positive number of seconds, got "
+            f"{value!r}. Fix or remove it (the default is {default:g})."
+        )
+    return float(value)
+
+
 def unknown_settings(
     settings: Mapping[str, Any], known: Iterable[str], *, known_label: str = KNOWN_LABEL
 ) -> str | None:

@@ -7,7 +7,8 @@ first used.
 chromadb's HTTP client waits forever by default (its httpx session has no
 timeout), so a server that hangs would hang every search. :func:`open_client`
 first asks the server's heartbeat with a short connect timeout, then gives the
-client's session :class:`Timeouts`.
+client's session :class:`Timeouts` (``request`` must cover the slowest upsert batch and
+query, so its default is generous).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from memex_core.errors import MemexError
+from memex_core.server_timeouts import Timeouts
 from memex_core.services.search import VectorStoreUnavailableError
 
 if TYPE_CHECKING:
@@ -39,19 +41,6 @@ class ChromaConfigError(MemexError):
 
 class ChromaUnreachableError(VectorStoreUnavailableError):
     """The configured chroma server did not answer (searches fall back to keyword results)."""
-
-
-@dataclass(frozen=True)
-class Timeouts:
-    """Seconds to wait for a chroma server: to connect, and for any one request.
-
-    A refused connection fails in about a millisecond on the same machine; these
-    bound a server that is unreachable over the network or hung. ``request`` must
-    cover the slowest upsert batch and query, so it is generous.
-    """
-
-    connect: float = 2.0
-    request: float = 10.0
 
 
 @dataclass(frozen=True)

@@ -88,16 +88,6 @@ def _positive_int(settings: Mapping[str, Any], key: str, default: int) -> int:
     return value
 
 
-def _seconds(settings: Mapping[str, Any], key: str, default: float) -> float:
-    value = settings.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise ChromaConfigError(
-            f"[vector.chroma] {key} in config.toml must be a positive number of seconds, got "
-            f"{value!r}. Fix or remove it (the default is {default:g})."
-        )
-    return float(value)
-
-
 class ChromaVectorStore:
     """A :class:`memex_core.domain.VectorStore` backed by one chroma collection.
 
@@ -147,14 +137,12 @@ class ChromaVectorStore:
     def from_context(cls, context: PluginContext) -> ChromaVectorStore:
         """Build from ``MEMEX_CHROMA_URL`` and the ``[vector.chroma]`` settings table."""
         settings = context.settings
-        defaults = Timeouts()
         return cls(
             resolve_location(context.home, settings),
             collection_name=str(settings.get("collection") or DEFAULT_COLLECTION),
             ef_search=_positive_int(settings, "ef_search", DEFAULT_EF_SEARCH),
-            timeouts=Timeouts(
-                connect=_seconds(settings, "connect_timeout", defaults.connect),
-                request=_seconds(settings, "timeout", defaults.request),
+            timeouts=Timeouts.from_settings(
+                settings, table="vector.chroma", error=ChromaConfigError
             ),
         )
 

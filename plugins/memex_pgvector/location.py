@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from memex_core.errors import MemexError
+from memex_core.server_timeouts import Timeouts
 
 #: The catalog's database, when it is PostgreSQL (the shared setting of the catalog role).
 CATALOG_URL_ENV = "MEMEX_CATALOG_URL"
@@ -43,19 +44,6 @@ class PgvectorConfigError(MemexError):
 
 
 @dataclass(frozen=True)
-class Timeouts:
-    """Seconds to wait for PostgreSQL: to connect, and for any one statement.
-
-    A refused connection fails in about a millisecond on the same machine; these bound
-    a server that is unreachable over the network or hung. libpq counts connect
-    timeouts in whole seconds, at least 2.
-    """
-
-    connect: float = 2.0
-    request: float = 10.0
-
-
-@dataclass(frozen=True)
 class PgvectorLocation:
     """The database URL and where it came from (for messages; never shown with a password)."""
 
@@ -76,7 +64,7 @@ class StoreSettings:
     ef_search: int = DEFAULT_EF_SEARCH
     m: int = DEFAULT_M
     ef_construction: int = DEFAULT_EF_CONSTRUCTION
-    timeouts: Timeouts = Timeouts()
+    timeouts: Timeouts = field(default_factory=Timeouts)
 
 
 def redact(url: str) -> str:
@@ -166,16 +154,6 @@ def _positive_int(settings: Mapping[str, Any], key: str, default: int, most: int
     return value
 
 
-def _seconds(settings: Mapping[str, Any], key: str, default: float) -> float:
-    value = settings.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise PgvectorConfigError(
-            f"[vector.pgvector] {key} in config.toml must be a positive number of seconds, "
-            f"got {value!r}. Fix or remove it (the default is {default:g})."
-        )
-    return float(value)
-
-
 def read_settings(settings: Mapping[str, Any]) -> StoreSettings:
     """The ``[vector.pgvector]`` table, checked (the URL is :func:`resolve_location`'s)."""
     table = settings.get("table", DEFAULT_TABLE)
@@ -185,7 +163,6 @@ def read_settings(settings: Mapping[str, Any]) -> StoreSettings:
             f"digits, _; at most 48), got {table!r}. Fix or remove it (the default is "
             f"{DEFAULT_TABLE!r})."
         )
-    defaults = Timeouts()
     return StoreSettings(
         table=table,
         ef_search=_positive_int(settings, "ef_search", DEFAULT_EF_SEARCH, MAX_EF_SEARCH),
@@ -193,8 +170,7 @@ def read_settings(settings: Mapping[str, Any]) -> StoreSettings:
         ef_construction=_positive_int(
             settings, "ef_construction", DEFAULT_EF_CONSTRUCTION, MAX_EF_SEARCH
         ),
-        timeouts=Timeouts(
-            connect=_seconds(settings, "connect_timeout", defaults.connect),
-            request=_seconds(settings, "timeout", defaults.request),
+        timeouts=Timeouts.from_settings(
+            settings, table="vector.pgvector", error=PgvectorConfigError
         ),
     )

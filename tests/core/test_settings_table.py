@@ -60,3 +60,16 @@ def test_values_name_the_first_refused_key_in_order() -> None:
 def test_invalid_takes_its_own_hint() -> None:
     error = TABLE.invalid("k", "ten", "a number, e.g. k = 10")
     assert str(error) == "config.toml [ranker.demo] k = 'ten': use a number, e.g. k = 10."
+
+
+def test_positive_seconds_names_the_table_and_the_default() -> None:
+    from memex_core.settings_table import positive_seconds
+
+    assert positive_seconds({}, "timeout", 10.0, table="vector.x", error=MemexError) == 10.0
+    assert positive_seconds({"timeout": 3}, "timeout", 10.0, table="t", error=MemexError) == 3.0
+    with pytest.raises(MemexError) as info:
+        positive_seconds({"timeout": True}, "timeout", 10.0, table="vector.x", error=MemexError)
+    assert str(info.value) == (
+        "[vector.x] timeout in config.toml must be a positive number of seconds, got True. "
+        "Fix or remove it (the default is 10)."
+    )
