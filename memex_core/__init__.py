@@ -15,9 +15,19 @@ if TYPE_CHECKING:
 
     from memex_core.api import Memex
     from memex_core.domain import Fragment, Provenance, SearchFilters, SearchResult
+    from memex_core.domain.search_options import SearchOptions, make_filters
     from memex_core.hookspecs import hookimpl
 
-__all__ = ["Fragment", "Memex", "Provenance", "SearchFilters", "SearchResult", "hookimpl"]
+__all__ = [
+    "Fragment",
+    "Memex",
+    "Provenance",
+    "SearchFilters",
+    "SearchOptions",
+    "SearchResult",
+    "hookimpl",
+    "make_filters",
+]
 __version__ = "0.1.0"
 
 _DOMAIN = ("Fragment", "Provenance", "SearchFilters", "SearchResult")
@@ -34,6 +44,10 @@ def __getattr__(name: str) -> Any:
         from memex_core import domain
 
         return getattr(domain, name)
+    if name in ("SearchOptions", "make_filters"):
+        from memex_core.domain import search_options
+
+        return getattr(search_options, name)
     if name == "hookimpl":
         from memex_core.hookspecs import hookimpl
 

@@ -6,12 +6,9 @@
 >>> for hit in mx.search("sqlite database is locked", limit=3):  # doctest: +SKIP
 ...     print(hit.score, hit.ranks, hit.fragment.content[:60])
 
-The CLI is a thin layer over this class. Components are built lazily, so a
-keyword search never imports the embedder or the vector store.
-
-:class:`Memex` is a facade: each of its concerns is a module of :mod:`memex_core.facade`
-(components and locks, writing, reading, the relevance floor, progressive disclosure, the
-ask workflow), and each method here hands its call to one of them.
+The CLI is a thin layer over this class, itself a facade: each concern is a module of
+:mod:`memex_core.facade` (components and locks, writing, reading, the relevance floor,
+progressive disclosure, the ask workflow) that its methods hand their calls to.
 """
 
 from __future__ import annotations
@@ -20,7 +17,6 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memex_core.agent_view import AgentView
 from memex_core.config import Config
 from memex_core.domain import CorpusStats, Fragment, IngestReport, SearchFilters
 from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, compact_hit, query_terms
@@ -33,7 +29,6 @@ from memex_core.facade.doctoring import run_doctor
 from memex_core.facade.floor import RelevanceFloor
 from memex_core.facade.reading import MIN_ID_PREFIX, Reader
 from memex_core.facade.writing import Writer
-from memex_core.handles import AgentMemory, OperatorMemory
 from memex_core.plugins import PluginRegistry
 from memex_core.services.context import ContextSettings
 from memex_core.services.ports import Progress
@@ -41,6 +36,8 @@ from memex_core.services.search import SearchService
 from memex_core.threads import reads
 
 if TYPE_CHECKING:
+    from memex_core.agent_view import AgentView
+    from memex_core.handles import AgentMemory, OperatorMemory
     from memex_core.services.agent_keys import AgentKeys
     from memex_core.services.ask import AskResult
     from memex_core.services.calibration import Calibration
@@ -54,8 +51,7 @@ class Memex(HomeComponents):
     """A memex home: ingest sources, search them, read fragments back.
 
     ``home`` defaults to ``MEMEX_HOME`` or ``~/.memex``. ``registry`` lets an
-    application pass plugins registered from code. The components and locks are
-    :class:`~memex_core.facade.components.HomeComponents`'.
+    application pass plugins registered from code (components: ``HomeComponents``).
     """
 
     def __init__(
@@ -76,6 +72,8 @@ class Memex(HomeComponents):
     def agent(self, user_id: str, *, name: str = "agent", collection: str = "") -> AgentMemory:
         """A handle for an agent bound to one user: it sees ``user/...`` and ``shared/...``
         and nothing else (see :mod:`memex_core.handles`)."""
+        from memex_core.handles import AgentMemory  # on first use: `memex dig` starts cold
+
         return AgentMemory(self, user_id, name=name, collection=collection)
 
     def view(
@@ -88,10 +86,14 @@ class Memex(HomeComponents):
     ) -> AgentView:
         """What an agent may read: the corpus (unless ``corpus=False``) and, with a
         ``user``, that user's and shared memory. Integrations read through this."""
+        from memex_core.agent_view import AgentView
+
         return AgentView(self, user, name=name, collection=collection, corpus=corpus)
 
     def operator(self, name: str = "operator", *, collection: str = "") -> OperatorMemory:
         """A handle that can read and write all memory, see revisions and the log, purge."""
+        from memex_core.handles import OperatorMemory
+
         return OperatorMemory(self, name=name, collection=collection)
 
     def agent_keys(self) -> AgentKeys:
@@ -392,9 +394,3 @@ class Memex(HomeComponents):
     def context_settings(self) -> ContextSettings:
         """The ``[context]`` table of the config over the defaults."""
         return self._disclosure.context_settings()
-
-    def __enter__(self) -> Memex:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -27,10 +27,10 @@ if TYPE_CHECKING:
     from memex_core.domain import Fragment
     from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline
     from memex_core.domain.exploration import Exploration
+    from memex_core.domain.memory.outcomes import MemoryHit, RememberResult
     from memex_core.domain.memory.records import MemoryRecord
     from memex_core.domain.search_options import SearchOptions, TimeBound
     from memex_core.domain.search_results import SearchResults
-    from memex_core.handles import MemoryHit, RememberResult
 
 
 class MemoryLike(Protocol):

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from memex_core.catalog import Catalog, SqlCatalog, WriteLock
 from memex_core.catalog.faults import storage_error
@@ -515,3 +515,9 @@ class HomeComponents:
         if self._catalog is not None:
             self._catalog.close()
             self._catalog = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
