@@ -13,9 +13,9 @@ command is a new process and simply tries once.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from memex_chroma.connection import (
     ChromaUnreachableError,
@@ -31,14 +31,8 @@ __all__ = ["FIRST_RETRY_S", "MAX_RETRY_S", "ServerHealth"]
 class ServerHealth(RetryBackoff):
     """Remembers whether the chroma server answered, and when to try it again."""
 
-    def __init__(
-        self,
-        server: ServerAddress,
-        clock: Callable[[], float] = time.monotonic,
-        first_retry: float = FIRST_RETRY_S,
-        max_retry: float = MAX_RETRY_S,
-    ) -> None:
-        super().__init__(clock, first_retry, max_retry)
+    def __init__(self, server: ServerAddress, **backoff: Any) -> None:
+        super().__init__(**backoff)  # clock, first_retry, max_retry
         self.server = server
 
     @contextmanager

@@ -16,11 +16,11 @@ per query, and a long-running process notices a returning server within 10 s.
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memex_core.backoff import FIRST_RETRY_S, MAX_RETRY_S, RetryBackoff
+from memex_core.backoff import FIRST_RETRY_S as FIRST_RETRY_S  # the delays, named here too
+from memex_core.backoff import MAX_RETRY_S as MAX_RETRY_S
+from memex_core.backoff import RetryBackoff
 from memex_core.errors import VectorStoreUnavailableError
 from memex_pgvector.location import PgvectorLocation, Timeouts
 
@@ -75,14 +75,8 @@ def connect(location: PgvectorLocation, timeouts: Timeouts) -> psycopg.Connectio
 class ServerHealth(RetryBackoff):
     """Remembers whether the database answered, and when to try it again."""
 
-    def __init__(
-        self,
-        location: PgvectorLocation,
-        clock: Callable[[], float] = time.monotonic,
-        first_retry: float = FIRST_RETRY_S,
-        max_retry: float = MAX_RETRY_S,
-    ) -> None:
-        super().__init__(clock, first_retry, max_retry)
+    def __init__(self, location: PgvectorLocation, **backoff: Any) -> None:
+        super().__init__(**backoff)  # clock, first_retry, max_retry
         self.location = location
 
     def check(self) -> None:
