@@ -22,9 +22,9 @@ import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from memex_core.domain import SearchResult
+from memex_core.domain.ask_pack import AskItem, AskResult
 from memex_core.domain.disclosure import query_terms, why_matched
 
 MEMORY = "memory"
@@ -68,26 +68,6 @@ def fuse_pools(
             seen.add(hit.result.id)
             fused.append(hit)
     return fused
-
-
-@dataclass(frozen=True)
-class AskItem:
-    """One numbered item of an ask pack: ``kind`` is ``memory`` or ``code``."""
-
-    number: int
-    kind: str
-    id: str
-    title: str
-    source: str
-    location: str
-    reason: str
-    text: str
-    truncated: bool
-    evidence: str | None = None
-    symbol: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(vars(self))
 
 
 def location_of(result: SearchResult, pool: str) -> str:
@@ -185,36 +165,24 @@ def check_citations(answer: str, item_count: int) -> CitationCheck:
     )
 
 
-@dataclass
-class AskResult:
-    """What ``ask`` returns: the pack, and the answer when a chat model is configured."""
-
-    question: str
-    repo: str | None
-    budget_chars: int
-    items: list[AskItem] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    answer: str | None = None
-    model: str | None = None
-    citations: list[int] = field(default_factory=list)
-    invalid_citations: list[int] = field(default_factory=list)
-    index: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def used_chars(self) -> int:
-        return sum(len(i.text) for i in self.items)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "question": self.question,
-            "repo": self.repo,
-            "budget_chars": self.budget_chars,
-            "used_chars": self.used_chars,
-            "items": [i.to_dict() for i in self.items],
-            "answer": self.answer,
-            "model": self.model,
-            "citations": self.citations,
-            "invalid_citations": self.invalid_citations,
-            "index": self.index,
-            "notes": self.notes,
-        }
+# AskItem and AskResult live in memex_core.domain.ask_pack; callers imported them here.
+__all__ = [
+    "ANSWER_SYSTEM",
+    "CODE",
+    "DEFAULT_BUDGET",
+    "DEFAULT_ITEM_CHARS",
+    "DEFAULT_POOL_LIMIT",
+    "MEMORY",
+    "MIN_ITEM_CHARS",
+    "POOLS",
+    "RRF_K",
+    "AskItem",
+    "AskResult",
+    "CitationCheck",
+    "PooledHit",
+    "answer_prompt",
+    "check_citations",
+    "fuse_pools",
+    "location_of",
+    "pack_items",
+]
