@@ -102,6 +102,7 @@ class ExportedConversation:
         )
 
 
+@dataclass(kw_only=True, eq=False)
 class ChatExportSource:
     """A source for a chat service's export; subclasses set the class attributes below and
     write :meth:`conversation_id`, :meth:`title` and :meth:`conversation_fragments`."""
@@ -115,16 +116,12 @@ class ChatExportSource:
     #: The record key of the conversation's time.
     time_key: ClassVar[str]
 
-    def __init__(
-        self,
-        *,
-        include_thinking: bool = False,
-        max_chars: int = DEFAULT_MAX_CHARS,
-        limits: ExportLimits = DEFAULT_LIMITS,
-    ) -> None:
-        self.include_thinking = include_thinking
-        self.max_chars = max_chars
-        self.limits = limits
+    #: Index the model's reasoning (ChatGPT) or thinking (Claude.ai) too.
+    include_thinking: bool = False
+    #: Longer messages are split into linked chunks.
+    max_chars: int = DEFAULT_MAX_CHARS
+    #: The zip-bomb guard's limits.
+    limits: ExportLimits = DEFAULT_LIMITS
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> Self:

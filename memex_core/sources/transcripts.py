@@ -16,6 +16,7 @@ runs. Two things follow, the same for every such source:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from memex_core.domain import Fragment
@@ -23,6 +24,7 @@ from memex_core.domain.chunking import DEFAULT_MAX_CHARS, message_fragments
 from memex_core.domain.compaction import DEFAULT_TOOL_OUTPUT_BUDGET, compact_tool_output
 
 
+@dataclass(kw_only=True, eq=False)
 class TranscriptSource:
     """Base of a source whose files are session transcripts; subclasses set ``source_kind``."""
 
@@ -30,14 +32,10 @@ class TranscriptSource:
     #: A transcript grows while its session runs: re-reading it replaces what it held.
     replace_changed_files: ClassVar[bool] = True
 
-    def __init__(
-        self,
-        *,
-        tool_output_budget: int = DEFAULT_TOOL_OUTPUT_BUDGET,
-        max_chars: int = DEFAULT_MAX_CHARS,
-    ) -> None:
-        self.tool_output_budget = tool_output_budget
-        self.max_chars = max_chars
+    #: Characters of each tool output the indexes see.
+    tool_output_budget: int = DEFAULT_TOOL_OUTPUT_BUDGET
+    #: Longer text (not tool output) is split into linked chunks.
+    max_chars: int = DEFAULT_MAX_CHARS
 
     def item_fragments(
         self,

@@ -49,8 +49,6 @@ from memex_claude_code.lines import looks_like_claude_code, read_records
 from memex_claude_code.segments import RenderedTurn, Segment, render_turn
 from memex_claude_code.turns import Transcript, Turn, group_turns
 from memex_core.domain import Fragment, SourceError
-from memex_core.domain.chunking import DEFAULT_MAX_CHARS
-from memex_core.domain.compaction import DEFAULT_TOOL_OUTPUT_BUDGET
 from memex_core.source_kit import parse_timestamp
 from memex_core.sources.transcripts import TranscriptSource
 
@@ -80,20 +78,14 @@ class _Rendered:
     rendered: RenderedTurn
 
 
+@dataclass(kw_only=True, eq=False)
 class ClaudeCodeSource(TranscriptSource):
     """Source for Claude Code transcripts: ``<session>.jsonl`` and sub-agent ``agent-*.jsonl``."""
 
     source_kind = SOURCE_KIND
 
-    def __init__(
-        self,
-        *,
-        include_thinking: bool = False,
-        tool_output_budget: int = DEFAULT_TOOL_OUTPUT_BUDGET,
-        max_chars: int = DEFAULT_MAX_CHARS,
-    ) -> None:
-        super().__init__(tool_output_budget=tool_output_budget, max_chars=max_chars)
-        self.include_thinking = include_thinking
+    #: Index Claude's thinking as its own fragments (else it is kept in metadata only).
+    include_thinking: bool = False
 
     def can_handle(self, path: Path) -> bool:
         """True for a ``.jsonl`` file whose first records are Claude Code's (Codex's are not)."""
