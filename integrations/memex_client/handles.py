@@ -16,6 +16,7 @@ from memex_client.transport import Transport, decode
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, compact_hit, query_terms
 from memex_core.domain.memory.records import AccessEntry, MemoryRecord, Revision
+from memex_core.domain.search_options import SearchOptions, TimeBound
 from memex_core.errors import require_query
 from memex_core.handles import MemoryHit, MemoryLinks, RememberResult
 from memex_core.services.dream import EMPTY_STATE, DreamPlan
@@ -78,6 +79,10 @@ class RemoteMemory:
     def _user(self, user_id: str | None) -> dict[str, Any]:
         return {}
 
+    def _collection(self, collection: str | None) -> str | None:
+        """``collection`` as asked, else the handle's own (None: every collection)."""
+        return collection if collection is not None else (self.collection or None)
+
     # -- reading --------------------------------------------------------------------------
 
     def get(self, ref: str, *, tool_call_id: str | None = None) -> MemoryRecord:
@@ -97,7 +102,7 @@ class RemoteMemory:
         tool_call_id: str | None = None,
     ) -> builtins.list[MemoryRecord]:
         body = _drop_none(
-            collection=collection if collection is not None else (self.collection or None),
+            collection=self._collection(collection),
             include_deleted=include_deleted,
             kind=kind,
             limit=limit,
@@ -108,28 +113,30 @@ class RemoteMemory:
 
     def search(
         self,
-        query: str,
-        *,
-        limit: int = 10,
+        query: str | SearchOptions,
         mode: str = "hybrid",
+        limit: int = 10,
+        *,
         collection: str | None = None,
         include_private: bool = False,
         user_id: str | None = None,
-        since: float | None = None,
-        until: float | None = None,
+        since: TimeBound = None,
+        until: TimeBound = None,
         tool_call_id: str | None = None,
     ) -> builtins.list[MemoryHit]:
-        require_query(query)
-        body = _drop_none(
-            query=query,
-            limit=limit,
-            mode=mode,
-            collection=collection if collection is not None else (self.collection or None),
+        """``mx.agent(user).search``: ``query`` may be a whole :class:`SearchOptions`."""
+        options = SearchOptions.at_entry(
+            query,
+            mode,
+            limit,
+            collection=collection,
             include_private=include_private,
             since=since,
             until=until,
-            **self._user(user_id),
         )
+        require_query(options.query)
+        body = _body(options, MEMORY_SEARCH_FIELDS, self._collection(options.collection))
+        body.update(self._user(user_id))
         return self._post_as(builtins.list[MemoryHit], "search", body, tool_call_id)
 
     def links(self, ref: str, *, tool_call_id: str | None = None) -> MemoryLinks:
@@ -156,7 +163,7 @@ class RemoteMemory:
         body = _drop_none(
             text=text,
             messages=_messages(messages),
-            collection=collection if collection is not None else (self.collection or None),
+            collection=self._collection(collection),
             kind=kind,
             private=private,
             consolidate=consolidate,
@@ -177,7 +184,7 @@ class RemoteMemory:
         body = _drop_none(
             path=path,
             content=content,
-            collection=collection if collection is not None else (self.collection or None),
+            collection=self._collection(collection),
             private=private,
             reason=reason,
         )
@@ -205,7 +212,7 @@ class RemoteMemory:
     ) -> DreamReport:
         _local_only("consolidator", consolidator)
         body = _drop_none(
-            collection=collection if collection is not None else (self.collection or None),
+            collection=self._collection(collection),
             dry_run=dry_run,
             **self._user(user_id),
         )
@@ -225,7 +232,7 @@ class RemoteMemory:
     ) -> DreamPlan:
         _local_only("consolidator", consolidator)
         body = _drop_none(
-            collection=collection if collection is not None else (self.collection or None),
+            collection=self._collection(collection),
             **self._user(user_id),
         )
         data = self._post("dream/plan", body, tool_call_id)
@@ -286,7 +293,8 @@ class RemoteAgentMemory(RemoteMemory):
         self, *args: Any, user_id: str | None = None, **kwargs: Any
     ) -> builtins.list[MemoryHit]:
         if self._other_user(user_id):
-            require_query(args[0] if args else kwargs.get("query"))
+            asked = args[0] if args else kwargs.get("query")
+            require_query(asked.query if isinstance(asked, SearchOptions) else asked)
             return []
         return super().search(*args, **kwargs)
 
@@ -396,69 +404,40 @@ class RemoteView:
 
     def search(
         self,
-        query: str,
+        query: str | SearchOptions,
         mode: str = "hybrid",
         limit: int = 10,
         *,
-        collection: str | None = None,
-        include_private: bool = False,
         tool_call_id: str | None = None,
-        time_phrases: bool = True,
-        floor: str | float | None = None,
-        **filter_options: Any,
+        **options: Any,
     ) -> SearchResults:
-        require_query(query)
-        body = self._search_body(
-            query, mode, limit, collection, include_private, time_phrases, floor, filter_options
-        )
+        """``mx.view(user).search``: ``options`` are :class:`SearchOptions`' (collection,
+        include_private, time_phrases, floor, source, conversation, role, since, until), or
+        ``query`` is a whole :class:`SearchOptions`."""
+        body = self._search_body(SearchOptions.at_entry(query, mode, limit, **options))
         return self._post_as(SearchResults, "/v1/search", body, tool_call_id)
 
     def explain_empty(
         self,
-        query: str,
+        query: str | SearchOptions,
         mode: str = "hybrid",
         found: SearchResults | None = None,
         *,
         limit: int = 10,
-        collection: str | None = None,
-        include_private: bool = False,
         tool_call_id: str | None = None,
-        time_phrases: bool = True,
-        floor: str | float | None = None,
-        **filter_options: Any,
+        **options: Any,
     ) -> builtins.list[str]:
         """What the CLI prints when this search finds nothing, within what the credentials
-        reach (``POST /v1/search/explain``; ``[]`` if it finds something). The server runs
-        the search again, so ``found`` is not sent."""
-        require_query(query)
-        body = self._search_body(
-            query, mode, limit, collection, include_private, time_phrases, floor, filter_options
-        )
+        reach (``POST /v1/search/explain``; ``[]`` if it finds something). Takes what
+        :meth:`search` took; the server runs the search again, so ``found`` is not sent."""
+        body = self._search_body(SearchOptions.at_entry(query, mode, limit, **options))
         return decode(builtins.list[str], self._post("/v1/search/explain", body, tool_call_id))
 
-    def _search_body(
-        self,
-        query: str,
-        mode: str,
-        limit: int,
-        collection: str | None,
-        include_private: bool,
-        time_phrases: bool,
-        floor: str | float | None,
-        filter_options: dict[str, Any],
-    ) -> dict[str, Any]:
+    def _search_body(self, options: SearchOptions) -> dict[str, Any]:
         """The JSON body ``/v1/search`` and ``/v1/search/explain`` both take."""
-        return _drop_none(
-            query=query,
-            mode=mode,
-            limit=limit,
-            collection=self._collection(collection),
-            include_private=include_private,
-            time_phrases=time_phrases,
-            corpus=self.corpus,
-            floor=floor,
-            **{k: _listed(v) for k, v in filter_options.items()},
-        )
+        require_query(options.query)
+        body = _body(options, SEARCH_FIELDS, self._collection(options.collection))
+        return {**body, "corpus": self.corpus}
 
     def compact_search(
         self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
@@ -489,25 +468,18 @@ class RemoteView:
 
     def context(
         self,
-        query: str,
+        query: str | SearchOptions,
         budget_chars: int = 4000,
         *,
-        mode: str = "hybrid",
-        collection: str | None = None,
-        time_phrases: bool = True,
         tool_call_id: str | None = None,
-        **filter_options: Any,
+        **options: Any,
     ) -> ContextPack:
-        require_query(query)
-        body = _drop_none(
-            query=query,
-            budget_chars=budget_chars,
-            mode=mode,
-            collection=self._collection(collection),
-            time_phrases=time_phrases,
-            corpus=self.corpus,
-            **{k: _listed(v) for k, v in filter_options.items()},
-        )
+        """``mx.view(user).context``: ``options`` as :meth:`search` takes them (``limit``
+        aside: the budget sizes the pack), or ``query`` is a whole :class:`SearchOptions`."""
+        asked = SearchOptions.at_entry(query, **options)
+        require_query(asked.query)
+        body = _body(asked, CONTEXT_FIELDS, self._collection(asked.collection))
+        body.update(budget_chars=budget_chars, corpus=self.corpus)
         return self._post_as(ContextPack, "/v1/context", body, tool_call_id)
 
     def remember(self, text: str | None = None, **options: Any) -> RememberResult:
@@ -518,6 +490,25 @@ class RemoteView:
                 code="no_user",
             )
         return self.memory.remember(text, **options)
+
+
+#: Which options each route's body takes (the server refuses a field it does not know).
+#: Search and explain take them all; a context pack has its own size (``budget_chars``,
+#: not ``limit``); memory search reads no time phrases and filters by time only.
+SEARCH_FIELDS = frozenset(SearchOptions.__dataclass_fields__)
+CONTEXT_FIELDS = SEARCH_FIELDS - {"limit"}
+MEMORY_SEARCH_FIELDS = frozenset(
+    {"query", "mode", "limit", "collection", "include_private", "since", "until"}
+)
+
+
+def _body(options: SearchOptions, names: frozenset[str], collection: str | None) -> dict[str, Any]:
+    """``options`` as a route's JSON body: the fields in ``names`` that differ from their
+    default (the server's defaults are the same), ``collection`` as the handle resolves it,
+    filter values as JSON takes them."""
+    body = {k: _listed(v) for k, v in options.as_dict().items() if k in names}
+    body.pop("collection", None)
+    return body | _drop_none(collection=collection)
 
 
 def _listed(value: Any) -> Any:

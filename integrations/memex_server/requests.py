@@ -7,6 +7,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from memex_core.domain.search_options import SearchOptions
+
+#: The names a request shares with :class:`SearchOptions` (query, mode, limit, filters, ...).
+_OPTION_NAMES = frozenset(SearchOptions.__dataclass_fields__)
+
 Mode = Literal["hybrid", "keyword", "semantic"]
 TimeBound = str | float | None
 Texts = str | list[str] | None
@@ -46,7 +51,18 @@ class Body(BaseModel):
         return data
 
 
-class Filters(Body):
+class SearchBody(Body):
+    """A body that asks for a search: :meth:`search_options` is the one place a route's
+    request becomes the :class:`SearchOptions` the views take."""
+
+    def search_options(self) -> SearchOptions:
+        """The search this body asks for: its fields that are search options (what it
+        leaves out keeps the option's default)."""
+        given = {name: getattr(self, name) for name in type(self).model_fields}
+        return SearchOptions(**{k: v for k, v in given.items() if k in _OPTION_NAMES})
+
+
+class Filters(SearchBody):
     source: Texts = Field(None, description="Source kind(s): chatgpt, claude_ai, obsidian, ...")
     conversation: Texts = Field(None, description="Conversation id(s).")
     role: Texts = Field(None, description="Role(s): user, assistant, tool, note, ...")
@@ -54,10 +70,6 @@ class Filters(Body):
         None, description="From this time: ISO date, epoch seconds, or a phrase like 'last week'."
     )
     until: TimeBound = Field(None, description="Up to this time (inclusive), as since.")
-
-    def filter_options(self) -> dict[str, Any]:
-        names = ("source", "conversation", "role", "since", "until")
-        return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
 
 
 class SearchRequest(Filters):
@@ -114,7 +126,7 @@ class ListRequest(Body):
     offset: int = Field(0, ge=0)
 
 
-class MemorySearchRequest(Body):
+class MemorySearchRequest(SearchBody):
     query: str
     limit: int = Field(10, ge=1, le=MAX_LIMIT)
     mode: Mode = "hybrid"

@@ -225,15 +225,12 @@ def recall(
 ) -> None:
     """Search memory as the user's agent would: their memory and shared memory, nothing else."""
     from memex_core.cli.memory_render import print_hits
+    from memex_core.domain.search_options import SearchOptions
 
-    agent = agent_handle(ctx, "recall", user_id, agent_name)
-    hits = agent.search(
-        query,
-        limit=limit,
-        mode=mode,
-        collection=collection or None,
-        include_private=include_private,
+    asked = SearchOptions(
+        query, mode, limit, collection=collection or None, include_private=include_private
     )
+    hits = agent_handle(ctx, "recall", user_id, agent_name).search(asked)
     if output_format == "json":
         echo_json([h.to_dict() for h in hits])
     else:

@@ -177,15 +177,16 @@ def context_pack(
     Long items are cut around the match; `memex get ID` returns them whole.
     """
     from memex_core.cli.render import print_context
+    from memex_core.domain.search_options import SearchOptions
 
+    asked = SearchOptions(query, source=source or None, time_phrases=not no_time_phrases)
     remote = _remote_view(ctx)
     holds_something = True
     if remote is not None:
-        options: dict[str, Any] = {"source": list(source)} if source else {}
-        pack = remote.context(query, budget, time_phrases=not no_time_phrases, **options)
+        pack = remote.context(asked, budget)
     else:
         mx = open_memex(ctx)
-        pack = mx.context(query, budget, time_phrases=not no_time_phrases, source=source or None)
+        pack = mx.context(asked, budget)
         holds_something = not pack.items and mx.catalog.count_fragments() > 0
     if output_format == "json":
         click.echo(json.dumps(pack.to_dict(), indent=2, ensure_ascii=False))

@@ -14,6 +14,7 @@ from memex_core.services.search import DEFAULT_SEMANTIC_WEIGHT
 
 if TYPE_CHECKING:
     from memex_core.cli.remote import RemoteClient
+    from memex_core.domain.search_options import SearchOptions
     from memex_core.services.search import SearchResults
 
 FILTER_HELP = {
@@ -92,34 +93,55 @@ def floor_options(func: Callable[..., Any]) -> Callable[..., Any]:
 def run_search(
     ctx: click.Context, mode: str, query: str, limit: int, output_format: str, **options: Any
 ) -> None:
-    from memex_core.api import make_filters
-
+    """One search, mapped from the command line once (:func:`command_line_search`) and run
+    on the local home or, with ``MEMEX_URL`` set, on that ``memex serve``."""
     client = remote_client(ctx)
+    concise = options.pop("concise")
+    tuning = {name: options.pop(name, None) for name in ("semantic_weight", "min_score")}
     if client is not None:
-        run_remote_search(client, mode, query, limit, output_format, **options)
+        refuse_local_tuning({**tuning, "min_similarity": options.get("min_similarity")})
+    search = command_line_search(query, mode, limit, options)
+    if client is not None:
+        view = client.view()
+        results = view.search(search)
+        print_results(results, query, concise, output_format)
+        if not len(results):
+            for line in remote_guidance(client, view, search):
+                click.echo(line, err=True)
         return
     mx = open_memex(ctx)
-    concise = options.pop("concise")
-    floor = floor_option(options.pop("no_floor", False), options.pop("min_similarity", None))
-    if floor is not None:
-        options["floor"] = floor
-    options["time_phrases"] = not options.pop("no_time_phrases")
     try:
-        filters = make_filters(
-            source=options.pop("source") or None,
-            conversation=options.pop("conversation") or None,
-            role=options.pop("role") or None,
-            since=options.pop("since"),
-            until=options.pop("until"),
-            include_private=options.pop("include_private"),
-        )
+        filters = search.filters()
     except ValueError as exc:
         raise MemexError(str(exc)) from exc
-    results = mx.search(query, mode=mode, limit=limit, filters=filters, **options)
+    results = mx.search(search, filters=filters, **tuning)
     print_results(results, query, concise, output_format)
     if not len(results):
         for line in mx.explain_empty(query, mode, filters, results):
             click.echo(line, err=True)
+
+
+def command_line_search(
+    query: str, mode: str, limit: int, options: dict[str, Any]
+) -> SearchOptions:
+    """The :class:`SearchOptions` the search options on the command line ask for (the same
+    for a local home and a ``memex serve``)."""
+    from memex_core.domain.search_options import SearchOptions
+
+    floor = floor_option(options.pop("no_floor", False), options.pop("min_similarity", None))
+    return SearchOptions(
+        query,
+        mode,
+        limit,
+        source=options.pop("source") or None,
+        conversation=options.pop("conversation") or None,
+        role=options.pop("role") or None,
+        since=options.pop("since"),
+        until=options.pop("until"),
+        include_private=options.pop("include_private"),
+        time_phrases=not options.pop("no_time_phrases"),
+        floor=floor,
+    )
 
 
 def floor_option(no_floor: bool, min_similarity: float | None) -> str | float | None:
@@ -131,49 +153,28 @@ def floor_option(no_floor: bool, min_similarity: float | None) -> str | float | 
     return min_similarity
 
 
-def run_remote_search(
-    client: RemoteClient, mode: str, query: str, limit: int, output_format: str, **options: Any
-) -> None:
-    """The search on a ``memex serve`` (``MEMEX_URL``): what its credentials reach (an agent
-    key's scope, or the whole home for the operator), printed as a local search is."""
+def refuse_local_tuning(tuning: dict[str, Any]) -> None:
+    """``--semantic-weight``, ``--min-score`` and ``--min-similarity`` tune a search where
+    the index is: a ``memex serve`` (``MEMEX_URL``) uses its own settings, so they are
+    refused there rather than ignored."""
     from memex_core.cli.context import URL_ENV
 
-    for name in ("semantic_weight", "min_score", "min_similarity"):
-        if options.pop(name, None) is not None:
+    for name, value in tuning.items():
+        if value is not None:
             flag = "--" + name.replace("_", "-")
             raise click.UsageError(
                 f"{flag} tunes a search where the index is; memex serve uses its own "
                 f"[search] settings. Leave {flag} out, or unset ${URL_ENV} to search a local home."
             )
-    concise = options.pop("concise")
-    floor = "off" if options.pop("no_floor", False) else None
-    filters = {name: options.pop(name) or None for name in ("source", "conversation", "role")} | {
-        "since": options.pop("since"),
-        "until": options.pop("until"),
-    }
-    asked: dict[str, Any] = {
-        "include_private": options.pop("include_private"),
-        "time_phrases": not options.pop("no_time_phrases"),
-        **({"floor": floor} if floor else {}),
-        **{name: value for name, value in filters.items() if value is not None},
-    }
-    view = client.view()
-    results = view.search(query, mode, limit, **asked)
-    print_results(results, query, concise, output_format)
-    if not len(results):
-        for line in remote_guidance(client, view, query, mode, limit, asked):
-            click.echo(line, err=True)
 
 
-def remote_guidance(
-    client: RemoteClient, view: Any, query: str, mode: str, limit: int, asked: dict[str, Any]
-) -> list[str]:
+def remote_guidance(client: RemoteClient, view: Any, search: SearchOptions) -> list[str]:
     """The server's guidance for a search that found nothing, within what the credentials
     reach: the lines a local search (or the viewer) prints for that reach."""
     from memex_core.errors import UnknownIdError
 
     try:
-        lines: list[str] = view.explain_empty(query, mode, limit=limit, **asked)
+        lines: list[str] = view.explain_empty(search)
     except UnknownIdError:  # a 404: a server from before POST /v1/search/explain
         lines = []
     return lines or [f"No results in what these credentials reach at {client.url}."]

@@ -111,20 +111,8 @@ def make_router(*, for_operator: bool) -> APIRouter:
     @router.post("/search", response_model=list[MemoryHit], summary="Search memory (recall)")
     @body_of(MemorySearchRequest, OperatorMemorySearchRequest)
     def search(request: Request, body: MemorySearchRequest, who: Who) -> Any:
-        hits = call(
-            request,
-            who,
-            "search",
-            body.query,
-            limit=body.limit,
-            mode=body.mode,
-            collection=body.collection,
-            include_private=body.include_private,
-            since=body.since,
-            until=body.until,
-            tool_call_id=who.tool_call_id,
-            **user(body),
-        )
+        options = body.search_options()
+        hits = call(request, who, "search", options, tool_call_id=who.tool_call_id, **user(body))
         return encoded(list[MemoryHit], hits)
 
     @router.post("/links", response_model=MemoryLinks, summary="A memory file's links")

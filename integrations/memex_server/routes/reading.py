@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Request, Response
 
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import ContextPack, Timeline
+from memex_core.domain.search_options import SearchOptions
 from memex_core.services.explore import Exploration
 from memex_core.services.search import SearchResults
 from memex_server.auth import Caller, reader, state_of
@@ -46,19 +47,9 @@ def fact_types(request: Request, who: Who) -> list[str]:
 def search(request: Request, body: SearchRequest, who: Who) -> Response:
     state = state_of(request)
     view = state.reader(who, corpus=body.corpus)
-    with _prepared(state, body):
-        found = state.fresh_call(
-            view.search,
-            body.query,
-            body.mode,
-            body.limit,
-            collection=body.collection,
-            include_private=body.include_private,
-            time_phrases=body.time_phrases,
-            floor=body.floor,
-            tool_call_id=who.tool_call_id,
-            **body.filter_options(),
-        )
+    options = body.search_options()
+    with _prepared(state, options):
+        found = state.fresh_call(view.search, options, tool_call_id=who.tool_call_id)
     return encoded(SearchResults, found)
 
 
@@ -71,25 +62,22 @@ def explain(request: Request, body: SearchRequest, who: Who) -> list[str]:
     same lines. Runs the search as ``/v1/search`` would; ``[]`` when it finds something."""
     state = state_of(request)
     view = state.reader(who, corpus=body.corpus)
-    options: dict[str, Any] = {
-        "collection": body.collection,
-        "include_private": body.include_private,
-        **body.filter_options(),
-    }
+    options = body.search_options()
 
     def explained() -> list[str]:
-        found = view.search(
-            body.query,
-            body.mode,
-            body.limit,
-            time_phrases=body.time_phrases,
-            floor=body.floor,
-            tool_call_id=who.tool_call_id,
-            **options,
+        found = view.search(options, tool_call_id=who.tool_call_id)
+        if len(found):
+            return []
+        return view.explain_empty(
+            options.query,
+            options.mode,
+            found,
+            collection=options.collection,
+            include_private=options.include_private,
+            **options.filter_options(),
         )
-        return [] if len(found) else view.explain_empty(body.query, body.mode, found, **options)
 
-    with _prepared(state, body):
+    with _prepared(state, options):
         return state.fresh_call(explained)
 
 
@@ -123,25 +111,19 @@ def explore(request: Request, body: ExploreRequest, who: Who) -> Exploration:
 def context(request: Request, body: ContextRequest, who: Who) -> Response:
     state = state_of(request)
     view = state.reader(who, corpus=body.corpus)
-    with _prepared(state, body):
+    options = body.search_options()
+    with _prepared(state, options):
         pack = state.fresh_call(
-            view.context,
-            body.query,
-            body.budget_chars,
-            mode=body.mode,
-            collection=body.collection,
-            time_phrases=body.time_phrases,
-            tool_call_id=who.tool_call_id,
-            **body.filter_options(),
+            view.context, options, body.budget_chars, tool_call_id=who.tool_call_id
         )
     return encoded(ContextPack, pack)
 
 
-def _prepared(state: ServerState, body: SearchRequest | ContextRequest) -> Any:
+def _prepared(state: ServerState, options: SearchOptions) -> Any:
     """The query embedded before the call takes memex's lock (see memex_server.embedding)."""
     return state.prepared_query(
-        body.query,
-        body.mode,
-        time_phrases=body.time_phrases,
-        time_filtered=body.since is not None or body.until is not None,
+        options.query,
+        options.mode,
+        time_phrases=options.time_phrases,
+        time_filtered=options.since is not None or options.until is not None,
     )
