@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol
@@ -149,25 +149,17 @@ class MigrationReport:
         return [t for t in self.tables if not t.ok]
 
 
+@dataclass(eq=False)
 class Migration:
     """One run of ``memex migrate`` from ``source`` into ``target``."""
 
-    def __init__(
-        self,
-        source: SqliteSource,
-        target: PostgresTarget,
-        schema: TargetSchema,
-        *,
-        home: Path,
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        observer: Observer | None = None,
-    ) -> None:
-        self.source = source
-        self.target = target
-        self.schema = schema
-        self.home = home
-        self.batch_size = batch_size
-        self.observer = observer or QuietObserver()
+    source: SqliteSource
+    target: PostgresTarget
+    schema: TargetSchema
+    _: KW_ONLY
+    home: Path
+    batch_size: int = DEFAULT_BATCH_SIZE
+    observer: Observer = field(default_factory=QuietObserver)
 
     def run(self) -> MigrationReport:
         self.target.lock()
