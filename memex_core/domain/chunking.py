@@ -115,14 +115,44 @@ def message_fragments(
         base_locator if len(pieces) == 1 else f"{base_locator}#chunk-{index}"
         for index in range(len(pieces))
     ]
+    yield from linked_fragments(
+        pieces,
+        locators,
+        source_kind=source_kind,
+        source_path=source_path,
+        source_id=message_id if source_id is None else source_id,
+        conversation_id=conversation_id,
+        role=role,
+        timestamp=timestamp,
+        title=title,
+        metadata={**(metadata or {}), "message_id": message_id},
+        index_text=index_text,
+    )
+
+
+def linked_fragments(
+    pieces: list[str],
+    locators: list[str],
+    *,
+    source_kind: str,
+    source_path: str,
+    source_id: str,
+    conversation_id: str,
+    role: str,
+    timestamp: float | None,
+    title: str | None,
+    metadata: dict[str, object],
+    index_text: Callable[[str], str] | None = None,
+) -> Iterator[Fragment]:
+    """One fragment per piece of a split text, each at its locator, linked to its
+    neighbours (:func:`chunk_links`); ids come from :func:`fragment_id` over the
+    conversation, locator and piece. For a source whose locators are its own (notes'
+    sections); messages go through :func:`message_fragments`."""
     ids = [
         fragment_id(source_kind, conversation_id, locator, piece)
         for locator, piece in zip(locators, pieces, strict=True)
     ]
     for index, piece in enumerate(pieces):
-        extra: dict[str, object] = dict(metadata or {})
-        extra["message_id"] = message_id
-        extra.update(chunk_links(ids, index))
         yield Fragment(
             id=ids[index],
             conversation_id=conversation_id,
@@ -131,12 +161,12 @@ def message_fragments(
             provenance=Provenance(
                 source_kind=source_kind,
                 source_path=source_path,
-                source_id=message_id if source_id is None else source_id,
+                source_id=source_id,
                 locator=locators[index],
                 timestamp=timestamp,
             ),
             timestamp=timestamp,
             title=title,
-            metadata=extra,
+            metadata={**metadata, **chunk_links(ids, index)},
             index_text=None if index_text is None else index_text(piece),
         )

@@ -22,10 +22,9 @@ import hashlib
 import posixpath
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
-from memex_core.domain import Fragment, Link, ParsedDocument, Provenance, fragment_id
-from memex_core.domain.chunking import DEFAULT_MAX_CHARS, chunk_links, split_text
+from memex_core.domain import Fragment, Link, ParsedDocument
+from memex_core.domain.chunking import DEFAULT_MAX_CHARS, linked_fragments, split_text
 from memex_obsidian.frontmatter import (
     aliases_from_property,
     frontmatter_timestamp,
@@ -117,38 +116,29 @@ def _section_fragments(
         f"{rel_path}#s{section.index}" + (f".c{i}" if len(pieces) > 1 else "")
         for i in range(len(pieces))
     ]
-    ids = [
-        fragment_id(SOURCE_KIND, doc_id, locator, piece)
-        for locator, piece in zip(locators, pieces, strict=True)
-    ]
-    fragments: list[Fragment] = []
-    for i, piece in enumerate(pieces):
-        metadata: dict[str, Any] = {
-            "note_path": rel_path,
-            "heading": section.heading,
-            "section_index": section.index,
-            "tags": list(tags),
-        }
-        metadata.update(chunk_links(ids, i))
-        fragments.append(
-            Fragment(
-                id=ids[i],
-                conversation_id=doc_id,
-                role=ROLE,
-                content=piece,
-                provenance=Provenance(
-                    source_kind=SOURCE_KIND,
-                    source_path=vault_path,
-                    source_id=rel_path,
-                    locator=locators[i],
-                    timestamp=timestamp,
-                ),
-                timestamp=timestamp,
-                title=title,
-                metadata=metadata,
-                index_text="\n".join(part for part in (title, section.heading, piece) if part),
-            )
+    fragments = list(
+        linked_fragments(
+            pieces,
+            locators,
+            source_kind=SOURCE_KIND,
+            source_path=vault_path,
+            source_id=rel_path,
+            conversation_id=doc_id,
+            role=ROLE,
+            timestamp=timestamp,
+            title=title,
+            metadata={
+                "note_path": rel_path,
+                "heading": section.heading,
+                "section_index": section.index,
+                "tags": list(tags),
+            },
+            index_text=lambda piece: "\n".join(
+                part for part in (title, section.heading, piece) if part
+            ),
         )
+    )
+    ids = [fragment.id for fragment in fragments]
     found_in = _chunk_of_each_link(links, pieces) if pieces else []
     resolved_links = [
         Link(
