@@ -435,7 +435,8 @@ class PgvectorStore:
     def search(
         self, vector: Sequence[float] | np.ndarray, limit: int, filters: SearchFilters
     ) -> list[SignalHit]:
-        """Best ``limit`` fragments passing ``filters`` by cosine similarity, best first."""
+        """Best ``limit`` fragments passing ``filters`` by cosine similarity, best first: the
+        filters go into the SQL, and the HNSW index is passed over when it returns too few."""
         if limit <= 0:
             return []
         query = query_vector(vector)
