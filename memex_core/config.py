@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from memex_core.errors import MemexError
+from memex_core.settings_table import not_a_table
 
 DEFAULT_COMPONENTS = {
     "catalog": "sqlite",
@@ -149,10 +150,7 @@ def load_config(home: str | Path | None = None) -> Config:
     for role, table_name in SETTINGS_TABLES.items():
         table = raw.get(table_name, {})
         if not isinstance(table, dict):
-            raise MemexError(
-                f"{path}: `{table_name}` must be a table, e.g. [{table_name}] "
-                f'use = "{DEFAULT_COMPONENTS[role]}"'
-            )
+            raise MemexError(not_a_table(path, table_name, f'use = "{DEFAULT_COMPONENTS[role]}"'))
         value = table.get("use")
         if value is not None:
             if not isinstance(value, str):

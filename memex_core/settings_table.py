@@ -71,6 +71,12 @@ def positive_seconds(
     return float(value)
 
 
+def not_a_table(path: object, name: str, example: str) -> str:
+    """``"<path>: `<name>` must be a table, e.g. [<name>] <example>"``: config.toml gave
+    ``name`` a value where a table of settings belongs."""
+    return f"{path}: `{name}` must be a table, e.g. [{name}] {example}"
+
+
 def unknown_settings(
     settings: Mapping[str, Any], known: Iterable[str], *, known_label: str = KNOWN_LABEL
 ) -> str | None:

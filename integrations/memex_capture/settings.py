@@ -31,7 +31,12 @@ from typing import Any
 
 from memex_core.config import Config, load_config
 from memex_core.errors import MemexError
-from memex_core.settings_table import SettingsTable, is_finite_number, is_whole_number
+from memex_core.settings_table import (
+    SettingsTable,
+    is_finite_number,
+    is_whole_number,
+    not_a_table,
+)
 
 #: The config.toml table this module reads.
 TABLE = "capture"
@@ -130,8 +135,7 @@ def settings_from_config(config: Config) -> CaptureSettings:
     table = config.raw.get(TABLE, {})
     if not isinstance(table, dict):
         raise CaptureSettingError(
-            f"{config.config_path}: `{TABLE}` must be a table, e.g. [{TABLE}] "
-            "session_start_budget = 2000"
+            not_a_table(config.config_path, TABLE, "session_start_budget = 2000")
         )
     extractor = config.raw.get("extractor", {})
     extractor_llm = extractor.get("llm") if isinstance(extractor, dict) else None

@@ -73,3 +73,11 @@ def test_positive_seconds_names_the_table_and_the_default() -> None:
         "[vector.x] timeout in config.toml must be a positive number of seconds, got True. "
         "Fix or remove it (the default is 10)."
     )
+
+
+def test_not_a_table_shows_the_table_to_write() -> None:
+    from memex_core.settings_table import not_a_table
+
+    assert not_a_table("/h/config.toml", "capture", "session_start_budget = 2000") == (
+        "/h/config.toml: `capture` must be a table, e.g. [capture] session_start_budget = 2000"
+    )
