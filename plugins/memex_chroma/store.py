@@ -27,6 +27,7 @@ from memex_chroma.metadata import fragment_metadata, passes, where_clause
 from memex_chroma.outage import ServerHealth
 from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
 from memex_core.errors import EmbedderMismatchError
+from memex_core.settings_table import is_whole_number
 from memex_core.vector_rows import query_vector, upsert_rows
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def _sync_threshold(collection: Collection) -> int:
 
 def _positive_int(settings: Mapping[str, Any], key: str, default: int) -> int:
     value = settings.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+    if not is_whole_number(value) or value <= 0:
         raise ChromaConfigError(
             f"[vector.chroma] {key} in config.toml must be a positive integer, got {value!r}. "
             f"Fix or remove it (the default is {default})."

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from memex_core.errors import MemexError
 from memex_core.server_timeouts import Timeouts
+from memex_core.settings_table import is_whole_number
 
 #: The catalog's database, when it is PostgreSQL (the shared setting of the catalog role).
 CATALOG_URL_ENV = "MEMEX_CATALOG_URL"
@@ -146,7 +147,7 @@ def resolve_location(
 
 def _positive_int(settings: Mapping[str, Any], key: str, default: int, most: int) -> int:
     value = settings.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= most:
+    if not is_whole_number(value) or not 0 < value <= most:
         raise PgvectorConfigError(
             f"[vector.pgvector] {key} in config.toml must be an integer from 1 to {most:,}, "
             f"got {value!r}. Fix or remove it (the default is {default})."

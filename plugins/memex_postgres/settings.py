@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from memex_core.errors import MemexError
+from memex_core.settings_table import is_number
 from memex_postgres.connection import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_POOL_SIZE
 from memex_postgres.urls import mask_password
 
@@ -77,7 +78,7 @@ def postgres_settings(
 
 def _positive(table: Mapping[str, Any], key: str, default: Any, kind: type) -> Any:
     value = table.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+    if not is_number(value) or value <= 0:
         raise MemexError(
             f"[catalog.postgres] {key} = {value!r} must be a positive number (default {default:g})."
         )
