@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memex_bm25 import store as bm25_store_module
+from memex_bm25 import generations as bm25_generations
+from memex_bm25 import scoring as bm25_scoring
 from memex_bm25.store import BM25Store
 from memex_bm25.tokenizer import Tokenizer
 from memex_core.domain import Fragment, Provenance, SearchFilters
@@ -419,7 +420,7 @@ def test_bm25_reads_a_version_1_index_as_the_operators_corpus(tmp_path: Path) ->
     reopened.add(memory)
     reopened.flush()
     manifest = json.loads((root / "manifest.json").read_text())
-    assert manifest["version"] == bm25_store_module.FORMAT_VERSION == 2
+    assert manifest["version"] == bm25_generations.FORMAT_VERSION == 2
     for folder in (manifest["base"], manifest["delta"]):
         assert (root / folder / "doc_owner.npy").exists()
     upgraded = BM25Store(root, PLAIN)
@@ -434,14 +435,14 @@ def test_bm25_reads_a_version_1_index_as_the_operators_corpus(tmp_path: Path) ->
 def test_bm25_unfiltered_search_skips_the_mask_until_a_private_fragment_exists(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_mask = bm25_store_module.filter_mask
+    real_mask = bm25_scoring.filter_mask
     calls: list[SearchFilters] = []
 
     def counting_mask(filters: SearchFilters, *args: object) -> np.ndarray:
         calls.append(filters)
         return real_mask(filters, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(bm25_store_module, "filter_mask", counting_mask)
+    monkeypatch.setattr(bm25_scoring, "filter_mask", counting_mask)
     root = tmp_path / "bm25"
     store = BM25Store(root, PLAIN)
     store.add([make_fragment(i, owner="users/alice") for i in range(20)])

@@ -305,8 +305,8 @@ def test_doc_terms_hold_each_slots_distinct_terms(tmp_path: Path) -> None:
     store.flush()
     store.add([fragment(f"d{i}", Doc(t, "")) for i, t in enumerate(texts[80:], 80)])
     store._materialise()
-    vocab = store._vocab.index
-    for segment, first in ((store._base, 0), (store._delta, 80)):
+    vocab = store._index.vocab.index
+    for segment, first in ((store._index.base, 0), (store._index.delta, 80)):
         view = DocTerms.of(segment)
         assert view.n_docs == segment.n_docs
         for slot in range(segment.n_docs):
@@ -316,7 +316,7 @@ def test_doc_terms_hold_each_slots_distinct_terms(tmp_path: Path) -> None:
         assert (
             view.document_frequencies(every, len(vocab)) == segment.document_frequencies(len(vocab))
         ).all()
-    joined = DocTerms.concat(DocTerms.of(store._base), DocTerms.of(store._delta))
+    joined = DocTerms.concat(DocTerms.of(store._index.base), DocTerms.of(store._index.delta))
     assert joined.n_docs == 120
     assert joined.offsets[-1] == len(joined.terms)
 
