@@ -16,7 +16,7 @@ from memex_client.transport import Transport, decode
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, compact_hit, query_terms
 from memex_core.domain.memory.records import AccessEntry, MemoryRecord, Revision
-from memex_core.domain.search_options import SearchOptions, TimeBound
+from memex_core.domain.search_options import SearchOptions
 from memex_core.errors import require_query
 from memex_core.handles import MemoryHit, MemoryLinks, RememberResult
 from memex_core.services.dream import EMPTY_STATE, DreamPlan
@@ -117,25 +117,18 @@ class RemoteMemory:
         mode: str = "hybrid",
         limit: int = 10,
         *,
-        collection: str | None = None,
-        include_private: bool = False,
         user_id: str | None = None,
-        since: TimeBound = None,
-        until: TimeBound = None,
         tool_call_id: str | None = None,
+        **options: Any,
     ) -> builtins.list[MemoryHit]:
-        """``mx.agent(user).search``: ``query`` may be a whole :class:`SearchOptions`."""
-        options = SearchOptions.at_entry(
-            query,
-            mode,
-            limit,
-            collection=collection,
-            include_private=include_private,
-            since=since,
-            until=until,
-        )
-        require_query(options.query)
-        body = _body(options, MEMORY_SEARCH_FIELDS, self._collection(options.collection))
+        """``mx.agent(user).search``: ``options`` are ``collection``, ``include_private``,
+        ``since`` and ``until``, or ``query`` is a whole :class:`SearchOptions`."""
+        unknown = sorted(set(options) - MEMORY_SEARCH_FIELDS)
+        if unknown:  # as the local handle's signature refuses them
+            raise TypeError(f"search() got unexpected keyword argument(s): {', '.join(unknown)}")
+        asked = SearchOptions.at_entry(query, mode, limit, **options)
+        require_query(asked.query)
+        body = _body(asked, MEMORY_SEARCH_FIELDS, self._collection(asked.collection))
         body.update(self._user(user_id))
         return self._post_as(builtins.list[MemoryHit], "search", body, tool_call_id)
 

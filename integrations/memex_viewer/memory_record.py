@@ -26,7 +26,7 @@ from memex_core.domain.memory.records import ACTIVE, Revision
 from memex_server.auth import state_of
 from memex_viewer.memory_access import handle_of, run
 from memex_viewer.memory_views import diff_counts, diff_markup, status_label
-from memex_viewer.principal import CheckedForm, PageExit, SignedIn, Viewer
+from memex_viewer.principal import CheckedForm, PageExit, SignedIn, Viewer, refuse_agent
 from memex_viewer.rendering import error_page, render
 
 router = APIRouter(include_in_schema=False)
@@ -170,15 +170,11 @@ def _revision(request: Request, viewer: Viewer, record: Any, value: Any) -> Revi
 
 def _operator_only(request: Request, viewer: Viewer, action: str) -> None:
     if action == "restore" and not viewer.operator:
-        raise PageExit(
-            error_page(
-                request,
-                viewer,
-                403,
-                "For the operator only",
-                "Restoring a revision is the operator's, as on the API; an agent key's "
-                "session can forget and undelete.",
-            )
+        refuse_agent(
+            request,
+            viewer,
+            "Restoring a revision is the operator's, as on the API; an agent key's "
+            "session can forget and undelete.",
         )
 
 

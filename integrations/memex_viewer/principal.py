@@ -13,7 +13,7 @@ A page that cannot go on raises :class:`PageExit` with the response to send inst
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 from urllib.parse import quote, urlsplit
 
 from fastapi import Depends, Request
@@ -87,19 +87,20 @@ SignedIn = Annotated[Viewer, Depends(signed_in)]
 
 def operator_only(request: Request, viewer: SignedIn) -> Viewer:
     if not viewer.operator:
-        from memex_viewer.rendering import error_page
-
-        raise PageExit(
-            error_page(
-                request,
-                viewer,
-                403,
-                "For the operator only",
-                "This page shows the whole home; an agent key's session reaches only its "
-                "user's memory. Sign in with the operator secret to see it.",
-            )
+        refuse_agent(
+            request,
+            viewer,
+            "This page shows the whole home; an agent key's session reaches only its "
+            "user's memory. Sign in with the operator secret to see it.",
         )
     return viewer
+
+
+def refuse_agent(request: Request, viewer: Viewer, why: str) -> NoReturn:
+    """Stop the page with the 403 "For the operator only" page, saying ``why``."""
+    from memex_viewer.rendering import error_page
+
+    raise PageExit(error_page(request, viewer, 403, "For the operator only", why))
 
 
 OperatorOnly = Annotated[Viewer, Depends(operator_only)]

@@ -9,13 +9,29 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
 from memex_core.cli.context import format_option
 from memex_core.cli.memory_handles import ACTOR_NAME, agent_handle, echo_json, operator_handle
 from memex_core.errors import MemexError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def agent_name_option(help_text: str) -> Callable[[F], F]:
+    """``--agent NAME``: the agent the command acts as (``cli`` unless given)."""
+    return click.option(
+        "--agent",
+        "agent_name",
+        default=ACTOR_NAME,
+        show_default=True,
+        metavar="NAME",
+        help=help_text,
+    )
+
 
 CONVERSATION_SHAPE = 'a list of {"role": ..., "content": ...} messages, or {"messages": [...]}'
 
@@ -106,14 +122,7 @@ def _timestamp(value: Any, where: str) -> float:
     help=f"Remember a conversation from a JSON file ('-' for stdin): {CONVERSATION_SHAPE}. "
     "It is stored whole and the extractor turns it into facts.",
 )
-@click.option(
-    "--agent",
-    "agent_name",
-    default=ACTOR_NAME,
-    show_default=True,
-    metavar="NAME",
-    help="Name recorded for the writer in revisions and the access log.",
-)
+@agent_name_option("Name recorded for the writer in revisions and the access log.")
 @click.option("--operator", is_flag=True, help="Write as the operator instead of as an agent.")
 @click.option("--tool-call-id", help="The agent's tool call id, kept in the access log.")
 @format_option("panel", "json")
@@ -202,14 +211,7 @@ def remember(
     default="hybrid",
     show_default=True,
 )
-@click.option(
-    "--agent",
-    "agent_name",
-    default=ACTOR_NAME,
-    show_default=True,
-    metavar="NAME",
-    help="Name of the searching agent in the access log.",
-)
+@agent_name_option("Name of the searching agent in the access log.")
 @format_option("panel", "json")
 @click.pass_context
 def recall(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,6 +15,8 @@ from memex_core.domain import IngestReport
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from memex_core.api import Memex
 
 
 @click.command()
@@ -58,16 +60,8 @@ def ingest(
     reason. Exit status 1 if any file failed, which includes a folder with
     nothing readable in it and a file in which every item was skipped.
     """
-    mx = open_memex(ctx)
-    if no_wait:
-        mx.lock.timeout = 0
-    report = mx.ingest(
-        *paths,
-        embed=not no_embed,
-        progress=RichProgress(quiet or output_format == "json"),
-        embed_progress=RichProgress(quiet or output_format == "json"),
-        source=source_name,
-    )
+    mx = _writer(ctx, no_wait)
+    report = mx.ingest(*paths, source=source_name, **_progress(no_embed, quiet, output_format))
     print_report(report, output_format, no_embed)
 
 
@@ -94,19 +88,32 @@ def sync(
     Unchanged files are skipped by size and time, then by hash; changed notes
     are replaced and deleted notes removed; transcripts that grew are updated.
     """
-    mx = open_memex(ctx)
-    if no_wait:
-        mx.lock.timeout = 0
-    report = mx.sync(
-        embed=not no_embed,
-        progress=RichProgress(quiet or output_format == "json"),
-        embed_progress=RichProgress(quiet or output_format == "json"),
-    )
+    mx = _writer(ctx, no_wait)
+    report = mx.sync(**_progress(no_embed, quiet, output_format))
     print_report(report, output_format, no_embed)
 
 
 #: Skipped files and items listed one by one; past this, one line says how many more.
 SHOWN_SKIPS = 20
+
+
+def _writer(ctx: click.Context, no_wait: bool) -> Memex:
+    """The home to write to; with ``--no-wait``, one that fails at once when another
+    process holds the write lock."""
+    mx = open_memex(ctx)
+    if no_wait:
+        mx.lock.timeout = 0
+    return mx
+
+
+def _progress(no_embed: bool, quiet: bool, output_format: str) -> dict[str, Any]:
+    """``embed`` and the two progress bars of ``ingest`` and ``sync`` (none for JSON)."""
+    silent = quiet or output_format == "json"
+    return {
+        "embed": not no_embed,
+        "progress": RichProgress(silent),
+        "embed_progress": RichProgress(silent),
+    }
 
 
 def print_report(report: IngestReport, output_format: str, no_embed: bool) -> None:
