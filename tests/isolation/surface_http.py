@@ -51,7 +51,10 @@ class Http(Surface):
         {PATHS, HANDLE, MEMORY_SEARCH, ACCESS_LOG, RAW_HTTP, CONTEXT, AGENTS_FOR_ANY_USER}
     )
     id_operations: ClassVar[tuple[str, ...]] = ("get", "forget", "undelete", "links")
+    forged_id_operations: ClassVar[tuple[str, ...]] = id_operations
+    schema_first: ClassVar[bool] = True
     fragment_routes: ClassVar[tuple[str, ...]] = ("fragments", "timeline", "explore")
+    note_routes: ClassVar[tuple[str, ...]] = ("explore",)
     collection_calls: ClassVar[tuple[str, ...]] = (
         "memory-search",
         "memory-list",
@@ -168,6 +171,20 @@ class Http(Surface):
         if route == "timeline":
             return raw.post("/v1/timeline", {"fragment_id": fragment})
         return raw.post("/v1/explore", {"note": fragment})
+
+    def note_request(self, route: str, name: str) -> Any:
+        return self.raw().post("/v1/explore", {"note": name})
+
+    def note_refused(self, result: object) -> bool:
+        if result.status_code != 422:  # type: ignore[attr-defined]
+            return False
+        assert error_of(result)[1] == "invalid_request"  # type: ignore[arg-type]
+        return True
+
+    def note_shape(self, result: object, name: str) -> tuple[Any, ...]:
+        status, code, message = error_of(result)  # type: ignore[arg-type]
+        assert (status, code) == (404, "not_found"), (status, code, message)
+        return status, code, message.replace(repr(name), "<n>")
 
     def refuse_collection(self, call: str, collection: str) -> None:
         route, body = INVALID_COLLECTION_CALLS[call]

@@ -61,6 +61,14 @@ class Surface:
     id_operations: ClassVar[tuple[str, ...]] = ()
     #: The reading routes that take a fragment id (fragments, timeline, explore, get).
     fragment_routes: ClassVar[tuple[str, ...]] = ()
+    #: The id operations a forged id is tried on (the viewer's URLs cannot carry them all).
+    forged_id_operations: ClassVar[tuple[str, ...]] = ()
+    #: Whether every id that finds nothing is logged as a refused read with its outcome.
+    logs_every_miss: ClassVar[bool] = True
+    #: Whether a malformed ref may be refused by a schema before any lookup (422).
+    schema_first: ClassVar[bool] = False
+    #: The routes that take a note's name (path, title or id).
+    note_routes: ClassVar[tuple[str, ...]] = ()
     #: The calls that take a collection: each must refuse an invalid one.
     collection_calls: ClassVar[tuple[str, ...]] = ()
     #: The search routes time bounds go to (``handle``: the handle's own search).
@@ -163,6 +171,20 @@ class Surface:
 
     def logged_action(self, operation: str) -> str:
         return "read" if operation == "get" else operation
+
+    def echo(self, ref: str) -> str:
+        """``ref`` as this surface repeats it back (a tool strips what it is given)."""
+        return ref
+
+    def note_request(self, route: str, name: str) -> object:
+        raise NotImplementedError
+
+    def note_refused(self, result: object) -> bool:
+        """Whether ``result`` refuses the name as a note name at all (then not compared)."""
+        return False
+
+    def note_shape(self, result: object, name: str) -> tuple[Any, ...]:
+        raise NotImplementedError
 
     def is_refusal(self, result: object) -> bool:
         raise NotImplementedError
@@ -280,6 +302,7 @@ class InProcess(Surface):
         }
     )
     id_operations = ("get", "forget", "undelete", "links")
+    forged_id_operations = id_operations
     collection_calls = ("handle",)
     time_routes = ("handle",)
 

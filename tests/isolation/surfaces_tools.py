@@ -71,7 +71,12 @@ class Mcp(Surface):
         {MEMORY_SEARCH, ACCESS_LOG, CONTEXT, AGENTS_FOR_ANY_USER, TOOLS}
     )
     id_operations: ClassVar[tuple[str, ...]] = ("get",)
+    forged_id_operations: ClassVar[tuple[str, ...]] = ("get",)
+    #: An id without the mem_ prefix is a fragment id to the get tool, whose misses are
+    #: logged as a get that found nothing (outcome ok), not as a refused read.
+    logs_every_miss: ClassVar[bool] = False
     fragment_routes: ClassVar[tuple[str, ...]] = ("get", "timeline")
+    note_routes: ClassVar[tuple[str, ...]] = ("explore",)
     collection_calls: ClassVar[tuple[str, ...]] = ("search", "context", "remember")
 
     def __init__(self, local: InProcess, portal: Any) -> None:
@@ -149,7 +154,23 @@ class Mcp(Surface):
 
     def answer_shape(self, result: object, ref: str) -> tuple[Any, ...]:
         assert isinstance(result, McpResult) and result.is_error, result
-        return result.is_error, result.text.replace(ref, "<ref>")
+        return result.is_error, result.text.replace(repr(ref), "<ref>")
+
+    def echo(self, ref: str) -> str:
+        return ref.strip()  # the get tool strips each id
+
+    def is_refusal(self, result: object) -> bool:
+        return isinstance(result, McpResult) and result.is_error
+
+    def is_not_found(self, result: object) -> bool:
+        return self.is_refusal(result)
+
+    def note_request(self, route: str, name: str) -> McpResult:
+        return self.call("explore", {"note": name})
+
+    def note_shape(self, result: object, name: str) -> tuple[Any, ...]:
+        assert isinstance(result, McpResult), result
+        return result.is_error, result.text.replace(repr(name), "<n>")
 
     def fragment_shape(self, result: object, ref: str) -> tuple[Any, ...]:
         assert isinstance(result, McpResult), result

@@ -23,6 +23,7 @@ from tests.isolation.surfaces import (
     RAW_HTTP,
     InProcess,
     Surface,
+    across,
     on,
 )
 from tests.isolation.world import ALICE_OWNER
@@ -100,21 +101,14 @@ def test_a_ref_that_is_not_text_is_refused_by_the_schema(
     assert surface.foreign_state() == before
 
 
-@on(RAW_HTTP)
-@pytest.mark.parametrize(("path", "inside"), OUTSIDE_PATHS)
+@across("note_routes", rows=OUTSIDE_PATHS, argnames=("path", "inside"))
 def test_a_crafted_path_as_a_note_is_answered_like_an_unknown_note(
-    surface: Http, path: str, inside: bool
+    surface: Surface, entry: str, path: str, inside: bool
 ) -> None:
-    """/v1/explore takes a note's path, title or id: bob's memory files are no notes of
-    alice's, whatever the spelling (the corpus has no note there either)."""
-    raw = surface.raw()
-    got = raw.post("/v1/explore", {"note": path})
-    want = raw.post("/v1/explore", {"note": "no-such-note"})
-    if got.status_code == 422:  # refused as a note name at all
-        assert error_of(got)[1] == "invalid_request"
-    else:
-        assert error_of(got)[:2] == error_of(want)[:2] == (404, "not_found")
-        assert error_of(got)[2].replace(repr(path), "<n>") == error_of(want)[2].replace(
-            repr("no-such-note"), "<n>"
-        )
+    """/v1/explore and the MCP explore tool take a note's path, title or id: bob's memory
+    files are no notes of alice's, whatever the spelling (the corpus has no note there)."""
+    got = surface.note_request(entry, path)
+    want = surface.note_request(entry, "no-such-note")
+    if not surface.note_refused(got):  # (over HTTP a name may be refused as a name at all)
+        assert surface.note_shape(got, path) == surface.note_shape(want, "no-such-note")
     surface.assert_reveals_nothing(got, typed=(path,))

@@ -4,12 +4,10 @@ that takes an id (the handle, HTTP routes, MCP tools, viewer pages)."""
 
 from __future__ import annotations
 
-import pytest
-
 from tests.isolation.surface_http import ACME_BOT, MEMORY_ONLY_BOT, Http
-from tests.isolation.surfaces import ACCESS_LOG, PATHS, RAW_HTTP, Surface, across, entry_shape, on
+from tests.isolation.surfaces import ACCESS_LOG, RAW_HTTP, Surface, across, entry_shape, on
 from tests.isolation.world import ALICE_BOT, UNKNOWN_FRAGMENT, UNKNOWN_ID
-from tests.support.memory_attacks import FOREIGN_MEMORIES, FORGED_IDS, ID_OPERATIONS
+from tests.support.memory_attacks import FOREIGN_MEMORIES, FORGED_IDS
 from tests.support.server_fixtures import assert_clean_response
 
 
@@ -30,23 +28,26 @@ def test_another_users_id_is_answered_like_an_unknown_id(
     assert surface.foreign_state() == before
 
 
-@on(PATHS, ACCESS_LOG)
-@pytest.mark.parametrize("operation", ID_OPERATIONS)
-@pytest.mark.parametrize("template", FORGED_IDS)
-def test_a_forged_id_finds_nothing(surface: Surface, template: str, operation: str) -> None:
+@across("forged_id_operations", ACCESS_LOG, rows=FORGED_IDS, argnames=("template",))
+def test_a_forged_id_finds_nothing(surface: Surface, entry: str, template: str) -> None:
+    operation = entry
     real = surface.ids["bob_fact"]
     ref = template.format(id=real, id_but_last=real[:-1], ID=real.upper())
+    shown = surface.echo(ref)  # what the surface repeats of it (an MCP tool strips ids)
     before = surface.foreign_state()
     rows_before = len(surface.memory_rows())
     result = surface.refer(operation, ref)
     assert surface.is_refusal(result), result
-    logged = surface.assert_logged(surface.logged_action(operation), result)
-    # In process every forged mem_ id is not found; the server's schema may refuse it first.
-    if ref.startswith("mem_") and (surface.name != "http" or surface.is_not_found(result)):
+    logged = None
+    if surface.logs_every_miss:
+        logged = surface.assert_logged(surface.logged_action(operation), result)
+    # Every forged mem_ id is not found; over HTTP the schema may refuse it first (422).
+    if ref.startswith("mem_") and (not surface.schema_first or surface.is_not_found(result)):
         control = surface.refer(operation, UNKNOWN_ID)
-        assert surface.answer_shape(result, ref) == surface.answer_shape(control, UNKNOWN_ID)
-        assert entry_shape(logged, ref) == entry_shape(surface.last_entry(), UNKNOWN_ID)
-    surface.assert_reveals_nothing(result, typed=[ref])
+        assert surface.answer_shape(result, shown) == surface.answer_shape(control, UNKNOWN_ID)
+        if logged is not None:
+            assert entry_shape(logged, shown) == entry_shape(surface.last_entry(), UNKNOWN_ID)
+    surface.assert_reveals_nothing(result, typed=[ref, shown])
     assert len(surface.memory_rows()) == rows_before
     assert surface.foreign_state() == before
 

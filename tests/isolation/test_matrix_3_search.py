@@ -131,6 +131,29 @@ def test_a_collection_prefix_narrows_and_never_widens(
         )
 
 
+@on(SEARCH_PAGE)
+@pytest.mark.parametrize("collection", VALID_COLLECTIONS)
+def test_the_memory_page_lists_only_alices_and_shared_memory(surface: Any, collection: str) -> None:
+    """The viewer's memory page (records and collections tree) for one collection prefix."""
+    response = surface.page("/memory", collection=collection)
+    assert response.status_code == 200
+    body = response.text
+    for marker in FOREIGN_MARKERS:
+        assert marker not in body, marker
+    for memory_id in surface.foreign_ids():
+        assert memory_id not in body, memory_id
+    owners = surface.owners()
+    listed = set(re.findall(r'href="/memory/(mem_[0-9a-f]+)', body))
+    assert {owners[i] for i in listed} <= set(READABLE)
+    if collection in ("acme:bob", "acme:carol", "ACME"):
+        assert listed == set()  # alice has nothing there: bob's are not shown
+    assert (
+        "acme:bob"
+        not in body.replace(f"collection={collection}", "").replace(f"'{collection}'", "")
+        or collection == "acme:bob"
+    )
+
+
 @across("collection_calls", rows=INVALID_COLLECTIONS, argnames=("collection",))
 def test_an_invalid_collection_is_refused_not_widened(
     surface: Surface, entry: str, collection: str
