@@ -20,6 +20,16 @@ from tests.isolation.surfaces import InProcess, Surface
 from tests.isolation.world import ALICE, ALICE_BOT, BOB_HIDDEN, Home, build_home, isolation_memex
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """One xdist group for the matrix: under ``--dist loadgroup`` its cases run on one
+    worker, in order, on one set of homes, so the log checks of test_matrix_8_log read
+    every attack before them. (Under ``--dist load`` each worker builds its own homes.)"""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.xdist_group("isolation-matrix"))
+
+
 @pytest.fixture(autouse=True)
 def _shared_read_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(SHARED_WRITE_ENV, raising=False)
