@@ -17,7 +17,8 @@ import pytest
 
 from memex_core.handles import SHARED_WRITE_ENV
 from tests.isolation.surfaces import InProcess, Surface
-from tests.isolation.world import ALICE, ALICE_BOT, BOB_HIDDEN, Home, build_home, isolation_memex
+from tests.isolation.world import ALICE, ALICE_BOT, Home, build_home, isolation_memex
+from tests.support.memory_attacks import BOB_HIDDEN
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

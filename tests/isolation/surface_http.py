@@ -19,7 +19,6 @@ from memex_core.errors import MemexError
 from tests.isolation.surfaces import (
     ACCESS_LOG,
     AGENTS_FOR_ANY_USER,
-    CONTEXT,
     CORPUS_OWNER,
     HANDLE,
     MEMORY_SEARCH,
@@ -48,7 +47,7 @@ class Http(Surface):
 
     name: ClassVar[str] = "http"
     caps: ClassVar[frozenset[str]] = frozenset(
-        {PATHS, HANDLE, MEMORY_SEARCH, ACCESS_LOG, RAW_HTTP, CONTEXT, AGENTS_FOR_ANY_USER}
+        {PATHS, HANDLE, MEMORY_SEARCH, ACCESS_LOG, RAW_HTTP, AGENTS_FOR_ANY_USER}
     )
     id_operations: ClassVar[tuple[str, ...]] = ("get", "forget", "undelete", "links")
     forged_id_operations: ClassVar[tuple[str, ...]] = id_operations

@@ -44,7 +44,6 @@ ACCESS_LOG = "access_log"  # each attempt is read back from the access log
 RAW_HTTP = "raw_http"  # raw requests: bodies, headers, query strings the client never sends
 CONSOLIDATOR = "consolidator"  # a consolidator object passed in (in-process only)
 CATALOG = "catalog"  # the catalog's scoped methods, called directly
-CONTEXT = "context"  # a context pack
 SEARCH_PAGE = "search_page"  # the viewer's search page
 AGENTS_FOR_ANY_USER = "agents_for_any_user"  # a handle or server bound to any user id
 OTHER_USERS = "other_users"  # the case may act as bob or as the operator in this process

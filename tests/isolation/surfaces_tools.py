@@ -19,7 +19,6 @@ from tests.isolation.surface_http import Http
 from tests.isolation.surfaces import (
     ACCESS_LOG,
     AGENTS_FOR_ANY_USER,
-    CONTEXT,
     MEMORY_SEARCH,
     SEARCH_PAGE,
     TOOLS,
@@ -68,7 +67,7 @@ class Mcp(Surface):
 
     name: ClassVar[str] = "mcp"
     caps: ClassVar[frozenset[str]] = frozenset(
-        {MEMORY_SEARCH, ACCESS_LOG, CONTEXT, AGENTS_FOR_ANY_USER, TOOLS}
+        {MEMORY_SEARCH, ACCESS_LOG, AGENTS_FOR_ANY_USER, TOOLS}
     )
     id_operations: ClassVar[tuple[str, ...]] = ("get",)
     forged_id_operations: ClassVar[tuple[str, ...]] = ("get",)
