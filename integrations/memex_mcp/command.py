@@ -7,7 +7,7 @@ the command runs, so ``memex --help`` stays fast and works without it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -233,7 +233,8 @@ def _remote(ctx: click.Context, url: str | None, api_key: str | None) -> MemexCl
     from memex_core.errors import MemexError
 
     try:
-        return connect(url, key)
+        # memex_client's connect, found through the memex.remote entry point
+        return cast("MemexClient", connect(url, key))
     except MemexError as exc:
         raise click.ClickException(f"memex mcp: {exc}") from exc
 

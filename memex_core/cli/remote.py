@@ -18,9 +18,16 @@ REMOTE_GROUP = "memex.remote"
 
 
 class RemoteIdentity(Protocol):
-    kind: str  # "agent" or "operator"
-    name: str
-    user_id: str | None
+    """Whom the credentials name (``memex_client.Identity``)."""
+
+    @property
+    def kind(self) -> str: ...  # "agent" or "operator"
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def user_id(self) -> str | None: ...
 
 
 class RemoteClient(Protocol):
