@@ -16,16 +16,8 @@ _COLUMNS = "id, name, user_id, collection, corpus, created_at, revoked_at, last_
 
 
 def _key(row: Sequence[Any]) -> AgentKey:
-    return AgentKey(
-        id=row[0],
-        name=row[1],
-        user_id=row[2],
-        collection=row[3],
-        corpus=bool(row[4]),
-        created_at=row[5],
-        revoked_at=row[6],
-        last_used_at=row[7],
-    )
+    # _COLUMNS are AgentKey's fields in order; only ``corpus`` needs converting.
+    return AgentKey(*row[:4], bool(row[4]), *row[5:8])
 
 
 class AgentKeyStore(CatalogPart):

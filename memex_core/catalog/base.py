@@ -27,10 +27,12 @@ from memex_core.catalog.replicas import ReplicaRegistry
 from memex_core.catalog.rows import (
     FRAGMENT_COLUMNS,
     INSERT_FRAGMENT,
+    added_since,
     continued_positions,
-    delete_fragments,
+    drop_unkept,
     fragment_rows,
     is_storable,
+    last_seq,
     row_to_fragment,
     upsert_conversations,
 )
@@ -232,17 +234,11 @@ class SqlCatalog(
         now = time.time()
         removed: list[str] = []
         with self.transaction() as db:
-            before = db.execute("SELECT COALESCE(MAX(seq), 0) FROM fragments").fetchone()[0]
+            before = last_seq(db)
             first = continued_positions(db, fragments)
             self.insert_fragment_rows(db, fragment_rows(fragments, run_id, first))
             if replace:
-                keep = {f.id for f in fragments}
-                previous = [
-                    r[0]
-                    for r in db.execute("SELECT id FROM fragments WHERE source_path=?", (path,))
-                ]
-                removed = [i for i in previous if i not in keep]
-                delete_fragments(db, removed)
+                removed = drop_unkept(db, "source_path", path, fragments)
             upsert_conversations(db, fragments)
             upsert_session_folders(db, fragments)
             db.execute(
@@ -254,12 +250,10 @@ class SqlCatalog(
                 "ingested_at=excluded.ingested_at, mtime_ns=excluded.mtime_ns",
                 (path, sha256, size, source_kind, len(fragments), run_id, now, mtime_ns),
             )
-            new_ids = {
-                r[0] for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))
-            }
+            new = added_since(db, before, fragments)
             crash_point("catalog.file_txn")
         crash_point("catalog.file_committed")
-        return [f for f in fragments if f.id in new_ids], removed
+        return new, removed
 
     def pending_vector_deletes(self) -> list[str]:
         return [r[0] for r in self._db.execute("SELECT id FROM pending_vector_deletes")]

@@ -16,8 +16,11 @@ from typing import Any
 
 from memex_core.catalog.dbapi import CatalogPart, Connection
 from memex_core.catalog.rows import (
+    added_since,
     delete_fragments,
+    drop_unkept,
     fragment_rows,
+    last_seq,
     upsert_conversations,
 )
 from memex_core.crashpoints import crash_point
@@ -89,18 +92,10 @@ class DocumentStore(CatalogPart):
     ) -> tuple[list[Fragment], list[str]]:
         """Store (or replace) one document; returns its new fragments and the ids removed."""
         fragments = document.fragments
-        keep = {f.id for f in fragments}
         with self.transaction() as db:
             _mark_links_stale(db, root)
-            previous = [
-                r[0]
-                for r in db.execute(
-                    "SELECT id FROM fragments WHERE conversation_id=?", (document.id,)
-                )
-            ]
-            removed = [i for i in previous if i not in keep]
-            delete_fragments(db, removed)
-            before = db.execute("SELECT COALESCE(MAX(seq), 0) FROM fragments").fetchone()[0]
+            removed = drop_unkept(db, "conversation_id", document.id, fragments)
+            before = last_seq(db)
             self.insert_fragment_rows(db, fragment_rows(fragments, run_id))
             db.execute("DELETE FROM links WHERE source_document=?", (document.id,))
             db.executemany(
@@ -146,12 +141,10 @@ class DocumentStore(CatalogPart):
             )
             db.execute("DELETE FROM conversations WHERE id=?", (document.id,))
             upsert_conversations(db, fragments)
-            new_ids = {
-                r[0] for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))
-            }
+            new = added_since(db, before, fragments)
             crash_point("catalog.document_txn")
         crash_point("catalog.document_committed")
-        return [f for f in fragments if f.id in new_ids], removed
+        return new, removed
 
     def touch_document(self, document_id: str, mtime_ns: int | None) -> None:
         """Record a new modification time for a document whose content did not change."""

@@ -30,6 +30,39 @@ class MemoryDrift:
     active_without_fragments: list[str] = field(default_factory=list)  # memory ids
 
 
+#: Each :class:`MemoryDrift` field and the query (with its parameters) that lists its ids.
+_DRIFT_QUERIES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "missing_revision": (
+        "SELECT m.id FROM memories m WHERE NOT EXISTS (SELECT 1 FROM memory_revisions r "
+        "WHERE r.memory_id = m.id AND r.revision = m.revision) ORDER BY m.id",
+        (),
+    ),
+    "inactive_fragments": (
+        "SELECT f.id FROM fragments f JOIN memories m ON m.id = f.conversation_id "
+        "WHERE m.status != ? ORDER BY f.seq",
+        (ACTIVE,),
+    ),
+    "orphan_fragments": (
+        "SELECT f.id FROM fragments f WHERE f.source_kind = ? AND NOT EXISTS "
+        "(SELECT 1 FROM memories m WHERE m.id = f.conversation_id) ORDER BY f.seq",
+        (MEMORY_SOURCE,),
+    ),
+    "scope_mismatch": (
+        "SELECT f.id FROM fragments f JOIN memories m ON m.id = f.conversation_id "
+        "WHERE f.owner != m.owner OR f.collection != m.collection "
+        "OR f.private != m.private ORDER BY f.seq",
+        (),
+    ),
+    "active_without_fragments": (
+        "SELECT m.id FROM memories m JOIN memory_revisions r "
+        "ON r.memory_id = m.id AND r.revision = m.revision "
+        "WHERE m.status = ? AND r.content != '' AND NOT EXISTS "
+        "(SELECT 1 FROM fragments f WHERE f.conversation_id = m.id) ORDER BY m.id",
+        (ACTIVE,),
+    ),
+}
+
+
 def _chunks(ids: Sequence[str], size: int = 500) -> list[list[str]]:
     return [list(ids[i : i + size]) for i in range(0, len(ids), size)]
 
@@ -85,49 +118,12 @@ class HealthQueries(CatalogPart):
 
     def memory_drift(self) -> MemoryDrift:
         db = self._db
-        drift = MemoryDrift()
-        drift.missing_revision = [
-            r[0]
-            for r in db.execute(
-                "SELECT m.id FROM memories m WHERE NOT EXISTS (SELECT 1 FROM memory_revisions r "
-                "WHERE r.memory_id = m.id AND r.revision = m.revision) ORDER BY m.id"
-            )
-        ]
-        drift.inactive_fragments = [
-            r[0]
-            for r in db.execute(
-                "SELECT f.id FROM fragments f JOIN memories m ON m.id = f.conversation_id "
-                "WHERE m.status != ? ORDER BY f.seq",
-                (ACTIVE,),
-            )
-        ]
-        drift.orphan_fragments = [
-            r[0]
-            for r in db.execute(
-                "SELECT f.id FROM fragments f WHERE f.source_kind = ? AND NOT EXISTS "
-                "(SELECT 1 FROM memories m WHERE m.id = f.conversation_id) ORDER BY f.seq",
-                (MEMORY_SOURCE,),
-            )
-        ]
-        drift.scope_mismatch = [
-            r[0]
-            for r in db.execute(
-                "SELECT f.id FROM fragments f JOIN memories m ON m.id = f.conversation_id "
-                "WHERE f.owner != m.owner OR f.collection != m.collection "
-                "OR f.private != m.private ORDER BY f.seq"
-            )
-        ]
-        drift.active_without_fragments = [
-            r[0]
-            for r in db.execute(
-                "SELECT m.id FROM memories m JOIN memory_revisions r "
-                "ON r.memory_id = m.id AND r.revision = m.revision "
-                "WHERE m.status = ? AND r.content != '' AND NOT EXISTS "
-                "(SELECT 1 FROM fragments f WHERE f.conversation_id = m.id) ORDER BY m.id",
-                (ACTIVE,),
-            )
-        ]
-        return drift
+        return MemoryDrift(
+            **{
+                name: [r[0] for r in db.execute(sql, params)]
+                for name, (sql, params) in _DRIFT_QUERIES.items()
+            }
+        )
 
     def retire_fragments(self, ids: Sequence[str]) -> None:
         """Delete fragments (their vectors are queued for deletion, their links go)."""

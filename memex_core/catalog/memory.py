@@ -17,9 +17,12 @@ from typing import Any
 
 from memex_core.catalog.dbapi import CatalogPart, Connection
 from memex_core.catalog.rows import (
+    added_since,
     delete_fragments,
+    drop_unkept,
     fragment_rows,
     is_storable,
+    last_seq,
 )
 from memex_core.domain import Fragment
 from memex_core.domain.memory.records import (
@@ -70,36 +73,18 @@ def _owner_clause(scope: Scope, column: str = "m.owner") -> tuple[str, list[Any]
     return f"{column} IN ({','.join('?' * len(scope.readable))})", list(scope.readable)
 
 
+# The SELECTs list their columns in the order of the record's fields, so a row unpacks
+# into its record with only the conversions the engines differ on.
+
+
 def _record(row: Sequence[Any]) -> MemoryRecord:
-    return MemoryRecord(
-        id=row[0],
-        owner=row[1],
-        collection=row[2],
-        path=row[3],
-        kind=row[4],
-        status=row[5],
-        revision=int(row[6]),
-        private=bool(row[7]),
-        created_at=float(row[8]),
-        updated_at=float(row[9]),
-        content=row[10],
-    )
+    return MemoryRecord(*row[:6], int(row[6]), bool(row[7]), float(row[8]), float(row[9]), row[10])
 
 
 def _revision(row: Sequence[Any]) -> Revision:
+    sources, redactions = tuple(json.loads(row[10] or "[]")), int(row[11] or 0)
     return Revision(
-        memory_id=row[0],
-        revision=int(row[1]),
-        content=row[2],
-        kind=row[3],
-        status=row[4],
-        action=row[5],
-        actor=row[6],
-        created_at=float(row[7]),
-        reason=row[8] or "",
-        tool_call_id=row[9],
-        sources=tuple(json.loads(row[10] or "[]")),
-        redactions=int(row[11] or 0),
+        row[0], int(row[1]), *row[2:7], float(row[7]), row[8] or "", row[9], sources, redactions
     )
 
 
@@ -113,10 +98,13 @@ class MemoryStore(CatalogPart):
         user's id is indistinguishable from an unknown one)."""
         if not is_storable(memory_id):
             return None
+        return self._memory_where(scope, "m.id", memory_id)
+
+    def _memory_where(self, scope: Scope, column: str, value: str) -> MemoryRecord | None:
         owners, params = _owner_clause(scope)
         row = self._db.execute(
-            f"SELECT {_MEMORY_COLUMNS} {_FROM_MEMORY} WHERE m.id = ? AND {owners}",
-            (memory_id, *params),
+            f"SELECT {_MEMORY_COLUMNS} {_FROM_MEMORY} WHERE {column} = ? AND {owners}",
+            (value, *params),
         ).fetchone()
         return _record(row) if row else None
 
@@ -134,12 +122,7 @@ class MemoryStore(CatalogPart):
 
     def memory_at_path(self, scope: Scope, path: str) -> MemoryRecord | None:
         """The memory file at a storage path, if readable."""
-        owners, params = _owner_clause(scope)
-        row = self._db.execute(
-            f"SELECT {_MEMORY_COLUMNS} {_FROM_MEMORY} WHERE m.path = ? AND {owners}",
-            (path, *params),
-        ).fetchone()
-        return _record(row) if row else None
+        return self._memory_where(scope, "m.path", path)
 
     def memories(
         self,
@@ -333,22 +316,12 @@ class MemoryStore(CatalogPart):
                     revision.redactions,
                 ),
             )
-            keep = {f.id for f in write.fragments}
-            previous = [
-                r[0]
-                for r in db.execute(
-                    "SELECT id FROM fragments WHERE conversation_id = ?", (record.id,)
-                )
-            ]
-            removed = [i for i in previous if i not in keep]
-            delete_fragments(db, removed)
-            before = db.execute("SELECT COALESCE(MAX(seq), 0) FROM fragments").fetchone()[0]
+            removed = drop_unkept(db, "conversation_id", record.id, write.fragments)
+            before = last_seq(db)
             self.insert_fragment_rows(db, fragment_rows(write.fragments, None))
-            new_ids = {
-                r[0] for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))
-            }
+            new = added_since(db, before, write.fragments)
             self._store_memory_file(db, record, write)
-        return [f for f in write.fragments if f.id in new_ids], removed
+        return new, removed
 
     def _store_memory_file(self, db: Connection, record: MemoryRecord, write: MemoryWrite) -> None:
         """Keep the memory file's document row and links in the shared link graph."""
@@ -515,21 +488,7 @@ class MemoryStore(CatalogPart):
             f"detail FROM access_log {where} ORDER BY id DESC LIMIT ?",
             (*params, limit),
         )
-        return [
-            AccessEntry(
-                id=r[0],
-                at=r[1],
-                actor_kind=r[2],
-                actor=r[3],
-                user_id=r[4],
-                action=r[5],
-                target=r[6],
-                tool_call_id=r[7],
-                outcome=r[8],
-                detail=json.loads(r[9] or "{}"),
-            )
-            for r in rows
-        ]
+        return [AccessEntry(*r[:9], detail=json.loads(r[9] or "{}")) for r in rows]
 
 
 def _loggable(text: str) -> str:

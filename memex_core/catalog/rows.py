@@ -147,6 +147,29 @@ def delete_fragments(db: Connection, ids: Sequence[str]) -> None:
         )
 
 
+def drop_unkept(
+    db: Connection, column: str, value: str, fragments: Sequence[Fragment]
+) -> list[str]:
+    """Delete the fragments whose ``column`` is ``value`` that ``fragments`` no longer
+    yields (an earlier version of the same file, document or memory); returns their ids."""
+    keep = {f.id for f in fragments}
+    previous = [r[0] for r in db.execute(f"SELECT id FROM fragments WHERE {column}=?", (value,))]
+    removed = [i for i in previous if i not in keep]
+    delete_fragments(db, removed)
+    return removed
+
+
+def last_seq(db: Connection) -> Any:
+    """The newest fragment's ``seq`` (0 when there is none): what :func:`added_since` takes."""
+    return db.execute("SELECT COALESCE(MAX(seq), 0) FROM fragments").fetchone()[0]
+
+
+def added_since(db: Connection, before: Any, fragments: Sequence[Fragment]) -> list[Fragment]:
+    """Those of ``fragments`` that were inserted after ``seq`` ``before`` (not there already)."""
+    new_ids = {r[0] for r in db.execute("SELECT id FROM fragments WHERE seq > ?", (before,))}
+    return [f for f in fragments if f.id in new_ids]
+
+
 def _earliest(column: str) -> str:
     """The earlier of the stored and the incoming ``column`` (either may be NULL); a CASE,
     since SQLite's two-argument MIN is LEAST elsewhere."""
