@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from memex_core.domain.documents import DocumentRecord
 
@@ -39,31 +39,35 @@ class Outlink:
         return dict(vars(self))
 
 
+class _NoteRow:
+    """A row naming a note; concise, it is just the note's path and title."""
+
+    _CONCISE: ClassVar[tuple[str, str]] = ("path", "title")  # the attributes holding them
+
+    def to_dict(self, concise: bool = False) -> dict[str, Any]:
+        if concise:
+            path, title = self._CONCISE
+            return {"path": getattr(self, path), "title": getattr(self, title)}
+        return dict(vars(self))
+
+
 @dataclass(frozen=True)
-class Backlink:
+class Backlink(_NoteRow):
+    _CONCISE = ("source_path", "source_title")
+
     source_document: str
     source_path: str
     source_title: str
     fragment_id: str
     context: str
 
-    def to_dict(self, concise: bool = False) -> dict[str, Any]:
-        if concise:
-            return {"path": self.source_path, "title": self.source_title}
-        return dict(vars(self))
-
 
 @dataclass(frozen=True)
-class SimilarNote:
+class SimilarNote(_NoteRow):
     document_id: str
     path: str
     title: str
     score: float
-
-    def to_dict(self, concise: bool = False) -> dict[str, Any]:
-        if concise:
-            return {"path": self.path, "title": self.title}
-        return dict(vars(self))
 
 
 @dataclass

@@ -123,35 +123,33 @@ def _difference(built: str, name: str, recorded: TurnContext, configured: TurnCo
     )
 
 
+#: Per index: the attribute of :class:`IndexContext`, how a sentence names what was built,
+#: how it names the setting, and what happens until a rebuild.
+_PENDING = (
+    (
+        "keyword",
+        "The keyword index was built",
+        "keyword",
+        " New fragments are indexed as before until `memex rebuild` re-indexes "
+        "everything with the new setting.",
+    ),
+    (
+        "vectors",
+        "The vectors were built",
+        "vector",
+        " New fragments are embedded as before until `memex rebuild --vectors` "
+        "re-embeds everything with the new setting.",
+    ),
+)
+
+
 def pending_changes(recorded: IndexContext, configured: IndexContext) -> list[tuple[str, str]]:
     """(index, sentence) for each index built with another turn context than configured."""
     out = []
-    if recorded.keyword != configured.keyword and (
-        recorded.keyword.enabled or configured.keyword.enabled
-    ):
-        out.append(
-            (
-                "keyword",
-                _difference(
-                    "The keyword index was built", "keyword", recorded.keyword, configured.keyword
-                )
-                + " New fragments are indexed as before until `memex rebuild` re-indexes "
-                "everything with the new setting.",
-            )
-        )
-    if recorded.vectors != configured.vectors and (
-        recorded.vectors.enabled or configured.vectors.enabled
-    ):
-        out.append(
-            (
-                "vectors",
-                _difference(
-                    "The vectors were built", "vector", recorded.vectors, configured.vectors
-                )
-                + " New fragments are embedded as before until `memex rebuild --vectors` "
-                "re-embeds everything with the new setting.",
-            )
-        )
+    for index, built, name, until in _PENDING:
+        was, wanted = getattr(recorded, index), getattr(configured, index)
+        if was != wanted and (was.enabled or wanted.enabled):
+            out.append((index, _difference(built, name, was, wanted) + until))
     return out
 
 
