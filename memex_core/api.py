@@ -119,9 +119,7 @@ class Memex(HomeComponents):
         why not and ``backfill()`` can do it later. ``source`` names the one source to
         read with (``"code"``: the only way to index a git repository as code).
         """
-        return self._writer.ingest(
-            *paths, embed=embed, progress=progress, embed_progress=embed_progress, source=source
-        )
+        return self._writer.ingest(paths, embed, progress, embed_progress, source)
 
     def sync(
         self,
@@ -151,9 +149,7 @@ class Memex(HomeComponents):
         earlier batch of the same ``origin`` stored and this one lacks are removed from
         the catalog and the indexes (as a re-read transcript replaces its old turns).
         """
-        return self._writer.add_fragments(
-            fragments, origin=origin, embed=embed, progress=progress, replace=replace
-        )
+        return self._writer.add_fragments(fragments, origin, embed, progress, replace)
 
     def backfill(self, batch_size: int = 256, progress: Progress | None = None) -> int:
         """Embed every fragment that lacks a vector. Safe to interrupt and rerun."""
@@ -314,7 +310,7 @@ class Memex(HomeComponents):
         relevance floor left out. ``reach`` (default: this whole home) names a caller's
         scope, whose owners and collections ``filters`` carry; everything is counted and
         probed within them only (see :mod:`memex_core.services.guidance`)."""
-        return self._reader.explain_empty(query, mode, filters, found, reach=reach)
+        return self._reader.explain_empty(query, mode, filters, found, reach)
 
     def query(self, sql: str, limit: int | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run read-only SQL against the catalog."""

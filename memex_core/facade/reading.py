@@ -246,15 +246,11 @@ class Reader:
         query: str,
         mode: str,
         filters: SearchFilters,
-        found: SearchResults | None = None,
-        *,
-        reach: Reach | None = None,
+        found: SearchResults | None,
+        reach: Reach | None,
     ) -> list[str]:
-        """Guidance when a search found nothing: the fragments searched, their embedding
-        coverage, the filter to blame, and (given the empty ``found``) the candidates the
-        relevance floor left out. ``reach`` (default: this whole home) names a caller's
-        scope, whose owners and collections ``filters`` carry; everything is counted and
-        probed within them only (see :mod:`memex_core.services.guidance`)."""
+        """``Memex.explain_empty``: guidance when a search found nothing, counted and probed
+        within ``reach`` (default: this whole home)."""
         from memex_core.services import guidance
 
         chosen = reach or guidance.Reach(home=str(self._parts.home))

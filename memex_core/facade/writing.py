@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,19 +42,13 @@ class Writer:
 
     def ingest(
         self,
-        *paths: str | Path,
-        embed: bool = True,
-        progress: Progress | None = None,
-        embed_progress: Progress | None = None,
-        source: str | None = None,
+        paths: Sequence[str | Path],
+        embed: bool,
+        progress: Progress | None,
+        embed_progress: Progress | None,
+        source: str | None,
     ) -> IngestReport:
-        """Ingest files, folders or export zips. Returns per-file outcomes.
-
-        With ``embed`` (default), fragments without vectors are embedded afterwards
-        when an embedder and vector store are installed; otherwise the report says
-        why not and ``backfill()`` can do it later. ``source`` names the one source to
-        read with (``"code"``: the only way to index a git repository as code).
-        """
+        """``Memex.ingest``: read ``paths`` with every source (or the one named), then embed."""
         sources = self._parts.sources()
         if source is not None:
             sources = [s for s in sources if s.source_kind == source]
@@ -139,25 +133,17 @@ class Writer:
                 'for example\n\n[sync]\npaths = ["~/notes", "~/.claude/projects", '
                 '"~/.codex/sessions"]'
             )
-        return self.ingest(*paths, embed=embed, progress=progress, embed_progress=embed_progress)
+        return self.ingest(paths, embed, progress, embed_progress, None)
 
     def add_fragments(
         self,
         fragments: Iterable[Fragment],
-        *,
         origin: str,
-        embed: bool = True,
-        progress: Progress | None = None,
-        replace: bool = False,
+        embed: bool,
+        progress: Progress | None,
+        replace: bool,
     ) -> int:
-        """Store fragments built in code (not read from a file) as one atomic batch.
-
-        ``origin`` names the batch in ``memex sources`` (e.g. ``"app:support-bot"``).
-        Returns how many fragments were new. Embeds them when ``embed`` and possible.
-        With ``replace``, the batch is everything ``origin`` holds now: fragments an
-        earlier batch of the same ``origin`` stored and this one lacks are removed from
-        the catalog and the indexes (as a re-read transcript replaces its old turns).
-        """
+        """``Memex.add_fragments``: one atomic batch under ``origin``; how many were new."""
         batch = list(fragments)
         digest = hashlib.sha256("\n".join(sorted(f.id for f in batch)).encode()).hexdigest()
         kinds = sorted({f.source_kind for f in batch}) or ["api"]
