@@ -31,7 +31,7 @@ class Disclosure:
         self._reader = reader
 
     def timeline(self, fragment_id: str, before: int = 3, after: int = 3) -> Timeline:
-        """The turns (or note sections) around a fragment, in order, the fragment included."""
+        """See ``Memex.timeline``."""
         if before < 0 or after < 0:
             raise MemexError("before and after must be 0 or more")
         (fragment_id,) = self._reader.resolve_ids([fragment_id])
@@ -46,8 +46,7 @@ class Disclosure:
         )
 
     def explore(self, note: str, similar: int = 5) -> Exploration:
-        """A note's outlinks (unresolved ones with a null path), backlinks, and up to
-        ``similar`` semantically similar notes it is not linked with."""
+        """See ``Memex.explore``."""
         similar_search = None
         if similar > 0 and self._parts.semantic_unavailable_reason() is None:
             similar_search = self._reader.search_service("semantic").semantic_hits
@@ -55,9 +54,7 @@ class Disclosure:
         return Explorer(self._parts.catalog, similar_search).explore(note, similar)
 
     def context(self, options: SearchOptions, budget_chars: int = 4000) -> ContextPack:
-        """Context for an agent within ``budget_chars``: search hits, the notes they link
-        to, then recent material; every item says why it is there. Deterministic.
-        An empty or blank query raises :class:`~memex_core.errors.EmptyQueryError`."""
+        """See ``Memex.context``."""
         require_query(options.query)
         settings = self.context_settings()
         asked = options.filter_options() or options.include_private
@@ -77,7 +74,7 @@ class Disclosure:
             raise MemexError(str(exc)) from exc
 
     def context_settings(self) -> ContextSettings:
-        """The ``[context]`` table of the config over the defaults."""
+        """See ``Memex.context_settings``."""
         table = self._parts.config.table("context")
         defaults = ContextSettings()
         return ContextSettings(

@@ -27,11 +27,7 @@ class RelevanceFloor:
         self._calibrated: Calibration | None = None
 
     def relevance_floor(self, setting: str | float | None = None) -> float | None:
-        """The cosine similarity a candidate found by meaning alone must reach, as
-        ``setting`` (or else ``[search] min_semantic_similarity``) says: a number, None
-        for ``"off"`` or when semantic search is unavailable, or for ``"auto"`` (the
-        default) the value calibrated for the embedder that built the vectors, measured
-        once and recorded in the catalog (:mod:`memex_core.services.calibration`)."""
+        """See ``Memex.relevance_floor``."""
         raw = self._parts.config.search_setting("min_semantic_similarity", None)
         try:
             chosen = parse_floor_setting(raw if setting is None else setting)
@@ -47,8 +43,7 @@ class RelevanceFloor:
         return self.calibrated_floor().value
 
     def floor_signature(self) -> str:
-        """Which embedder build a calibration belongs to: its signature, and its ``build``
-        when the embedder plugin names one (an encoder whose vectors change says so)."""
+        """See ``Memex.floor_signature``."""
         from memex_core.services.indexing import embedder_signature
 
         build = getattr(self._parts.embedder, "build", None)
@@ -56,8 +51,7 @@ class RelevanceFloor:
         return f"{signature}:{build}" if build else signature
 
     def calibrated_floor(self, *, recalibrate: bool = False) -> Calibration:
-        """The floor calibrated for this home's embedder: read from the catalog, or
-        measured (a few seconds, once) and recorded there. ``recalibrate`` measures again."""
+        """See ``Memex.calibrated_floor``."""
         from memex_core.services.calibration import (
             FLOOR_SETTING,
             METHOD,
@@ -88,7 +82,7 @@ class RelevanceFloor:
         return measured
 
     def recorded_floor(self) -> Calibration | None:
-        """The calibration recorded in the catalog, if any (no embedding, no writing)."""
+        """See ``Memex.recorded_floor``."""
         from memex_core.services.calibration import FLOOR_SETTING, Calibration
 
         return Calibration.from_json(self._parts.catalog.get_setting(FLOOR_SETTING))

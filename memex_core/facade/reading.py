@@ -181,21 +181,16 @@ class Reader:
         return service.hybrid(query, limit, filters, weight, query_vector, floor)
 
     def conversation(self, conversation_id: str) -> list[Fragment]:
-        """Every fragment of a conversation (or note) in its order; empty if unknown."""
+        """See ``Memex.conversation``."""
         return self._parts.catalog.conversation_fragments(conversation_id)
 
     def get(self, ids: Sequence[str]) -> list[Fragment]:
-        """Fragments by id, in the order asked; unknown ids are left out
-        (:meth:`resolve_ids` first when a person may type a prefix)."""
+        """See ``Memex.get``."""
         found = self._parts.catalog.get_many(list(ids))
         return [found[i] for i in ids if i in found]
 
     def resolve_ids(self, refs: Sequence[str]) -> list[str]:
-        """The whole fragment id each of ``refs`` names, in order: a whole id, or a prefix
-        of at least :data:`MIN_ID_PREFIX` characters that only one id starts with (as git
-        takes a commit's). Raises :class:`~memex_core.errors.UnknownIdError` for a
-        reference that names nothing and :class:`~memex_core.errors.AmbiguousIdError` for
-        a prefix several ids share, before anything is returned."""
+        """See ``Memex.resolve_ids``."""
         exact = self._parts.catalog.get_many(list(refs))
         return [ref if ref in exact else self._resolve_prefix(ref) for ref in refs]
 
