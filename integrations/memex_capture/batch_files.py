@@ -79,25 +79,22 @@ def read_work_file(path: Path) -> ReadBatch:
     last ``{"v":`` in the line when what precedes it does not parse.
     """
     batch = ReadBatch()
-    with open(path, "rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
+    for number, line in spool.numbered_lines(path):
+        try:
+            batch.records.append(spool.parse_line(line))
+            continue
+        except ValueError as error:
+            reason = str(error)
+        start = line.rfind(_RECORD_START)
+        if start > 0:
             try:
-                batch.records.append(spool.parse_line(line))
-                continue
-            except ValueError as error:
-                reason = str(error)
-            start = line.rfind(_RECORD_START)
-            if start > 0:
-                try:
-                    batch.records.append(spool.parse_line(line[start:]))
-                    reason = f"{reason}; a whole record after it was recovered"
-                    line = line[:start]
-                except ValueError:
-                    pass
-            raw = line.decode("utf-8", "replace").rstrip("\n")
-            batch.bad.append(BadLine(number, reason, raw[: spool.MAX_LINE_BYTES]))
+                batch.records.append(spool.parse_line(line[start:]))
+                reason = f"{reason}; a whole record after it was recovered"
+                line = line[:start]
+            except ValueError:
+                pass
+        raw = line.decode("utf-8", "replace").rstrip("\n")
+        batch.bad.append(BadLine(number, reason, raw[: spool.MAX_LINE_BYTES]))
     return batch
 
 

@@ -36,7 +36,7 @@ from memex_capture import jsonlite as json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hook imports this module; keep typing and pathlib out of its path
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
     from typing import Any
 
 VERSION = 1
@@ -125,15 +125,20 @@ def parse_line(line: bytes) -> dict[str, Any]:
     return record
 
 
+def numbered_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes]]:
+    """The spool file's lines that are not blank, each with its number (from 1)."""
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield number, line
+
+
 def read_batch(path: str | os.PathLike[str]) -> Batch:
     """Every record in the spool file at ``path``, with the lines that did not parse."""
     batch = Batch()
-    with open(path, "rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                batch.records.append(parse_line(line))
-            except ValueError as error:
-                batch.bad_lines.append((number, str(error)))
+    for number, line in numbered_lines(path):
+        try:
+            batch.records.append(parse_line(line))
+        except ValueError as error:
+            batch.bad_lines.append((number, str(error)))
     return batch
