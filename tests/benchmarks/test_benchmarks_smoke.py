@@ -114,11 +114,13 @@ def test_from_pack_keeps_order_reasons_and_separates_truncated_items() -> None:
 
 
 @pytest.fixture
-def quick_ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> RunContext:
+def quick_ctx(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bench_vector_cache: Path
+) -> RunContext:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.delenv("MEMEX_CHROMA_URL", raising=False)
-    monkeypatch.setenv("MEMEX_BENCH_CACHE", str(tmp_path / "vector-cache"))  # not the repo's
+    monkeypatch.setenv("MEMEX_BENCH_CACHE", str(bench_vector_cache))  # not the repo's
     return RunContext(tmp=tmp_path, sizes=Sizes.quick(), quick=True)
 
 

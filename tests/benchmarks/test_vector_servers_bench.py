@@ -22,9 +22,11 @@ def test_exact_top_is_the_brute_force_cosine_top_k() -> None:
 
 
 @pytest.mark.slow
-def test_a_tiny_run_measures_both_stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_tiny_run_measures_both_stores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bench_vector_cache: Path
+) -> None:
     shared_data_dir("beir", "scifact")
-    monkeypatch.setenv("MEMEX_BENCH_CACHE", str(tmp_path / "vector-cache"))  # not the repo's
+    monkeypatch.setenv("MEMEX_BENCH_CACHE", str(bench_vector_cache))  # not the repo's
     reason = vector_servers.unavailable()
     if reason:
         pytest.skip(reason)

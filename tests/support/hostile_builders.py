@@ -17,6 +17,7 @@ runs ten times as many.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
@@ -70,10 +71,13 @@ def write_tallies() -> None:
     if not target or not TALLIES:
         return
     path = Path(target)
-    known: dict[str, int] = json.loads(path.read_text()) if path.exists() else {}
-    for family, count in TALLIES.items():
-        known[family] = known.get(family, 0) + count
-    path.write_text(json.dumps(known, indent=2, sort_keys=True) + "\n")
+    # pytest-xdist workers add their counts to the same file: one at a time.
+    with path.with_suffix(path.suffix + ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        known: dict[str, int] = json.loads(path.read_text()) if path.exists() else {}
+        for family, count in TALLIES.items():
+            known[family] = known.get(family, 0) + count
+        path.write_text(json.dumps(known, indent=2, sort_keys=True) + "\n")
     TALLIES.clear()
 
 

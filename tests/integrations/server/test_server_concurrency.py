@@ -1,7 +1,9 @@
-"""32 clients against one ``memex serve`` for a minute: nothing lost, nothing doubled.
+"""32 clients against one ``memex serve`` for a while: nothing lost, nothing doubled.
 
 Each of 32 threads has its own :class:`~memex_client.MemexClient` (eight keys of four
-users) and, until the time is up (``MEMEX_CONCURRENCY_SECONDS``, default 60), remembers
+users) and, until the time is up (``MEMEX_CONCURRENCY_SECONDS``: 20 in the suite, which
+already gives hundreds of writes and thousands of requests; 60 for the minute the test's
+name promises, as a soak), remembers
 facts and writes files with unique texts, searches memory and the view, and lists. Then:
 
 * every acknowledged write is in its user's memory exactly once, with its text;
@@ -12,7 +14,7 @@ facts and writes files with unique texts, searches memory and the view, and list
 * a search finds what was acknowledged, and ``memex doctor`` on the home is healthy once
   the server has stopped.
 
-Marked slow (about 60-90 s); the figures it measured are printed (``pytest -s``).
+Marked slow (about 25-40 s at the default); the figures it measured are printed (``pytest -s``).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ pytestmark = pytest.mark.slow
 THREADS = 32
 USERS = ("ana", "ben", "cleo", "dev")
 KEYS_PER_USER = 2
-SECONDS = float(os.environ.get("MEMEX_CONCURRENCY_SECONDS", "60"))
+SECONDS = float(os.environ.get("MEMEX_CONCURRENCY_SECONDS", "20"))
 #: Statuses a busy server may answer with, cleanly (a writer holding the home: 503).
 CLEAN_STATUSES = {503}
 #: Of the 32, these give up after IMPATIENT_TIMEOUT: their writes fail on the client while
