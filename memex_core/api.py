@@ -130,7 +130,7 @@ class Memex(HomeComponents):
     ) -> IngestReport:
         """Re-read every path in ``[sync] paths`` of config.toml; only changes are ingested.
         Paths that do not exist are reported as failed (the others still sync)."""
-        return self._writer.sync(embed=embed, progress=progress, embed_progress=embed_progress)
+        return self._writer.sync(embed, progress, embed_progress)
 
     def add_fragments(
         self,
@@ -223,9 +223,7 @@ class Memex(HomeComponents):
             time_phrases=time_phrases,
             floor=floor,
         )
-        return self._reader.search_with(
-            options, filters=filters, semantic_weight=semantic_weight, min_score=min_score
-        )
+        return self._reader.search_with(options, filters, semantic_weight, min_score)
 
     @reads
     def search_with(
@@ -237,9 +235,7 @@ class Memex(HomeComponents):
         min_score: float | None = None,
     ) -> SearchResults:
         """:meth:`search` with its options built: what every surface's search ends in."""
-        return self._reader.search_with(
-            options, filters=filters, semantic_weight=semantic_weight, min_score=min_score
-        )
+        return self._reader.search_with(options, filters, semantic_weight, min_score)
 
     def ask(
         self,

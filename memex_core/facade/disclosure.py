@@ -62,9 +62,8 @@ class Disclosure:
 
         def search(text: str, limit: int) -> SearchResults:
             # The whole SearchResults: the builder reads whether the floor left all out.
-            return self._reader.search_with(
-                options.with_changes(query=text, limit=limit), filters=filters
-            )
+            asked = options.with_changes(query=text, limit=limit)
+            return self._reader.search_with(asked, filters, None, None)
 
         try:
             return ContextBuilder(self._parts.catalog, search, settings).build(

@@ -84,10 +84,9 @@ class Reader:
     def search_with(
         self,
         options: SearchOptions,
-        *,
-        filters: SearchFilters | None = None,
-        semantic_weight: float | None = None,
-        min_score: float | None = None,
+        filters: SearchFilters | None,
+        semantic_weight: float | None,
+        min_score: float | None,
     ) -> SearchResults:
         """A search with its options built (``Memex.search`` and every view end here):
         see :meth:`memex_core.api.Memex.search` for what the options do."""
@@ -252,7 +251,7 @@ class Reader:
         fragments, embedded = self._parts.catalog.count_matching(guidance.scope_of(filters))
 
         def hits_with(relaxed: SearchFilters) -> int:
-            return len(self.search_with(SearchOptions(query, mode, 1), filters=relaxed))
+            return len(self.search_with(SearchOptions(query, mode, 1), relaxed, None, None))
 
         return guidance.explain_empty(
             chosen,

@@ -116,16 +116,9 @@ class Writer:
         )
 
     def sync(
-        self,
-        *,
-        embed: bool = True,
-        progress: Progress | None = None,
-        embed_progress: Progress | None = None,
+        self, embed: bool, progress: Progress | None, embed_progress: Progress | None
     ) -> IngestReport:
-        """Re-read every path in ``[sync] paths`` of config.toml; only changes are ingested.
-
-        Paths that do not exist are reported as failed (the others still sync).
-        """
+        """``Memex.sync``: ingest every path of ``[sync] paths`` again (only changes)."""
         paths = self._parts.config.sync_paths()
         if not paths:
             raise MemexError(
