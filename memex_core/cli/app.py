@@ -14,7 +14,7 @@ import click
 from memex_core.cli.ask import ask
 from memex_core.cli.doctor import doctor
 from memex_core.cli.maintenance import backfill, rebuild
-from memex_core.cli.memory import COMMANDS as MEMORY_COMMANDS
+from memex_core.cli.memory_operator import COMMANDS as MEMORY_COMMANDS
 from memex_core.cli.overview import corpus, plugins, schema, sources
 from memex_core.cli.progressive import context_pack, explore, get, timeline
 from memex_core.cli.search import dig, keyword, semantic

@@ -435,7 +435,7 @@ def test_purge_memories_by_id_confirms_with_the_id_or_the_count(run: Run) -> Non
 
 
 def test_purge_asks_at_a_terminal(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("memex_core.cli.memory._can_prompt", lambda: True)
+    monkeypatch.setattr("memex_core.cli.memory_operator._can_prompt", lambda: True)
     remember(run, "Alice fact")
     declined = run("forget", "--purge", "-u", "alice", input="no\n", code=1)
     assert "Type alice to confirm" in declined.output and "Not confirmed" in declined.output
