@@ -13,7 +13,7 @@ import os
 
 import click
 
-from memex_core.cli.context import format_option, open_memex
+from memex_core.cli.opening import format_option, open_memex
 from memex_core.errors import MemexError
 
 

@@ -21,7 +21,7 @@ import click
 
 from memex_capture import layout
 from memex_capture.cli_brief import COMMANDS as BRIEF_COMMANDS
-from memex_core.cli.context import format_option, open_memex
+from memex_core.cli.opening import format_option, open_memex
 from memex_core.errors import MemexError
 
 if TYPE_CHECKING:

@@ -141,7 +141,7 @@ def mcp(
             f"memex mcp needs the MCP SDK, which is not installed ({exc}). "
             f"Install it with: {INSTALL_HINT}"
         ) from exc
-    from memex_core.cli.context import open_memex
+    from memex_core.cli.opening import open_memex
     from memex_core.cli.remote import describe_client
     from memex_mcp.serve import run_http, run_stdio
     from memex_mcp.tools import MemexTools
@@ -210,7 +210,7 @@ def _remote(ctx: click.Context, url: str | None, api_key: str | None) -> MemexCl
     ``$MEMEX_API_KEY`` when both are set (and no --home on the command line); else None."""
     import os
 
-    from memex_core.cli.context import API_KEY_ENV, URL_ENV
+    from memex_core.cli.opening import API_KEY_ENV, URL_ENV
     from memex_core.cli.remote import connect
 
     env_url = os.environ.get(URL_ENV, "").strip()

@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from memex_core.cli.context import format_option, open_memex
+from memex_core.cli.opening import format_option, open_memex
 from memex_core.errors import MemexError
 from memex_server.defaults import DEFAULT_MAX_BODY, DEFAULT_MAX_UPLOAD, LISTENING
 

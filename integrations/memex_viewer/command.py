@@ -24,7 +24,7 @@ from pathlib import Path
 
 import click
 
-from memex_core.cli.context import open_memex
+from memex_core.cli.opening import open_memex
 from memex_server.defaults import LISTENING
 
 DEFAULT_PORT = 8765

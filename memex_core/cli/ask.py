@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memex_core.cli.context import format_option, open_memex
+from memex_core.cli.opening import format_option, open_memex
 
 if TYPE_CHECKING:
     from memex_core.services.ask import AskResult

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from memex_core.cli.context import format_option, open_memex
+from memex_core.cli.opening import format_option, open_memex
 from memex_core.cli.progress import RichProgress
 
 

@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 import click
 
-from memex_core.cli.context import format_option
 from memex_core.cli.memory_handles import ACTOR_NAME, agent_handle, echo_json, operator_handle
+from memex_core.cli.opening import format_option
 from memex_core.errors import MemexError
 
 F = TypeVar("F", bound=Callable[..., Any])

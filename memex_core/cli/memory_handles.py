@@ -1,7 +1,7 @@
 """Which memory a memory command acts through, on a local home or a ``memex serve``.
 
 On a local home: the operator's handle, or an agent of ``--user``. With ``MEMEX_URL`` and
-``MEMEX_API_KEY`` set (:func:`memex_core.cli.context.remote_client`): an agent key acts
+``MEMEX_API_KEY`` set (:func:`memex_core.cli.opening.remote_client`): an agent key acts
 for its own user (``--user`` defaults to it and may not name another), and the
 operator's commands need the operator secret. Also the two helpers every memory command
 prints or fails through: :func:`echo_json` and :func:`hinted`.
@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from memex_core.cli.context import API_KEY_ENV, URL_ENV, open_memex, remote_client
+from memex_core.cli.opening import API_KEY_ENV, URL_ENV, open_memex, remote_client
 from memex_core.errors import MemexError, UnknownIdError
 
 ACTOR_NAME = "cli"

@@ -10,7 +10,7 @@ Rendering lives in :mod:`memex_core.cli.memory_render`; ``remember`` and ``recal
 in :mod:`memex_core.cli.memory_handles`. This module holds the operator's commands.
 
 With ``MEMEX_URL`` and ``MEMEX_API_KEY`` set, the commands run on that ``memex
-serve`` (see :func:`memex_core.cli.context.remote_client`). An agent key acts
+serve`` (see :func:`memex_core.cli.opening.remote_client`). An agent key acts
 for its own user: ``--user`` defaults to it and may not name another;
 ``memories``, ``forget``, ``undelete`` and ``dream`` cover that user's memory;
 ``history``, ``restore``, ``log``, purging and ``remember --operator`` need
@@ -26,9 +26,9 @@ from typing import Any
 
 import click
 
-from memex_core.cli.context import format_option
 from memex_core.cli.memory_agent import recall, remember
 from memex_core.cli.memory_handles import echo_json, hinted, keeper, operator_handle
+from memex_core.cli.opening import format_option
 from memex_core.errors import MemexError
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memex_core.cli.context import format_option, open_memex, remote_client
+from memex_core.cli.opening import format_option, open_memex, remote_client
 from memex_core.errors import UnknownIdError
 
 if TYPE_CHECKING:

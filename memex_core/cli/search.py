@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memex_core.cli.context import config_default, format_option, open_memex, remote_client
+from memex_core.cli.opening import config_default, format_option, open_memex, remote_client
 from memex_core.errors import MemexError
 from memex_core.services.search import DEFAULT_SEMANTIC_WEIGHT
 
@@ -157,7 +157,7 @@ def refuse_local_tuning(tuning: dict[str, Any]) -> None:
     """``--semantic-weight``, ``--min-score`` and ``--min-similarity`` tune a search where
     the index is: a ``memex serve`` (``MEMEX_URL``) uses its own settings, so they are
     refused there rather than ignored."""
-    from memex_core.cli.context import URL_ENV
+    from memex_core.cli.opening import URL_ENV
 
     for name, value in tuning.items():
         if value is not None:

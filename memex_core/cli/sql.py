@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from memex_core.cli.context import format_option, open_memex
+from memex_core.cli.opening import format_option, open_memex
 from memex_core.errors import MemexError
 
 

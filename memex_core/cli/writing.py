@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memex_core.catalog.lock import DEFAULT_TIMEOUT_S
-from memex_core.cli.context import format_option, open_memex
+from memex_core.cli.opening import format_option, open_memex
 from memex_core.cli.progress import RichProgress
 from memex_core.domain import IngestReport
 

@@ -111,10 +111,10 @@ def worker_memex(home: str | Path | None = None) -> Memex:
 
 def main(argv: list[str]) -> None:
     """``memex`` as the subprocesses run it (``python -c`` imports this and calls it)."""
-    import memex_core.cli.context as context
+    import memex_core.cli.opening as opening
     from memex_core.cli import main as memex_main
 
-    context.Memex = worker_memex  # type: ignore[assignment,misc]
+    opening.Memex = worker_memex  # type: ignore[assignment,misc]
     memex_main(argv)
 
 

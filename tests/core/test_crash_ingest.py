@@ -189,10 +189,10 @@ def crash_memex(home: str | Path | None = None) -> Memex:
 
 def main(argv: list[str]) -> None:
     """``memex`` as the subprocess runs it (``python -c`` imports this and calls it)."""
-    import memex_core.cli.context as context
+    import memex_core.cli.opening as opening
     from memex_core.cli import main as memex_main
 
-    context.Memex = crash_memex  # type: ignore[assignment,misc]
+    opening.Memex = crash_memex  # type: ignore[assignment,misc]
     memex_main(argv)
 
 

@@ -307,7 +307,7 @@ def test_cli_refuses_without_a_traceback(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tally(FAMILY, 2)
-    monkeypatch.setattr("memex_core.cli.context.Memex", lambda home=None: home_memex(Path(home)))
+    monkeypatch.setattr("memex_core.cli.opening.Memex", lambda home=None: home_memex(Path(home)))
     before = fingerprint(home)
     runner = CliRunner()
     for statement in ("DROP TABLE fragments", f"VACUUM INTO '{tmp_path / 'x.sqlite'}'"):

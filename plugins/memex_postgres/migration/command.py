@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memex_core.cli.context import format_option
+from memex_core.cli.opening import format_option
 
 if TYPE_CHECKING:
     from memex_postgres.migration.engine import MigrationReport, TargetSchema

@@ -28,7 +28,7 @@ RESULT_KEYS = {
 @pytest.fixture
 def run(memex_home: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(
-        "memex_core.cli.context.Memex",
+        "memex_core.cli.opening.Memex",
         lambda home=None: fast_memex(Path(home) if home else default_home()),
     )
     runner = CliRunner()

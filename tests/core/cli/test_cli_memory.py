@@ -107,7 +107,7 @@ Run = Callable[..., Result]
 @pytest.fixture
 def run(memex_home: Path, monkeypatch: pytest.MonkeyPatch) -> Run:
     monkeypatch.setattr(
-        "memex_core.cli.context.Memex",
+        "memex_core.cli.opening.Memex",
         lambda home=None: memory_memex(Path(home) if home else default_home()),
     )
     runner = CliRunner()
@@ -551,7 +551,7 @@ def test_remember_with_the_default_components(
     from tests.support.component_doubles import fast_memex
 
     monkeypatch.setattr(
-        "memex_core.cli.context.Memex", lambda home=None: fast_memex(Path(home or memex_home))
+        "memex_core.cli.opening.Memex", lambda home=None: fast_memex(Path(home or memex_home))
     )
     runner = CliRunner()
     args = ["remember", f"Alice's deploy key is {KEY}", "-u", "alice", "--consolidate"]

@@ -589,7 +589,7 @@ def test_a_damaged_catalog_is_reported_and_nothing_is_rebuilt_from_it(home: Path
 def run(monkeypatch: pytest.MonkeyPatch, home: Path):
     monkeypatch.setenv("MEMEX_HOME", str(home))
     monkeypatch.setattr(
-        "memex_core.cli.context.Memex",
+        "memex_core.cli.opening.Memex",
         lambda home=None: doctor_memex(Path(home), stored(Path(home))),
     )
     runner = CliRunner()

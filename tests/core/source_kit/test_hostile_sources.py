@@ -385,7 +385,7 @@ def test_cli_ingest_of_hostile_files_names_each_and_shows_no_traceback(
     rich must not wrap a path and its reason apart."""
     monkeypatch.setenv("COLUMNS", columns)
     home = tmp_path / "home"
-    monkeypatch.setattr("memex_core.cli.context.Memex", lambda home=None: fast_memex(Path(home)))
+    monkeypatch.setattr("memex_core.cli.opening.Memex", lambda home=None: fast_memex(Path(home)))
     files = tmp_path / "in"
     files.mkdir()
     bomb = files / "bomb.zip"

@@ -262,7 +262,7 @@ def test_a_second_worker_exits_at_once(memex_home: Path) -> None:
 @pytest.fixture
 def run(memex_home: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setattr(
-        "memex_core.cli.context.Memex", lambda home=None: fast_memex(Path(home or memex_home))
+        "memex_core.cli.opening.Memex", lambda home=None: fast_memex(Path(home or memex_home))
     )
     from memex_core.cli import _add_plugin_commands
 

@@ -281,9 +281,9 @@ def test_rendered_brief_is_what_the_hook_prints(two_projects: Memex) -> None:
 def test_cli_brief_prints_text_and_json(
     two_projects: Memex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memex_core.cli.context as cli_context
+    import memex_core.cli.opening as opening
 
-    monkeypatch.setattr(cli_context, "Memex", lambda home: two_projects, raising=False)
+    monkeypatch.setattr(opening, "Memex", lambda home: two_projects, raising=False)
     runner = CliRunner()
     home = {"home": str(two_projects.home)}
     result = runner.invoke(brief_command, ["--project", PROJECT_A, "--budget", "900"], obj=home)
