@@ -204,13 +204,31 @@ class MemoryService:
         self,
         scope: Scope,
         record: MemoryRecord,
-        revision: Revision,
-        *,
-        messages: Sequence[Message] | None = None,
-        links: Sequence[tuple[str, str | None]] = (),
+        action: str,
+        prepared: Prepared | None,
+        reason: str,
+        tool_call_id: str | None,
+        sources: Sequence[str],
+        messages: Sequence[Message] | None,
+        links: Sequence[tuple[str, str | None]],
     ) -> MemoryRecord:
+        """Store ``record`` (as it now is) and the revision that made it so."""
         from memex_core.catalog.memory import MemoryWrite
 
+        revision = Revision(
+            memory_id=record.id,
+            revision=record.revision,
+            action=action,
+            actor=scope.actor.label,
+            created_at=record.updated_at,
+            content=record.content,
+            kind=record.kind,
+            status=record.status,
+            reason=reason,
+            tool_call_id=tool_call_id,
+            sources=tuple(sources),
+            redactions=len(prepared.redacted) if prepared is not None else 0,
+        )
         write = MemoryWrite(
             record=record,
             revision=revision,
@@ -252,21 +270,9 @@ class MemoryService:
             updated_at=now,
             content=prepared.text,
         )
-        revision = Revision(
-            memory_id=record.id,
-            revision=1,
-            content=prepared.text,
-            kind=kind,
-            status=ACTIVE,
-            action=CREATE,
-            actor=scope.actor.label,
-            created_at=now,
-            reason=reason,
-            tool_call_id=tool_call_id,
-            sources=tuple(sources),
-            redactions=len(prepared.redacted),
+        return self._commit(
+            scope, record, CREATE, prepared, reason, tool_call_id, sources, messages, links
         )
-        return self._commit(scope, record, revision, messages=messages, links=links)
 
     def revise(
         self,
@@ -294,21 +300,9 @@ class MemoryService:
             kind=kind or record.kind,
             updated_at=now,
         )
-        revision = Revision(
-            memory_id=record.id,
-            revision=updated.revision,
-            content=content,
-            kind=updated.kind,
-            status=updated.status,
-            action=action,
-            actor=scope.actor.label,
-            created_at=now,
-            reason=reason,
-            tool_call_id=tool_call_id,
-            sources=tuple(sources),
-            redactions=len(prepared.redacted) if prepared is not None else 0,
+        return self._commit(
+            scope, updated, action, prepared, reason, tool_call_id, sources, messages, links
         )
-        return self._commit(scope, updated, revision, links=links, messages=messages)
 
     # -- similarity and consolidation ---------------------------------------------------------
 
@@ -485,6 +479,7 @@ class MemoryService:
             reason=reason,
             tool_call_id=tool_call_id,
         )
+
 
 # Re-exported: the results moved to memex_core.domain.memory.outcomes; callers imported them here.
 __all__ = [
