@@ -17,7 +17,7 @@ _COLUMNS = "id, name, user_id, collection, corpus, created_at, revoked_at, last_
 
 def _key(row: Sequence[Any]) -> AgentKey:
     # _COLUMNS are AgentKey's fields in order; only ``corpus`` needs converting.
-    return AgentKey(*row[:4], bool(row[4]), *row[5:8])
+    return AgentKey(*[*row[:4], bool(row[4]), *row[5:8]])
 
 
 class AgentKeyStore(CatalogPart):

@@ -78,14 +78,14 @@ def _owner_clause(scope: Scope, column: str = "m.owner") -> tuple[str, list[Any]
 
 
 def _record(row: Sequence[Any]) -> MemoryRecord:
-    return MemoryRecord(*row[:6], int(row[6]), bool(row[7]), float(row[8]), float(row[9]), row[10])
+    fields = [*row[:6], int(row[6]), bool(row[7]), float(row[8]), float(row[9]), row[10]]
+    return MemoryRecord(*fields)
 
 
 def _revision(row: Sequence[Any]) -> Revision:
-    sources, redactions = tuple(json.loads(row[10] or "[]")), int(row[11] or 0)
-    return Revision(
-        row[0], int(row[1]), *row[2:7], float(row[7]), row[8] or "", row[9], sources, redactions
-    )
+    fields = [row[0], int(row[1]), *row[2:7], float(row[7]), row[8] or "", row[9]]
+    fields += [tuple(json.loads(row[10] or "[]")), int(row[11] or 0)]
+    return Revision(*fields)
 
 
 class MemoryStore(CatalogPart):
@@ -488,7 +488,7 @@ class MemoryStore(CatalogPart):
             f"detail FROM access_log {where} ORDER BY id DESC LIMIT ?",
             (*params, limit),
         )
-        return [AccessEntry(*r[:9], detail=json.loads(r[9] or "{}")) for r in rows]
+        return [AccessEntry(*[*r[:9], json.loads(r[9] or "{}")]) for r in rows]
 
 
 def _loggable(text: str) -> str:

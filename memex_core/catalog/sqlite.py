@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from memex_core.catalog.base import SqlCatalog
 from memex_core.catalog.dbapi import Dialect
@@ -47,19 +47,20 @@ class _Connection(sqlite3.Connection):
         try:
             return super().execute(*args)
         except sqlite3.OperationalError as exc:
-            translated = from_sqlite_error(exc, self.database_path)
-            if translated is None:
-                raise
-            raise translated from exc
+            self._raise_translated(exc)
 
     def executemany(self, *args: Any) -> sqlite3.Cursor:
         try:
             return super().executemany(*args)
         except sqlite3.OperationalError as exc:
-            translated = from_sqlite_error(exc, self.database_path)
-            if translated is None:
-                raise
-            raise translated from exc
+            self._raise_translated(exc)
+
+    def _raise_translated(self, exc: sqlite3.OperationalError) -> NoReturn:
+        """Raise the storage error ``exc`` means, or ``exc`` itself when it means none."""
+        translated = from_sqlite_error(exc, self.database_path)
+        if translated is None:
+            raise exc
+        raise translated from exc
 
 
 class SqliteDialect(Dialect):

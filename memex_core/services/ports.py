@@ -36,17 +36,6 @@ class CatalogPort(Protocol):
         replace: bool = True,
     ) -> tuple[list[Fragment], list[str]]: ...
 
-    def add_file(
-        self,
-        *,
-        run_id: int,
-        path: str,
-        sha256: str,
-        size: int,
-        source_kind: str,
-        fragments: Sequence[Fragment],
-    ) -> list[Fragment]: ...
-
     def get_many(self, ids: Sequence[str]) -> dict[str, Fragment]: ...
 
     def iter_fragments(self, batch_size: int = 2000, after_seq: int = 0) -> Iterator[Fragment]: ...
