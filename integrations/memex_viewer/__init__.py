@@ -23,7 +23,7 @@ Where things live:
 * :mod:`memex_viewer.corpus`: ``/corpus`` and ``/corpus/doctor`` (operator only).
 * :mod:`memex_viewer.command`: ``memex view``.
 
-Adding pages (the memory pages, say): a module ``memory.py`` with its own
+Adding pages (the memory pages, say): a module ``memory_collections.py`` with its own
 ``router = APIRouter(include_in_schema=False)``, listed in ``build_router``; handlers take
 ``viewer: SignedIn`` (or ``OperatorOnly``), and those that write ``form: CheckedForm``;
 they read through ``state_of(request)`` and ``state.reader(viewer.caller)`` /

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from memex_viewer import assets, corpus, events, memory, notes, search, signin, timeline
+from memex_viewer import assets, corpus, events, memory_collections, notes, search, signin, timeline
 from memex_viewer.principal import PageExit
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ def build_router() -> APIRouter:
     """Every page of the viewer (HTML at ``/``, assets at ``/static``), none in the API
     schema. A page module brings its own ``router``; add new ones here."""
     router = APIRouter(include_in_schema=False)
-    for page in (assets, signin, search, timeline, events, notes, corpus, memory):
+    for page in (assets, signin, search, timeline, events, notes, corpus, memory_collections):
         router.include_router(page.router)
     return router
 
