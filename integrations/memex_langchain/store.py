@@ -215,6 +215,10 @@ class MemexStore(BaseStore):
         )
 
     def _item(self, record: MemoryRecord, user: str, score: float | None = None) -> SearchItem:
+        return SearchItem(**self._fields(record, user), score=score)
+
+    def _fields(self, record: MemoryRecord, user: str) -> dict[str, Any]:
+        """What an item (plain or found by a search) holds for a memory file."""
         assert record.path is not None
         try:
             value = json.loads(record.content)
@@ -223,14 +227,13 @@ class MemexStore(BaseStore):
         if not isinstance(value, dict):
             # Redaction or a <private> span made the stored text something else: show it.
             value = {"content": record.content}
-        return SearchItem(
-            namespace=self._namespace(user, record.collection),
-            key=decode_key(record.path.rsplit("/", 1)[1]),
-            value=value,
-            created_at=_time(record.created_at),
-            updated_at=_time(record.updated_at),
-            score=score,
-        )
+        return {
+            "namespace": self._namespace(user, record.collection),
+            "key": decode_key(record.path.rsplit("/", 1)[1]),
+            "value": value,
+            "created_at": _time(record.created_at),
+            "updated_at": _time(record.updated_at),
+        }
 
     # -- operations ---------------------------------------------------------------------------
 
@@ -286,14 +289,7 @@ class MemexStore(BaseStore):
             return None
         if not self._is_item(record, user):
             return None
-        found = self._item(record, user)
-        return Item(
-            value=found.value,
-            key=found.key,
-            namespace=found.namespace,
-            created_at=found.created_at,
-            updated_at=found.updated_at,
-        )
+        return Item(**self._fields(record, user))
 
     def _put(self, op: PutOp) -> None:
         if op.namespace and op.namespace[0] == "langgraph":
