@@ -49,7 +49,7 @@ from benchmarks.report import Check, Section, table
 from memex_core.api import Memex
 from memex_core.domain.disclosure import query_terms
 from memex_core.facade.ask_workflow import code_source, update_code_index
-from memex_core.services.ask import CODE, AskResult
+from memex_core.services.ask_fusion import CODE, AskResult
 from memex_core.services.search import SearchResults
 
 TITLE = "20. `memex ask`: evidence recall over this repository"
@@ -177,11 +177,11 @@ QUESTIONS: list[tuple[str, list[tuple[str, str]]]] = [
     ),
     (
         "how does ask fuse the memory pool and the code pool?",
-        [("memex_core/services/ask.py", "fuse_pools")],
+        [("memex_core/services/ask_fusion.py", "fuse_pools")],
     ),
     (
         "how are the citations in a model's answer checked against the pack's items?",
-        [("memex_core/services/ask.py", "check_citations")],
+        [("memex_core/services/ask_fusion.py", "check_citations")],
     ),
     (
         "how is the git blob hash of an edited file computed?",

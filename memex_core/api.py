@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from memex_core.agent_view import AgentView
     from memex_core.handles import AgentMemory, OperatorMemory
     from memex_core.services.agent_keys import AgentKeys
-    from memex_core.services.ask import AskResult
+    from memex_core.services.ask_fusion import AskResult
     from memex_core.services.calibration import Calibration
     from memex_core.services.doctor import DoctorReport
     from memex_core.services.guidance import Reach

@@ -227,7 +227,7 @@ def remembered(result: Any, user: str, collection: str) -> tuple[str, dict[str, 
 
 
 def ask_pack(result: Any) -> tuple[str, dict[str, Any]]:
-    """``result`` is a :class:`memex_core.services.ask.AskResult`: numbered items, each
+    """``result`` is a :class:`memex_core.services.ask_fusion.AskResult`: numbered items, each
     labelled memory or code, then the answer (when a chat model is configured)."""
     data = result.to_dict()
     where = f"memory and the code of {result.repo}" if result.repo else "memory only"

@@ -13,7 +13,7 @@ import click
 from memex_core.cli.opening import format_option, open_memex
 
 if TYPE_CHECKING:
-    from memex_core.services.ask import AskResult
+    from memex_core.services.ask_fusion import AskResult
 
 
 def _default_repo(mx: object) -> Path | None:

@@ -1,5 +1,5 @@
 """What ``ask`` hands back: the numbered items of its pack, and the answer when a chat model
-was asked (see :mod:`memex_core.facade.ask_workflow` and :mod:`memex_core.services.ask`)."""
+was asked (see :mod:`memex_core.facade.ask_workflow` and :mod:`memex_core.services.ask_fusion`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The ask workflow behind ``Memex.ask`` (and ``memex ask``): bring a repository's code index
 up to date, search memory and code as two pools, fuse them into one labelled pack (the pure
-packing and citation checks are :mod:`memex_core.services.ask`; the command is
+packing and citation checks are :mod:`memex_core.services.ask_fusion`; the command is
 :mod:`memex_core.cli.ask`), and answer with citations when ``[ask]`` names a chat model,
 built by the chat-model component a plugin registers (``register_chat_models``).
 
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from memex_core.domain import ChatModel, PluginContext, SourceError
 from memex_core.errors import MemexError, require_query
 from memex_core.plugins import PluginUnavailable
-from memex_core.services.ask import (
+from memex_core.services.ask_fusion import (
     CODE,
     DEFAULT_BUDGET,
     DEFAULT_ITEM_CHARS,
@@ -227,7 +227,7 @@ def load_ask_model(mx: AskingHome, settings: dict[str, Any]) -> ChatModel:
 def _answer(mx: AskingHome, settings: dict[str, Any], result: AskResult, notes: list[str]) -> None:
     if "chat_model" not in settings:
         return
-    from memex_core.services.ask import ANSWER_SYSTEM
+    from memex_core.services.ask_fusion import ANSWER_SYSTEM
 
     model = load_ask_model(mx, settings)
     result.answer = model.reply(ANSWER_SYSTEM, answer_prompt(result.question, result.items)).strip()

@@ -13,15 +13,15 @@ from click.testing import CliRunner
 from memex_core.api import Memex
 from memex_core.cli.app import cli
 from memex_core.domain import Fragment, Provenance, SearchResult
-from memex_core.services.ask import (
+from memex_core.services.ask_fusion import (
     CODE,
     MEMORY,
     check_citations,
     fuse_pools,
     pack_items,
 )
-from tests.support.export_builders import write_chatgpt_export
 from tests.plugins.code.test_code_source import make_repo
+from tests.support.export_builders import write_chatgpt_export
 
 DB_PY = textwrap.dedent(
     '''\

@@ -13,7 +13,7 @@ from memex_core.domain import ChatModel, PluginContext
 from memex_core.errors import MemexError
 from memex_core.hookspecs import hookimpl
 from memex_core.plugins import load_registry
-from memex_core.services.ask import ANSWER_SYSTEM
+from memex_core.services.ask_fusion import ANSWER_SYSTEM
 from tests.support.export_builders import write_chatgpt_export
 
 FAKE_MODEL = "langchain_core.language_models.fake_chat_models:FakeListChatModel"
