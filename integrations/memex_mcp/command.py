@@ -143,7 +143,7 @@ def mcp(
         ) from exc
     from memex_core.cli.opening import open_memex
     from memex_core.cli.remote import describe_client
-    from memex_mcp.serve import run_http, run_stdio
+    from memex_mcp.transports import run_http, run_stdio
     from memex_mcp.tools import MemexTools
 
     memex: MemexLike = open_memex(ctx) if remote is None else remote
