@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, Unpack
 
 from memex_core.catalog.agent_keys import AgentKeyStore
 from memex_core.catalog.dbapi import Connection
@@ -39,6 +39,7 @@ from memex_core.catalog.rows import (
 from memex_core.catalog.sessions import SessionFolders, upsert_session_folders
 from memex_core.crashpoints import crash_point
 from memex_core.domain import Fragment
+from memex_core.domain.file_versions import StoredFile
 from memex_core.domain.filters import FilterFields
 from memex_core.errors import MemexError
 
@@ -190,28 +191,9 @@ class SqlCatalog(
         ).fetchone()
         return row is not None
 
-    def add_file(
-        self,
-        *,
-        run_id: int,
-        path: str,
-        sha256: str,
-        size: int,
-        source_kind: str,
-        fragments: Sequence[Fragment],
-        mtime_ns: int | None = None,
-    ) -> list[Fragment]:
+    def add_file(self, **file: Unpack[StoredFile]) -> list[Fragment]:
         """Store one file's fragments atomically; returns those that were new."""
-        new, _removed = self.replace_file(
-            run_id=run_id,
-            path=path,
-            sha256=sha256,
-            size=size,
-            source_kind=source_kind,
-            fragments=fragments,
-            mtime_ns=mtime_ns,
-            replace=False,
-        )
+        new, _removed = self.replace_file(**file, replace=False)
         return new
 
     def replace_file(

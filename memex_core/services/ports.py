@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Protocol
+from typing import Protocol, Unpack
 
 from memex_core.domain import (
     DocumentRecord,
     Fragment,
-    ParsedDocument,
     ResolvedLink,
     SearchFilters,
 )
+from memex_core.domain.file_versions import StoredDocument, StoredFile
 
 
 class CatalogPort(Protocol):
@@ -24,16 +24,7 @@ class CatalogPort(Protocol):
     def file_unchanged_since(self, path: str, size: int, mtime_ns: int) -> bool: ...
 
     def replace_file(
-        self,
-        *,
-        run_id: int,
-        path: str,
-        sha256: str,
-        size: int,
-        source_kind: str,
-        fragments: Sequence[Fragment],
-        mtime_ns: int | None = None,
-        replace: bool = True,
+        self, *, replace: bool = True, **file: Unpack[StoredFile]
     ) -> tuple[list[Fragment], list[str]]: ...
 
     def get_many(self, ids: Sequence[str]) -> dict[str, Fragment]: ...
@@ -65,15 +56,7 @@ class FolderCatalogPort(Protocol):
     def documents_under(self, root: str) -> dict[str, DocumentRecord]: ...
 
     def store_document(
-        self,
-        *,
-        run_id: int,
-        root: str,
-        source_kind: str,
-        document: ParsedDocument,
-        sha256: str,
-        size: int,
-        mtime_ns: int | None,
+        self, **document: Unpack[StoredDocument]
     ) -> tuple[list[Fragment], list[str]]: ...
 
     def touch_document(self, document_id: str, mtime_ns: int | None) -> None: ...
