@@ -1,12 +1,15 @@
-"""Shared fixtures: an isolated MEMEX_HOME, the shared real-data folder, fast test components."""
+"""Shared fixtures: an isolated MEMEX_HOME, the shared real-data folder, fast test components;
+and how many pytest-xdist workers ``-n auto`` (pyproject's addopts) starts."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from tests.support._data import shared_data_dir
+from tests.support.slow_tests import mark_slow
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "exports"
@@ -16,6 +19,28 @@ pytest_plugins = [
     "tests.support.postgres_fixtures",
     "tests.support.catalog_fixtures",
 ]
+
+
+#: Workers for a whole run. One more than this machine's 2 cores: many tests wait on a server
+#: in another process (memex serve, chroma run, PostgreSQL) rather than compute.
+WORKERS_PER_CORE_PLUS = 1
+#: A run naming at most this many test files (or test ids) and no folder stays in one process.
+SMALL_RUN_FILES = 2
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: 0 (no workers: start at once, ``--pdb`` and ``-x`` as usual) for a run of a
+    file or two, else the cores this process may use plus one. ``-n N`` on the command line
+    overrides it."""
+    args = [a.split("::", 1)[0] for a in config.args]
+    if args and len(args) <= SMALL_RUN_FILES and all(Path(a).is_file() for a in args):
+        return 0
+    return len(os.sched_getaffinity(0)) + WORKERS_PER_CORE_PLUS
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The tests measured slow (tests/support/slow_tests.txt) carry the ``slow`` mark."""
+    mark_slow(items)
 
 
 @pytest.fixture
