@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -29,17 +30,15 @@ from memex_core.sources.limits import DEFAULT_MEMBER, MAX_MEMBER_BYTES, ExportLi
 READ_CHUNK = 1024**2
 
 
+@dataclass(eq=False)  # a stream: compared by identity
 class GuardedReader:
     """A binary stream whose read errors become :class:`SourceError` and whose size is capped."""
 
-    def __init__(
-        self, handle: IO[bytes], path: str | Path, what: str, limits: ExportLimits
-    ) -> None:
-        self.handle = handle
-        self.path = path
-        self.what = what
-        self.limits = limits
-        self.count = 0
+    handle: IO[bytes]
+    path: str | Path
+    what: str
+    limits: ExportLimits
+    count: int = field(default=0, init=False)  # bytes read so far
 
     def read(self, size: int) -> bytes:
         try:
