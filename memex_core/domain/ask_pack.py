@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from memex_core.domain.disclosure import BudgetedPack
+
 
 @dataclass(frozen=True)
 class AskItem:
@@ -28,7 +30,7 @@ class AskItem:
 
 
 @dataclass
-class AskResult:
+class AskResult(BudgetedPack):
     """What ``ask`` returns: the pack, and the answer when a chat model is configured."""
 
     question: str
@@ -42,17 +44,11 @@ class AskResult:
     invalid_citations: list[int] = field(default_factory=list)
     index: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def used_chars(self) -> int:
-        return sum(len(i.text) for i in self.items)
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "repo": self.repo,
-            "budget_chars": self.budget_chars,
-            "used_chars": self.used_chars,
-            "items": [i.to_dict() for i in self.items],
+            **self.budget_dict(),
             "answer": self.answer,
             "model": self.model,
             "citations": self.citations,

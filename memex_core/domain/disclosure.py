@@ -166,20 +166,31 @@ class ContextItem:
         return dict(vars(self))
 
 
-@dataclass
-class ContextPack:
-    query: str
+class BudgetedPack:
+    """Items (each with its ``text``) packed under a character budget: a context pack, or
+    the pack ``ask`` answers from."""
+
     budget_chars: int
-    items: list[ContextItem] = field(default_factory=list)
+    items: list[Any]
 
     @property
     def used_chars(self) -> int:
         return sum(len(i.text) for i in self.items)
 
-    def to_dict(self) -> dict[str, Any]:
+    def budget_dict(self) -> dict[str, Any]:
+        """The budget, what the items use of it, and the items, as ``to_dict`` gives them."""
         return {
-            "query": self.query,
             "budget_chars": self.budget_chars,
             "used_chars": self.used_chars,
             "items": [i.to_dict() for i in self.items],
         }
+
+
+@dataclass
+class ContextPack(BudgetedPack):
+    query: str
+    budget_chars: int
+    items: list[ContextItem] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, **self.budget_dict()}

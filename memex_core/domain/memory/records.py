@@ -167,18 +167,7 @@ class AccessEntry:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "at": self.at,
-            "actor_kind": self.actor_kind,
-            "actor": self.actor,
-            "user_id": self.user_id,
-            "action": self.action,
-            "target": self.target,
-            "tool_call_id": self.tool_call_id,
-            "outcome": self.outcome,
-            "detail": self.detail,
-        }
+        return dict(vars(self))
 
 
 @dataclass(frozen=True)
