@@ -38,6 +38,13 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return len(os.sched_getaffinity(0)) + WORKERS_PER_CORE_PLUS
 
 
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """Under ``--dist loadgroup``: a file or an xdist_group per unit, slow files first."""
+    from tests.support.xdist_scheduling import make_scheduler
+
+    return make_scheduler(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The tests measured slow (tests/support/slow_tests.txt) carry the ``slow`` mark."""
     mark_slow(items)

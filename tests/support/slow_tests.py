@@ -30,11 +30,16 @@ def slow_ids() -> frozenset[str]:
     return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
+def plain_id(nodeid: str) -> str:
+    """``nodeid`` without the ``@group`` pytest-xdist appends under ``--dist loadgroup``."""
+    return nodeid.rsplit("@", 1)[0] if nodeid.rfind("@") > nodeid.rfind("]") else nodeid
+
+
 def mark_slow(items: list[pytest.Item]) -> None:
     """Add the ``slow`` mark to every collected test on the list."""
     ids = slow_ids()
     for item in items:
-        if item.nodeid in ids:
+        if plain_id(item.nodeid) in ids:
             item.add_marker(pytest.mark.slow)
 
 
@@ -43,7 +48,7 @@ def node_id(classname: str, name: str) -> str:
     parts = classname.split(".")
     module = max(i for i, part in enumerate(parts) if part.startswith("test_"))
     path = "/".join(parts[: module + 1]) + ".py"
-    return "::".join([path, *parts[module + 1 :], name])
+    return plain_id("::".join([path, *parts[module + 1 :], name]))
 
 
 def measured_slow(junit: Path, threshold: float = THRESHOLD_S) -> list[str]:
