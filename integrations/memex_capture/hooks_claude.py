@@ -24,13 +24,7 @@ from memex_capture.hooks_common import Change
 
 AGENT = "claude-code"
 #: Event -> matcher memex installs (None: no matcher, every occurrence).
-EVENTS: dict[str, str | None] = {
-    "SessionStart": None,
-    "UserPromptSubmit": None,
-    "PostToolUse": "*",
-    "Stop": None,
-    "SessionEnd": None,
-}
+EVENTS: dict[str, str | None] = {**hooks_common.LIFECYCLE_EVENTS, "SessionEnd": None}
 
 
 def user_settings() -> Path:

@@ -38,12 +38,7 @@ from memex_capture.hooks_common import Change
 
 AGENT = "codex"
 #: Lifecycle events memex installs in hooks.json (Codex has no SessionEnd).
-EVENTS: dict[str, str | None] = {
-    "SessionStart": None,
-    "UserPromptSubmit": None,
-    "PostToolUse": "*",
-    "Stop": None,
-}
+EVENTS: dict[str, str | None] = dict(hooks_common.LIFECYCLE_EVENTS)
 _TABLE_HEADER = re.compile(r"^\s*\[")
 _NOTIFY_LINE = re.compile(r"^\s*notify\s*=")
 

@@ -26,6 +26,14 @@ HOOK_MARKER = os.path.join("memex_capture", "hook.py")
 #: Seconds an agent gives one hook run before killing it; the hook returns in tens of
 #: milliseconds, so this only bounds a pathological stall (a hung file system).
 HOOK_TIMEOUT_SECONDS = 10
+#: Lifecycle event -> matcher memex installs (None: no matcher, every occurrence), for
+#: each agent that has these events (Claude Code adds ``SessionEnd``).
+LIFECYCLE_EVENTS: dict[str, str | None] = {
+    "SessionStart": None,
+    "UserPromptSubmit": None,
+    "PostToolUse": "*",
+    "Stop": None,
+}
 
 
 #: The modules a hook run imports; :func:`precompile` writes their bytecode.
