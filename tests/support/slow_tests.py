@@ -1,7 +1,7 @@
 """The measured-slow tests: marked ``slow`` at collection, so ``-m "not slow"`` is the fast loop.
 
 ``slow_tests.txt`` beside this module lists node ids, one a line, of tests that took
-:data:`THRESHOLD_S` or more in a whole run of the suite (setup, call and teardown together,
+:data:`THRESHOLD_S` or more in a measured run of the suite (setup, call and teardown together,
 measured on the 2-core machine under load), on top of the tests marked ``slow`` in their
 modules. Nothing is skipped by it: the whole suite still runs every test; ``-m "not slow"``
 (``nox -s fast``) leaves these out. Refresh it after a change of speed from a run's JUnit file::
@@ -60,7 +60,8 @@ def measured_slow(junit: Path, threshold: float = THRESHOLD_S) -> list[str]:
 
 
 def main(argv: list[str]) -> None:
-    ids = measured_slow(Path(argv[0]))
+    """Write the list from one or more JUnit files (a test slow in any of them is listed)."""
+    ids = sorted({i for junit in argv for i in measured_slow(Path(junit))})
     header = f"# took {THRESHOLD_S:g} s or more in a whole run (tests/support/slow_tests.py)"
     LIST.write_text("\n".join([header, *ids]) + "\n", encoding="utf-8")
     print(f"{len(ids)} slow tests written to {LIST}")
