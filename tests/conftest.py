@@ -28,6 +28,7 @@ WORKERS_PER_CORE_PLUS = 1
 SMALL_RUN_FILES = 2
 
 
+@pytest.hookimpl(optionalhook=True)  # only when pytest-xdist is loaded
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: 0 (no workers: start at once, ``--pdb`` and ``-x`` as usual) for a run of a
     file or two, else the cores this process may use plus one. ``-n N`` on the command line
@@ -38,6 +39,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return len(os.sched_getaffinity(0)) + WORKERS_PER_CORE_PLUS
 
 
+@pytest.hookimpl(optionalhook=True)  # only when pytest-xdist is loaded
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """Under ``--dist loadgroup``: a file or an xdist_group per unit, slow files first."""
     from tests.support.xdist_scheduling import make_scheduler
