@@ -143,8 +143,8 @@ def mcp(
         ) from exc
     from memex_core.cli.opening import open_memex
     from memex_core.cli.remote import describe_client
-    from memex_mcp.transports import run_http, run_stdio
     from memex_mcp.tools import MemexTools
+    from memex_mcp.transports import run_http, run_stdio
 
     memex: MemexLike = open_memex(ctx) if remote is None else remote
     server = build_server(MemexTools(memex, scope))
@@ -164,7 +164,7 @@ def mcp(
     if remote is None:
         from memex_core.api import Memex
         from memex_core.cli.app import run_on
-        from memex_core.warm.server import start_for
+        from memex_core.warm.socket_listener import start_for
 
         assert isinstance(memex, Memex)
         # Fresh `memex dig` processes on this home answer through this server's open home.

@@ -146,7 +146,7 @@ def serve(
     reach = "this machine only" if host in LOOPBACK else "OTHER MACHINES TOO: put TLS in front"
     live = len(memex.agent_keys().list())
     from memex_core.cli.app import run_on
-    from memex_core.warm.server import start_for
+    from memex_core.warm.socket_listener import start_for
 
     # Fresh `memex dig` processes on this home answer through this process's open indexes
     # (listening before LISTENING is printed, so whoever waits for that line finds it).

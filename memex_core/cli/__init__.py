@@ -1,7 +1,7 @@
 """The ``memex`` command line: a thin layer over :class:`memex_core.api.Memex`.
 
 This module stays light on purpose: :func:`main` first offers a read command to a
-warm memex process on the home (:mod:`memex_core.warm.client`, stdlib only) and
+warm memex process on the home (:mod:`memex_core.warm.socket_client`, stdlib only) and
 imports click and the commands (:mod:`memex_core.cli.app`) only when it has to
 run the command here.
 """
@@ -22,7 +22,7 @@ __all__ = ["MemexGroup", "cli", "main"]
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``memex`` console script."""
-    from memex_core.warm.client import answer_warm
+    from memex_core.warm.socket_client import answer_warm
 
     args = sys.argv[1:] if argv is None else list(argv)
     status = answer_warm(args)

@@ -95,7 +95,7 @@ def _add_plugin_commands() -> None:
 
 def run_on(memex: Memex, argv: list[str], plugin_commands: bool = True) -> int:
     """Run one command line on ``memex``, already open, instead of opening its home: what
-    a warm process (:class:`memex_core.warm.server.WarmServer`) answers a request with."""
+    a warm process (:class:`memex_core.warm.socket_listener.WarmServer`) answers a request with."""
     from memex_core.cli.opening import shared_memex
 
     with shared_memex(memex):

@@ -25,7 +25,7 @@ API_KEY_ENV = "MEMEX_API_KEY"
 _REMOTE = "memex.remote"  # where the root context keeps the connected client
 
 
-#: The Memex a warm process answers with (memex_core.warm.server), instead of a new one.
+#: The Memex a warm process answers with (memex_core.warm.socket_listener), instead of a new one.
 _shared: ContextVar[Memex | None] = ContextVar("memex_shared", default=None)
 
 

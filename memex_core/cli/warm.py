@@ -26,11 +26,13 @@ def _home(ctx: click.Context) -> str:
 
 def _ask(home: str, op: str) -> dict[str, object] | None:
     """The warm process's answer to ``op``, or None when none listens on ``home``."""
-    from memex_core.warm import client, protocol
+    from memex_core.warm import protocol, socket_client
 
     try:
-        return client.exchange(protocol.socket_path(home), {"v": protocol.VERSION, "op": op}, 5.0)
-    except client.Declined:
+        return socket_client.exchange(
+            protocol.socket_path(home), {"v": protocol.VERSION, "op": op}, 5.0
+        )
+    except socket_client.Declined:
         return None
 
 

@@ -10,7 +10,7 @@ It does not call the embedder's ``warm_queries()`` as ``memex serve`` does: it a
 CLI commands, which must print the bytes they print alone, and a query embedded through
 ONNX Runtime rather than numpy differs by float32 rounding, which shows in JSON scores
 (the warm server embeds its requests' queries as a cold process would in any case, see
-:mod:`memex_core.warm.server`).
+:mod:`memex_core.warm.socket_listener`).
 
 It lives beside the CLI, not in :mod:`memex_core.warm`, because it hands the server the
 CLI's commands (:func:`memex_core.cli.app.run_on`): the warm package imports no CLI.
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from memex_core.api import Memex
     from memex_core.cli.app import run_on
-    from memex_core.warm.server import WarmServer, WarmUnavailable
+    from memex_core.warm.socket_listener import WarmServer, WarmUnavailable
 
     memex = Memex(home=args.home)
     _preload(memex)

@@ -8,11 +8,11 @@ first and runs them itself when nothing answers.
 
 - :mod:`~memex_core.warm.protocol`: the wire format, paths and what must match
   (home, config.toml, ``MEMEX_*`` environment). Stdlib only.
-- :mod:`~memex_core.warm.client`: the ``memex`` script's side. Stdlib only, so
+- :mod:`~memex_core.warm.socket_client`: the ``memex`` script's side. Stdlib only, so
   trying the socket costs a few milliseconds.
 - :mod:`~memex_core.warm.capture`: per-thread stdout/stderr, so a request's output
   is captured without touching what the rest of the process prints.
-- :mod:`~memex_core.warm.server`: the listener any long-running process starts.
+- :mod:`~memex_core.warm.socket_listener`: the listener any long-running process starts.
 - :mod:`~memex_core.cli.warm_daemon` (beside the CLI, whose commands it hands the
   server): the socket-only process ``memex warm`` starts.
 """

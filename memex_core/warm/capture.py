@@ -27,7 +27,7 @@ from typing import Any, TextIO
 Output = list[tuple[int, str]]
 
 _capture: ContextVar[Output | None] = ContextVar("memex_warm_capture", default=None)
-#: The client's ``render`` settings (memex_core.warm.client.render_settings) while captured.
+#: The client's ``render`` settings (memex_core.warm.socket_client.render_settings) while captured.
 _render: ContextVar[Mapping[str, Any] | None] = ContextVar("memex_warm_render", default=None)
 _install_lock = threading.Lock()
 

@@ -1,6 +1,6 @@
 """The listener a long-running memex process opens on ``<home>/run/memex.sock``.
 
-It runs the read commands of fresh ``memex`` processes (:mod:`memex_core.warm.client`)
+It runs the read commands of fresh ``memex`` processes (:mod:`memex_core.warm.socket_client`)
 through the same click code they would run themselves, on the Memex it already holds
 (the caller passes that code in as ``run_command``, :func:`memex_core.cli.app.run_on`,
 so this package never imports the CLI), and sends back what they printed and their exit

@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from memex_core.cli.app import run_on
-from memex_core.warm import client, protocol
-from memex_core.warm.server import WarmServer, WarmUnavailable
+from memex_core.warm import protocol, socket_client
+from memex_core.warm.socket_listener import WarmServer, WarmUnavailable
 from tests.support.export_builders import chatgpt_conversation, write_chatgpt_export
 
 pytestmark = pytest.mark.skipif(
@@ -91,10 +91,10 @@ def stop_daemon(process: subprocess.Popen[bytes]) -> None:
 
 def ping(home: Path) -> dict[str, object] | None:
     try:
-        return client.exchange(
+        return socket_client.exchange(
             protocol.socket_path(str(home)), {"v": protocol.VERSION, "op": "ping"}, 5.0
         )
-    except client.Declined:
+    except socket_client.Declined:
         return None
 
 
@@ -229,9 +229,9 @@ def test_help_forced_terminals_and_write_commands_run_in_their_own_process(
     assert "help is laid out" in memex(home, "dig", "--help").stderr
     assert "not a read command" in memex(home, "corpus", "--format", "json").stderr
     # Asked directly, the warm process refuses anything that writes.
-    answer = client.exchange(
+    answer = socket_client.exchange(
         protocol.socket_path(str(home)),
-        {**client.request(str(home), ["ingest", "/etc/passwd"]), "v": protocol.VERSION},
+        {**socket_client.request(str(home), ["ingest", "/etc/passwd"]), "v": protocol.VERSION},
         10.0,
     )
     assert answer["status"] == "decline" and "not a read command" in str(answer["reason"])
@@ -267,11 +267,11 @@ def test_a_changed_config_is_not_ignored(home: Path, tmp_path: Path) -> None:
     config = home / "config.toml"
     mx = Memex(home=home)
     holder = WarmServer(mx, owner="test", run_command=run_on)
-    request = client.request(str(home), ["keyword", "sourdough", "--format", "json"])
+    request = socket_client.request(str(home), ["keyword", "sourdough", "--format", "json"])
     assert holder.answer(request)["status"] == "ok"
     try:
         config.write_text("[search]\nsemantic_weight = 0.25\n")
-        changed = client.request(str(home), ["keyword", "sourdough", "--format", "json"])
+        changed = socket_client.request(str(home), ["keyword", "sourdough", "--format", "json"])
         answer = holder.answer(changed)
         assert answer["status"] == "decline" and "config.toml changed" in answer["reason"]
         reopening = WarmServer(mx, owner="test", run_command=run_on, reopen=True)
