@@ -1,6 +1,7 @@
 """Replay a real agent session line by line, firing the capture hooks where the agent would.
 
-Shared by the replay-equivalence tests (tests/integrations/capture/test_capture_replay.py), the fault tests
+Shared by the replay-equivalence tests
+(tests/integrations/capture/test_capture_replay.py), the fault tests
 and the freshness benchmark (benchmarks/capture_freshness.py). A replay writes a
 transcript as the agent does, one line at a time into a growing file, and calls the
 installed hook program (``python -S memex_capture/hook.py <agent> --home H``) as a

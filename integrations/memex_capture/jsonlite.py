@@ -6,9 +6,10 @@ hook at 1.06x ``python -S -c 'import json'`` and that at ~2x ``python -S -c pass
 C accelerator ``_json``, which ``json`` itself runs on, needs none of that: this module
 drives it exactly as ``json.loads`` and ``json.dumps`` do (the scanner with json's
 default context; ``c_make_encoder`` with the arguments ``JSONEncoder.iterencode`` passes),
-so it returns the same objects and the same text (``tests/integrations/capture/test_capture_hook.py`` compares
-them on real payloads). Anything it does not handle itself (an error, a BOM, UTF-16 bytes,
-an option it does not know) is handed to the real ``json``, imported then, so errors read
+so it returns the same objects and the same text
+(``tests/integrations/capture/test_capture_hook.py`` compares them on real payloads).
+Anything it does not handle itself (an error, a BOM, UTF-16 bytes, an option it does not
+know) is handed to the real ``json``, imported then, so errors read
 exactly as json's.
 
 ``memex_capture.spool`` and the hook import it in place of ``json``.

@@ -46,8 +46,8 @@ from memex_core.config import default_home
 from memex_core.domain import SearchFilters
 from memex_core.hookspecs import hookimpl
 from memex_core.plugins import PluginRegistry, load_registry
-from tests.support.component_doubles import HashingEmbedder
 from tests.conftest import EXAMPLES, REPO
+from tests.support.component_doubles import HashingEmbedder
 from tests.support.export_builders import chatgpt_conversation, write_chatgpt_export
 
 #: Ingests started together and left to race for the write lock.

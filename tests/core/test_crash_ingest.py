@@ -53,10 +53,10 @@ from memex_core.crashpoints import CRASH_ENV, POINTS, TRACE_ENV
 from memex_core.domain import Fragment, Provenance, SearchFilters, SignalHit
 from memex_core.hookspecs import hookimpl
 from memex_core.plugins import PluginRegistry, load_registry
+from tests.conftest import EXAMPLES, REPO
 from tests.support._data import shared_data_root
 from tests.support.codex_builders import assistant, typical_session, user, write_rollout
 from tests.support.component_doubles import HashingEmbedder
-from tests.conftest import EXAMPLES, REPO
 from tests.support.export_builders import chatgpt_conversation, write_chatgpt_export
 
 #: Kill points per scenario (material, run). The issue asks for 20 over a run on the real

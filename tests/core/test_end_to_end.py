@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from memex_core.api import Memex
-from tests.support.component_doubles import fast_memex
 from tests.conftest import EXAMPLES, REPO
+from tests.support.component_doubles import fast_memex
 
 
 def test_every_real_chat_export_ingests_once(fast_mx: Memex, shared_data: Path) -> None:

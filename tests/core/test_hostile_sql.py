@@ -156,7 +156,8 @@ def home(
     home = tmp_path_factory.mktemp(f"sql-home-{engine}")
     use_catalog(home, engine, catalog_url or "")
     mx = home_memex(home)
-    mx.ingest(Path(__file__).parents[1] / "fixtures" / "chatgpt" / "conversations.json", embed=False)
+    fixtures = Path(__file__).parents[1] / "fixtures"
+    mx.ingest(fixtures / "chatgpt" / "conversations.json", embed=False)
     mx.close()
     yield home
 

@@ -31,9 +31,9 @@ from memex_core.cli import cli
 from memex_core.config import Config, load_config
 from memex_core.domain import Fragment, Provenance, SearchFilters
 from memex_core.plugins import load_registry
+from tests.conftest import EXAMPLES
 from tests.support import component_doubles
 from tests.support.component_doubles import DoublesPlugin, MemoryVectorStore, fast_memex
-from tests.conftest import EXAMPLES
 
 QUERIES = (
     "kubernetes pod restarting",

@@ -271,7 +271,8 @@ def test_obsidian_survives_yaml_bombs(workdir: Path, text: str) -> None:
 
 def _base_bytes(family: str) -> tuple[bytes, str]:
     if family == "chatgpt":
-        return (Path(__file__).parents[2] / "fixtures/chatgpt/conversations.json").read_bytes(), ".json"
+        chatgpt = Path(__file__).parents[2] / "fixtures/chatgpt/conversations.json"
+        return chatgpt.read_bytes(), ".json"
     if family == "claude_ai":
         return (
             Path(__file__).parents[2] / "fixtures/claude_ai/conversations.json"

@@ -23,8 +23,8 @@ from memex_langchain import (
     register_embeddings,
     with_embedder,
 )
-from tests.support.component_doubles import DoublesPlugin
 from tests.conftest import EXAMPLES
+from tests.support.component_doubles import DoublesPlugin
 
 EXPORT = EXAMPLES / "chatgpt-conversations.json"
 

@@ -27,7 +27,12 @@ from memex_core.api import Memex
 from memex_core.errors import MemexError
 from memex_server.app import build_app
 from memex_server.throttle import AuthLimits, FailedAuth, address_key
-from tests.support.server_fixtures import CLIENT_TIMEOUT, assert_clean_response, keyword_only_home, served
+from tests.support.server_fixtures import (
+    CLIENT_TIMEOUT,
+    assert_clean_response,
+    keyword_only_home,
+    served,
+)
 from tests.support.viewer_fixtures import SECRET, post_signin
 
 

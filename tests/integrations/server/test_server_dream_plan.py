@@ -17,7 +17,13 @@ from memex_client import MemexClient
 from memex_client.errors import PlanChangedError
 from memex_core.api import Memex
 from memex_core.services.dream import DreamPlanStale
-from tests.support.server_fixtures import CLIENT_TIMEOUT, Raw, assert_clean_response, error_of, served
+from tests.support.server_fixtures import (
+    CLIENT_TIMEOUT,
+    Raw,
+    assert_clean_response,
+    error_of,
+    served,
+)
 from tests.support.server_fixtures import keyword_only_home as make_home
 
 

@@ -68,7 +68,8 @@ class Errors:
 def errors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Errors]:
     home = keyword_only_home(tmp_path_factory.mktemp("server-errors") / "home")
     # Dozens of wrong credentials from one address, on purpose: the limit on them would
-    # answer 429 after five (it has its own tests in tests/integrations/server/test_auth_throttle.py).
+    # answer 429 after five (it has its own tests in
+    # tests/integrations/server/test_auth_throttle.py).
     with (home / "config.toml").open("a", encoding="utf-8") as config:
         config.write("[serve]\nauth_failures = 0\n")
     args = ("--max-body", str(MAX_BODY), "--max-upload", str(MAX_UPLOAD))

@@ -35,7 +35,6 @@ from memex_chroma.store import ChromaVectorStore
 from memex_core.api import Memex
 from memex_core.domain import PluginContext
 from memex_core.services.search import SearchResults
-from tests.support.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
 from tests.conftest import EXAMPLES
 from tests.core.test_concurrency import (
     best_ids,
@@ -44,6 +43,7 @@ from tests.core.test_concurrency import (
     write_config,
     write_material,
 )
+from tests.support.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
 
 #: How a server goes away in the search tests.
 STOP_MODES = ("terminated", "killed", "paused", "down-at-start")

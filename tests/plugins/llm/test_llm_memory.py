@@ -77,7 +77,8 @@ class ScriptedChatModel(BaseChatModel):
 
 
 def scripted_model(replies: list[str], model_name: str = "from-config") -> ScriptedChatModel:
-    """A factory config.toml can name: chat_model = "tests.plugins.llm.test_llm_memory:scripted_model"."""
+    """A factory config.toml can name:
+    chat_model = "tests.plugins.llm.test_llm_memory:scripted_model"."""
     return ScriptedChatModel(replies=list(replies), model_name=model_name)
 
 
@@ -498,8 +499,12 @@ def test_config_builds_a_consolidator_from_a_factory_function(tmp_path: Path) ->
         ({"chat_model": "json:NoSuchModel"}, "'json' has no 'NoSuchModel'"),
         ({"chat_model": "json:__name__"}, "json:__name__ is not callable"),
         (
-            {"chat_model": "tests.plugins.llm.test_llm_memory:scripted_model", "chat_model_args": {"x": 1}},
-            "tests.plugins.llm.test_llm_memory:scripted_model(**chat_model_args) failed: TypeError:",
+            {
+                "chat_model": "tests.plugins.llm.test_llm_memory:scripted_model",
+                "chat_model_args": {"x": 1},
+            },
+            "tests.plugins.llm.test_llm_memory:scripted_model(**chat_model_args) failed: "
+            "TypeError:",
         ),
         ({"chat_model": "json:JSONDecoder"}, "returned a JSONDecoder, not a chat model"),
     ],

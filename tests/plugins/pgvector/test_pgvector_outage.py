@@ -26,8 +26,13 @@ from memex_pgvector.connection import FIRST_RETRY_S, MAX_RETRY_S, PgvectorUnreac
 from memex_pgvector.location import PgvectorLocation, read_settings
 from memex_pgvector.store import PgvectorStore
 from tests.conftest import EXAMPLES
-from tests.support.postgres_server import REQUIRED_ENV, PostgresServer, find_postgres_bin, missing_reason
 from tests.core.test_concurrency import best_ids, worker_memex, write_material
+from tests.support.postgres_server import (
+    REQUIRED_ENV,
+    PostgresServer,
+    find_postgres_bin,
+    missing_reason,
+)
 from tests.support.vector_builders import make_fragment, unit_vectors
 
 pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'memex[postgres]')")

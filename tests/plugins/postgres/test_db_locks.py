@@ -295,8 +295,9 @@ def test_reads_answer_while_another_hosts_dream_holds_its_lock(
 
 def test_a_lost_lock_fails_the_holders_next_commit_only(postgres_url: str) -> None:
     """The lock's session ends under the job (here a DBA's pg_terminate_backend; a restart
-    in tests/integrations/server/test_postgres_faults.py): the holding thread's next catalog commit fails, rolled
-    back, naming the lock; another thread's commits (a server's other requests) go on."""
+    in tests/integrations/server/test_postgres_faults.py): the holding thread's next catalog
+    commit fails, rolled back, naming the lock; another thread's commits (a server's other
+    requests) go on."""
     from memex_postgres.catalog import PostgresCatalog
     from memex_postgres.locks import JobLockLostError
 
