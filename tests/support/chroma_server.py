@@ -1,7 +1,8 @@
 """A real ``chroma run`` server for tests, on 127.0.0.1, a free port and a temp folder.
 
-Import the fixture into a test module (``from tests.support.chroma_server import chroma_server_url``)
-or use :func:`running_chroma_server` directly. Tests using it should be marked
+Import the fixture into a test module
+(``from tests.support.chroma_server import chroma_server_url``) or use
+:func:`running_chroma_server` directly. Tests using it should be marked
 ``@pytest.mark.chroma_server``. When the ``chroma`` CLI is not installed the
 fixture skips, saying so.
 

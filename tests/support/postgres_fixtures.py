@@ -1,4 +1,5 @@
-"""Fixtures for a real PostgreSQL (see tests/support/postgres_server.py), loaded by tests/conftest.py.
+"""Fixtures for a real PostgreSQL (see tests/support/postgres_server.py), loaded by
+tests/conftest.py.
 
 - ``postgres_server`` / ``pgvector_server`` (session): one server for the whole run.
 - ``postgres_url`` / ``pgvector_url`` (function): a fresh, empty database on it per test,
@@ -16,7 +17,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.postgres_server import REQUIRED_ENV, PostgresServer, find_postgres_bin, missing_reason
+from tests.support.postgres_server import (
+    REQUIRED_ENV,
+    PostgresServer,
+    find_postgres_bin,
+    missing_reason,
+)
 
 
 def _server(need_vector: bool) -> Iterator[PostgresServer]:
