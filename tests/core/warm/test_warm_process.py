@@ -39,10 +39,13 @@ QUERY = "database is locked when two processes write"
 
 
 def _env(**extra: str) -> dict[str, str]:
+    # COLUMNS and LINES are left out: the terminal's size comes from the pty these tests open,
+    # and a COLUMNS the test runner's process happens to carry would override it.
     env = {
         name: value
         for name, value in os.environ.items()
-        if not name.startswith("MEMEX_") or name == "MEMEX_LOAD_PLUGINS"
+        if (not name.startswith("MEMEX_") or name == "MEMEX_LOAD_PLUGINS")
+        and name not in ("COLUMNS", "LINES")
     }
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", MEMEX_WARM_DEBUG="1")
     env.update(extra)
