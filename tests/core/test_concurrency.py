@@ -536,7 +536,11 @@ def test_memex_readers_in_other_processes_see_every_write(tmp_path: Path) -> Non
         )
         try:
             checked = fresh = 0
+            # A bound, not a timing claim: a writer that stops making progress (seen once under
+            # pytest-xdist, stuck at batch 82 of 120) fails the test instead of hanging the run.
+            give_up = time.monotonic() + BOUND_S
             while writer.poll() is None:
+                assert time.monotonic() < give_up, f"the writer stopped at {Gate._read(done)}"
                 last = Gate._read(done)
                 batch = checked % (last + 1)
                 hits = reader.search(batch_vector(batch, checked % 100), 1, SearchFilters())
