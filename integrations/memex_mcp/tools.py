@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from memex_core.domain.search_options import MODES
 from memex_core.errors import MemexError
 from memex_mcp import render
 from memex_mcp.scope import ServerScope
@@ -25,7 +26,8 @@ Output = tuple[str, dict[str, Any]]
 
 MEMORY_ID_PREFIX = "mem_"
 MAX_IDS = 50
-SEARCH_MODES = ("hybrid", "keyword", "semantic")
+#: The modes a search tool takes: the core's, so a new mode reaches the tools unchanged.
+SEARCH_MODES = MODES
 
 
 class ToolFailure(MemexError):
