@@ -161,8 +161,8 @@ class FolderAccess:
         with self._threads:
             if self._depth:
                 if write and not self._exclusive:
-                    self._flock_exclusive()
-                    self._exclusive = True
+                    self._upgrade()
+                    self._refresh(opener)  # another process may have written meanwhile
                 self._wrote = self._wrote or write
                 self._depth += 1
                 try:
@@ -244,8 +244,7 @@ class FolderAccess:
         if self._client is not None and token == self._token:
             return
         if not self._exclusive:  # not atomic: another writer may slip in, so re-read
-            self._flock_exclusive()
-            self._exclusive = True
+            self._upgrade()
             token = self._read_token()
         self._close_client()
         self._client = opener()
@@ -271,6 +270,16 @@ class FolderAccess:
             return True
         fcntl.flock(fd, fcntl.LOCK_UN)
         return False
+
+    def _upgrade(self) -> None:
+        """From the shared flock to the exclusive one. The shared hold is let go *before*
+        announcing: a writer elsewhere holds the intent file while it waits for the shared
+        holds to end, so waiting for the intent file while still holding one would leave both
+        waiting for ever (flock detects no deadlock). Seen in CI as a run that hung: a reader
+        refreshing its client against a writer in another process."""
+        self._flock(fcntl.LOCK_UN)
+        self._flock_exclusive()
+        self._exclusive = True
 
     def _flock_exclusive(self) -> None:
         """The exclusive flock, announced (intent file held) while waiting for it, so that

@@ -193,3 +193,58 @@ def test_a_writer_in_another_process_gets_in_while_threads_search(tmp_path: Path
     # The readers reopened after the write: the new vector is found.
     assert store.search(unit_vectors(1, seed=99)[0], 1, SearchFilters())[0].id == "frag-0999"
     store.close()
+
+
+def test_a_reader_reopening_its_client_never_deadlocks_with_a_waiting_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hang a CI run died of. A reader holds the folder shared and finds another process
+    wrote (new token), so it must reopen, exclusively; meanwhile a writer elsewhere holds the
+    intent file and waits for the shared holds to end. The reader lets its hold go before it
+    waits for the intent file, so the writer goes first and then the reader."""
+    import fcntl
+    import os
+
+    from memex_chroma.access import INTENT_NAME, LOCK_NAME, FolderAccess
+
+    folder = tmp_path / "chroma"
+    store, _, vectors = _filled(folder, 20)
+    store.search(vectors[0], 1, SearchFilters())
+    # Another open file description of each file, as another process's would be.
+    lock = os.open(folder / LOCK_NAME, os.O_RDWR)
+    intent = os.open(folder / INTENT_NAME, os.O_RDWR)
+    os.pwrite(lock, b"0" * 32, 0)  # "another process wrote": the reader must reopen
+    writer_in = threading.Event()
+
+    def writer() -> None:
+        fcntl.flock(intent, fcntl.LOCK_EX)  # announced ...
+        writer_holds_intent.set()
+        fcntl.flock(lock, fcntl.LOCK_EX)  # ... and waiting for the shared holds to end
+        writer_in.set()
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        fcntl.flock(intent, fcntl.LOCK_UN)
+
+    writer_holds_intent = threading.Event()
+    real = FolderAccess._flock_exclusive
+
+    def writer_arrives_first(access: FolderAccess) -> None:
+        if not writer_holds_intent.is_set():  # the reader is about to upgrade: the writer comes
+            threading.Thread(target=writer, daemon=True).start()
+            assert writer_holds_intent.wait(WAIT)
+        real(access)
+
+    monkeypatch.setattr(FolderAccess, "_flock_exclusive", writer_arrives_first)
+    reader = threading.Thread(target=store.search, args=(vectors[3], 1, SearchFilters()))
+    reader.start()
+    reader.join(WAIT)
+    stuck = reader.is_alive()
+    if stuck:  # let both go (the writer's intent hold ends with its file) before failing
+        os.close(intent)
+        reader.join(WAIT)
+    else:
+        os.close(intent)
+    os.close(lock)
+    assert not stuck, "the reader and the writer waited for each other"
+    assert writer_in.is_set()
+    assert store.search(vectors[3], 1, SearchFilters())[0].id == "frag-0003"
+    store.close()
