@@ -41,7 +41,7 @@ from benchmarks.reworded_facts import KINDS, FactSet, generate, interleaved, nea
 from memex_core.api import Memex
 from memex_core.domain.contracts import ADD, DELETE, NONE, UPDATE
 from memex_core.handles import AgentMemory
-from memex_core.services.memory import DreamReport, fingerprint
+from memex_core.services.agent_memory import DreamReport, fingerprint
 
 COLLECTION = "bench:facts"
 USERS, PER_USER = 5, 200

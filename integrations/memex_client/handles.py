@@ -19,9 +19,9 @@ from memex_core.domain.memory.records import AccessEntry, MemoryRecord, Revision
 from memex_core.domain.search_options import SearchOptions
 from memex_core.errors import require_query
 from memex_core.handles import MemoryHit, MemoryLinks, RememberResult
+from memex_core.services.agent_memory import DreamReport
 from memex_core.services.dream import EMPTY_STATE, DreamPlan
 from memex_core.services.explore import Exploration
-from memex_core.services.memory import DreamReport
 from memex_core.services.search import SearchResults
 
 
@@ -36,7 +36,7 @@ def _messages(messages: Sequence[Any] | None) -> list[dict[str, Any]] | None:
     for message in messages:
         if isinstance(message, dict):
             out.append(_drop_none(**message))
-        else:  # memex_core.services.memory.Message
+        else:  # memex_core.services.agent_memory.Message
             out.append(
                 _drop_none(
                     role=message.role,

@@ -45,7 +45,7 @@ from memex_core.domain.memory.records import CONVERSATION_KIND
 from memex_core.errors import MemexError
 from memex_core.handles import RememberResult
 from memex_core.memex_like import MemexLike, ViewLike, acting_user
-from memex_core.services.memory import Message
+from memex_core.services.agent_memory import Message
 from memex_core.threads import acall, reads
 from memex_llamaindex.messages import query_from, to_turns
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from llama_index.core.base.llms.types import ChatMessage, TextBlock
 
-from memex_core.services.memory import Message
+from memex_core.services.agent_memory import Message
 
 #: LlamaIndex's roles (``MessageRole``) in memex's vocabulary (``memex_core.domain.ROLES``).
 ROLE_MAP = {

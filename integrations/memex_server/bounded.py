@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import MemoryRecord
 from memex_core.errors import MemexError

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from fastapi import Request
 
-from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain.memory.records import owner_user_id
 from memex_core.errors import MemexError, WriteLockedError
 from memex_core.handles import MemoryNotFound

@@ -22,7 +22,7 @@ from memex_core.catalog.dbapi import Connection
 from memex_core.catalog.documents import DocumentStore
 from memex_core.catalog.graph import LinkGraph
 from memex_core.catalog.health import HealthQueries
-from memex_core.catalog.memory import MemoryStore
+from memex_core.catalog.memory_records import MemoryStore
 from memex_core.catalog.replicas import ReplicaRegistry
 from memex_core.catalog.rows import (
     FRAGMENT_COLUMNS,
@@ -61,7 +61,7 @@ class SqlCatalog(
     database, whatever the engine's transactions take).
 
     Folder documents and the link graph live in :mod:`memex_core.catalog.documents`
-    and :mod:`memex_core.catalog.graph`, agent memory in :mod:`memex_core.catalog.memory`,
+    and :mod:`memex_core.catalog.graph`, agent memory in :mod:`memex_core.catalog.memory_records`,
     agent API keys in :mod:`memex_core.catalog.agent_keys`, the folders sessions ran in
     in :mod:`memex_core.catalog.sessions`; this module holds fragments, runs, files, the
     change journal and settings.

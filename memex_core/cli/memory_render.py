@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from memex_core.handles import MemoryHit, RememberResult
-    from memex_core.services.memory import AppliedDecision, DreamReport
+    from memex_core.services.agent_memory import AppliedDecision, DreamReport
 
 ACTION_STYLES = {"ADD": "green", "UPDATE": "yellow", "DELETE": "red", "NONE": "dim"}
 SNIPPET = 70

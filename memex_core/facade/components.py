@@ -39,6 +39,7 @@ from memex_core.errors import MemexError
 from memex_core.facade import turn_context
 from memex_core.plugins import PluginRegistry, PluginUnavailable, load_registry
 from memex_core.rwlock import ReadWriteLock
+from memex_core.services.agent_memory import MemoryService, MemorySettings
 from memex_core.services.index_text import ContextualKeywordStore, IndexTexts, settle_context
 from memex_core.services.indexing import (
     CatalogWatermark,
@@ -47,7 +48,6 @@ from memex_core.services.indexing import (
     MemoryIndexUpdater,
     VectorIndexer,
 )
-from memex_core.services.memory import MemoryService, MemorySettings
 from memex_core.services.search import VectorStoreUnavailableError
 
 if TYPE_CHECKING:

@@ -30,10 +30,10 @@ if TYPE_CHECKING:
     from memex_core.domain.search_options import SearchOptions
     from memex_core.domain.search_results import SearchResults
     from memex_core.plugins import PluginRegistry
+    from memex_core.services.agent_memory import MemoryService
     from memex_core.services.context import ContextSettings
     from memex_core.services.guidance import Reach
     from memex_core.services.indexing import MemoryIndexUpdater
-    from memex_core.services.memory import MemoryService
     from memex_core.services.ports import Progress
     from memex_core.services.search import SearchService
 

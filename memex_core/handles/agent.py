@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain.memory.paths import to_storage_path, to_virtual_path, validate_user_id
 from memex_core.domain.memory.records import (
     AGENT,

@@ -7,14 +7,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import Actor, MemoryRecord, Scope
 from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError
 
 if TYPE_CHECKING:
     from memex_core.facade.protocols import MemoryHome
-    from memex_core.services.memory import MemoryService
+    from memex_core.services.agent_memory import MemoryService
 
 SHARED_WRITE_ENV = "MEMEX_SHARED_WRITE_MODE"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 
-from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain import Consolidator
 from memex_core.domain.memory.outcomes import DreamPlan, DreamReport
 from memex_core.handles.base import HandleBase

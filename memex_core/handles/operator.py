@@ -25,7 +25,7 @@ from memex_core.errors import MemexError
 from memex_core.handles.agent import AgentMemory
 from memex_core.handles.base import MemoryNotFound
 from memex_core.handles.handle import MemoryHandle
-from memex_core.services.memory import Prepared
+from memex_core.services.agent_memory import Prepared
 
 if TYPE_CHECKING:
     from memex_core.facade.protocols import MemoryHome

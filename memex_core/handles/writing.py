@@ -10,7 +10,7 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
-from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain import ConsolidationDecision, Consolidator, Extractor, MemoryFact
 from memex_core.domain.contracts import ADD
 from memex_core.domain.memory.memory_links import find_memory_links, resolve_memory_link
@@ -30,7 +30,7 @@ from memex_core.domain.memory.records import (
 )
 from memex_core.errors import MemexError
 from memex_core.handles.base import SHARED_WRITE_ENV, HandleBase
-from memex_core.services.memory import MemoryService, Message, Prepared, fingerprint
+from memex_core.services.agent_memory import MemoryService, Message, Prepared, fingerprint
 
 
 class MemoryWrites(HandleBase):

@@ -24,7 +24,7 @@ from memex_core.domain.contracts import ADD, DELETE
 from memex_core.domain.memory.outcomes import AppliedDecision, DreamPlan, DreamReport
 from memex_core.domain.memory.records import CONVERSATION_KIND, FILE_KIND, MemoryRecord, Scope
 from memex_core.errors import MemexError
-from memex_core.services.memory import MemoryService
+from memex_core.services.agent_memory import MemoryService
 from memex_core.services.ports import NoProgress, Progress
 
 

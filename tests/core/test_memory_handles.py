@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memex_core.api import Memex, make_filters
-from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain import (
     ConsolidationDecision,
     FactType,

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.errors import MemexError
 from memex_core.handles import AgentMemory, MemoryNotFound
 from tests.isolation.world import ALICE, ALICE_BOT, ALICE_OWNER, READABLE, Home, Recorder

@@ -11,7 +11,7 @@ import pytest
 
 from memex_client import MemexClient
 from memex_client.errors import NotFoundError, PermissionDeniedError
-from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain.memory.memory_links import resolve_memory_link
 from memex_core.domain.memory.paths import InvalidUserId
 from memex_core.domain.memory.records import MemoryRecord

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.handles import SHARED_WRITE_ENV
 from tests.isolation.surface_http import Http
 from tests.isolation.surfaces import (

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memex_core.catalog.memory import MemoryAccessDenied, MemoryWrite
+from memex_core.catalog.memory_records import MemoryAccessDenied, MemoryWrite
 from memex_core.domain.memory.records import AGENT, Actor, Revision, Scope
 from tests.isolation.surfaces import CATALOG, InProcess, on
 from tests.isolation.world import ALICE, ALICE_BOT, ALICE_OWNER, READABLE

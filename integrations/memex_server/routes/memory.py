@@ -19,8 +19,8 @@ from pydantic import BaseModel
 
 from memex_core.domain.memory.records import MemoryRecord
 from memex_core.handles import MemoryHit, MemoryLinks, RememberResult
+from memex_core.services.agent_memory import DreamReport
 from memex_core.services.dream import DreamPlan, DreamPlanStale
-from memex_core.services.memory import DreamReport
 from memex_server.auth import Caller, agent, operator, state_of
 from memex_server.encoded import encoded
 from memex_server.errors import ApiError

@@ -2,7 +2,7 @@
 and plan, a memory search hit, what ``remember`` stored, a memory file's links.
 
 Plain values: the memory handles (:mod:`memex_core.handles`), the memory service and dreaming
-(:mod:`memex_core.services.memory`, :mod:`memex_core.services.dream`) build them, and the
+(:mod:`memex_core.services.agent_memory`, :mod:`memex_core.services.dream`) build them, and the
 integrations and the server turn them into JSON.
 """
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from memex_core.catalog import SqlCatalog
-from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain import Fragment, Provenance
 from memex_core.domain.agent_keys import AgentKey, StoredSecret
 from memex_core.domain.contracts import ParsedDocument

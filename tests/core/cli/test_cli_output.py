@@ -215,7 +215,7 @@ def test_memory_ids_take_a_unique_prefix_too(
     made = iter(
         ["mem_abcd00000000000000a1", "mem_abcd00000000000000b2", "mem_ffff0000000000000000"]
     )
-    monkeypatch.setattr("memex_core.services.memory.new_memory_id", lambda: next(made))
+    monkeypatch.setattr("memex_core.services.agent_memory.new_memory_id", lambda: next(made))
     operator = mx.operator("test")
     for text in ("Prefers tea", "Lives in Lyon", "Works on memex"):
         operator.remember(text, user_id="alice")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memex_core.api import Memex
-from memex_core.catalog.memory import MemoryAccessDenied
+from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain import ConsolidationDecision, MemoryFact, SimilarMemory
 from memex_core.services.dream import DreamPlanStale
 from tests.support.component_doubles import fast_memex

@@ -3,7 +3,7 @@
 Nothing here is ever overwritten in place: every change of a memory is a new
 revision in the catalog (create, update, restore, delete, undelete,
 invalidate), and only the current revision of an active memory is searchable.
-Scope checks happen in the catalog (``memex_core.catalog.memory``); this
+Scope checks happen in the catalog (``memex_core.catalog.memory_records``); this
 service decides what to write.
 """
 
@@ -213,7 +213,7 @@ class MemoryService:
         links: Sequence[tuple[str, str | None]],
     ) -> MemoryRecord:
         """Store ``record`` (as it now is) and the revision that made it so."""
-        from memex_core.catalog.memory import MemoryWrite
+        from memex_core.catalog.memory_records import MemoryWrite
 
         revision = Revision(
             memory_id=record.id,
