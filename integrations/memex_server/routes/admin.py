@@ -31,6 +31,9 @@ Operator = Annotated[Caller, Depends(operator)]
 
 UPLOADS = "uploads"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+#: The longest upload name kept: stored as ``<16 hex digits>-<name>``, which must stay under
+#: the 255 bytes most file systems allow in a name.
+MAX_FILENAME = 200
 
 
 @router.post("/memory/history", response_model=list[Revision], summary="Every revision")
@@ -154,7 +157,7 @@ async def ingest(
     from starlette.concurrency import run_in_threadpool
 
     state = state_of(request)
-    name = _SAFE_NAME.sub("_", Path(filename).name).strip("._") or "upload"
+    name = _upload_name(filename)
     folder = Path(state.memex.home) / UPLOADS
     folder.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
@@ -172,8 +175,25 @@ async def ingest(
         Path(part.name).unlink(missing_ok=True)
         raise ApiError("invalid_request", "The upload is empty: send the export file as the body.")
     target = folder / f"{digest.hexdigest()[:16]}-{name}"
-    Path(part.name).replace(target)
+    try:
+        Path(part.name).replace(target)
+    finally:
+        Path(part.name).unlink(missing_ok=True)  # gone already unless the rename failed
     return await run_in_threadpool(_ingest_apart, state.memex, target)
+
+
+def _upload_name(filename: str) -> str:
+    """The name an upload is kept under (its characters made safe), checked before the
+    body is read: a name too long to store would fail only once the body was written."""
+    name = _SAFE_NAME.sub("_", Path(filename).name).strip("._") or "upload"
+    if len(name) > MAX_FILENAME:
+        raise ApiError(
+            "invalid_request",
+            f"filename is {len(name):,} characters long; send at most {MAX_FILENAME} (only "
+            "its ending matters: it tells memex the format, as in conversations.json, "
+            "export.zip or session.jsonl).",
+        )
+    return name
 
 
 def _ingest_apart(memex: Any, path: Path) -> IngestReport:

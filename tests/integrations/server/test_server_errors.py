@@ -529,6 +529,27 @@ def test_an_ingest_upload_needs_a_filename_and_a_body(errors: Errors) -> None:
     assert (status, code) == (422, "invalid_request") and "empty" in message
 
 
+def test_an_upload_name_too_long_to_store_is_422_and_leaves_no_file(errors: Errors) -> None:
+    # 300 characters once made safe: stored as "<digest>-<name>", past the 255 bytes a file
+    # name may have. It answered 500 (OSError: File name too long), a .part-* file left.
+    uploads = errors.service.home / "uploads"
+    before = set(uploads.iterdir()) if uploads.exists() else set()
+    response = errors.op.request(
+        "POST",
+        "/v1/admin/ingest",
+        params={"filename": "c" * 295 + ".json"},
+        content=b"[]",
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    status, code, message = error_of(response)
+    assert (status, code) == (422, "invalid_request")
+    assert "filename is 300 characters long; send at most 200" in message
+    after = set(uploads.iterdir()) if uploads.exists() else set()
+    assert after == before, sorted(p.name for p in after - before)
+    # The server goes on answering on a fresh request.
+    assert errors.op.get("/v1/whoami").status_code == 200
+
+
 def test_the_client_raises_the_memex_errors(errors: Errors) -> None:
     alice = MemexClient(errors.service.url, api_key=errors.key, timeout=CLIENT_TIMEOUT).agent()
     view = MemexClient(errors.service.url, api_key=errors.key, timeout=CLIENT_TIMEOUT).view()
