@@ -54,6 +54,9 @@ WHEN = {
     "forbidden": "An agent key sent `Memex-User`, or a memory write outside the caller's "
     "scope: another user's memory, or `shared/` while the server runs without "
     "`MEMEX_SHARED_WRITE_MODE=rw`.",
+    "forbidden_host": "The `Host` header names neither this machine's loopback nor a name "
+    "in `[serve] allowed_hosts` (a server on loopback refuses a page on another site that "
+    "reached it by DNS rebinding). Any route but `/healthz` and `/readyz`.",
     "not_found": "An unknown id or path, and equally an id or path of another user's memory "
     "(the two are indistinguishable); also an unknown route.",
     "method_not_allowed": "The route exists, with another HTTP method.",

@@ -21,22 +21,29 @@ Requests without an Origin (command-line and desktop clients) pass step 1.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from memex_mcp.bearer import matches
+from memex_server.hosts import host_header_is_loopback, is_loopback
 from memex_server.throttle import FailedAuth
+
+# One check of the Host for both servers (memex_server.hosts); re-exported here.
+__all__ = [
+    "LoopbackGuard",
+    "Refusal",
+    "host_header_is_loopback",
+    "is_loopback",
+    "origin_is_loopback",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-LOCALHOST = "localhost"
 
 
 class Refusal(NamedTuple):
@@ -48,20 +55,6 @@ class Refusal(NamedTuple):
     retry_after: int | None = None
 
 
-def is_loopback(host: str | None) -> bool:
-    """Whether ``host`` (a name or address, IPv6 with or without brackets) is this machine's
-    loopback: ``localhost``, ``127.0.0.0/8`` or ``::1``."""
-    if not host:
-        return False
-    host = host.strip().lower().removeprefix("[").removesuffix("]")
-    if host == LOCALHOST:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def origin_is_loopback(origin: str) -> bool:
     """Whether a browser ``Origin`` (``http://127.0.0.1:3000``) is a page on this machine.
     The opaque origin ``null`` (sandboxed frames, files) is not."""
@@ -71,17 +64,6 @@ def origin_is_loopback(origin: str) -> bool:
     except ValueError:
         return False
     return parts.scheme in ("http", "https") and is_loopback(host)
-
-
-def host_header_is_loopback(value: str | None) -> bool:
-    """Whether a ``Host`` header (``127.0.0.1:8765``, ``[::1]:8765``, ``localhost``) names
-    a loopback address."""
-    if not value:
-        return False
-    try:
-        return is_loopback(urlsplit("//" + value.strip()).hostname)
-    except ValueError:
-        return False
 
 
 class LoopbackGuard:

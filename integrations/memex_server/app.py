@@ -19,11 +19,13 @@ the server's thread pool, one call into memex at a time (``Memex.call_lock``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 
 from memex_server.errors import CODES, install_error_handlers
+from memex_server.hosts import HostGuard
 from memex_server.limits import DEFAULT_MAX_BODY, DEFAULT_MAX_UPLOAD, BodyLimit
 from memex_server.routes import admin, health, memory, reading
 from memex_server.state import ServerState
@@ -43,8 +45,10 @@ user exactly as `mx.agent(user)` does; the **operator secret** (`MEMEX_ADMIN_SEC
 find it in the access log.
 
 Errors are JSON, `{"error": {"code": ..., "message": ...}}`, with a stable code: 401
-`missing_credentials`/`invalid_credentials`, 403 `operator_only`/`agent_only`/`forbidden`,
-404 `not_found` (another user's id too), 409 `ambiguous_id`/`plan_changed`, 413 `body_too_large`,
+`missing_credentials`/`invalid_credentials`, 403 `operator_only`/`agent_only`/`forbidden`/
+`forbidden_host` (the Host header names neither this machine's loopback nor a name in
+`[serve] allowed_hosts`), 404 `not_found` (another user's id too), 409
+`ambiguous_id`/`plan_changed`, 413 `body_too_large`,
 422 `invalid_request`/`empty_query`, 429 `too_many_failures` (this address sent too many wrong
 credentials lately: wait for `Retry-After`), 503 `write_locked`/`vectors_unavailable`/
 `catalog_unavailable` (the catalog's database server is down or unreachable: nothing was
@@ -85,11 +89,15 @@ def build_app(
     max_upload: int = DEFAULT_MAX_UPLOAD,
     viewer: bool = True,
     auth_limits: AuthLimits | None = None,
+    allowed_hosts: Iterable[str] | None = None,
 ) -> FastAPI:
     """The API over ``memex``, accepting its agent keys and ``admin_secret``, and (unless
     ``viewer=False``) the web viewer's pages at ``/`` (:mod:`memex_viewer`). Wrong
     credentials are limited per client address as ``auth_limits`` says (default: the
-    home's ``[serve] auth_*`` settings; see :mod:`memex_server.throttle`)."""
+    home's ``[serve] auth_*`` settings; see :mod:`memex_server.throttle`). With
+    ``allowed_hosts`` (``memex serve`` passes :func:`memex_server.hosts.known_hosts`), a
+    request whose Host is neither loopback nor one of them gets 403 ``forbidden_host``;
+    every response carries ``X-Content-Type-Options: nosniff``."""
     from memex_core import __version__
 
     app = FastAPI(
@@ -120,6 +128,7 @@ def build_app(
 
         mount(app)
     app.add_middleware(BodyLimit, max_body=max_body, max_upload=max_upload)
+    app.add_middleware(HostGuard, allowed=allowed_hosts)  # added last: it runs first
     _document_errors(app)
     return app
 

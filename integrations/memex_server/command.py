@@ -96,6 +96,8 @@ def serve(
         ) from exc
     from memex_server.admin_secret import resolve_admin_secret
     from memex_server.follower import FollowSettings
+    from memex_server.hosts import known_hosts
+    from memex_server.network import NetworkSettings
     from memex_server.throttle import AuthLimits
 
     memex = open_memex(ctx)
@@ -103,6 +105,7 @@ def serve(
         secret = resolve_admin_secret(Path(memex.home))
         follow = FollowSettings.from_table(memex.config.table("serve"), memex.config.config_path)
         auth_limits = AuthLimits.from_table(memex.config.table("serve"), memex.config.config_path)
+        network = NetworkSettings.from_table(memex.config.table("serve"), memex.config.config_path)
         memex.catalog  # noqa: B018  # migrate now, not on the first request
         memex.keyword_store  # noqa: B018  # load the index before the first request
         # Every component a search uses open from the start, so that searches share the
@@ -119,11 +122,18 @@ def serve(
         max_body=max_body,
         max_upload=max_upload,
         auth_limits=auth_limits,
+        allowed_hosts=known_hosts(host, network.allowed_hosts),
     )
     # The keyword index follows what other processes and replicas write to the catalog.
     app.state.memex.follow(follow)
+    # Forwarded headers from [serve] trusted_proxies only (uvicorn's default trusts this
+    # machine: any local process could then claim a new address with every wrong guess).
     config = uvicorn.Config(
-        app, log_level=log_level, access_log=log_level in ("info", "debug"), lifespan="off"
+        app,
+        log_level=log_level,
+        access_log=log_level in ("info", "debug"),
+        lifespan="off",
+        **network.uvicorn_options(),
     )
     server = uvicorn.Server(config)
     # Long-lived responses (the viewer's event streams) end when this turns true: uvicorn's
@@ -165,6 +175,7 @@ def serve(
         f"  operator secret: {where}",
         f"  agent keys: {live} live (memex keys create --user <id> --name <name>)",
         f"  reachable from {reach}",
+        *_proxy_lines(network.trusted_proxies),
         *engine,
         *warm_lines,
         f"{LISTENING} http://{shown}:{bound} (stop with Ctrl-C)",
@@ -190,6 +201,17 @@ def serve(
         clear_run_file(Path(memex.home))
         if warm is not None:
             warm.close()
+
+
+def _proxy_lines(trusted: tuple[str, ...]) -> list[str]:
+    """What the start-up lines say of forwarded headers: whom they are believed from, and
+    that uvicorn's own variable no longer decides it."""
+    from memex_server.network import UVICORN_ENV
+
+    lines = [f"  forwarded client addresses: from {', '.join(trusted)} only"] if trusted else []
+    if os.environ.get(UVICORN_ENV) is not None:
+        lines.append(f"  {UVICORN_ENV} is ignored: list your proxies in [serve] trusted_proxies")
+    return lines
 
 
 def _on_sigterm(action: Callable[[], None]) -> None:

@@ -35,6 +35,7 @@ CODES: dict[str, int] = {
     "operator_only": 403,
     "agent_only": 403,
     "forbidden": 403,
+    "forbidden_host": 403,
     "too_many_failures": 429,
     "not_found": 404,
     "method_not_allowed": 405,

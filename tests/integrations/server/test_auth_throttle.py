@@ -3,9 +3,8 @@ addresses, bounded in memory, shared by the viewer's sign-in form and the API.
 
 The limiter itself is driven with a fake clock. Over HTTP: the viewer and the API on one
 app (Starlette's TestClient, whose ``client=`` sets the address a request comes from), and
-a real ``memex serve`` to show which address counts behind a proxy: uvicorn's own
-``X-Forwarded-For`` handling, trusted from this machine by default and from nowhere with
-``FORWARDED_ALLOW_IPS`` empty.
+a real ``memex serve`` to show which address counts behind a proxy: ``X-Forwarded-For``
+applied from the proxies of ``[serve] trusted_proxies`` only (none by default).
 """
 
 from __future__ import annotations
@@ -246,10 +245,10 @@ def test_a_bad_setting_is_refused_at_start(tmp_path: Path) -> None:
 # -- behind a proxy: the address uvicorn hands over ---------------------------------------------
 
 
-def limited_home(root: Path) -> Path:
+def limited_home(root: Path, serve: str = "") -> Path:
     home = keyword_only_home(root)
     with (home / "config.toml").open("a", encoding="utf-8") as config:
-        config.write("[serve]\nauth_failures = 2\n")
+        config.write(f"[serve]\nauth_failures = 2\n{serve}")
     return home
 
 
@@ -264,19 +263,33 @@ def statuses(http: httpx.Client, *forwarded: str | None) -> list[int]:
     return [whoami(http, address).status_code for address in forwarded]
 
 
-def test_forwarded_addresses_count_only_from_a_trusted_proxy(tmp_path: Path) -> None:
-    # Default: uvicorn trusts X-Forwarded-For from this machine (a proxy in front of it).
-    with served(limited_home(tmp_path / "trusting")) as service:
+def test_a_local_client_cannot_pick_its_address_unless_proxies_are_configured(
+    tmp_path: Path,
+) -> None:
+    # uvicorn's default trusts X-Forwarded-For from this machine: a local process sending a
+    # new address with each guess was never limited. memex trusts no proxy unless
+    # [serve] trusted_proxies names it, and ignores uvicorn's FORWARDED_ALLOW_IPS.
+    with served(limited_home(tmp_path / "default"), env={"FORWARDED_ALLOW_IPS": "*"}) as service:
+        http = httpx.Client(base_url=service.url, timeout=CLIENT_TIMEOUT)
+        # Every request counted under 127.0.0.1, whatever it claims.
+        assert statuses(http, "203.0.113.1", "203.0.113.2", "203.0.113.3") == [401, 401, 429]
+        assert "FORWARDED_ALLOW_IPS is ignored: list your proxies in [serve] trusted_proxies" in (
+            service.output()
+        )
+    # A proxy on this machine, configured: each client behind it counts apart.
+    trusting = limited_home(tmp_path / "trusting", 'trusted_proxies = ["127.0.0.1", "::1"]\n')
+    with served(trusting) as service:
         http = httpx.Client(base_url=service.url, timeout=CLIENT_TIMEOUT)
         assert statuses(http, "203.0.113.1", "203.0.113.1") == [401, 401]
         limited = whoami(http, "203.0.113.1")
         assert limited.status_code == 429 and limited.headers["retry-after"]
         assert assert_clean_response(limited)["error"]["code"] == "too_many_failures"
         assert statuses(http, "203.0.113.2", None) == [401, 401]  # others behind the proxy
-    # FORWARDED_ALLOW_IPS empty: no proxy trusted, so the header is the client's word only.
-    with served(limited_home(tmp_path / "distrusting"), env={"FORWARDED_ALLOW_IPS": ""}) as service:
+        assert "forwarded client addresses: from 127.0.0.1, ::1 only" in service.output()
+    # A proxy elsewhere: this machine's requests are not trusted, whatever they claim.
+    elsewhere = limited_home(tmp_path / "elsewhere", 'trusted_proxies = ["10.9.8.0/24"]\n')
+    with served(elsewhere) as service:
         http = httpx.Client(base_url=service.url, timeout=CLIENT_TIMEOUT)
-        # Every request counted under 127.0.0.1, whatever it claims.
         assert statuses(http, "203.0.113.1", "203.0.113.2", "203.0.113.3") == [401, 401, 429]
 
 
