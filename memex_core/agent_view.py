@@ -293,6 +293,9 @@ class AgentView:
         require_query(options.query)
         # Private memory stays out of a context pack whatever the options say.
         filters = self._scoped_filters(options.with_changes(include_private=False))
+        if filters is not None and filters.tags:
+            # Resolved once, so the recent material filling the pack keeps to the tags too.
+            filters = self._mx.catalog.resolve_tags(filters)
         if filters is None:
             return ContextPack(query=options.query, budget_chars=budget_chars)
         scoped = filters

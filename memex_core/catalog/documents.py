@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from memex_core.catalog.dbapi import CatalogPart, Connection
@@ -24,7 +25,8 @@ from memex_core.catalog.rows import (
     upsert_conversations,
 )
 from memex_core.crashpoints import crash_point
-from memex_core.domain import DocumentRecord, Fragment, ParsedDocument
+from memex_core.domain import DocumentRecord, Fragment, ParsedDocument, SearchFilters
+from memex_core.domain.tags import tags_match
 
 DOCUMENT_COLUMNS = (
     "id, source_kind, root, path, title, aliases, tags, properties, sha256, size, mtime_ns, "
@@ -78,6 +80,42 @@ class DocumentStore(CatalogPart):
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE root=? ORDER BY path", (root,)
         )
         return {r[3]: row_to_document(r) for r in rows}
+
+    def documents_tagged(self, tags: Sequence[str]) -> list[DocumentRecord]:
+        """The documents carrying one of the normalized filter ``tags`` or a tag nested
+        under one (:func:`memex_core.domain.tags.tags_match`), by source, folder and path.
+        Tags are a JSON list per document, so they are matched here rather than in SQL,
+        over the tagged documents only (a vault's notes, not its fragments)."""
+        if not tags:
+            return []
+        rows = self._db.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE tags <> '[]' "
+            "ORDER BY source_kind, root, path"
+        )
+        found = (row_to_document(r) for r in rows)
+        return [document for document in found if tags_match(tags, document.tags)]
+
+    def resolve_tags(self, filters: SearchFilters) -> SearchFilters | None:
+        """``filters`` with their tags resolved to the notes carrying them: a conversation
+        filter (intersected with any given), which every store applies before top-k, so a
+        home indexed before tags were searchable needs no reindex. None when no note (of
+        the conversations asked for) carries them. No tags: ``filters``."""
+        if not filters.tags:
+            return filters
+        tagged = tuple(document.id for document in self.documents_tagged(filters.tags))
+        if filters.conversation_ids:
+            asked = set(filters.conversation_ids)
+            tagged = tuple(cid for cid in tagged if cid in asked)
+        return replace(filters, tags=(), conversation_ids=tagged) if tagged else None
+
+    def document_tags(self) -> dict[str, int]:
+        """Every tag the documents carry (case-folded, as a filter compares them), with how
+        many documents carry it, most used first."""
+        counts: dict[str, int] = {}
+        for (tags,) in self._db.execute("SELECT tags FROM documents WHERE tags <> '[]'"):
+            for tag in dict.fromkeys(t.casefold() for t in json.loads(tags)):
+                counts[tag] = counts.get(tag, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
     def store_document(
         self,

@@ -15,6 +15,7 @@ from memex_core.cli.ask import ask
 from memex_core.cli.doctor import doctor
 from memex_core.cli.maintenance import backfill, rebuild
 from memex_core.cli.memory_operator import COMMANDS as MEMORY_COMMANDS
+from memex_core.cli.notes import notes
 from memex_core.cli.overview import corpus, plugins, schema, sources
 from memex_core.cli.progressive import context_pack, explore, get, timeline
 from memex_core.cli.search import dig, keyword, semantic
@@ -68,6 +69,7 @@ for command in (
     keyword,
     semantic,
     explore,
+    notes,
     timeline,
     get,
     context_pack,

@@ -154,6 +154,11 @@ def get(ctx: click.Context, fragment_ids: tuple[str, ...], output_format: str) -
 )
 @click.option("--source", multiple=True, help="Only this source kind (repeatable).")
 @click.option(
+    "--tag",
+    multiple=True,
+    help="Only notes with this tag or one nested under it (repeatable).",
+)
+@click.option(
     "--no-time-phrases",
     is_flag=True,
     help='Do not read phrases like "last week" in the query as a time filter.',
@@ -165,6 +170,7 @@ def context_pack(
     query: str,
     budget: int,
     source: tuple[str, ...],
+    tag: tuple[str, ...],
     no_time_phrases: bool,
     output_format: str,
 ) -> None:
@@ -179,7 +185,9 @@ def context_pack(
     from memex_core.cli.render import print_context
     from memex_core.domain.search_options import SearchOptions
 
-    asked = SearchOptions(query, source=source or None, time_phrases=not no_time_phrases)
+    asked = SearchOptions(
+        query, source=source or None, tag=tag or None, time_phrases=not no_time_phrases
+    )
     remote = _remote_view(ctx)
     holds_something = True
     if remote is not None:

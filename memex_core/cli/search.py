@@ -24,6 +24,8 @@ FILTER_HELP = {
     "role": "Only this role (repeatable): user, assistant, system, tool, note.",
     "since": "Only fragments at or after this time: 2024-05-01, 2024-05-01T09:30, 7d, 12h.",
     "until": "Only fragments at or before this time (a bare date includes the whole day).",
+    "tag": "Only notes with this tag or one nested under it (repeatable): project matches "
+    "#project and #project/memex.",
 }
 
 
@@ -43,6 +45,7 @@ def search_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--role", multiple=True, help=FILTER_HELP["role"]),
         click.option("--since", help=FILTER_HELP["since"]),
         click.option("--until", help=FILTER_HELP["until"]),
+        click.option("--tag", multiple=True, help=FILTER_HELP["tag"]),
         click.option(
             "--concise",
             is_flag=True,
@@ -138,6 +141,7 @@ def command_line_search(
         role=options.pop("role") or None,
         since=options.pop("since"),
         until=options.pop("until"),
+        tag=options.pop("tag") or None,
         include_private=options.pop("include_private"),
         time_phrases=not options.pop("no_time_phrases"),
         floor=floor,

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from memex_core.domain.fragment import Fragment
+from memex_core.domain.tags import tags_match
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,11 @@ class SearchFilters:
     collection prefix into names before searching, and always set ``owners``).
     Private fragments never pass unless ``include_private`` is set; this is the
     one restriction that is on by default, so ``is_empty`` does not cover it.
+
+    ``tags`` are normalized filter tags (:func:`memex_core.domain.tags.normalize_tag`): a
+    fragment passes when its note carries one of them or a tag nested under one. Stores
+    never see them: the reader resolves tags to the notes (conversations) that carry them
+    before a search reaches the stores, as a collection prefix is resolved to names.
     """
 
     source_kinds: tuple[str, ...] = ()
@@ -44,6 +50,7 @@ class SearchFilters:
     owners: tuple[str, ...] = ()
     collections: tuple[str, ...] = ()
     include_private: bool = False
+    tags: tuple[str, ...] = ()
 
     @property
     def is_empty(self) -> bool:
@@ -54,6 +61,7 @@ class SearchFilters:
             or self.roles
             or self.owners
             or self.collections
+            or self.tags
             or self.since is not None
             or self.until is not None
         )
@@ -83,6 +91,8 @@ class SearchFilters:
             return False
         if fragment.private and not self.include_private:
             return False
+        if self.tags and not tags_match(self.tags, _tags_of(fragment)):
+            return False
         if self.since is not None or self.until is not None:
             if fragment.timestamp is None:
                 return False
@@ -105,6 +115,8 @@ class SearchFilters:
             parts.append(f"owner in {', '.join(self.owners)}")
         if self.collections:
             parts.append(f"collection in {', '.join(self.collections)}")
+        if self.tags:
+            parts.append(f"tag in {', '.join(self.tags)}")
         if self.since is not None:
             parts.append("since")
         if self.until is not None:
@@ -120,8 +132,17 @@ class SearchFilters:
             "since": None,
             "until": None,
             "collections": (),
+            "tags": (),
         }
         if name not in lifted:
             # owners is deliberately not liftable: it is how memory isolation is enforced.
             raise ValueError(f"unknown filter {name!r}")
         return replace(self, **{name: lifted[name]})
+
+
+def _tags_of(fragment: Fragment | FilterFields) -> list[str]:
+    """A fragment's note tags, as its source stored them in ``metadata["tags"]`` (an
+    Obsidian note's); none for anything else, and for bare :class:`FilterFields`."""
+    metadata = getattr(fragment, "metadata", None)
+    tags = metadata.get("tags") if isinstance(metadata, dict) else None
+    return tags if isinstance(tags, list) else []

@@ -15,6 +15,7 @@ from datetime import date, datetime
 from typing import Any
 
 from memex_core.domain.filters import SearchFilters
+from memex_core.domain.tags import normalize_tag
 from memex_core.domain.time_bounds import FilterValueError, parse_time_bound
 
 #: A loose time as every surface accepts it: an ISO date or time, epoch seconds, a
@@ -28,7 +29,7 @@ Texts = str | Iterable[str] | None
 MODES = ("hybrid", "keyword", "semantic")
 
 #: The filters on what a fragment is (as opposed to where it lives or how it is ranked).
-FILTER_NAMES = ("source", "conversation", "role", "since", "until")
+FILTER_NAMES = ("source", "conversation", "role", "since", "until", "tag")
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,8 @@ class SearchOptions:
     fragments (see :func:`memex_core.make_filters`). ``include_private`` lets a user's
     private memories through. ``time_phrases`` reads "last week" in the query as a filter.
     ``floor`` overrides the relevance floor for this search: ``"auto"``, ``"off"`` or a
-    cosine similarity; ``None`` keeps the home's setting.
+    cosine similarity; ``None`` keeps the home's setting. ``tag`` keeps notes carrying one
+    of these tags or a tag nested under one (``project`` matches ``#project/memex``).
     """
 
     query: str
@@ -56,6 +58,7 @@ class SearchOptions:
     include_private: bool = False
     time_phrases: bool = True
     floor: str | float | None = None
+    tag: Texts = None
 
     @classmethod
     def of(cls, query: str, mode: str = "hybrid", limit: int = 10, **options: Any) -> SearchOptions:
@@ -144,6 +147,7 @@ def make_filters(
     since: TimeBound = None,
     until: TimeBound = None,
     include_private: bool = False,
+    tag: Texts = None,
 ) -> SearchFilters:
     """Build :class:`SearchFilters` from user-friendly values (strings or lists, loose times).
 
@@ -177,4 +181,5 @@ def make_filters(
         since=parse_time_bound(since),
         until=parse_time_bound(until, end_of_day=True),
         include_private=include_private,
+        tags=tuple(dict.fromkeys(normalize_tag(t) for t in texts("tag", tag))),
     )

@@ -59,6 +59,11 @@ class Disclosure:
         settings = self.context_settings()
         asked = options.filter_options() or options.include_private
         filters = options.filters() if asked else None
+        if filters is not None and filters.tags:
+            # Resolved once, so the recent material filling the pack keeps to the tags too.
+            filters = self._parts.catalog.resolve_tags(filters)
+            if filters is None:
+                return ContextPack(query=options.query, budget_chars=budget_chars)
 
         def search(text: str, limit: int) -> SearchResults:
             # The whole SearchResults: the builder reads whether the floor left all out.

@@ -39,6 +39,9 @@ AMBIGUOUS_SHOWN = 5
 #: What a search says when its collection names no memory collection.
 NO_SUCH_COLLECTION = "no memory collection matches that collection"
 
+#: What a search says when no note carries the tags it asked for.
+NO_TAGGED_NOTE = "no note carries the tag(s) {tags} (nor a tag nested under them)"
+
 _OPERATOR_SCOPE = Scope(Actor(OPERATOR, "operator"), None, None)
 
 
@@ -107,6 +110,12 @@ class Reader:
             filters = make_filters(
                 include_private=options.include_private, **options.filter_options()
             )
+        if filters.tags:
+            asked_tags = ", ".join(filters.tags)
+            resolved = self._parts.catalog.resolve_tags(filters)
+            if resolved is None:
+                return SearchResults(mode, [], [NO_TAGGED_NOTE.format(tags=asked_tags)])
+            filters = resolved
         time_note = time_reading = None
         unfiltered = (query, filters)
         if options.time_phrases and filters.since is None and filters.until is None:

@@ -29,6 +29,7 @@ LIFTABLE = (
     ("roles", "--role"),
     ("since", "--since"),
     ("until", "--until"),
+    ("tags", "--tag"),
 )
 
 
