@@ -21,7 +21,7 @@ import click
 
 from memex_capture import layout
 from memex_capture.cli_brief import COMMANDS as BRIEF_COMMANDS
-from memex_core.cli.opening import format_option, open_memex
+from memex_core.cli.opening import format_option, open_memex, quiet_option
 from memex_core.errors import MemexError
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ for _command in BRIEF_COMMANDS:
     is_flag=True,
     help="Put back the batches moved aside after failing every attempt, and drain them too.",
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@quiet_option()
 @format_option("panel", "json")
 @click.pass_context
 def drain(

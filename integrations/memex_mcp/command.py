@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import click
 
+from memex_core.cli.opening import number_option
 from memex_mcp.bearer import Token, resolve_token
 from memex_mcp.guard import is_loopback
 from memex_mcp.scope import DEFAULT_USER, USER_ENV, ServerScope, default_user
@@ -58,13 +59,7 @@ HTTP_ONLY = ("host", "port", "token", "dangerously_allow_remote")
 )
 @click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="With --http: address.")
-@click.option(
-    "--port",
-    default=DEFAULT_PORT,
-    show_default=True,
-    type=click.IntRange(1, 65535),
-    help="With --http: port.",
-)
+@number_option("--port", DEFAULT_PORT, "With --http: port.", maximum=65535)
 @click.option(
     "--token",
     help="With --http: the bearer token clients must send (default: $MEMEX_MCP_TOKEN, else "

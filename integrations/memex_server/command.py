@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from memex_core.cli.opening import format_option, open_memex
+from memex_core.cli.opening import format_option, number_option, open_memex
 from memex_core.errors import MemexError
 from memex_server.defaults import DEFAULT_MAX_BODY, DEFAULT_MAX_UPLOAD, LISTENING
 
@@ -38,26 +38,12 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
     help="Address to listen on. Anything but this machine's loopback needs TLS in "
     "front (see the deployment guide).",
 )
-@click.option(
-    "--port",
-    default=DEFAULT_PORT,
-    show_default=True,
-    type=click.IntRange(0, 65535),
-    help="Port (0: any free one, printed at start).",
+@number_option(
+    "--port", DEFAULT_PORT, "Port (0: any free one, printed at start).", minimum=0, maximum=65535
 )
-@click.option(
-    "--max-body",
-    default=DEFAULT_MAX_BODY,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Largest JSON request body, in bytes (413 above).",
-)
-@click.option(
-    "--max-upload",
-    default=DEFAULT_MAX_UPLOAD,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Largest export uploaded to /v1/admin/ingest, in bytes.",
+@number_option("--max-body", DEFAULT_MAX_BODY, "Largest JSON request body, in bytes (413 above).")
+@number_option(
+    "--max-upload", DEFAULT_MAX_UPLOAD, "Largest export uploaded to /v1/admin/ingest, in bytes."
 )
 @click.option(
     "--log-level",

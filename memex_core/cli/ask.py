@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memex_core.cli.opening import format_option, open_memex
+from memex_core.cli.opening import format_option, open_memex, quiet_option
 
 if TYPE_CHECKING:
     from memex_core.services.ask_fusion import AskResult
@@ -49,7 +49,7 @@ def _default_repo(mx: object) -> Path | None:
 @click.option(
     "--no-answer", is_flag=True, help="Only the pack, even when a chat model is configured."
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars while indexing the code.")
+@quiet_option("No progress bars while indexing the code.")
 @format_option("panel", "json")
 @click.pass_context
 def ask(

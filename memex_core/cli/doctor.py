@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memex_core.cli.opening import format_option, open_memex
+from memex_core.cli.opening import format_option, open_memex, quiet_option
 from memex_core.cli.progress import RichProgress
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ _COUNT_LABELS = {
     help="Fix drift from the catalog: add missing keyword documents and vectors, delete "
     "orphans, rebuild a damaged keyword index. Nothing in the catalog is lost.",
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@quiet_option()
 @format_option("panel", "json")
 @click.pass_context
 def doctor(ctx: click.Context, repair: bool, quiet: bool, output_format: str) -> None:

@@ -6,19 +6,15 @@ import json
 
 import click
 
-from memex_core.cli.opening import format_option, open_memex
+from memex_core.cli.opening import format_option, number_option, open_memex, quiet_option
 from memex_core.cli.progress import RichProgress
 
 
 @click.command()
-@click.option(
-    "--batch-size",
-    default=256,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Fragments embedded per batch (each batch is recorded when stored).",
+@number_option(
+    "--batch-size", 256, "Fragments embedded per batch (each batch is recorded when stored)."
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@quiet_option()
 @format_option("panel", "json")
 @click.pass_context
 def backfill(ctx: click.Context, batch_size: int, quiet: bool, output_format: str) -> None:
@@ -40,7 +36,7 @@ def backfill(ctx: click.Context, batch_size: int, quiet: bool, output_format: st
 @click.option(
     "--vectors", is_flag=True, help="Also re-embed everything (needed after changing the embedder)."
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@quiet_option()
 @format_option("panel", "json")
 @click.pass_context
 def rebuild(

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from memex_core.cli.memory_handles import ACTOR_NAME, agent_handle, echo_json, operator_handle
-from memex_core.cli.opening import format_option
+from memex_core.cli.opening import format_option, limit_option
 from memex_core.errors import MemexError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -202,9 +202,7 @@ def remember(
 )
 @click.option("--collection", "-c", default="", help="Only this collection and those below it.")
 @click.option("--include-private", is_flag=True, help="Include memories stored as private.")
-@click.option(
-    "--limit", "-n", default=10, show_default=True, type=click.IntRange(1), help="Most hits."
-)
+@limit_option(10, "Most hits.")
 @click.option(
     "--mode",
     type=click.Choice(["hybrid", "keyword", "semantic"]),

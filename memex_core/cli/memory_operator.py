@@ -28,7 +28,7 @@ import click
 
 from memex_core.cli.memory_agent import recall, remember
 from memex_core.cli.memory_handles import echo_json, hinted, keeper, operator_handle
-from memex_core.cli.opening import format_option
+from memex_core.cli.opening import format_option, limit_option, quiet_option
 from memex_core.errors import MemexError
 
 
@@ -45,9 +45,7 @@ def _can_prompt() -> bool:
 @click.option("--collection", "-c", default="", help="Only this collection and those below it.")
 @click.option("--kind", help="Only this kind (a fact type, file or conversation).")
 @click.option("--deleted", is_flag=True, help="Include deleted and invalidated memories.")
-@click.option(
-    "--limit", "-n", default=100, show_default=True, type=click.IntRange(1), help="Most memories."
-)
+@limit_option(100, "Most memories.")
 @format_option("panel", "json")
 @click.pass_context
 def memories(
@@ -261,7 +259,7 @@ def _purge(
 @click.option("--user", "-u", "user_id", help="Only this user's memory (everyone's if not given).")
 @click.option("--collection", "-c", default="", help="Only this collection and those below it.")
 @click.option("--dry-run", is_flag=True, help="Decide and show the plan, write nothing.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@quiet_option()
 @format_option("panel", "json")
 @click.pass_context
 def dream(
@@ -308,9 +306,7 @@ def dream(
 @click.option("--since", help="At or after: 2024-05-01, 2024-05-01T09:30, 7d, 12h.")
 @click.option("--until", help="At or before (a bare date includes the whole day).")
 @click.option("--tool-call-id", help="Only this tool call.")
-@click.option(
-    "--limit", "-n", default=50, show_default=True, type=click.IntRange(1), help="Most entries."
-)
+@limit_option(50, "Most entries.")
 @format_option("panel", "json")
 @click.pass_context
 def log(

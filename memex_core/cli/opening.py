@@ -101,3 +101,43 @@ def format_option(*choices: str, default: str | None = None) -> Callable[[F], F]
         show_default=True,
         help="Output: " + ", ".join(choices) + ".",
     )
+
+
+def number_option(
+    name: str,
+    default: float,
+    help: str | None = None,
+    *,
+    short: str | None = None,
+    minimum: float = 1,
+    maximum: float | None = None,
+) -> Callable[[F], F]:
+    """``name`` (or ``short``) takes a number from ``minimum`` (to ``maximum``), its default
+    shown in --help; a float default makes it take fractions."""
+    names = (name, short) if short else (name,)
+    kind = click.FloatRange if isinstance(default, float) else click.IntRange
+    return click.option(
+        *names, default=default, show_default=True, type=kind(minimum, maximum), help=help
+    )
+
+
+def limit_option(default: int, help: str) -> Callable[[F], F]:
+    """``--limit``/``-n``: how many rows a listing or search shows at the most."""
+    return number_option("--limit", default, help, short="-n")
+
+
+def option_group(*decorators: Callable[[Any], Any]) -> Callable[[F], F]:
+    """One decorator for options several commands share: as if ``decorators`` were stacked
+    in this order above the command (so --help lists them in this order)."""
+
+    def apply(func: F) -> F:
+        for decorator in reversed(decorators):
+            func = decorator(func)
+        return func
+
+    return apply
+
+
+def quiet_option(help: str = "No progress bar.") -> Callable[[F], F]:
+    """``--quiet``/``-q``: the commands that show progress bars leave them out."""
+    return click.option("--quiet", "-q", is_flag=True, help=help)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memex_core.cli.opening import format_option, open_memex, remote_client
+from memex_core.cli.opening import format_option, number_option, open_memex, remote_client
 from memex_core.errors import UnknownIdError
 
 if TYPE_CHECKING:
@@ -31,12 +31,11 @@ def _remote_view(ctx: click.Context) -> ViewLike | None:
 
 @click.command()
 @click.argument("note")
-@click.option(
+@number_option(
     "--similar",
-    default=5,
-    show_default=True,
-    type=click.IntRange(0),
-    help="How many similar, unlinked notes to suggest (0: none; needs semantic search).",
+    5,
+    "How many similar, unlinked notes to suggest (0: none; needs semantic search).",
+    minimum=0,
 )
 @click.option("--concise", is_flag=True, help="Paths and titles only.")
 @format_option("panel", "json")
@@ -83,8 +82,8 @@ def explore(ctx: click.Context, note: str, similar: int, concise: bool, output_f
 
 @click.command()
 @click.argument("fragment_id")
-@click.option("--before", "-b", default=3, show_default=True, type=click.IntRange(0))
-@click.option("--after", "-a", default=3, show_default=True, type=click.IntRange(0))
+@number_option("--before", 3, short="-b", minimum=0)
+@number_option("--after", 3, short="-a", minimum=0)
 @format_option("panel", "json")
 @click.pass_context
 def timeline(
@@ -144,13 +143,8 @@ def get(ctx: click.Context, fragment_ids: tuple[str, ...], output_format: str) -
 
 @click.command(name="context")
 @click.argument("query")
-@click.option(
-    "--budget",
-    "-b",
-    default=4000,
-    show_default=True,
-    type=click.IntRange(60),
-    help="Most characters of text the pack may hold.",
+@number_option(
+    "--budget", 4000, "Most characters of text the pack may hold.", short="-b", minimum=60
 )
 @click.option("--source", multiple=True, help="Only this source kind (repeatable).")
 @click.option(

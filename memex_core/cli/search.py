@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from memex_core.cli.opening import config_default, format_option, open_memex, remote_client
+from memex_core.cli.opening import (
+    config_default,
+    format_option,
+    limit_option,
+    open_memex,
+    option_group,
+    remote_client,
+)
 from memex_core.errors import MemexError
 from memex_core.services.search import DEFAULT_SEMANTIC_WEIGHT
 
@@ -29,68 +35,52 @@ FILTER_HELP = {
 }
 
 
-def search_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    decorators: list[Callable[[Any], Any]] = [
-        click.argument("query"),
-        click.option(
-            "--limit",
-            "-n",
-            default=10,
-            show_default=True,
-            type=click.IntRange(1),
-            help="How many results.",
-        ),
-        click.option("--source", multiple=True, help=FILTER_HELP["source"]),
-        click.option("--conversation", multiple=True, help=FILTER_HELP["conversation"]),
-        click.option("--role", multiple=True, help=FILTER_HELP["role"]),
-        click.option("--since", help=FILTER_HELP["since"]),
-        click.option("--until", help=FILTER_HELP["until"]),
-        click.option("--tag", multiple=True, help=FILTER_HELP["tag"]),
-        click.option(
-            "--concise",
-            is_flag=True,
-            help="Compact hits (id, title, snippet, score, why it matched): scan many, then "
-            "`memex timeline ID` or `memex get ID`.",
-        ),
-        click.option(
-            "--include-private",
-            is_flag=True,
-            help="Also search memories marked private (left out unless asked for).",
-        ),
-        click.option(
-            "--no-time-phrases",
-            is_flag=True,
-            help='Do not read phrases like "last week" or "in March" as a time filter.',
-        ),
-        format_option("panel", "json", "ids"),
-        click.pass_context,
-    ]
-    for decorator in reversed(decorators):
-        func = decorator(func)
-    return func
+search_options = option_group(
+    click.argument("query"),
+    limit_option(10, "How many results."),
+    click.option("--source", multiple=True, help=FILTER_HELP["source"]),
+    click.option("--conversation", multiple=True, help=FILTER_HELP["conversation"]),
+    click.option("--role", multiple=True, help=FILTER_HELP["role"]),
+    click.option("--since", help=FILTER_HELP["since"]),
+    click.option("--until", help=FILTER_HELP["until"]),
+    click.option("--tag", multiple=True, help=FILTER_HELP["tag"]),
+    click.option(
+        "--concise",
+        is_flag=True,
+        help="Compact hits (id, title, snippet, score, why it matched): scan many, then "
+        "`memex timeline ID` or `memex get ID`.",
+    ),
+    click.option(
+        "--include-private",
+        is_flag=True,
+        help="Also search memories marked private (left out unless asked for).",
+    ),
+    click.option(
+        "--no-time-phrases",
+        is_flag=True,
+        help='Do not read phrases like "last week" or "in March" as a time filter.',
+    ),
+    format_option("panel", "json", "ids"),
+    click.pass_context,
+)
 
-
-def floor_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """``--no-floor`` and ``--min-similarity``: the relevance floor of ``dig`` and ``semantic``
-    (``keyword`` shows what holds the words and has none)."""
-    decorators: list[Callable[[Any], Any]] = [
-        click.option(
-            "--no-floor",
-            is_flag=True,
-            help="Show the nearest neighbours even when nothing carries evidence (turns off "
-            "the relevance floor, [search] min_semantic_similarity).",
-        ),
-        click.option(
-            "--min-similarity",
-            type=click.FloatRange(-1.0, 1.0),
-            default=None,
-            help="Relevance floor for this search: the cosine similarity a hit found by "
-            "meaning alone must reach (default: [search] min_semantic_similarity, auto).",
-        ),
-    ]
-    for decorator in reversed(decorators):
-        func = decorator(func)
-    return func
+#: ``--no-floor`` and ``--min-similarity``: the relevance floor of ``dig`` and ``semantic``
+#: (``keyword`` shows what holds the words and has none).
+floor_options = option_group(
+    click.option(
+        "--no-floor",
+        is_flag=True,
+        help="Show the nearest neighbours even when nothing carries evidence (turns off "
+        "the relevance floor, [search] min_semantic_similarity).",
+    ),
+    click.option(
+        "--min-similarity",
+        type=click.FloatRange(-1.0, 1.0),
+        default=None,
+        help="Relevance floor for this search: the cosine similarity a hit found by "
+        "meaning alone must reach (default: [search] min_semantic_similarity, auto).",
+    ),
+)
 
 
 def run_search(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from memex_core.cli.opening import number_option
 from memex_core.errors import MemexError
 
 #: How long ``memex warm start`` waits for the process to load the indexes and listen.
@@ -54,12 +55,8 @@ def warm() -> None:
 
 
 @warm.command()
-@click.option(
-    "--idle-minutes",
-    default=30.0,
-    show_default=True,
-    type=click.FloatRange(0),
-    help="Exit after this many minutes without a request (0: never).",
+@number_option(
+    "--idle-minutes", 30.0, "Exit after this many minutes without a request (0: never).", minimum=0
 )
 @click.pass_context
 def start(ctx: click.Context, idle_minutes: float) -> None:

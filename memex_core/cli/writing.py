@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memex_core.catalog.lock import DEFAULT_TIMEOUT_S
-from memex_core.cli.opening import format_option, open_memex
+from memex_core.cli.opening import format_option, open_memex, option_group, quiet_option
 from memex_core.cli.progress import RichProgress
 from memex_core.domain import IngestReport
 
@@ -19,16 +19,24 @@ if TYPE_CHECKING:
     from memex_core.api import Memex
 
 
+#: How ``ingest`` and ``sync`` write: embed now or not, progress bars, wait for the lock or not.
+write_options = option_group(
+    click.option(
+        "--no-embed", is_flag=True, help="Skip embedding now; run `memex backfill` later."
+    ),
+    quiet_option("No progress bars."),
+    click.option(
+        "--no-wait",
+        is_flag=True,
+        help="Fail at once if another memex process is writing to this home, instead of "
+        f"waiting (MEMEX_LOCK_TIMEOUT seconds, default {DEFAULT_TIMEOUT_S:g}).",
+    ),
+)
+
+
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
-@click.option("--no-embed", is_flag=True, help="Skip embedding now; run `memex backfill` later.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-@click.option(
-    "--no-wait",
-    is_flag=True,
-    help="Fail at once if another memex process is writing to this home, instead of "
-    f"waiting (MEMEX_LOCK_TIMEOUT seconds, default {DEFAULT_TIMEOUT_S:g}).",
-)
+@write_options
 @click.option(
     "--source",
     "source_name",
@@ -66,14 +74,7 @@ def ingest(
 
 
 @click.command()
-@click.option("--no-embed", is_flag=True, help="Skip embedding now; run `memex backfill` later.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-@click.option(
-    "--no-wait",
-    is_flag=True,
-    help="Fail at once if another memex process is writing to this home, instead of "
-    f"waiting (MEMEX_LOCK_TIMEOUT seconds, default {DEFAULT_TIMEOUT_S:g}).",
-)
+@write_options
 @format_option("panel", "json")
 @click.pass_context
 def sync(

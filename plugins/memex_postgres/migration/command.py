@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memex_core.cli.opening import format_option
+from memex_core.cli.opening import format_option, number_option, quiet_option
 
 if TYPE_CHECKING:
     from memex_postgres.migration.engine import MigrationReport, TargetSchema
@@ -33,12 +33,10 @@ URL_ENV = "MEMEX_CATALOG_URL"
     f"(default: ${URL_ENV}). It must be empty, or hold an earlier, interrupted copy of this "
     "home. Keep the password out of it with ~/.pgpass or PGPASSWORD.",
 )
-@click.option(
+@number_option(
     "--batch-size",
-    default=5000,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Rows per transaction (each is committed with the progress that lets a rerun resume).",
+    5000,
+    "Rows per transaction (each is committed with the progress that lets a rerun resume).",
 )
 @click.option(
     "--apply-config",
@@ -46,7 +44,7 @@ URL_ENV = "MEMEX_CATALOG_URL"
     help="After a verified copy, also write the [catalog] lines into the home's config.toml, "
     "so this home uses the database from now on.",
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@quiet_option("No progress bars.")
 @format_option("text", "json")
 @click.pass_context
 def migrate(
