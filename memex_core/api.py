@@ -23,6 +23,7 @@ from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, comp
 from memex_core.domain.exploration import Exploration
 from memex_core.domain.search_options import MODES, SearchOptions, TimeBound, make_filters
 from memex_core.domain.search_results import SearchResults
+from memex_core.facade.code_forgetting import ForgottenCode, forget_code
 from memex_core.facade.components import HomeComponents
 from memex_core.facade.disclosure import Disclosure
 from memex_core.facade.doctoring import run_doctor
@@ -150,6 +151,13 @@ class Memex(HomeComponents):
         the catalog and the indexes (as a re-read transcript replaces its old turns).
         """
         return self._writer.add_fragments(fragments, origin, embed, progress, replace)
+
+    def forget_code(self, repo: str | Path | None = None) -> ForgottenCode:
+        """Remove the code ``memex ask`` (or ``ingest --source code``) indexed from the git
+        repository at or around ``repo`` (every repository's when None): its files leave the
+        catalog, the keyword index and the vector store. Memory is not touched, and ``ask``
+        indexes the repository again when asked. Says what went, per repository."""
+        return forget_code(self, repo)
 
     def backfill(self, batch_size: int = 256, progress: Progress | None = None) -> int:
         """Embed every fragment that lacks a vector. Safe to interrupt and rerun."""

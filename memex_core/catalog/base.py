@@ -40,7 +40,7 @@ from memex_core.catalog.sessions import SessionFolders, upsert_session_folders
 from memex_core.crashpoints import crash_point
 from memex_core.domain import Fragment
 from memex_core.domain.file_versions import StoredFile
-from memex_core.domain.filters import FilterFields
+from memex_core.domain.filters import NAMED_ONLY_SOURCES, FilterFields
 from memex_core.errors import MemexError
 
 #: settings key: the newest change-journal entry pruned so far (journal numbers never go
@@ -356,12 +356,13 @@ class SqlCatalog(
         return [(str(r[0]), str(r[1])) for r in rows]
 
     def notes_in_folder(self, folders: Sequence[str], sep: str) -> list[str]:
-        """Conversation ids of the corpus' notes (role ``note``, not private) whose source
-        file is one of ``folders`` or under it (``sep``-separated), sorted. "Under" is a
-        range of paths (``folder/`` up to ``folder0``, the character after the separator),
-        so the index on ``source_path`` answers it."""
+        """Conversation ids of the corpus' notes (role ``note``, not private, not code: a
+        repository's files are searched only when named) whose source file is one of
+        ``folders`` or under it (``sep``-separated), sorted. "Under" is a range of paths
+        (``folder/`` up to ``folder0``, the character after the separator), so the index on
+        ``source_path`` answers it."""
         clauses: list[str] = []
-        params: list[Any] = []
+        params: list[Any] = list(NAMED_ONLY_SOURCES)
         for folder in folders:
             clauses.append("source_path = ? OR (source_path >= ? AND source_path < ?)")
             params.extend([folder, folder + sep, folder + chr(ord(sep) + 1)])
@@ -369,7 +370,9 @@ class SqlCatalog(
             return []
         rows = self._db.execute(
             "SELECT DISTINCT conversation_id FROM fragments "
-            f"WHERE role = 'note' AND owner = '' AND private = 0 AND ({' OR '.join(clauses)}) "
+            "WHERE role = 'note' AND owner = '' AND private = 0 "
+            f"AND source_kind NOT IN ({','.join('?' * len(NAMED_ONLY_SOURCES))}) "
+            f"AND ({' OR '.join(clauses)}) "
             "ORDER BY conversation_id",
             params,
         )

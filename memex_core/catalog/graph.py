@@ -110,6 +110,45 @@ class LinkGraph(CatalogPart):
             counts.update({r[0]: int(r[1]) for r in rows})
         return counts
 
+    def held_source_kinds(self, kinds: Sequence[str]) -> tuple[str, ...]:
+        """Which of ``kinds`` (folder sources, such as code) have a document here, in order:
+        a probe of the documents table, small next to the fragments."""
+        return tuple(
+            kind
+            for kind in kinds
+            if self._db.execute(
+                "SELECT 1 FROM documents WHERE source_kind=? LIMIT 1", (kind,)
+            ).fetchone()
+        )
+
+    def source_counts(self, kind: str) -> dict[str, Any]:
+        """What source ``kind`` holds: its folders (``roots``), ``documents``,
+        ``conversations``, and fragments by role (``roles``); ``memex corpus`` counts code
+        apart with it."""
+        documents, roots = self._db.execute(
+            "SELECT COUNT(*), COUNT(DISTINCT root) FROM documents WHERE source_kind=?", (kind,)
+        ).fetchone()
+        conversations = self._db.execute(
+            "SELECT COUNT(*) FROM conversations WHERE source_kind=?", (kind,)
+        ).fetchone()[0]
+        rows = self._db.execute(
+            "SELECT role, COUNT(*) FROM fragments WHERE source_kind=? GROUP BY role", (kind,)
+        )
+        return {
+            "roots": int(roots),
+            "documents": int(documents),
+            "conversations": int(conversations),
+            "roles": {str(r[0]): int(r[1]) for r in rows},
+        }
+
+    def source_roots(self, kind: str) -> dict[str, int]:
+        """The folders source ``kind`` was read from (a repository, for code), each with
+        how many documents it holds."""
+        rows = self._db.execute(
+            "SELECT root, COUNT(*) FROM documents WHERE source_kind=? GROUP BY root", (kind,)
+        )
+        return {str(r[0]): int(r[1]) for r in rows}
+
     def count_documents(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0])
 
@@ -233,6 +272,10 @@ def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
         if values:
             clauses.append(f"{column} IN ({','.join('?' * len(values))})")
             params.extend(values)
+    hidden = filters.hidden_source_kinds()
+    if hidden:
+        clauses.append(f"source_kind NOT IN ({','.join('?' * len(hidden))})")
+        params.extend(hidden)
     if filters.since is not None:
         clauses.append("timestamp >= ?")
         params.append(filters.since)

@@ -140,6 +140,15 @@ def undelete(ctx: click.Context, ref: str, output_format: str) -> None:
 )
 @click.option("--user", "-u", "user_id", help="With --purge: all of this user's memory.")
 @click.option("--confirm", help="With --purge: repeat what the command asks for.")
+@click.option(
+    "--source",
+    help="code: forget a repository's code that `memex ask` indexed, instead of memories.",
+)
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=str),
+    help="With --source code: only this repository's code (default: every repository's).",
+)
 @format_option("panel", "json")
 @click.pass_context
 def forget(
@@ -149,6 +158,8 @@ def forget(
     purge: bool,
     user_id: str | None,
     confirm: str | None,
+    source: str | None,
+    repo: str | None,
     output_format: str,
 ) -> None:
     """Forget memories: a soft delete that `memex undelete` reverses.
@@ -160,7 +171,17 @@ def forget(
       memex forget --purge mem_0123 --confirm mem_0123
     Without the matching --confirm, nothing is deleted and memex says what to
     type (at a terminal it asks).
+    \b
+    The code `memex ask` indexed goes with --source code:
+      memex forget --source code --repo .
+    (searches never show it unless asked; `memex ask` indexes it again).
     """
+    if source is not None or repo is not None:
+        from memex_core.cli.code_forget import forget_code
+
+        mixed = bool(refs or purge or reason or user_id or confirm)
+        forget_code(ctx, source, repo, mixed=mixed, output_format=output_format)
+        return
     if not purge:
         if user_id is not None or confirm is not None:
             raise click.UsageError("--user and --confirm go with --purge.")

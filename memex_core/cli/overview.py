@@ -16,7 +16,11 @@ from memex_core.cli.render import esc, iso
 @format_option("panel", "json")
 @click.pass_context
 def corpus(ctx: click.Context, output_format: str) -> None:
-    """What memex holds: fragments, conversations, notes and links, embedding coverage, sources."""
+    """What memex holds: fragments, conversations, notes and links, embedding coverage, sources.
+
+    A repository's code (indexed by `memex ask`) is counted apart, on its own row, not
+    among the conversations, notes and roles.
+    """
     mx = open_memex(ctx)
     stats = mx.stats()
     floor = floor_summary(mx)
@@ -31,11 +35,13 @@ def corpus(ctx: click.Context, output_format: str) -> None:
 
     table = Table(title=f"memex corpus at {esc(mx.home)}", show_header=False)
     coverage = stats.embedded / stats.fragments if stats.fragments else 0.0
+    code = stats.code.get("fragments", 0)
     rows = [
-        ("fragments", f"{stats.fragments:,}"),
+        ("fragments", f"{stats.fragments:,}" + (f" ({code:,} of them code)" if code else "")),
         ("conversations", f"{stats.conversations:,}"),
         ("notes", f"{stats.documents:,}"),
         ("links", f"{stats.links:,} ({stats.unresolved_links:,} unresolved)"),
+        *([("code", describe_code(stats.code))] if code else []),
         ("keyword indexed", f"{stats.keyword_indexed:,}"),
         ("embedded", f"{stats.embedded:,} ({coverage:.0%})"),
         ("embedder", f"{stats.embedder} ({stats.dimension} dims)" if stats.embedder else "none"),
@@ -47,6 +53,16 @@ def corpus(ctx: click.Context, output_format: str) -> None:
     for key, value in rows:
         table.add_row(esc(key), esc(value))
     Console().print(table)
+
+
+def describe_code(code: dict[str, int]) -> str:
+    """The code row: what `memex ask` indexed, which only a search naming it reaches."""
+    repos = code.get("repositories", 0)
+    return (
+        f"{code.get('fragments', 0):,} fragments in {code.get('files', 0):,} files of "
+        f"{repos:,} {'repository' if repos == 1 else 'repositories'} (searched only with "
+        "--source code; memex forget --source code --repo PATH removes it)"
+    )
 
 
 def floor_summary(mx: Any) -> dict[str, Any]:

@@ -8,6 +8,11 @@ from typing import Any
 from memex_core.domain.fragment import Fragment
 from memex_core.domain.tags import tags_match
 
+#: Sources a search reaches only when it names them (``source="code"``, ``--source code``):
+#: a repository's code, which ``memex ask`` and ``ingest --source code`` index, would
+#: otherwise outrank memory (conversations, notes) in every search. ``ask`` names it.
+NAMED_ONLY_SOURCES: tuple[str, ...] = ("code",)
+
 
 @dataclass(frozen=True, slots=True)
 class FilterFields:
@@ -36,6 +41,11 @@ class SearchFilters:
     Private fragments never pass unless ``include_private`` is set; this is the
     one restriction that is on by default, so ``is_empty`` does not cover it.
 
+    The other default: fragments of the ``named_only`` sources (:data:`NAMED_ONLY_SOURCES`,
+    a repository's code) pass only a search whose ``source_kinds`` names them;
+    :meth:`hidden_source_kinds` says which a search leaves out. A caller that knows the
+    home holds none of them sets ``named_only=()``, so stores skip the clause.
+
     ``tags`` are normalized filter tags (:func:`memex_core.domain.tags.normalize_tag`): a
     fragment passes when its note carries one of them or a tag nested under one. Stores
     never see them: the reader resolves tags to the notes (conversations) that carry them
@@ -50,7 +60,13 @@ class SearchFilters:
     owners: tuple[str, ...] = ()
     collections: tuple[str, ...] = ()
     include_private: bool = False
+    named_only: tuple[str, ...] = NAMED_ONLY_SOURCES
     tags: tuple[str, ...] = ()
+
+    def hidden_source_kinds(self) -> tuple[str, ...]:
+        """The source kinds this search leaves out without being asked to: the
+        ``named_only`` ones, unless ``source_kinds`` names sources (then only those pass)."""
+        return () if self.source_kinds else self.named_only
 
     @property
     def is_empty(self) -> bool:
@@ -90,6 +106,8 @@ class SearchFilters:
         if self.collections and fragment.collection not in self.collections:
             return False
         if fragment.private and not self.include_private:
+            return False
+        if fragment.source_kind in self.hidden_source_kinds():
             return False
         if self.tags and not tags_match(self.tags, _tags_of(fragment)):
             return False

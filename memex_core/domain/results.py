@@ -123,6 +123,9 @@ class CorpusStats:
     dimension: int | None
     first_timestamp: float | None
     last_timestamp: float | None
-    documents: int = 0  # notes of synced folders (vaults)
+    documents: int = 0  # notes of synced folders (vaults); code files are counted in ``code``
     links: int = 0
     unresolved_links: int = 0
+    #: A repository's code (``memex ask``, ``ingest --source code``), counted apart from the
+    #: conversations, notes and roles above: ``repositories``, ``files`` and ``fragments``.
+    code: dict[str, int] = field(default_factory=dict)

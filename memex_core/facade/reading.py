@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from memex_core.domain import CorpusStats, Fragment, SearchFilters
+from memex_core.domain.filters import NAMED_ONLY_SOURCES
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import OPERATOR, Actor, Scope
 from memex_core.domain.relevance import SETTING as FLOOR_SETTING_NAME
@@ -116,6 +117,7 @@ class Reader:
             if resolved is None:
                 return SearchResults(mode, [], [NO_TAGGED_NOTE.format(tags=asked_tags)])
             filters = resolved
+        filters = self._named_only_held(filters)
         time_note = time_reading = None
         unfiltered = (query, filters)
         if options.time_phrases and filters.since is None and filters.until is None:
@@ -154,6 +156,16 @@ class Reader:
             )
         found.notes.extend(self._parts.index_setting_notes(mode))
         return found
+
+    def _named_only_held(self, filters: SearchFilters) -> SearchFilters:
+        """``filters`` leaving out only those of the sources searched when named (code) that
+        this home holds: a home without code then asks its stores for no extra clause
+        (a chroma query with any ``where`` is far slower)."""
+        hidden = filters.hidden_source_kinds()
+        if not hidden:
+            return filters
+        held = self._parts.catalog.held_source_kinds(hidden)
+        return filters if held == hidden else replace(filters, named_only=held)
 
     def _search(
         self,
@@ -224,24 +236,38 @@ class Reader:
         )
 
     def stats(self) -> CorpusStats:
-        first, last = self._parts.catalog.time_span()
-        recorded = self._parts.catalog.get_setting(EMBEDDER_SETTING)
+        """Counts of what the home holds; code (searched only when named) is counted apart
+        from the conversations, notes and roles of memory."""
+        catalog = self._parts.catalog
+        first, last = catalog.time_span()
+        recorded = catalog.get_setting(EMBEDDER_SETTING)
         name, _, dim = (recorded or "").partition(":")
-        links, unresolved = self._parts.catalog.count_links()
+        links, unresolved = catalog.count_links()
+        apart = [catalog.source_counts(kind) for kind in NAMED_ONLY_SOURCES]
+        by_role = catalog.group_counts("role")
+        for counts in apart:
+            for role, count in counts["roles"].items():
+                by_role[role] = by_role.get(role, 0) - count
+        code_fragments = sum(sum(c["roles"].values()) for c in apart)
         return CorpusStats(
-            fragments=self._parts.catalog.count_fragments(),
-            conversations=self._parts.catalog.count_conversations(),
-            embedded=self._parts.catalog.count_embedded(),
+            fragments=catalog.count_fragments(),
+            conversations=catalog.count_conversations() - sum(c["conversations"] for c in apart),
+            embedded=catalog.count_embedded(),
             keyword_indexed=self._parts.keyword_store.count(),
-            by_source=self._parts.catalog.group_counts("source_kind"),
-            by_role=self._parts.catalog.group_counts("role"),
+            by_source=catalog.group_counts("source_kind"),
+            by_role={role: count for role, count in by_role.items() if count > 0},
             embedder=name or None,
             dimension=int(dim) if dim else None,
             first_timestamp=first,
             last_timestamp=last,
-            documents=self._parts.catalog.count_documents(),
+            documents=catalog.count_documents() - sum(c["documents"] for c in apart),
             links=links,
             unresolved_links=unresolved,
+            code={
+                "repositories": sum(c["roots"] for c in apart),
+                "files": sum(c["documents"] for c in apart),
+                "fragments": code_fragments,
+            },
         )
 
     def explain_empty(

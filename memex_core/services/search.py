@@ -114,7 +114,7 @@ class SearchService:
         vectors are among the best vectors); a vector whose fragment the catalog no longer
         holds passes nothing (search results never show one anyway)."""
         nearest = getattr(self.vectors, "nearest", None)
-        if not callable(nearest) or filters.is_empty:
+        if not callable(nearest) or (filters.is_empty and not filters.hidden_source_kinds()):
             return None  # the store's own search is as fast (private vectors aside)
         wide = limit * OVERFETCH + OVERFETCH_SLACK
         candidates: list[SignalHit] = nearest(vector, wide)

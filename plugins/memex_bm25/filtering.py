@@ -23,9 +23,10 @@ def filter_mask(
 ) -> np.ndarray:
     """Which of ``slots`` pass ``filters`` (a bool array aligned with ``slots``).
 
-    Private slots are dropped unless ``filters.include_private``, even when
-    ``filters.is_empty``; the store skips calling this only when it holds no
-    private slot and nothing else restricts.
+    Private slots are dropped unless ``filters.include_private``, and slots of the
+    sources searched only when named unless ``filters.source_kinds`` names them, even when
+    ``filters.is_empty``; the store skips calling this only when it holds neither and
+    nothing else restricts.
     """
     mask = np.ones(len(slots), dtype=bool)
     for wanted, column, table in (
@@ -41,6 +42,9 @@ def filter_mask(
         if not codes:
             return np.zeros(len(slots), dtype=bool)
         mask &= _one_of(column[slots], codes)
+    hidden = hidden_codes(filters, tables)
+    if hidden:
+        mask &= ~_one_of(columns.source[slots], hidden)
     if not filters.include_private:
         mask &= ~columns.private[slots]
     if filters.since is not None or filters.until is not None:
@@ -53,6 +57,13 @@ def filter_mask(
         if filters.until is not None:
             mask &= ~(stamps > filters.until)
     return mask
+
+
+def hidden_codes(filters: SearchFilters, tables: Mapping[str, StringTable]) -> list[int]:
+    """The codes of the sources ``filters`` leaves out unless named (a repository's code)
+    that this index has ever held; none means there is nothing to leave out."""
+    table = tables["source"]
+    return [c for k in filters.hidden_source_kinds() if (c := table.lookup(k)) is not None]
 
 
 #: Up to this many wanted codes, comparing against each beats np.isin (which sorts or

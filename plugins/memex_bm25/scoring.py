@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from memex_bm25.filtering import filter_mask
+from memex_bm25.filtering import filter_mask, hidden_codes
 from memex_bm25.memory_index import MemoryIndex, decode_id
 from memex_bm25.owner_stats import CorpusStats
 from memex_bm25.tokenizer import Tokenizer
@@ -51,9 +51,14 @@ def search(
         candidates = np.union1d(candidates, np.concatenate(zero_weight))
     if index.n_deleted:
         candidates = candidates[~index.deleted[candidates]]
-    # Private slots are excluded by default, so an "empty" filter still needs the
-    # mask once the index holds one; without any, the unfiltered path stays as fast.
-    if not filters.is_empty or (index.n_private and not filters.include_private):
+    # Private slots and code (searched only when named) are excluded by default, so an
+    # "empty" filter still needs the mask once the index holds one; without any, the
+    # unfiltered path stays as fast.
+    if (
+        not filters.is_empty
+        or (index.n_private and not filters.include_private)
+        or hidden_codes(filters, index.tables)
+    ):
         candidates = candidates[filter_mask(filters, index.columns(), index.tables, candidates)]
     return _top(index, last_hits, scores, candidates, limit)
 

@@ -61,10 +61,17 @@ def where_clause(filters: SearchFilters, *, private_stored: bool = True) -> dict
     ``owners`` or ``collections`` containing ``""`` do not find them until they
     are re-stored (``memex rebuild --vectors``). Memory searches never ask for
     ``""``, so isolation is unaffected.
+
+    Sources searched only when named (a repository's code) are left out with ``$nin``
+    unless ``source_kinds`` names sources; memex sets ``named_only=()`` when the home
+    holds none, so a home without code pays no ``where`` for it.
     """
     clauses: list[dict[str, Any]] = [
         {key: {"$in": list(values)}} for key, values in filters.value_filters() if values
     ]
+    hidden = filters.hidden_source_kinds()
+    if hidden:
+        clauses.append({SOURCE_KIND: {"$nin": list(hidden)}})
     if filters.since is not None:
         clauses.append({TIMESTAMP: {"$gte": float(filters.since)}})
     if filters.until is not None:
@@ -86,6 +93,8 @@ def passes(metadata: Any, filters: SearchFilters, *, private_stored: bool = True
     for key, values in filters.value_filters():
         if values and (key not in meta or meta[key] not in values):
             return False
+    if meta.get(SOURCE_KIND) in filters.hidden_source_kinds():
+        return False
     stamp = meta.get(TIMESTAMP)
     if filters.since is not None or filters.until is not None:
         if isinstance(stamp, bool) or not isinstance(stamp, int | float):

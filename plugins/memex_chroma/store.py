@@ -63,7 +63,7 @@ EMBEDDER_KEY = "embedder"
 #: cached for good.
 PRIVATE_KEY = "private_stored"
 #: No restriction at all, private vectors included: a ``where``-free chroma query.
-UNFILTERED = SearchFilters(include_private=True)
+UNFILTERED = SearchFilters(include_private=True, named_only=())
 
 
 def _batches(count: int, size: int) -> Iterator[slice]:

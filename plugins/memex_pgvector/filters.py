@@ -44,7 +44,8 @@ def where_clause(filters: SearchFilters) -> tuple[str, list[Any]]:
     """``filters`` as a SQL condition (``%s`` placeholders) and its parameters.
 
     ``TRUE`` when nothing is restricted; private vectors are left out unless
-    ``include_private`` (the one restriction that is on by default).
+    ``include_private``, and sources searched only when named (a repository's code) unless
+    ``source_kinds`` names sources (the two restrictions that are on by default).
     """
     clauses: list[str] = []
     params: list[Any] = []
@@ -52,6 +53,10 @@ def where_clause(filters: SearchFilters) -> tuple[str, list[Any]]:
         if values:
             clauses.append(f"{column} = ANY(%s::text[])")
             params.append(list(values))
+    hidden = filters.hidden_source_kinds()
+    if hidden:
+        clauses.append("source_kind <> ALL(%s::text[])")
+        params.append(list(hidden))
     if filters.since is not None:
         clauses.append("timestamp >= %s")
         params.append(float(filters.since))

@@ -473,14 +473,16 @@ def test_bm25_unfiltered_search_skips_the_mask_until_a_private_fragment_exists(
 def test_where_clause_scope_and_private() -> None:
     from memex_chroma.metadata import where_clause
 
+    # named_only=(): a home without code (the reader says so); code's own clause is tested
+    # in tests/core/search/test_code_named_only.py.
     not_private = {"private": {"$ne": True}}
-    assert where_clause(SearchFilters()) == not_private
-    assert where_clause(SearchFilters(include_private=True)) is None
-    assert where_clause(SearchFilters(), private_stored=False) is None
-    assert where_clause(SearchFilters(owners=("users/alice", "shared")), private_stored=False) == {
-        "owner": {"$in": ["users/alice", "shared"]}
-    }
-    assert where_clause(SearchFilters(owners=("shared",), collections=("a:b",))) == {
+    assert where_clause(SearchFilters(named_only=())) == not_private
+    assert where_clause(SearchFilters(include_private=True, named_only=())) is None
+    assert where_clause(SearchFilters(named_only=()), private_stored=False) is None
+    assert where_clause(
+        SearchFilters(owners=("users/alice", "shared"), named_only=()), private_stored=False
+    ) == {"owner": {"$in": ["users/alice", "shared"]}}
+    assert where_clause(SearchFilters(owners=("shared",), collections=("a:b",), named_only=())) == {
         "$and": [{"owner": {"$in": ["shared"]}}, {"collection": {"$in": ["a:b"]}}, not_private]
     }
 

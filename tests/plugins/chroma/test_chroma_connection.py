@@ -93,12 +93,13 @@ def test_unreachable_server_is_a_user_error_with_a_fix() -> None:
 
 
 def test_where_clause_for_no_filters_is_none() -> None:
-    # Scope and private clauses: tests/core/domain/test_scope_filters.py.
-    assert where_clause(SearchFilters(), private_stored=False) is None
+    # Scope and private clauses: tests/core/domain/test_scope_filters.py. named_only=(): a
+    # home without code, as the reader passes it (code's clause: test_code_named_only.py).
+    assert where_clause(SearchFilters(named_only=()), private_stored=False) is None
 
 
 def test_where_clause_with_one_restriction_is_not_wrapped() -> None:
-    clause = where_clause(SearchFilters(roles=("user",)), private_stored=False)
+    clause = where_clause(SearchFilters(roles=("user",), named_only=()), private_stored=False)
     assert clause == {"role": {"$in": ["user"]}}
 
 
