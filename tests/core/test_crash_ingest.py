@@ -58,6 +58,7 @@ from tests.support._data import shared_data_root
 from tests.support.codex_builders import assistant, typical_session, user, write_rollout
 from tests.support.component_doubles import HashingEmbedder
 from tests.support.export_builders import chatgpt_conversation, write_chatgpt_export
+from tests.support.worker_shared import built_once
 
 #: Kill points per scenario (material, run). The issue asks for 20 over a run on the real
 #: exports and vault; the fixture scenarios always run, in CI too.
@@ -488,11 +489,18 @@ _BUILT: dict[str, dict[str, Scenario]] = {}
 
 @pytest.fixture(scope="module")
 def scenarios(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dict[str, Scenario]]:
+    """The clean runs, built once per test run: the kills are spread over the xdist workers
+    (tests/support/xdist_scheduling.py), which share them (they only copy the start homes)."""
+
     def get(material: str) -> dict[str, Scenario]:
         if material == "real" and not (shared_data_root() / "exports").is_dir():
             pytest.skip(f"shared test data not found at {shared_data_root()}")
         if material not in _BUILT:
-            _BUILT[material] = _scenarios(material, tmp_path_factory.mktemp(material))
+            _BUILT[material] = built_once(
+                tmp_path_factory,
+                f"crash-ingest-{material}",
+                lambda work: _scenarios(material, work),
+            )
         return _BUILT[material]
 
     return get

@@ -3,8 +3,8 @@
 Work goes out a unit at a time: the tests of one ``xdist_group`` (the isolation matrix, whose
 later checks read the access log the earlier attacks wrote), else the tests of one file, so a
 module fixture (a built home, a served home, a browser) is built once per run, on one worker.
-Files holding tests measured slow (tests/support/slow_tests.txt) go out first, the most slow
-tests first: a long test handed out last would keep one worker busy while the others idle.
+The units go out longest first, by the seconds measured in tests/support/slow_tests.txt: a long
+test handed out last would keep one worker busy while the others idle.
 """
 
 from __future__ import annotations
@@ -14,13 +14,17 @@ from collections import Counter
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
-from tests.support.slow_tests import plain_id, slow_ids
+from tests.support.slow_tests import TYPICAL_S, measured_seconds, plain_id
 
 #: Folders whose tests run on one worker, in order: the isolation matrix (its log checks read
 #: what the attacks before them did, on one set of homes), the browser tests (one Chromium).
 #: The matrix also marks itself ``xdist_group``, but xdist may read the marks before that
 #: folder's conftest adds them.
 ONE_WORKER_FOLDERS = ("tests/isolation/", "tests/browser/")
+#: Files whose tests go out one at a time: long tests that share nothing a worker builds, or
+#: share it through tests/support/worker_shared.py. As one unit each would hold one worker for
+#: minutes (the crash-ingest kills: about 530 s of tests).
+SPLIT_FILES = ("tests/core/test_crash_ingest.py",)
 
 
 class FileOrGroupScheduling(LoadScopeScheduling):
@@ -32,7 +36,8 @@ class FileOrGroupScheduling(LoadScopeScheduling):
         for folder in ONE_WORKER_FOLDERS:
             if nodeid.startswith(folder):
                 return folder
-        return nodeid.split("::", 1)[0]
+        path = nodeid.split("::", 1)[0]
+        return nodeid if path in SPLIT_FILES else path
 
     def schedule(self) -> None:
         """LoadScopeScheduling.schedule, with the units ordered slowest first."""
@@ -49,11 +54,12 @@ class FileOrGroupScheduling(LoadScopeScheduling):
             return
         units: dict[str, dict[str, bool]] = {}
         weight: Counter[str] = Counter()
-        slow = slow_ids()
+        seconds = measured_seconds()
         for nodeid in self.collection:
             scope = self._split_scope(nodeid)
             units.setdefault(scope, {})[nodeid] = False
-            weight[scope] += plain_id(nodeid) in slow
+            weight[scope] += seconds.get(plain_id(nodeid), TYPICAL_S)
+        # The longest unit first (LPT): what is handed out last is short, so workers end together.
         for scope in sorted(units, key=lambda s: -weight[s]):  # stable: collection order
             self.workqueue[scope] = units[scope]
         for _ in range(len(self.nodes) - len(self.workqueue)):  # more workers than work
