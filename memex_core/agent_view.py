@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memex_core.domain import Fragment, SearchFilters
-from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, compact_hit, query_terms
+from memex_core.domain.disclosure import ContextPack, Timeline
 from memex_core.domain.documents import DocumentRecord
 from memex_core.domain.links import ResolvedLink
 from memex_core.domain.memory.namespaces import covers, validate_collection
@@ -33,7 +33,7 @@ from memex_core.domain.memory.records import MEMORY_SOURCE, SHARED_OWNER, user_o
 from memex_core.domain.search_options import SearchOptions
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import MemexError, UnknownIdError, require_query
-from memex_core.threads import reads
+from memex_core.memex_like import ViewLike
 
 if TYPE_CHECKING:
     from memex_core.domain.exploration import Exploration
@@ -51,8 +51,10 @@ if TYPE_CHECKING:
 CORPUS_OWNER = ""  # fragments ingested by the operator (exports, transcripts, vaults)
 
 
-class AgentView:
-    """One agent's window on a memex home: the corpus (if lent) and one user's memory."""
+class AgentView(ViewLike):
+    """One agent's window on a memex home: the corpus (if lent) and one user's memory.
+    ``search``, ``explain_empty``, ``compact_search`` and ``context`` are
+    :class:`~memex_core.read_surface.ReadSurface`'s, answered here within the scope."""
 
     def __init__(
         self,
@@ -123,36 +125,7 @@ class AgentView:
 
     # -- reading --------------------------------------------------------------------------
 
-    @reads
-    def search(
-        self,
-        query: str | SearchOptions,
-        mode: str = "hybrid",
-        limit: int = 10,
-        *,
-        collection: str | None = None,
-        include_private: bool = False,
-        tool_call_id: str | None = None,
-        time_phrases: bool = True,
-        floor: str | float | None = None,
-        **filter_options: Any,
-    ) -> SearchResults:
-        """Search what this view may read. ``query`` may be a whole
-        :class:`~memex_core.domain.search_options.SearchOptions` (and then no other option
-        is given). ``filter_options`` are those of :func:`memex_core.api.make_filters`
-        (source, conversation, role, since, until). ``floor``: the relevance floor for this
-        search (see :meth:`Memex.search`)."""
-        options = SearchOptions.at_entry(
-            query,
-            mode,
-            limit,
-            collection=collection,
-            include_private=include_private,
-            time_phrases=time_phrases,
-            floor=floor,
-            **filter_options,
-        )
-        require_query(options.query)
+    def _search(self, options: SearchOptions, tool_call_id: str | None) -> SearchResults:
         filters = self._scoped_filters(options)
         if filters is None:
             found = SearchResults(
@@ -179,41 +152,20 @@ class AgentView:
             return f"memory collection {narrowed!r} and the ones below it, in {reach}"
         return reach
 
-    def explain_empty(
-        self,
-        query: str,
-        mode: str = "hybrid",
-        found: SearchResults | None = None,
-        *,
-        collection: str | None = None,
-        include_private: bool = False,
-        **filter_options: Any,
-    ) -> list[str]:
-        """What the CLI says when a search found nothing (:meth:`Memex.explain_empty`),
-        counted and probed within this view only: an agent learns nothing about fragments
-        it may not read. Takes the arguments of the :meth:`search` that found nothing."""
+    def _explain_empty(self, options: SearchOptions, found: SearchResults | None) -> list[str]:
+        # Counted and probed within this view only: an agent learns nothing about
+        # fragments it may not read.
         from memex_core.services.guidance import Reach
 
-        options = SearchOptions.of(
-            query, mode, collection=collection, include_private=include_private, **filter_options
-        )
         filters = self._scoped_filters(options)
+        collection = options.collection
         if filters is None:
             return [
                 f"No memory collection {collection or self.collection!r} or below it in "
                 f"{self.reach_name()}: nothing to search there."
             ]
         reach = Reach(self.reach_name(collection), operator=False, collection=collection)
-        return self._mx.explain_empty(query, mode, filters, found, reach=reach)
-
-    @reads
-    def compact_search(
-        self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
-    ) -> tuple[list[CompactHit], list[str]]:
-        """Small hits (id, title, snippet, score, why): step one of progressive disclosure."""
-        found = self.search(query, limit=limit, **options)
-        terms = query_terms(query)
-        return [compact_hit(r, terms, snippet_chars) for r in found], found.notes
+        return self._mx.explain_empty(options.query, options.mode, filters, found, reach=reach)
 
     def get(self, ids: Sequence[str], *, tool_call_id: str | None = None) -> list[Fragment]:
         """Fragments by id, in the order asked; unknown and out-of-scope ids are left out."""
@@ -271,25 +223,11 @@ class AgentView:
         self._log("explore", note, tool_call_id)
         return exploration
 
-    @reads
-    def context(
-        self,
-        query: str | SearchOptions,
-        budget_chars: int = 4000,
-        *,
-        mode: str = "hybrid",
-        collection: str | None = None,
-        time_phrases: bool = True,
-        tool_call_id: str | None = None,
-        **filter_options: Any,
+    def _context(
+        self, options: SearchOptions, budget_chars: int, tool_call_id: str | None
     ) -> ContextPack:
-        """Context within ``budget_chars`` from what this view may read (as
-        :meth:`Memex.context`); ``query`` may be a ``SearchOptions``."""
         from memex_core.services.context import ContextBuilder
 
-        options = SearchOptions.at_entry(
-            query, mode=mode, collection=collection, time_phrases=time_phrases, **filter_options
-        )
         require_query(options.query)
         # Private memory stays out of a context pack whatever the options say.
         filters = self._scoped_filters(options.with_changes(include_private=False))

@@ -5,7 +5,8 @@ The LangChain and LlamaIndex adapters and the MCP tools take either a local
 ``memex serve``. Both have ``view(user, name=, collection=, corpus=)`` (what an
 agent may read), ``call_lock`` (held around each call) and ``fact_types()``;
 :class:`MemexLike` says so for the type checker, and nothing here checks the
-concrete class.
+concrete class. Both views are a :class:`ViewLike`, whose reads with options
+(search, context) one :class:`~memex_core.read_surface.ReadSurface` writes for both.
 
 A client's credentials decide whose memory it reaches: an agent key acts for
 its own user only, and the operator secret reads every user's memory.
@@ -18,19 +19,19 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memex_core.errors import MemexError
+from memex_core.read_surface import ReadSurface
+from memex_core.threads import HasCallLock
 
 if TYPE_CHECKING:
     from memex_core.domain import Fragment
-    from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline
+    from memex_core.domain.disclosure import Timeline
     from memex_core.domain.exploration import Exploration
     from memex_core.domain.memory.outcomes import MemoryHit, RememberResult
     from memex_core.domain.memory.records import MemoryRecord
     from memex_core.domain.search_options import SearchOptions, TimeBound
-    from memex_core.domain.search_results import SearchResults
 
 
 class MemoryLike(Protocol):
@@ -83,74 +84,36 @@ class MemoryLike(Protocol):
     ) -> MemoryRecord: ...
 
 
-class ViewLike(Protocol):
-    """What an agent may read: ``mx.view(user)`` or a client's ``RemoteView``."""
+class ViewLike(ReadSurface):
+    """What an agent may read: ``mx.view(user)`` or a client's ``RemoteView``. Its
+    ``search``, ``explain_empty``, ``compact_search`` and ``context`` are
+    :class:`~memex_core.read_surface.ReadSurface`'s; a view adds these."""
 
-    @property
-    def user_id(self) -> str | None: ...
+    user_id: str | None
+    collection: str
+    corpus: bool
+    memory: MemoryLike | None
 
-    @property
-    def collection(self) -> str: ...
-
-    @property
-    def corpus(self) -> bool: ...
-
-    @property
-    def memory(self) -> MemoryLike | None: ...
-
-    def search(
-        self,
-        query: str | SearchOptions,
-        mode: str = "hybrid",
-        limit: int = 10,
-        *,
-        collection: str | None = None,
-        include_private: bool = False,
-        tool_call_id: str | None = None,
-        time_phrases: bool = True,
-        floor: str | float | None = None,
-        **filter_options: Any,
-    ) -> SearchResults: ...
-
-    def compact_search(
-        self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
-    ) -> tuple[list[CompactHit], list[str]]: ...
-
-    def get(self, ids: Sequence[str], *, tool_call_id: str | None = None) -> list[Fragment]: ...
+    def get(self, ids: Sequence[str], *, tool_call_id: str | None = None) -> list[Fragment]:
+        raise NotImplementedError
 
     def timeline(
         self, fragment_id: str, before: int = 3, after: int = 3, *, tool_call_id: str | None = None
-    ) -> Timeline: ...
+    ) -> Timeline:
+        raise NotImplementedError
 
     def explore(
         self, note: str, similar: int = 5, *, tool_call_id: str | None = None
-    ) -> Exploration: ...
+    ) -> Exploration:
+        raise NotImplementedError
 
-    def context(
-        self,
-        query: str | SearchOptions,
-        budget_chars: int = 4000,
-        *,
-        mode: str = "hybrid",
-        collection: str | None = None,
-        time_phrases: bool = True,
-        tool_call_id: str | None = None,
-        **filter_options: Any,
-    ) -> ContextPack: ...
-
-    def remember(self, text: str | None = None, **options: Any) -> RememberResult: ...
+    def remember(self, text: str | None = None, **options: Any) -> RememberResult:
+        raise NotImplementedError
 
 
 class FactTypeLike(Protocol):
     @property
     def name(self) -> str: ...
-
-
-class HasCallLock(Protocol):
-    """Anything integrations hold a lock of around each call (see :mod:`memex_core.threads`)."""
-
-    @property
-    def call_lock(self) -> AbstractContextManager[Any]: ...
 
 
 class MemexLike(HasCallLock, Protocol):

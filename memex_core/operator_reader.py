@@ -9,21 +9,22 @@ command) serves an agent's key and the operator's secret alike.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from memex_core.domain.search_options import SearchOptions
 from memex_core.domain.search_results import SearchResults
-from memex_core.errors import MemexError, require_query
+from memex_core.errors import MemexError
 from memex_core.facade.reading import NO_SUCH_COLLECTION, memory_collection_filters
+from memex_core.read_surface import ReadSurface
 
 if TYPE_CHECKING:
     from memex_core.domain import Fragment, SearchFilters
     from memex_core.domain.disclosure import ContextPack, Timeline
     from memex_core.domain.exploration import Exploration
+    from memex_core.domain.search_options import SearchOptions
     from memex_core.facade.protocols import HomeReader
 
 
-class OperatorReader:
+class OperatorReader(ReadSurface):
     """Reads the whole home for the operator, as an :class:`AgentView` reads one scope."""
 
     def __init__(self, memex: HomeReader) -> None:
@@ -32,53 +33,19 @@ class OperatorReader:
     def _filters(self, options: SearchOptions) -> SearchFilters | None:
         return memory_collection_filters(self._mx.catalog, options.filters(), options.collection)
 
-    def search(
-        self,
-        query: str | SearchOptions,
-        mode: str = "hybrid",
-        limit: int = 10,
-        *,
-        collection: str | None = None,
-        include_private: bool = False,
-        tool_call_id: str | None = None,
-        time_phrases: bool = True,
-        floor: str | float | None = None,
-        **filter_options: Any,
-    ) -> SearchResults:
+    def _search(self, options: SearchOptions, tool_call_id: str | None) -> SearchResults:
         """Search the whole home (``collection``: memory in that collection and below)."""
-        options = SearchOptions.at_entry(
-            query,
-            mode,
-            limit,
-            collection=collection,
-            include_private=include_private,
-            time_phrases=time_phrases,
-            floor=floor,
-            **filter_options,
-        )
-        require_query(options.query)
         filters = self._filters(options)
         if filters is None:
             return SearchResults(options.mode, [], [NO_SUCH_COLLECTION])
         return self._mx.search_with(options, filters=filters)
 
-    def explain_empty(
-        self,
-        query: str,
-        mode: str = "hybrid",
-        found: SearchResults | None = None,
-        *,
-        collection: str | None = None,
-        include_private: bool = False,
-        **filter_options: Any,
-    ) -> list[str]:
+    def _explain_empty(self, options: SearchOptions, found: SearchResults | None) -> list[str]:
         """The CLI's guidance for a :meth:`search` that found nothing: the whole home, or
         the memory collection asked for (counted within it)."""
         from memex_core.services.guidance import Reach
 
-        options = SearchOptions.of(
-            query, mode, collection=collection, include_private=include_private, **filter_options
-        )
+        collection = options.collection
         filters = self._filters(options)
         if filters is None:
             return [f"No memory collection {collection!r} or below it: nothing to search there."]
@@ -86,7 +53,7 @@ class OperatorReader:
         if collection:
             name = f"memory collection {collection!r} and the ones below it"
             reach = Reach(name, collection=collection)
-        return self._mx.explain_empty(query, mode, filters, found, reach=reach)
+        return self._mx.explain_empty(options.query, options.mode, filters, found, reach=reach)
 
     def get(self, ids: Sequence[str], *, tool_call_id: str | None = None) -> list[Fragment]:
         found = self._mx.catalog.get_many(list(ids))
@@ -102,24 +69,9 @@ class OperatorReader:
     ) -> Exploration:
         return self._mx.explore(note, similar)
 
-    def context(
-        self,
-        query: str | SearchOptions,
-        budget_chars: int = 4000,
-        *,
-        mode: str = "hybrid",
-        collection: str | None = None,
-        time_phrases: bool = True,
-        tool_call_id: str | None = None,
-        **filter_options: Any,
+    def _context(
+        self, options: SearchOptions, budget_chars: int, tool_call_id: str | None
     ) -> ContextPack:
-        options = SearchOptions.at_entry(
-            query,
-            mode=mode,
-            collection=collection,
-            time_phrases=time_phrases,
-            **filter_options,
-        )
         if options.collection:
             raise MemexError(
                 "The operator's context reads the whole home; to build one from a "

@@ -27,15 +27,21 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
-
-if TYPE_CHECKING:
-    from memex_core.memex_like import HasCallLock
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class HasCallLock(Protocol):
+    """Anything integrations hold a lock of around each call: a ``Memex``, or a
+    ``memex_client.MemexClient`` (whose lock locks nothing)."""
+
+    @property
+    def call_lock(self) -> AbstractContextManager[Any]: ...
+
 
 #: The attribute :func:`reads` sets on a method (bound methods show their function's).
 READS_ATTRIBUTE = "__memex_reads__"

@@ -14,11 +14,12 @@ from typing import Any
 from memex_client.errors import MemexClientError, PermissionDeniedError
 from memex_client.transport import Transport, decode
 from memex_core.domain import Fragment
-from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, compact_hit, query_terms
+from memex_core.domain.disclosure import ContextPack, Timeline
 from memex_core.domain.memory.records import AccessEntry, MemoryRecord, Revision
 from memex_core.domain.search_options import SearchOptions
 from memex_core.errors import require_query
 from memex_core.handles import MemoryHit, MemoryLinks, RememberResult
+from memex_core.memex_like import ViewLike
 from memex_core.services.agent_memory import DreamReport
 from memex_core.services.dream import EMPTY_STATE, DreamPlan
 from memex_core.services.explore import Exploration
@@ -364,8 +365,10 @@ class RemoteOperatorMemory(RemoteMemory):
         return decode(builtins.list[AccessEntry], found)
 
 
-class RemoteView:
-    """``mx.view(user)`` over HTTP: search and read what the credentials reach."""
+class RemoteView(ViewLike):
+    """``mx.view(user)`` over HTTP: search and read what the credentials reach. ``search``,
+    ``compact_search`` and ``context`` take what ``mx.view(user)``'s take
+    (:class:`~memex_core.read_surface.ReadSurface`); each is one request."""
 
     def __init__(
         self,
@@ -377,7 +380,7 @@ class RemoteView:
         act_as: str | None = None,
     ) -> None:
         self._t = transport
-        self.memory = memory
+        self.memory: RemoteAgentMemory | None = memory
         self.user_id = None if memory is None else memory.user_id
         self.collection = collection
         self.corpus = corpus
@@ -395,20 +398,8 @@ class RemoteView:
     def _collection(self, collection: str | None) -> str | None:
         return collection if collection is not None else (self.collection or None)
 
-    def search(
-        self,
-        query: str | SearchOptions,
-        mode: str = "hybrid",
-        limit: int = 10,
-        *,
-        tool_call_id: str | None = None,
-        **options: Any,
-    ) -> SearchResults:
-        """``mx.view(user).search``: ``options`` are :class:`SearchOptions`' (collection,
-        include_private, time_phrases, floor, source, conversation, role, since, until), or
-        ``query`` is a whole :class:`SearchOptions`."""
-        body = self._search_body(SearchOptions.at_entry(query, mode, limit, **options))
-        return self._post_as(SearchResults, "/v1/search", body, tool_call_id)
+    def _search(self, options: SearchOptions, tool_call_id: str | None) -> SearchResults:
+        return self._post_as(SearchResults, "/v1/search", self._search_body(options), tool_call_id)
 
     def explain_empty(
         self,
@@ -432,13 +423,6 @@ class RemoteView:
         body = _body(options, SEARCH_FIELDS, self._collection(options.collection))
         return {**body, "corpus": self.corpus}
 
-    def compact_search(
-        self, query: str, limit: int = 5, *, snippet_chars: int = 200, **options: Any
-    ) -> tuple[builtins.list[CompactHit], builtins.list[str]]:
-        found = self.search(query, limit=limit, **options)
-        terms = query_terms(query)
-        return [compact_hit(r, terms, snippet_chars) for r in found], found.notes
-
     def get(
         self, ids: Sequence[str], *, tool_call_id: str | None = None
     ) -> builtins.list[Fragment]:
@@ -459,19 +443,11 @@ class RemoteView:
         body = {"note": note, "similar": similar}
         return decode(Exploration, self._post("/v1/explore", body, tool_call_id))
 
-    def context(
-        self,
-        query: str | SearchOptions,
-        budget_chars: int = 4000,
-        *,
-        tool_call_id: str | None = None,
-        **options: Any,
+    def _context(
+        self, options: SearchOptions, budget_chars: int, tool_call_id: str | None
     ) -> ContextPack:
-        """``mx.view(user).context``: ``options`` as :meth:`search` takes them (``limit``
-        aside: the budget sizes the pack), or ``query`` is a whole :class:`SearchOptions`."""
-        asked = SearchOptions.at_entry(query, **options)
-        require_query(asked.query)
-        body = _body(asked, CONTEXT_FIELDS, self._collection(asked.collection))
+        require_query(options.query)
+        body = _body(options, CONTEXT_FIELDS, self._collection(options.collection))
         body.update(budget_chars=budget_chars, corpus=self.corpus)
         return self._post_as(ContextPack, "/v1/context", body, tool_call_id)
 
