@@ -23,7 +23,6 @@ from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
 from memex_core.hookspecs import hookimpl
 from memex_core.plugins import load_registry
 
-
 _WORD = re.compile(r"\w+")
 
 

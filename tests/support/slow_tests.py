@@ -4,8 +4,9 @@
 :data:`THRESHOLD_S` or more in a measured run of the suite (setup, call and teardown together,
 measured on the 2-core machine under load), on top of the tests marked ``slow`` in their
 modules; after a tab, the seconds measured, which the xdist scheduler uses to hand out the
-longest work first (tests/support/xdist_scheduling.py). Nothing is skipped by it: the whole suite still runs every test; ``-m "not slow"``
-(``nox -s fast``) leaves these out. Refresh it after a change of speed from a run's JUnit file::
+longest work first (tests/support/xdist_scheduling.py). Nothing is skipped by it: the whole
+suite still runs every test; ``-m "not slow"`` (``nox -s fast``) leaves these out.
+Refresh it after a change of speed from a run's JUnit file::
 
     python -m pytest --junitxml=/tmp/run.xml
     python -m tests.support.slow_tests /tmp/run.xml
