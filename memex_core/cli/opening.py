@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -44,6 +45,10 @@ def open_memex(ctx: click.Context) -> Memex:
     if shared is not None:
         return shared
     home = (ctx.find_root().obj or {}).get("home")
+    from memex_core.cli.homes import check_home, command_name
+    from memex_core.config import default_home
+
+    check_home(Path(home).expanduser() if home else default_home(), command_name(ctx))
     # Looked up at call time (tests replace it); imported only by commands that open a
     # home, so `memex --help` does not load the catalog and services (~150 ms).
     memex_class = globals().get("Memex") or __getattr__("Memex")

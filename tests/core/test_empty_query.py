@@ -68,7 +68,7 @@ def test_a_query_that_is_not_text_is_refused(mx: Memex) -> None:
 def cli(
     mx: Memex, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> Callable[..., tuple[int, str, str]]:
-    for name in ("search", "memory_handles"):
+    for name in ("search", "progressive", "memory_handles"):
         # The lazy CLI may not have loaded the module yet.
         module = importlib.import_module(f"memex_core.cli.{name}")
         monkeypatch.setattr(module, "open_memex", lambda ctx: mx)

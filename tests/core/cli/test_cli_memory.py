@@ -444,7 +444,8 @@ def test_purge_asks_at_a_terminal(run: Run, monkeypatch: pytest.MonkeyPatch) -> 
     assert "Purged 1 memories" in flat(accepted)
 
 
-def test_forget_option_misuse_is_a_usage_error(run: Run) -> None:
+def test_forget_option_misuse_is_a_usage_error(run: Run, memex_home: Path) -> None:
+    memex_home.mkdir()  # a home to check the user id against (none at all is its own error)
     assert "go with --purge" in run("forget", "mem_x", "--user", "alice", code=2).output
     assert "go with --purge" in run("forget", "mem_x", "--confirm", "x", code=2).output
     assert "not both" in run("forget", "--purge", "mem_x", "-u", "alice", code=2).output
