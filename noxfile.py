@@ -29,7 +29,7 @@ def tests(session: nox.Session) -> None:
 def fast(session: nox.Session) -> None:
     """The contributor's loop, about 3 minutes on 2 cores: the import contracts, then the
     tests of every package but those marked ``slow`` (in their modules, or listed in
-    tests/support/slow_tests.txt as measured at 2 s or more), across pytest-xdist workers.
+    tests/support/slow_tests.txt as measured at 1 s or more), across pytest-xdist workers.
     The same as ``lint-imports && python -m pytest -m "not slow"``; CI runs everything."""
     session.install(TORCH)
     session.install("-e", ".[test]")

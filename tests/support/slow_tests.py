@@ -22,7 +22,7 @@ import pytest
 
 LIST = Path(__file__).with_name("slow_tests.txt")
 #: Seconds (a whole run's figure) from which a test counts as slow.
-THRESHOLD_S = 2.0
+THRESHOLD_S = 1.0
 
 
 #: What a test not on the list takes, for the scheduler's estimates (a run's mean of those).
