@@ -4,16 +4,16 @@ memex's errors turned into pages."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, TypeVar
 
-from fastapi import Request
+from fastapi import Depends, Request
 
 from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain.memory.records import owner_user_id
 from memex_core.errors import MemexError, WriteLockedError
 from memex_core.handles import MemoryNotFound
 from memex_server.auth import state_of
-from memex_viewer.principal import PageExit, Viewer
+from memex_viewer.principal import PageExit, SignedIn, Viewer
 from memex_viewer.rendering import error_page
 
 if TYPE_CHECKING:
@@ -66,6 +66,29 @@ def run(
         raise PageExit(error_page(request, viewer, 503, "Memory is busy", str(exc))) from None
     except MemexError as exc:
         raise PageExit(error_page(request, viewer, 422, "Cannot do that", str(exc))) from None
+
+
+class Choice(NamedTuple):
+    """The user and collection a memory page shows (None: every user / every collection)."""
+
+    user_id: str | None
+    collection: str | None
+
+
+def choice_of(viewer: Viewer, user: Any, collection: Any) -> Choice:
+    """The choice from a query or a form (whose fields may be missing); an agent's session
+    has no user to name: its key fixes the user, as on the API."""
+    name = collection.strip() if isinstance(collection, str) else ""
+    who = user.strip() if isinstance(user, str) and viewer.operator else ""
+    return Choice(who or None, name or None)
+
+
+def _chosen(viewer: SignedIn, user: str = "", collection: str = "") -> Choice:
+    return choice_of(viewer, user, collection)
+
+
+#: A page's ``?user=`` and ``?collection=``, read as :func:`choice_of` reads them.
+Chosen = Annotated[Choice, Depends(_chosen)]
 
 
 def page_offset(value: str) -> int:

@@ -20,7 +20,7 @@ from fastapi.responses import Response
 
 from memex_server.auth import state_of
 from memex_viewer import memory_dream, memory_log, memory_record
-from memex_viewer.memory_access import PAGE_SIZE, handle_of, page_offset, run, users_of
+from memex_viewer.memory_access import PAGE_SIZE, Chosen, handle_of, page_offset, run, users_of
 from memex_viewer.memory_views import collection_tree, status_label
 from memex_viewer.principal import SignedIn
 from memex_viewer.rendering import render
@@ -56,24 +56,17 @@ def row_of(record: Any) -> Row:
 
 
 @router.get("/memory")
-def memory_page(
-    request: Request,
-    viewer: SignedIn,
-    user: str = "",
-    collection: str = "",
-    offset: str = "0",
-) -> Response:
+def memory_page(request: Request, viewer: SignedIn, chosen: Chosen, offset: str = "0") -> Response:
     state = state_of(request)
     handle = handle_of(state, viewer)
-    # An agent's session has no user to pick: its key fixes the user, as on the API.
-    user_id = user.strip() or None if viewer.operator else None
+    user_id, collection = chosen
     start = page_offset(offset)
     names = run(request, viewer, handle.collections, user_id=user_id)
     records = run(
         request,
         viewer,
         handle.list,
-        collection.strip() or None,
+        collection,
         include_deleted=True,
         limit=PAGE_SIZE + 1,
         offset=start,
@@ -81,7 +74,7 @@ def memory_page(
     )
 
     def link(**changes: Any) -> str:
-        params = {"user": user_id or "", "collection": collection.strip(), **changes}
+        params = {"user": user_id or "", "collection": collection or "", **changes}
         kept = {k: v for k, v in params.items() if v not in ("", None, 0)}
         return "/memory?" + urlencode(kept) if kept else "/memory"
 
@@ -91,7 +84,7 @@ def memory_page(
         viewer,
         users=users_of(request, viewer) if viewer.operator else [],
         user=user_id or "",
-        collection=collection.strip(),
+        collection=collection or "",
         tree=collection_tree(n for n in names if n),
         rows=[row_of(r) for r in records[:PAGE_SIZE]],
         offset=start,

@@ -24,7 +24,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from memex_core.services.dream import DreamPlan, DreamPlanStale
 from memex_server.auth import state_of
-from memex_viewer.memory_access import handle_of, run, users_of
+from memex_viewer.memory_access import Chosen, choice_of, handle_of, run, users_of
 from memex_viewer.principal import CheckedForm, SignedIn, Viewer
 from memex_viewer.rendering import render
 
@@ -90,13 +90,6 @@ def steps(plan_or_report: Any) -> list[Step]:
     ]
 
 
-def _choice(viewer: Viewer, user: Any, collection: Any) -> tuple[str | None, str | None]:
-    """(user_id, collection) from the form; an agent has no user to name."""
-    name = collection.strip() if isinstance(collection, str) else ""
-    who = user.strip() if isinstance(user, str) and viewer.operator else ""
-    return who or None, name or None
-
-
 def _page(
     request: Request,
     viewer: Viewer,
@@ -138,21 +131,15 @@ def _plan(
 
 
 @router.get("/memory/dream")
-def dream_page(
-    request: Request,
-    viewer: SignedIn,
-    user: str = "",
-    collection: str = "",
-    plan: str = "",
-) -> Response:
-    user_id, name = _choice(viewer, user, collection)
+def dream_page(request: Request, viewer: SignedIn, chosen: Chosen, plan: str = "") -> Response:
+    user_id, name = chosen
     made = _plan(request, viewer, user_id, name) if plan else None
     return _page(request, viewer, user_id, name, made)
 
 
 @router.post("/memory/dream/apply")
 def apply(request: Request, viewer: SignedIn, form: CheckedForm) -> Response:
-    user_id, name = _choice(viewer, form.get("user"), form.get("collection"))
+    user_id, name = choice_of(viewer, form.get("user"), form.get("collection"))
     digest = form.get("digest")
     digest = digest if isinstance(digest, str) else ""
     plan = shelf.take(viewer.session.seed, digest)
