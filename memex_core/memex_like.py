@@ -18,7 +18,7 @@ answer wrongly (another user's memory, or every user's at once).
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memex_core.errors import MemexError
@@ -31,53 +31,26 @@ if TYPE_CHECKING:
     from memex_core.domain.exploration import Exploration
     from memex_core.domain.memory.outcomes import MemoryHit, RememberResult
     from memex_core.domain.memory.records import MemoryRecord
-    from memex_core.domain.search_options import SearchOptions, TimeBound
 
 
 class MemoryLike(Protocol):
-    """One user's memory: ``mx.agent(user)`` or a client's ``RemoteAgentMemory``."""
+    """One user's memory: ``mx.agent(user)`` or a client's ``RemoteAgentMemory``. The calls
+    with many options are read as attributes, as :class:`~memex_core.handles.AgentMemory`
+    takes them (``list``, ``search``, ``write``): their keywords are not restated here."""
 
     @property
     def user_id(self) -> str: ...
 
     def get(self, ref: str, *, tool_call_id: str | None = None) -> MemoryRecord: ...
 
-    def list(
-        self,
-        collection: str | None = None,
-        *,
-        include_deleted: bool = False,
-        kind: str | None = None,
-        limit: int = 100,
-        offset: int = 0,
-        user_id: str | None = None,
-        tool_call_id: str | None = None,
-    ) -> builtins.list[MemoryRecord]: ...
+    @property
+    def list(self) -> Callable[..., builtins.list[MemoryRecord]]: ...
 
-    def search(
-        self,
-        query: str | SearchOptions,
-        mode: str = "hybrid",
-        limit: int = 10,
-        *,
-        collection: str | None = None,
-        include_private: bool = False,
-        user_id: str | None = None,
-        since: TimeBound = None,
-        until: TimeBound = None,
-        tool_call_id: str | None = None,
-    ) -> builtins.list[MemoryHit]: ...
+    @property
+    def search(self) -> Callable[..., builtins.list[MemoryHit]]: ...
 
-    def write(
-        self,
-        path: str,
-        content: str,
-        *,
-        collection: str | None = None,
-        private: bool = False,
-        reason: str = "",
-        tool_call_id: str | None = None,
-    ) -> MemoryRecord: ...
+    @property
+    def write(self) -> Callable[..., MemoryRecord]: ...
 
     def forget(
         self, ref: str, *, reason: str = "", tool_call_id: str | None = None
@@ -119,14 +92,12 @@ class FactTypeLike(Protocol):
 class MemexLike(HasCallLock, Protocol):
     """A local :class:`~memex_core.api.Memex` or a ``memex_client.MemexClient``."""
 
-    def view(
-        self,
-        user: str | None = None,
-        *,
-        name: str = "agent",
-        collection: str = "",
-        corpus: bool = True,
-    ) -> ViewLike: ...
+    @property
+    def view(self) -> Callable[..., ViewLike]:
+        """``view(user=None, *, name="agent", collection="", corpus=True)``, as
+        :meth:`Memex.view <memex_core.api.Memex.view>` takes it (read as an attribute: its
+        keywords are not restated here)."""
+        ...
 
     def fact_types(self) -> Sequence[FactTypeLike]: ...
 

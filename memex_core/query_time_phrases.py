@@ -148,7 +148,14 @@ def _this_or_last(match: re.Match[str], today: date, _anchor: date) -> _Period:
     which, unit = match["which"].lower(), _unit(match["unit"])
     if which == "past":  # "past week": the 7 days up to today, not the calendar week
         return _rolling(1, unit, today)
-    back = 0 if which in ("this", "current") else 1
+    return _calendar_unit_back(0 if which in ("this", "current") else 1, unit, today)
+
+
+def _calendar_unit_back(back: int, unit: str, today: date) -> _Period:
+    """The calendar day, week (from Monday), month or year ``back`` units before today's."""
+    if unit == "day":
+        day = today - timedelta(days=back)
+        return day, day + timedelta(days=1)
     if unit == "week":
         start = _week_start(today) - timedelta(weeks=back)
         return start, start + timedelta(weeks=1)
@@ -176,17 +183,7 @@ def _last_n(match: re.Match[str], today: date, _anchor: date) -> _Period | None:
 
 def _ago(match: re.Match[str], today: date, _anchor: date) -> _Period:
     """The calendar day/week/month/year that was ``n`` units back ("2 weeks ago")."""
-    count, unit = _count(match["n"]), _unit(match["unit"])
-    if unit == "day":
-        day = today - timedelta(days=count)
-        return day, day + timedelta(days=1)
-    if unit == "week":
-        start = _week_start(today) - timedelta(weeks=count)
-        return start, start + timedelta(weeks=1)
-    if unit == "month":
-        start = _add_months(today.replace(day=1), -count)
-        return start, _add_months(start, 1)
-    return _year(today.year - count)
+    return _calendar_unit_back(_count(match["n"]), _unit(match["unit"]), today)
 
 
 def _days_back(days: int) -> _Resolver:

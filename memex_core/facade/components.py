@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from memex_core.catalog import Catalog, SqlCatalog, WriteLock
 from memex_core.catalog.faults import storage_error
@@ -52,6 +52,9 @@ from memex_core.services.search import VectorStoreUnavailableError
 
 if TYPE_CHECKING:
     from memex_core.services.scrubbing import FragmentScrubber
+
+
+T = TypeVar("T")
 
 
 def _cores() -> int:
@@ -106,11 +109,19 @@ class HomeComponents:
     @property
     def catalog(self) -> SqlCatalog:
         """The configured catalog (``[catalog] use``), its schema migrated."""
-        if self._catalog is None:
+        return self._built_once("_catalog", self._migrated_catalog)
+
+    def _built_once(self, name: str, build: Callable[[], T]) -> T:
+        """The component in attribute ``name``, built by ``build`` on first use: once,
+        however many threads ask for it at the same time."""
+        component: T | None = getattr(self, name)
+        if component is None:
             with self._building:
-                if self._catalog is None:
-                    self._catalog = self._migrated_catalog()
-        return self._catalog
+                component = getattr(self, name)
+                if component is None:
+                    component = build()
+                    setattr(self, name, component)
+        return component
 
     def _migrated_catalog(self) -> SqlCatalog:
         catalog = self._open_catalog()
@@ -151,11 +162,7 @@ class HomeComponents:
     @property
     def keyword_sync(self) -> KeywordSync:
         """The keyword store with its place in the catalog's change journal."""
-        if self._keyword_sync is None:
-            with self._building:
-                if self._keyword_sync is None:
-                    self._keyword_sync = self._opened_keyword_sync()
-        return self._keyword_sync
+        return self._built_once("_keyword_sync", self._opened_keyword_sync)
 
     def _opened_keyword_sync(self) -> KeywordSync:
         if self._keyword is None:
@@ -275,11 +282,7 @@ class HomeComponents:
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            with self._building:
-                if self._embedder is None:
-                    self._embedder = self._build("embedder")
-        return self._embedder
+        return self._built_once("_embedder", lambda: self._build("embedder"))
 
     def use_embedder(self, embedder: Embedder) -> None:
         """Embed with ``embedder`` from now on instead of the configured one (built or not).
@@ -313,15 +316,14 @@ class HomeComponents:
 
     @property
     def ranker(self) -> Ranker:
-        if self._ranker is None:
-            with self._building:
-                if self._ranker is None:
-                    ranker = self._build("ranker")
-                    bind_graph = getattr(ranker, "bind_graph", None)
-                    if callable(bind_graph):  # a link-aware ranker (GraphAwareRanker)
-                        bind_graph(self.catalog)
-                    self._ranker = ranker
-        return self._ranker
+        return self._built_once("_ranker", self._bound_ranker)
+
+    def _bound_ranker(self) -> Ranker:
+        ranker: Ranker = self._build("ranker")
+        bind_graph = getattr(ranker, "bind_graph", None)
+        if callable(bind_graph):  # a link-aware ranker (GraphAwareRanker)
+            bind_graph(self.catalog)
+        return ranker
 
     def reads_may_share(self) -> bool:
         """Whether searches may run at the same time as each other (see

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain import Consolidator
@@ -27,21 +30,15 @@ class MemoryDreams(HandleBase):
     ) -> DreamReport:
         """Consolidate the facts of a collection (and those below it); see
         :mod:`memex_core.services.dream`. ``dry_run`` decides without writing."""
-        with self._logged(
-            "dream", collection or self.collection, tool_call_id, dry_run=dry_run
-        ) as info:
-            info["user_id"] = user_id if self.scope.is_operator else None
-            groups = self._dream_groups(collection, user_id)
-            chosen = consolidator or self._mx.consolidator()
-            with self._mx.writing("dream"), self._mx.memory_indexes().held():
-                report = dream(
-                    self._service(),
-                    self.scope,
-                    groups,
-                    chosen,
-                    dry_run=dry_run,
-                    progress=progress,
-                )
+        asked = self._dream_call(collection, user_id, consolidator, tool_call_id, dry_run=dry_run)
+        with (
+            asked as (_info, groups, chosen),
+            self._mx.writing("dream"),
+            self._mx.memory_indexes().held(),
+        ):
+            report = dream(
+                self._service(), self.scope, groups, chosen, dry_run=dry_run, progress=progress
+            )
         return report
 
     def dream_plan(
@@ -56,12 +53,8 @@ class MemoryDreams(HandleBase):
         """What :meth:`dream` would do, written nowhere, with the state of the facts it
         was made on: review ``plan.report``, then :meth:`apply_dream` carries out exactly
         those decisions."""
-        with self._logged(
-            "dream", collection or self.collection, tool_call_id, dry_run=True
-        ) as info:
-            info["user_id"] = user_id if self.scope.is_operator else None
-            groups = self._dream_groups(collection, user_id)
-            chosen = consolidator or self._mx.consolidator()
+        asked = self._dream_call(collection, user_id, consolidator, tool_call_id, dry_run=True)
+        with asked as (info, groups, chosen):
             plan = plan_dream(
                 self._service(),
                 self.scope,
@@ -73,6 +66,24 @@ class MemoryDreams(HandleBase):
             )
             info["detail"] = {"plan": plan.digest, "decisions": len(plan.report.decisions)}
         return plan
+
+    @contextmanager
+    def _dream_call(
+        self,
+        collection: str | None,
+        user_id: str | None,
+        consolidator: Consolidator | None,
+        tool_call_id: str | None,
+        *,
+        dry_run: bool,
+    ) -> Iterator[tuple[dict[str, Any], builtins.list[tuple[str, str]], Consolidator]]:
+        """Log one dream (or plan) of ``collection``, and give it the log entry's details,
+        the (owner, collection) groups it covers and the consolidator that decides."""
+        target = collection or self.collection
+        with self._logged("dream", target, tool_call_id, dry_run=dry_run) as info:
+            info["user_id"] = user_id if self.scope.is_operator else None
+            groups = self._dream_groups(collection, user_id)
+            yield info, groups, consolidator or self._mx.consolidator()
 
     def apply_dream(self, plan: DreamPlan, *, tool_call_id: str | None = None) -> DreamReport:
         """Apply a plan from :meth:`dream_plan` as it was reviewed (the consolidator is not

@@ -7,7 +7,7 @@ service (privacy and redaction first, then a new revision) and is logged.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from memex_core.catalog.memory_records import MemoryAccessDenied
@@ -256,34 +256,46 @@ class MemoryWrites(HandleBase):
     ) -> MemoryRecord:
         """Soft-delete a memory: it leaves search, its revisions stay; ``undelete`` brings
         it back."""
-        with self._logged("forget", ref, tool_call_id) as info:
-            record = self._find(ref)
-            info["user_id"] = record.user_id
-            if record.status == DELETED:
-                return self._public(record)
-            with self._mx.writing(), self._mx.memory_indexes().held():
-                record = self._service().soft_delete(
-                    self.scope, record, reason or "forgotten", tool_call_id
-                )
-        return self._public(record)
+
+        def forgotten(record: MemoryRecord) -> MemoryRecord:
+            return self._service().soft_delete(
+                self.scope, record, reason or "forgotten", tool_call_id
+            )
+
+        return self._set_status("forget", ref, tool_call_id, DELETED, forgotten)
 
     def undelete(self, ref: str, *, tool_call_id: str | None = None) -> MemoryRecord:
         """Bring back a deleted or invalidated memory as it was (a new revision)."""
-        with self._logged("undelete", ref, tool_call_id) as info:
+
+        def undeleted(record: MemoryRecord) -> MemoryRecord:
+            return self._service().revise(
+                self.scope,
+                record,
+                action=UNDELETE,
+                status=ACTIVE,
+                reason="undeleted",
+                tool_call_id=tool_call_id,
+                links=self._links_of(record),
+            )
+
+        return self._set_status("undelete", ref, tool_call_id, ACTIVE, undeleted)
+
+    def _set_status(
+        self,
+        action: str,
+        ref: str,
+        tool_call_id: str | None,
+        status: str,
+        change: Callable[[MemoryRecord], MemoryRecord],
+    ) -> MemoryRecord:
+        """Find ``ref`` and, unless it has ``status`` already, ``change`` it (a new
+        revision) under the write lock; the call is logged as ``action``."""
+        with self._logged(action, ref, tool_call_id) as info:
             record = self._find(ref)
             info["user_id"] = record.user_id
-            if record.status == ACTIVE:
-                return self._public(record)
-            with self._mx.writing(), self._mx.memory_indexes().held():
-                record = self._service().revise(
-                    self.scope,
-                    record,
-                    action=UNDELETE,
-                    status=ACTIVE,
-                    reason="undeleted",
-                    tool_call_id=tool_call_id,
-                    links=self._links_of(record),
-                )
+            if record.status != status:
+                with self._mx.writing(), self._mx.memory_indexes().held():
+                    record = change(record)
         return self._public(record)
 
     def _links_of(self, record: MemoryRecord) -> builtins.list[tuple[str, str | None]]:
