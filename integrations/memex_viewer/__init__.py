@@ -9,6 +9,7 @@ Where things live:
 * :mod:`memex_viewer.app`: :func:`build_router` (every page) and :func:`mount`, which
   ``memex_server.app.build_app`` calls.
 * :mod:`memex_viewer.sessions`: the signed ``memex_session`` cookie and CSRF tokens.
+* :mod:`memex_viewer.revocation`: signing out ends a principal's sessions in the catalog.
 * :mod:`memex_viewer.principal`: who is signed in (``SignedIn``, ``OperatorOnly``),
   ``CheckedForm`` (a POST's form, its ``csrf_token`` checked), ``PageExit``.
 * :mod:`memex_viewer.rendering`: ``render(request, template, viewer, **context)``,

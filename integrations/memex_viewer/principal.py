@@ -4,8 +4,9 @@ A page depends on :func:`signed_in` (or :func:`operator_only`); a form that writ
 on :func:`checked_form`. The principal becomes the same :class:`~memex_server.caller.Caller`
 an API request with that credential would be, so pages read through ServerState's own
 helpers (``state.reader(caller)``, ``state.agent_memory(caller)``) and an agent session
-sees exactly what its key sees through ``/v1``. An agent key's session is looked up in the
-catalog on every request: revoking the key signs its sessions out at once.
+sees exactly what its key sees through ``/v1``. Every request looks the session's principal
+up in the catalog: revoking an agent key, or signing out (:mod:`memex_viewer.revocation`),
+ends its sessions at once, on every replica.
 
 A page that cannot go on raises :class:`PageExit` with the response to send instead
 (a redirect to sign-in, a 403 page); :func:`memex_viewer.app.mount` installs its handler.
@@ -20,7 +21,7 @@ from fastapi import Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
 from memex_server.auth import OPERATOR_NAME, Caller, state_of
-from memex_viewer import sessions
+from memex_viewer import revocation, sessions
 from memex_viewer.viewer import Viewer
 
 if TYPE_CHECKING:
@@ -42,22 +43,30 @@ def cookie_key(state: ServerState) -> bytes:
 
 
 def current(request: Request) -> Viewer | None:
-    """The principal of this request's session cookie, or None (no, bad, expired cookie, or
-    an agent key that is no longer live)."""
+    """The principal of this request's session cookie, or None (no, bad, expired cookie, a
+    session ended by signing out, or an agent key that is no longer live)."""
     state = state_of(request)
     key = cookie_key(state)
     session = sessions.decode(request.cookies.get(sessions.COOKIE_NAME), key)
     if session is None:
         return None
-    if session.operator:
-        caller = Caller(operator=True, name=OPERATOR_NAME)
-    else:
-        assert session.key_id is not None  # sessions.decode guarantees it
-        found = state.call(state.keys.catalog.agent_key, session.key_id)
-        if found is None or not found[0].active:
-            return None
-        caller = Caller.of_key(found[0])
+    caller = state.call(_caller_of, state.memex.catalog, session)
+    if caller is None:
+        return None
     return Viewer(caller, session, sessions.csrf_token(session, key))
+
+
+def _caller_of(catalog: Any, session: sessions.Session) -> Caller | None:
+    """Who ``session`` acts as, while it lasts (one look at the catalog, under the call lock)."""
+    if not revocation.lasts(catalog, session):
+        return None
+    if session.operator:
+        return Caller(operator=True, name=OPERATOR_NAME)
+    assert session.key_id is not None  # sessions.decode guarantees it
+    found = catalog.agent_key(session.key_id)
+    if found is None or not found[0].active:
+        return None
+    return Caller.of_key(found[0])
 
 
 def safe_next(target: str | None) -> str:

@@ -2,10 +2,12 @@
 
 A session cookie (``memex_session``) reads ``<payload>.<signature>``: the payload is
 base64url JSON naming the principal (``"operator"``, or ``"agent"`` with the key's id),
-an expiry and a random CSRF seed; the signature is HMAC-SHA256 of the payload under
-:func:`signing_key`. The key is derived from the admin secret, never stored, so several
-replicas with one secret accept each other's cookies and a restart keeps sessions, while
-changing the secret signs everyone out. The cookie holds no secret: the key's id is
+an expiry, a random CSRF seed and the principal's session generation at sign-in; the
+signature is HMAC-SHA256 of the payload under :func:`signing_key`. The key is derived from
+the admin secret, never stored, so several replicas with one secret accept each other's
+cookies and a restart keeps sessions, while changing the secret signs everyone out. Signing
+out changes the principal's generation in the catalog, which ends its sessions on every
+replica (:mod:`memex_viewer.revocation`). The cookie holds no secret: the key's id is
 public (``memex keys list`` shows it), and the CSRF seed only matters with the signature.
 
 A form that writes carries ``csrf_token`` = HMAC(key, ``"csrf:" + seed``): a page of
@@ -42,6 +44,9 @@ class Session:
     key_id: str | None  # the agent key's id (None for the operator)
     expires: float
     seed: str
+    #: The principal's generation when it signed in ("" before its first sign-out): the
+    #: session lasts while the catalog holds the same (see memex_viewer.revocation).
+    generation: str = ""
 
     @property
     def operator(self) -> bool:
@@ -54,11 +59,14 @@ def signing_key(admin_secret: str) -> bytes:
     return hmac.new(admin_secret.encode("utf-8"), _KEY_LABEL, hashlib.sha256).digest()
 
 
-def new_session(kind: str, key_id: str | None, *, now: float | None = None) -> Session:
+def new_session(
+    kind: str, key_id: str | None, *, generation: str = "", now: float | None = None
+) -> Session:
     if kind not in (OPERATOR, AGENT) or (kind == AGENT) != (key_id is not None):
         raise ValueError(f"a session is the operator's or an agent key's, not {kind!r}")
     start = time.time() if now is None else now
-    return Session(kind, key_id, start + SESSION_SECONDS, secrets.token_urlsafe(16))
+    seed = secrets.token_urlsafe(16)
+    return Session(kind, key_id, start + SESSION_SECONDS, seed, generation)
 
 
 def _b64(data: bytes) -> str:
@@ -75,7 +83,13 @@ def _sign(key: bytes, payload: str) -> str:
 
 def encode(session: Session, key: bytes) -> str:
     """The cookie value of ``session``."""
-    body = {"p": session.kind, "k": session.key_id, "e": int(session.expires), "n": session.seed}
+    body = {
+        "p": session.kind,
+        "k": session.key_id,
+        "e": int(session.expires),
+        "n": session.seed,
+        "g": session.generation,
+    }
     payload = _b64(json.dumps(body, separators=(",", ":")).encode("utf-8"))
     return f"{payload}.{_sign(key, payload)}"
 
@@ -93,8 +107,12 @@ def decode(value: str | None, key: bytes, *, now: float | None = None) -> Sessio
         return None
     try:
         body = json.loads(_unb64(payload))
-        session = Session(str(body["p"]), body["k"], float(body["e"]), str(body["n"]))
-    except (ValueError, KeyError, TypeError, binascii.Error):
+        # "g" is missing from cookies made before sessions could be ended: generation "".
+        generation = body.get("g", "")
+        session = Session(
+            str(body["p"]), body["k"], float(body["e"]), str(body["n"]), str(generation)
+        )
+    except (ValueError, KeyError, TypeError, AttributeError, binascii.Error):
         return None
     if session.kind not in (OPERATOR, AGENT) or (session.kind == AGENT) != isinstance(
         session.key_id, str

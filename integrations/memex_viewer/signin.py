@@ -4,7 +4,9 @@ The credential is checked by :func:`memex_server.auth.checked`, the check every 
 request goes through, so the viewer accepts exactly what the API accepts. The cookie is
 HttpOnly (no script reads it), SameSite=Strict (no other site's request carries it),
 Secure when the request came over https, and holds no secret (see
-:mod:`memex_viewer.sessions`).
+:mod:`memex_viewer.sessions`). Signing out ends every session of the principal on the
+server too, in every browser and on every replica (:mod:`memex_viewer.revocation`), so a
+copy of the cookie kept elsewhere stops working with it.
 
 The sign-in form writes too (it makes a session), so it carries a CSRF token of its own
 before any session exists: ``GET /signin`` sets a random token in a short-lived
@@ -29,7 +31,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from memex_server.auth import checked, state_of
 from memex_server.errors import ApiError
-from memex_viewer import sessions
+from memex_viewer import revocation, sessions
 from memex_viewer.principal import (
     CheckedForm,
     SignedIn,
@@ -131,11 +133,13 @@ def signin(
         # One message for every failure: a page must not tell a guesser which part was wrong.
         return _signin_form(request, status=401, next=safe_next(next), failed=True)
     kind = sessions.OPERATOR if who.operator else sessions.AGENT
-    session = sessions.new_session(kind, who.key_id)
+    state = state_of(request)
+    generation = state.call(revocation.generation, state.memex.catalog, kind, who.key_id)
+    session = sessions.new_session(kind, who.key_id, generation=generation)
     response = RedirectResponse(safe_next(next), status_code=303)
     response.set_cookie(
         sessions.COOKIE_NAME,
-        sessions.encode(session, cookie_key(state_of(request))),
+        sessions.encode(session, cookie_key(state)),
         max_age=sessions.SESSION_SECONDS,
         path="/",
         httponly=True,
@@ -148,6 +152,11 @@ def signin(
 
 @router.post("/signout")
 def signout(request: Request, viewer: SignedIn, form: CheckedForm) -> Response:
+    """End the session: the cookie here, and on the server every session of this principal
+    (a copy of the cookie, another browser, another replica)."""
+    state = state_of(request)
+    ended = viewer.session
+    state.call(revocation.end_sessions, state.memex.catalog, ended.kind, ended.key_id)
     response = RedirectResponse("/signin", status_code=303)
     response.delete_cookie(
         sessions.COOKIE_NAME,

@@ -174,7 +174,15 @@ def browser() -> Iterator[Browser]:
             launched.close()
 
 
+#: The browser tests' server believes X-Forwarded-For from this machine, as from a reverse
+#: proxy here, so a test can send wrong credentials as another address without locking out
+#: the address every other test comes from (memex trusts no proxy unless told to).
+PROXY_HERE = '[serve]\ntrusted_proxies = ["127.0.0.1", "::1"]\n'
+
+
 def _serve(home: DemoHome) -> Iterator[Served]:
+    with (home.path / "config.toml").open("a", encoding="utf-8") as config:
+        config.write(PROXY_HERE)
     with served(home.path) as service:
         yield Served(service.url, service.admin_secret, home, service.log)
 

@@ -69,8 +69,9 @@ def test_too_many_wrong_credentials_get_a_page_that_says_when(
 ) -> None:
     """Five wrong sign-ins from one address: the sixth attempt, even with the right secret,
     gets the 429 page saying when to try again; another address signs in meanwhile. The
-    guesser's address is set by X-Forwarded-For, which the server's uvicorn trusts from this
-    machine (as from a reverse proxy here), so the other tests' address is not locked."""
+    guesser's address is set by X-Forwarded-For, which the browser tests' server trusts from
+    this machine (``[serve] trusted_proxies``, as for a reverse proxy here: conftest's
+    PROXY_HERE), so the other tests' address is not locked."""
     context = browser.new_context(
         viewport=chromium.VIEWPORT,  # type: ignore[arg-type]
         extra_http_headers={"X-Forwarded-For": "203.0.113.77"},

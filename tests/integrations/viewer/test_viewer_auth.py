@@ -3,7 +3,8 @@
 The home is the isolation home of ``tests/isolation/world.py`` (bob's and carol's
 memories with their canaries, the operator's corpus fragment). What must hold: the viewer
 takes exactly the API's credentials; the session cookie is HttpOnly, SameSite=Strict,
-signed, and dies with a revoked key or a changed secret; every writing form needs this
+signed, and dies with a revoked key, a changed secret or a sign-out (on the server: a copy
+of the cookie stops working too); every writing form needs this
 session's token; an agent session reaches nothing of another user's and not the corpus
 page; no page shows the secret, a key or the cookie.
 """
@@ -203,6 +204,66 @@ def test_signout_needs_this_sessions_csrf_token(world: World) -> None:
     assert done.headers["location"] == "/signin"
     assert 'memex_session=""' in cookie_header(done) or "max-age=0" in cookie_header(done).lower()
     assert client.get("/").status_code == 303
+
+
+def sign_out(client: TestClient) -> None:
+    token = csrf_of(client.get("/activity").text)
+    assert client.post("/signout", data={"csrf_token": token}).status_code == 303
+
+
+def with_cookie(client: TestClient, value: str) -> TestClient:
+    client.cookies.set(sessions.COOKIE_NAME, value)
+    return client
+
+
+def test_signing_out_ends_the_session_on_the_server(world: World) -> None:
+    # A saved copy of the cookie kept working after sign-out until it expired (12 h).
+    browser = world.client()
+    sign_in(browser, SECRET)
+    saved = browser.cookies[sessions.COOKIE_NAME]
+    laptop = world.client()  # the same credential in another browser
+    sign_in(laptop, SECRET)
+    alice = world.client()
+    sign_in(alice, world.alice_key)
+    assert with_cookie(world.client(), saved).get("/activity").status_code == 200
+    sign_out(browser)
+    for ended in (with_cookie(world.client(), saved), laptop):
+        refused = ended.get("/activity")
+        assert refused.status_code == 303
+        assert refused.headers["location"].startswith("/signin")
+        assert ended.get("/events").status_code == 303
+    # Another server on the same catalog (a replica, a restart) refuses it too.
+    replica_mx = Memex(world.home)
+    try:
+        replica = with_cookie(client_for(replica_mx), saved)
+        assert replica.get("/activity").status_code == 303
+    finally:
+        replica_mx.close()
+    # Another principal's session goes on; signing in again works.
+    assert alice.get("/activity").status_code == 200
+    again = world.client()
+    sign_in(again, SECRET)
+    assert again.get("/activity").status_code == 200
+
+
+def test_an_agent_signing_out_ends_only_its_keys_sessions(world: World) -> None:
+    operator, alice, alice_elsewhere = world.client(), world.client(), world.client()
+    sign_in(operator, SECRET)
+    sign_in(alice, world.alice_key)
+    sign_in(alice_elsewhere, world.alice_key)
+    saved = alice.cookies[sessions.COOKIE_NAME]
+    sign_out(alice)
+    assert with_cookie(world.client(), saved).get("/activity").status_code == 303
+    assert alice_elsewhere.get("/activity").status_code == 303
+    assert operator.get("/activity").status_code == 200
+    # The key itself still works, on the API and to sign in again.
+    whoami = world.client().get(
+        "/v1/whoami", headers={"Authorization": f"Bearer {world.alice_key}"}
+    )
+    assert whoami.status_code == 200
+    again = world.client()
+    sign_in(again, world.alice_key)
+    assert again.get("/activity").status_code == 200
 
 
 def test_doctor_form_needs_the_token(world: World) -> None:

@@ -20,8 +20,9 @@ from fastapi.testclient import TestClient
 from memex_core.api import Memex
 from memex_server.app import build_app
 from memex_server.follower import FollowSettings
+from memex_viewer import sessions
 from tests.support.catalog_fixtures import home_memex
-from tests.support.viewer_fixtures import sign_in
+from tests.support.viewer_fixtures import csrf_of, sign_in
 
 SECRET = "viewer-replica-test-secret-0123456789"
 BEHIND = re.compile(
@@ -101,3 +102,23 @@ def test_search_page_refuses_while_the_replica_is_behind(
             assert 'data-testid="replica-behind"' not in page.text
     finally:
         state.stop_following()
+
+
+def test_signing_out_on_one_replica_ends_the_session_on_the_others(
+    open_home: Callable[[str], Memex],
+) -> None:
+    # Sessions end in the catalog the replicas share, not in one process's memory.
+    first, second = open_home("first"), open_home("second")
+    _, alice_key = first.agent_keys().create("alice", name="alice-bot")
+    here = TestClient(build_app(first, admin_secret=SECRET), follow_redirects=False)
+    there = TestClient(build_app(second, admin_secret=SECRET), follow_redirects=False)
+    alice_there = TestClient(build_app(second, admin_secret=SECRET), follow_redirects=False)
+    sign_in(here, SECRET)
+    sign_in(alice_there, alice_key)
+    saved = here.cookies[sessions.COOKIE_NAME]
+    there.cookies.set(sessions.COOKIE_NAME, saved)
+    assert there.get("/activity").status_code == 200  # one secret: each other's sessions
+    token = csrf_of(here.get("/activity").text)
+    assert here.post("/signout", data={"csrf_token": token}).status_code == 303
+    assert there.get("/activity").status_code == 303
+    assert alice_there.get("/activity").status_code == 200  # another principal's session
