@@ -10,13 +10,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import socket
-import threading
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -167,6 +163,7 @@ def serve(
         f"{LISTENING} http://{shown}:{bound} (stop with Ctrl-C)",
     ]
     from memex_server.runfile import clear_on_sigterm, clear_run_file, write_run_file
+    from memex_server.sigterm import on_sigterm
 
     # Where `memex view` finds this server, written before LISTENING is printed (loopback
     # for a wildcard address, which is not one a browser can open). Advisory: a home it
@@ -177,7 +174,7 @@ def serve(
     # On SIGTERM uvicorn shuts down, then hands the signal on; the finally below never
     # runs then. Chained here, the follower stops and flushes (clear_on_sigterm passes the
     # signal on to this handler).
-    _on_sigterm(app.state.memex.stop_following)
+    on_sigterm(app.state.memex.stop_following)
     clear_on_sigterm(Path(memex.home))
     click.echo("\n".join(lines), err=True)
     try:
@@ -198,27 +195,6 @@ def _proxy_lines(trusted: tuple[str, ...]) -> list[str]:
     if os.environ.get(UVICORN_ENV) is not None:
         lines.append(f"  {UVICORN_ENV} is ignored: list your proxies in [serve] trusted_proxies")
     return lines
-
-
-def _on_sigterm(action: Callable[[], None]) -> None:
-    """Run ``action`` when SIGTERM ends the process, then let the handler that was there act
-    (as :func:`memex_server.runfile.clear_on_sigterm` does for the run file)."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous == signal.SIG_IGN or previous is None:
-        return  # SIGTERM does not end this process: the finally runs
-
-    def act_then_pass_on(signum: int, frame: Any) -> None:
-        with contextlib.suppress(Exception):  # exiting anyway: the journal has it all
-            action()
-        if callable(previous):
-            previous(signum, frame)
-            return
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-
-    signal.signal(signal.SIGTERM, act_then_pass_on)
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -12,11 +12,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
-import threading
 import urllib.request
 from pathlib import Path
-from typing import Any
+
+from memex_server.sigterm import on_sigterm
 
 RUN_FILE = Path("run") / "serve.json"
 
@@ -43,24 +42,9 @@ def clear_run_file(home: Path) -> None:
 
 
 def clear_on_sigterm(home: Path) -> None:
-    """Remove the run file when SIGTERM ends the process, then let the handler that was
-    there act (the warm socket's, or the default: die of it). uvicorn hands a SIGTERM it
-    caught back to that handler once it has shut down, so a ``finally`` never runs then."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous == signal.SIG_IGN or previous is None:
-        return  # SIGTERM does not end this process: the finally clears the file
-
-    def clear_then_pass_on(signum: int, frame: Any) -> None:
-        clear_run_file(home)
-        if callable(previous):
-            previous(signum, frame)
-            return
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-
-    signal.signal(signal.SIGTERM, clear_then_pass_on)
+    """Remove the run file when SIGTERM ends the process (:func:`memex_server.sigterm.on_sigterm`:
+    uvicorn hands the signal on once it has shut down, so a ``finally`` never runs then)."""
+    on_sigterm(lambda: clear_run_file(home))
 
 
 def _alive(pid: int) -> bool:

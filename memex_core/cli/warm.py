@@ -37,6 +37,15 @@ def _ask(home: str, op: str) -> dict[str, object] | None:
         return None
 
 
+def _answer(ctx: click.Context, op: str) -> dict[str, object] | None:
+    """The answer to ``op`` of this home's warm process; None, said, when there is none."""
+    home = _home(ctx)
+    found = _ask(home, op)
+    if found is None:
+        click.echo(f"No warm process for {home}.")
+    return found
+
+
 @click.group()
 def warm() -> None:
     """Keep this home open in a background process, so read commands start warm.
@@ -107,10 +116,8 @@ def start(ctx: click.Context, idle_minutes: float) -> None:
 @click.pass_context
 def status(ctx: click.Context) -> None:
     """Say whether a warm process answers for this home (exit status 1 if none)."""
-    home = _home(ctx)
-    found = _ask(home, "ping")
+    found = _answer(ctx, "ping")
     if found is None:
-        click.echo(f"No warm process for {home}.")
         ctx.exit(1)
         return
     started = float(found.get("started") or 0)  # type: ignore[arg-type]
@@ -127,14 +134,12 @@ def stop(ctx: click.Context) -> None:
     """Stop the warm process of this home."""
     from memex_core.warm import protocol
 
-    home = _home(ctx)
-    found = _ask(home, "stop")
+    found = _answer(ctx, "stop")
     if found is None:
-        click.echo(f"No warm process for {home}.")
         return
     if found.get("status") != "ok":
         raise MemexError(str(found.get("reason")))
-    path = protocol.socket_path(home)
+    path = protocol.socket_path(_home(ctx))
     deadline = time.monotonic() + 10
     while os.path.exists(path) and time.monotonic() < deadline:
         time.sleep(0.05)
