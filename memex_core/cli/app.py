@@ -13,6 +13,7 @@ import click
 
 from memex_core.cli.ask import ask
 from memex_core.cli.doctor import doctor
+from memex_core.cli.interrupt import Interrupted
 from memex_core.cli.maintenance import backfill, rebuild
 from memex_core.cli.memory_operator import COMMANDS as MEMORY_COMMANDS
 from memex_core.cli.notes import notes
@@ -115,8 +116,13 @@ def run(argv: list[str] | None = None, *, plugin_commands: bool = True) -> int:
         # Outside standalone mode click returns the status of ``ctx.exit(n)`` instead of
         # exiting with it; a command's non-zero status must reach the shell.
         status = cli.main(args=argv, prog_name="memex", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
+    except Interrupted as exc:  # Ctrl-C in a command that says what it kept
+        click.echo(f"Interrupted. {exc}", err=True)
+        return 130
+    except click.exceptions.Abort as exc:
+        # click turns Ctrl-C into Abort; a declined prompt is one too.
+        interrupted = isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt)
+        click.echo("Interrupted." if interrupted else "Aborted.", err=True)
         return 130
     except click.ClickException as exc:
         exc.show()

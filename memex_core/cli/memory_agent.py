@@ -161,8 +161,14 @@ def remember(
             f"{kind!r}: use lowercase letters, digits and '_' (e.g. preference).",
             param_hint="--kind",
         )
-    if text == "-":
+    from_stdin = text == "-"
+    if from_stdin:
         text = sys.stdin.read()
+    if text is not None and not text.strip():
+        where = "stdin held no text" if from_stdin else "the text is empty"
+        raise MemexError(
+            f"Nothing to remember: {where}. Give the fact as TEXT (or '-' to read it from stdin)."
+        )
     messages = read_conversation(conversation) if conversation is not None else None
     options: dict[str, Any] = {
         "messages": messages,

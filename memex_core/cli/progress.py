@@ -15,8 +15,14 @@ class RichProgress:
         self.enabled = not quiet and self.console.is_terminal
         self._progress: Any = None
         self._task: Any = None
+        #: Counted whether drawn or not, so an interrupted command can say how far it got
+        #: (memex_core.cli.interrupt): the last ``start``'s total (None before any) and
+        #: the steps advanced since.
+        self.total: int | None = None
+        self.done = 0
 
     def start(self, description: str, total: int | None) -> None:
+        self.total, self.done = total, 0
         if not self.enabled:
             return
         from rich.markup import escape
@@ -41,6 +47,7 @@ class RichProgress:
         self._task = self._progress.add_task(escape(description), total=total)
 
     def advance(self, amount: int = 1, description: str | None = None) -> None:
+        self.done += amount
         if self._progress is None:
             return
         from rich.markup import escape

@@ -187,7 +187,10 @@ def context_pack(
     if remote is not None:
         pack = remote.context(asked, budget)
     else:
+        from memex_core.cli.search import refuse_unknown_sources
+
         mx = open_memex(ctx)
+        refuse_unknown_sources(mx, source)
         pack = mx.context(asked, budget)
         holds_something = not pack.items and mx.catalog.count_fragments() > 0
     if output_format == "json":

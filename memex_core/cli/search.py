@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -90,7 +91,8 @@ def run_search(
     on the local home or, with ``MEMEX_URL`` set, on that ``memex serve``."""
     client = remote_client(ctx)
     concise = options.pop("concise")
-    tuning = {name: options.pop(name, None) for name in ("semantic_weight", "min_score")}
+    floor_flag = floor_alias(options)
+    tuning = {"semantic_weight": options.pop("semantic_weight", None)}
     if client is not None:
         refuse_local_tuning({**tuning, "min_similarity": options.get("min_similarity")})
     search = command_line_search(query, mode, limit, options)
@@ -103,6 +105,7 @@ def run_search(
                 click.echo(line, err=True)
         return
     mx = open_memex(ctx)
+    refuse_unknown_sources(mx, search.source or ())
     try:
         filters = search.filters()
     except ValueError as exc:
@@ -110,8 +113,53 @@ def run_search(
     results = mx.search(search, filters=filters, **tuning)
     print_results(results, query, concise, output_format)
     if not len(results):
-        for line in mx.explain_empty(query, mode, filters, results):
+        # A floor set on the command line is named as the flag that set it.
+        named = floor_flag is not None and results.below_floor > 0
+        for line in mx.explain_empty(query, mode, filters, None if named else results):
             click.echo(line, err=True)
+        if named:
+            click.echo(
+                f"{floor_flag} {results.floor:g} left out {results.below_floor} hit(s) whose "
+                "similarity is below it: lower it, or leave it out for the configured floor.",
+                err=True,
+            )
+
+
+def floor_alias(options: dict[str, Any]) -> str | None:
+    """The flag that set this search's floor, if one did: ``--min-similarity``, or the
+    ``--min-score`` it replaces (in ``semantic`` both cut hits below a cosine similarity;
+    the old one is kept, hidden, as another name)."""
+    old = options.pop("min_score", None)
+    if old is not None:
+        if options.get("min_similarity") is not None:
+            raise click.UsageError("Give --min-similarity (or its old name --min-score), not both.")
+        options["min_similarity"] = old
+        return "--min-score"
+    return "--min-similarity" if options.get("min_similarity") is not None else None
+
+
+def refuse_unknown_sources(mx: Any, asked: Iterable[str]) -> None:
+    """A ``--source`` that no installed source reads and no fragment comes from is a typo:
+    name it, the known ones and the nearest, rather than blame the filter for no hits."""
+    from difflib import get_close_matches
+
+    from memex_core.domain.memory.records import MEMORY_SOURCE
+
+    asked = [asked] if isinstance(asked, str) else list(asked)
+    if not asked:
+        return
+    known = {r.name for r in mx.registry.registrations("source")} | {MEMORY_SOURCE}
+    unknown = [name for name in asked if name not in known]
+    if unknown:
+        known |= set(mx.catalog.group_counts("source_kind"))  # a plugin since uninstalled
+        unknown = [name for name in unknown if name not in known]
+    if unknown:
+        near = get_close_matches(unknown[0], sorted(known), n=1)
+        hint = f" Did you mean --source {near[0]}?" if near else ""
+        raise MemexError(
+            f"Unknown source {unknown[0]!r} for --source.{hint} Known sources: "
+            f"{', '.join(sorted(known))}."
+        )
 
 
 def command_line_search(
@@ -232,7 +280,8 @@ def keyword(ctx: click.Context, query: str, limit: int, output_format: str, **op
     "--min-score",
     type=click.FloatRange(-1.0, 1.0),
     default=None,
-    help="Drop results whose cosine similarity is below this.",
+    hidden=True,  # the old name of --min-similarity, which does the same cut and explains it
+    help="Deprecated: the old name of --min-similarity.",
 )
 def semantic(
     ctx: click.Context, query: str, limit: int, output_format: str, **options: Any

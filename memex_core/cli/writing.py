@@ -14,6 +14,8 @@ from memex_core.cli.progress import RichProgress
 from memex_core.domain import IngestReport
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from rich.console import Console
 
     from memex_core.api import Memex
@@ -69,7 +71,9 @@ def ingest(
     nothing readable in it and a file in which every item was skipped.
     """
     mx = _writer(ctx, no_wait)
-    report = mx.ingest(*paths, source=source_name, **_progress(no_embed, quiet, output_format))
+    progress = _progress(no_embed, quiet, output_format)
+    with _kept_on_interrupt(progress):
+        report = mx.ingest(*paths, source=source_name, **progress)
     print_report(report, output_format, no_embed)
 
 
@@ -90,7 +94,9 @@ def sync(
     are replaced and deleted notes removed; transcripts that grew are updated.
     """
     mx = _writer(ctx, no_wait)
-    report = mx.sync(**_progress(no_embed, quiet, output_format))
+    progress = _progress(no_embed, quiet, output_format)
+    with _kept_on_interrupt(progress):
+        report = mx.sync(**progress)
     print_report(report, output_format, no_embed)
 
 
@@ -105,6 +111,15 @@ def _writer(ctx: click.Context, no_wait: bool) -> Memex:
     if no_wait:
         mx.lock.timeout = 0
     return mx
+
+
+def _kept_on_interrupt(progress: dict[str, Any]) -> AbstractContextManager[None]:
+    """Ctrl-C says which files were kept and how to finish (see memex_core.cli.interrupt)."""
+    from memex_core.cli.interrupt import ingest_interrupted, on_interrupt
+
+    return on_interrupt(
+        lambda: ingest_interrupted(progress["progress"], progress["embed_progress"])
+    )
 
 
 def _progress(no_embed: bool, quiet: bool, output_format: str) -> dict[str, Any]:
@@ -194,7 +209,8 @@ def _privacy_line(report: IngestReport) -> str:
         parts.append(f"{sum(report.secrets_redacted.values()):,} secret(s) redacted ({kinds})")
     if not parts:
         return ""
-    return "Not stored: " + "; ".join(parts) + " ([ingest] redact_secrets in config.toml)."
+    # rich would read a bare "[ingest]" as a style tag and drop it.
+    return "Not stored: " + "; ".join(parts) + r" (\[ingest] redact_secrets in config.toml)."
 
 
 #: Past this many files skipped for one reason, they are counted on one line.

@@ -215,6 +215,12 @@ class Reader:
         return [ref if ref in exact else self._resolve_prefix(ref) for ref in refs]
 
     def _resolve_prefix(self, ref: str) -> str:
+        if isinstance(ref, str) and len(ref) < MIN_ID_PREFIX:
+            raise UnknownIdError(
+                f"No fragment with id {ref!r}, which is too short for a prefix: give the "
+                f"whole id or at least its first {MIN_ID_PREFIX} characters (ids come from a "
+                "search: `memex dig QUERY --concise`)."
+            )
         matches = (
             self._parts.catalog.fragment_ids_with_prefix(ref, AMBIGUOUS_SHOWN + 1)
             if isinstance(ref, str) and len(ref) >= MIN_ID_PREFIX

@@ -176,7 +176,8 @@ def test_a_unique_prefix_names_a_fragment_as_git_takes_a_commit(run: Run, mx: Me
 def test_a_prefix_shorter_than_the_minimum_is_unknown(run: Run) -> None:
     whole = _ids(run, "busy_timeout")[0]
     status, _, err = run("get", whole[: MIN_ID_PREFIX - 1])
-    assert status == 1 and f"first {MIN_ID_PREFIX} or more characters" in err
+    assert status == 1 and "too short for a prefix" in err
+    assert f"the whole id or at least its first {MIN_ID_PREFIX} characters" in err
 
 
 def test_an_ambiguous_prefix_in_a_catalog_built_for_it(tmp_path: Path) -> None:
