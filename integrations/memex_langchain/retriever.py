@@ -43,7 +43,7 @@ Filter = str | list[str] | tuple[str, ...] | None
 
 #: Per-call keyword arguments and what they set (anything else is a TypeError).
 SEARCH_ARGS = ("k", "mode", "time_phrases", "tool_call_id")
-FILTER_ARGS = ("source", "conversation", "role", "since", "until")
+FILTER_ARGS = ("source", "conversation", "role", "since", "until", "tag")
 SCOPE_ARGS = ("user", "collection", "corpus", "include_private")
 #: Passed by ``BaseRetriever.invoke`` itself; not ours to act on.
 IGNORED_ARGS = ("verbose",)
@@ -94,6 +94,9 @@ class MemexRetriever(BaseRetriever):
     """Only fragments from this time on: epoch seconds, a date, ``2024-03-01``, ``last week``."""
     until: TimeBound = None
     """Only fragments up to this time (a day includes all of it)."""
+    tag: Filter = None
+    """Only notes with these tags or a tag nested under one (``project`` matches
+    ``#project/memex``)."""
 
     user: str | None = None
     """Read this user's memory and shared memory too; binds the retriever to that user.

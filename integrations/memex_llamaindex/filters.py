@@ -1,14 +1,16 @@
 """Search filters: memex's own keywords, or LlamaIndex ``MetadataFilters`` on node metadata.
 
 Both forms end up as the keyword arguments of :func:`memex_core.api.make_filters`
-(``source``, ``conversation``, ``role``, ``since``, ``until``) and nothing else:
+(``source``, ``conversation``, ``role``, ``since``, ``until``, ``tag``) and nothing else:
 scope (user, collection, owners, private memory) is never a filter here, it is
 fixed when the retriever is built, so a filter can narrow a search but never
 widen it.
 
 ``MetadataFilters`` use the keys the retriever's nodes carry in ``metadata``:
-``source_kind``, ``conversation_id`` and ``role`` (``==`` or ``in``) and
-``timestamp`` (``>``, ``>=``, ``<``, ``<=``, epoch seconds), joined with AND.
+``source_kind``, ``conversation_id`` and ``role`` (``==`` or ``in``),
+``timestamp`` (``>``, ``>=``, ``<``, ``<=``, epoch seconds) and a note's ``tags``
+(``contains``, ``any``, ``==`` or ``in``; a tag matches the tags nested under it), joined
+with AND.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from memex_core.api import make_filters
 from memex_core.errors import MemexError
 
 #: The keyword filters memex understands (those of ``make_filters``).
-FILTER_KEYS = ("source", "conversation", "role", "since", "until")
+FILTER_KEYS = ("source", "conversation", "role", "since", "until", "tag")
 
 #: Node metadata key -> memex filter keyword, for equality / membership filters.
 _MATCH_KEYS = {
@@ -37,9 +39,17 @@ _MATCH_KEYS = {
     "conversation_id": "conversation",
     "conversation": "conversation",
     "role": "role",
+    "tags": "tag",
+    "tag": "tag",
 }
 _TIME_KEY = "timestamp"
-_SUPPORTED = "source_kind, conversation_id and role (== or in), timestamp (>, >=, <, <=)"
+_SUPPORTED = (
+    "source_kind, conversation_id and role (== or in), timestamp (>, >=, <, <=), "
+    "tags (contains, any, == or in)"
+)
+#: The operators a list-valued key (a note's tags) also takes: one tag, or any of several.
+_ONE_OF_LIST = (FilterOperator.CONTAINS,)
+_ANY_OF_LIST = (FilterOperator.ANY,)
 
 Filters = Mapping[str, Any] | MetadataFilters
 
@@ -101,9 +111,12 @@ def _match(item: MetadataFilter, options: dict[str, Any]) -> None:
     name = _MATCH_KEYS[item.key]
     if name in options:
         raise MemexError(f"{item.key!r} is filtered twice: give one filter (use 'in' for several)")
-    if item.operator == FilterOperator.EQ and isinstance(item.value, str):
+    listed = name == "tag"
+    one = (FilterOperator.EQ, *(_ONE_OF_LIST if listed else ()))
+    several = (FilterOperator.IN, *(_ANY_OF_LIST if listed else ()))
+    if item.operator in one and isinstance(item.value, str):
         options[name] = item.value
-    elif item.operator == FilterOperator.IN and isinstance(item.value, list):
+    elif item.operator in several and isinstance(item.value, list):
         options[name] = [str(v) for v in item.value]
     else:
         raise MemexError(

@@ -41,10 +41,11 @@ class MemexRetriever(BaseRetriever):
         similarity_top_k: how many nodes to return.
         mode: ``"hybrid"`` (BM25 and embeddings fused by RRF), ``"keyword"`` or
             ``"semantic"``.
-        filters: a dict of ``source``, ``conversation``, ``role``, ``since``, ``until``
-            (as :func:`memex_core.api.make_filters` takes them), or LlamaIndex
-            ``MetadataFilters`` on ``source_kind``, ``conversation_id``, ``role`` and
-            ``timestamp``.
+        filters: a dict of ``source``, ``conversation``, ``role``, ``since``, ``until``,
+            ``tag`` (as :func:`memex_core.api.make_filters` takes them), or LlamaIndex
+            ``MetadataFilters`` on ``source_kind``, ``conversation_id``, ``role``,
+            ``timestamp`` and ``tags`` (a note's tags; ``project`` matches
+            ``project/memex``).
         user: also search this user's memory (and shared memory). Without one the
             retriever reads the corpus only.
         collection: only memory in this collection and below (the corpus has no

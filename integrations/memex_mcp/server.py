@@ -50,6 +50,10 @@ SOURCE_HELP = (
 )
 SINCE_HELP = "Only material from this time on: a date (2024-05-01) or an age (12h, 7d, 2w, 1y)."
 UNTIL_HELP = "Only material up to this time (inclusive): a date or an age, like since."
+TAGS_HELP = (
+    "Only notes with one of these tags or a tag nested under it (Obsidian tags, without "
+    "'#'): 'project' matches #project and #project/memex."
+)
 COLLECTION_HELP = (
     "Only memory in this collection and those below it (e.g. 'work:acme'); the ingested "
     "corpus has no collections, so naming one searches memory only."
@@ -346,6 +350,7 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
         since: Annotated[str | None, Field(description=SINCE_HELP)] = None,
         until: Annotated[str | None, Field(description=UNTIL_HELP)] = None,
         collection: Annotated[str | None, Field(description=COLLECTION_HELP)] = None,
+        tags: Annotated[list[str] | None, Field(description=TAGS_HELP)] = None,
     ) -> Annotated[CallToolResult, SearchOutput]:
         return await worker.tool(
             tools.search,
@@ -357,6 +362,7 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
             since=since,
             until=until,
             collection=collection,
+            tags=tags,
         )
 
     @server.tool(description=TIMELINE, annotations=_reader("Read around a hit"))
@@ -404,6 +410,7 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
         since: Annotated[str | None, Field(description=SINCE_HELP)] = None,
         until: Annotated[str | None, Field(description=UNTIL_HELP)] = None,
         collection: Annotated[str | None, Field(description=COLLECTION_HELP)] = None,
+        tags: Annotated[list[str] | None, Field(description=TAGS_HELP)] = None,
     ) -> Annotated[CallToolResult, ContextOutput]:
         return await worker.tool(
             tools.context,
@@ -413,6 +420,7 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
             since=since,
             until=until,
             collection=collection,
+            tags=tags,
         )
 
     @server.tool(description=ASK, annotations=ASK_ANNOTATIONS)

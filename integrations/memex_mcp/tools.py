@@ -45,6 +45,12 @@ def _filters(source: Sequence[str] | None, since: str | None, until: str | None)
     return options
 
 
+def _tag_filter(tags: Sequence[str] | None) -> dict[str, Any]:
+    """The ``tag`` search option for the tools' ``tags`` argument (notes with one of these
+    tags or a tag nested under one)."""
+    return {"tag": tuple(tags)} if tags else {}
+
+
 class MemexTools:
     """The tools of one server: a memex home seen through one agent's scope.
 
@@ -76,6 +82,7 @@ class MemexTools:
         since: str | None = None,
         until: str | None = None,
         collection: str | None = None,
+        tags: Sequence[str] | None = None,
     ) -> Output:
         if not query.strip():
             raise ToolFailure("The query is empty: say what to look for, in a few words.")
@@ -84,6 +91,7 @@ class MemexTools:
         options: dict[str, Any] = {
             "collection": self.scope.narrow(collection),
             **_filters(source, since, until),
+            **_tag_filter(tags),
         }
         if concise:
             hits, notes = self.view.compact_search(query, limit=limit, mode=mode, **options)
@@ -135,6 +143,7 @@ class MemexTools:
         since: str | None = None,
         until: str | None = None,
         collection: str | None = None,
+        tags: Sequence[str] | None = None,
     ) -> Output:
         if not query.strip():
             raise ToolFailure("The query is empty: say what the context is for, in a few words.")
@@ -143,6 +152,7 @@ class MemexTools:
             budget_chars,
             collection=self.scope.narrow(collection),
             **_filters(source, since, until),
+            **_tag_filter(tags),
         )
         return render.context_pack(pack)
 

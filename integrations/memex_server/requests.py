@@ -70,6 +70,11 @@ class Filters(SearchBody):
         None, description="From this time: ISO date, epoch seconds, or a phrase like 'last week'."
     )
     until: TimeBound = Field(None, description="Up to this time (inclusive), as since.")
+    tag: Texts = Field(
+        None,
+        description="Tag(s) of notes: a note with one of them or a tag nested under it "
+        "('project' matches #project/memex).",
+    )
 
 
 class SearchRequest(Filters):

@@ -38,7 +38,7 @@ router = APIRouter(include_in_schema=False)
 
 #: The page's names for the modes (as the CLI's commands: dig, keyword, semantic).
 MODES = {"dig": "hybrid", "keyword": "keyword", "semantic": "semantic"}
-FILTERS = ("source", "conversation", "role", "since", "until", "collection")
+FILTERS = ("source", "conversation", "role", "since", "until", "tag", "collection")
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 MAX_QUERY = 2000
@@ -87,7 +87,7 @@ def hit_of(result: SearchResult, query: str) -> Hit:
 
 #: Filters that take several values, written with commas ("chatgpt, obsidian"), as the CLI
 #: takes its flag again (--source chatgpt --source obsidian).
-LISTS = ("source", "conversation", "role")
+LISTS = ("source", "conversation", "role", "tag")
 
 
 def listed(name: str, value: str | None) -> str | list[str] | None:
@@ -165,6 +165,7 @@ def search_page(
     role: str = "",
     since: str = "",
     until: str = "",
+    tag: str = "",
     collection: str = "",
     time_phrases: str = "",
     limit: str = "",
@@ -178,6 +179,7 @@ def search_page(
         "role": role,
         "since": since,
         "until": until,
+        "tag": tag,
         "collection": collection,
     }
     filters = {k: v.strip() for k, v in raw.items() if v.strip()}
