@@ -163,6 +163,11 @@ class Memex(HomeComponents):
         """Embed every fragment that lacks a vector. Safe to interrupt and rerun."""
         return self._writer.backfill(batch_size, progress)
 
+    def embed_fragments(self, ids: Sequence[str], progress: Progress | None = None) -> int:
+        """Embed those of ``ids`` that lack a vector, now (``ask`` embeds the code its
+        question reaches first); how many were embedded. Safe to interrupt and rerun."""
+        return self._writer.embed_fragments(ids, progress)
+
     def rebuild(
         self, *, keyword: bool = True, vectors: bool = False, progress: Progress | None = None
     ) -> dict[str, int]:
@@ -255,12 +260,18 @@ class Memex(HomeComponents):
         answer: bool = True,
         progress: Progress | None = None,
         embed_progress: Progress | None = None,
+        embed_all: bool = False,
+        announce: Callable[[str], None] | None = None,
     ) -> AskResult:
         """Ask memory and a repository's code at once: one pack of numbered items, each
         labelled ``memory`` or ``code``, within ``budget_chars`` (default ``[ask] budget``).
 
         With ``repo`` (any folder inside a git work tree) its tracked files are indexed as
-        the ``code`` source first, only what changed; without it only memory is searched.
+        the ``code`` source first, only what changed, for keyword search; then the code the
+        question reaches is embedded (all of the repository's with ``embed_all``), so the
+        first ask of a big repository answers in a minute, not many. ``announce`` is told
+        what will be indexed and roughly how long before it starts. Without ``repo`` only
+        memory is searched.
         ``search`` replaces :meth:`search` for both pools (an ``AgentView``'s, to keep a
         scope). With ``[ask] chat_model`` set and ``answer``, the registered chat model
         answers from the items with citations, checked against the item numbers. See
@@ -277,6 +288,8 @@ class Memex(HomeComponents):
             answer=answer,
             progress=progress,
             embed_progress=embed_progress,
+            embed_all=embed_all,
+            announce=announce,
         )
 
     def conversation(self, conversation_id: str) -> list[Fragment]:

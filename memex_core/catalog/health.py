@@ -81,6 +81,20 @@ class HealthQueries(CatalogPart):
         )
         return {r[0]: r[1] for r in rows}
 
+    def unembedded_among(self, ids: Sequence[str], embedder: str) -> list[str]:
+        """Those of ``ids`` the catalog holds whose vector was not built by ``embedder``,
+        in the order given (``memex ask`` embeds the code its question reaches first)."""
+        missing: set[str] = set()
+        for chunk in _chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT id FROM fragments WHERE id IN ({marks}) "
+                "AND (embedded_by IS NULL OR embedded_by != ?)",
+                (*chunk, embedder),
+            )
+            missing.update(r[0] for r in rows)
+        return [i for i in dict.fromkeys(ids) if i in missing]
+
     def unmark_embedded(self, ids: Sequence[str]) -> None:
         """Forget that these fragments have vectors, so the next backfill embeds them."""
         with self.transaction() as db:

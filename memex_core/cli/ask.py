@@ -49,7 +49,14 @@ def _default_repo(mx: object) -> Path | None:
 @click.option(
     "--no-answer", is_flag=True, help="Only the pack, even when a chat model is configured."
 )
-@quiet_option("No progress bars while indexing the code.")
+@click.option(
+    "--embed",
+    "embed_all",
+    is_flag=True,
+    help="Embed all of the repository's code before searching (minutes the first time), "
+    "not only what the question reaches; later asks then match all of it by meaning.",
+)
+@quiet_option("No progress bars, and no estimate before indexing the code.")
 @format_option("panel", "json")
 @click.pass_context
 def ask(
@@ -59,6 +66,7 @@ def ask(
     no_repo: bool,
     budget: int | None,
     no_answer: bool,
+    embed_all: bool,
     quiet: bool,
     output_format: str,
 ) -> None:
@@ -71,20 +79,35 @@ def ask(
     items, each labelled memory or code with its reason, location and id
     (`memex get ID` shows it whole). With [ask] chat_model in config.toml the
     model also answers, citing the items as [1], [2]...
+
+    \b
+    The first ask of a repository says how many files it will index and about
+    how long, then indexes them for keyword search and embeds only the code
+    the question reaches (the rest as later questions reach it, or all at once
+    with --embed or `memex backfill`). Ctrl-C keeps what was done; asking again
+    finishes it.
     """
     from memex_core.cli.progress import RichProgress
+    from memex_core.facade.code_index import IndexInterrupted
 
     mx = open_memex(ctx)
     chosen: str | Path | None = None if no_repo else (repo or _default_repo(mx))
     silent = quiet or output_format == "json"
-    result = mx.ask(
-        question,
-        repo=chosen,
-        budget_chars=budget,
-        answer=not no_answer,
-        progress=RichProgress(silent),
-        embed_progress=RichProgress(silent),
-    )
+    try:
+        result = mx.ask(
+            question,
+            repo=chosen,
+            budget_chars=budget,
+            answer=not no_answer,
+            progress=RichProgress(silent),
+            embed_progress=RichProgress(silent),
+            embed_all=embed_all,
+            announce=None if quiet else lambda line: click.echo(line, err=True),
+        )
+    except IndexInterrupted as stopped:
+        # Caught here: click would turn the KeyboardInterrupt into a bare "Aborted.".
+        click.echo(str(stopped), err=True)
+        ctx.exit(130)
     if output_format == "json":
         click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:

@@ -6,18 +6,27 @@ built by the chat-model component a plugin registers (``register_chat_models``).
 
 The code index is brought up to date cheaply first: the ``code`` source lists the tracked
 files with their git blob hashes (one ``git ls-files``) and they are compared with the
-stored ones; only when something changed does an ingest run (write lock, parse, embed).
+stored ones; only when something changed does an ingest run, for keyword search only, and
+then the fragments the question reaches are embedded (all of them with ``embed_all``):
+see :mod:`memex_core.facade.code_index`.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memex_core.domain import ChatModel, PluginContext, SourceError
 from memex_core.errors import MemexError, require_query
+from memex_core.facade.code_index import (
+    Announce,
+    code_fragment_ids,
+    coverage_note,
+    embed_code,
+    reached_fragments,
+    update_code_index,
+)
 from memex_core.plugins import PluginUnavailable
 from memex_core.services.ask_fusion import (
     CODE,
@@ -30,7 +39,7 @@ from memex_core.services.ask_fusion import (
     fuse_pools,
     pack_items,
 )
-from memex_core.services.file_reading import collect_skips
+from memex_core.services.context import MIN_ITEM_CHARS
 from memex_core.services.ports import Progress
 
 if TYPE_CHECKING:
@@ -92,52 +101,6 @@ def repository_root(source: Any, path: str | Path) -> Path:
         raise MemexError(f"--repo {path}: {exc.reason}") from exc
 
 
-def update_code_index(
-    mx: AskingHome,
-    source: Any,
-    root: Path,
-    progress: Progress | None = None,
-    embed_progress: Progress | None = None,
-) -> dict[str, Any]:
-    """Index ``root``'s tracked files as code, only what changed; what happened, counted."""
-    started = time.perf_counter()
-    with collect_skips() as skipped:
-        try:
-            scan = source.scan(root)
-        except SourceError as exc:
-            raise MemexError(str(exc)) from exc
-    stored = mx.catalog.documents_under(str(root))
-    present = set(scan.documents)
-    changed = [
-        rel
-        for rel in scan.documents
-        if rel not in stored or stored[rel].sha256 != scan.fingerprints.get(rel)
-    ]
-    gone = [rel for rel in stored if rel not in present]
-    summary: dict[str, Any] = {
-        "root": str(root),
-        "files": len(scan.documents),
-        "skipped_files": len(skipped),
-        "changed": len(changed),
-        "removed": len(gone),
-    }
-    if changed or gone:
-        report = mx.ingest(root, source=CODE, progress=progress, embed_progress=embed_progress)
-        summary.update(
-            fragments_added=report.fragments_added,
-            fragments_removed=report.fragments_removed,
-            embedded=report.embedded,
-            failed=[f"{f.path}: {f.error}" for f in report.files if f.status == "failed"],
-            skipped=report.skipped,
-        )
-        if report.embedding_skipped_reason:
-            summary["embedding_skipped"] = report.embedding_skipped_reason
-    else:
-        summary["skipped"] = skipped
-    summary["seconds"] = round(time.perf_counter() - started, 3)
-    return summary
-
-
 def run_ask(
     mx: AskingHome,
     question: str,
@@ -149,13 +112,18 @@ def run_ask(
     index: bool = True,
     progress: Progress | None = None,
     embed_progress: Progress | None = None,
+    embed_all: bool = False,
+    announce: Announce | None = None,
 ) -> AskResult:
     """See :meth:`memex_core.api.Memex.ask`."""
     require_query(question)
     settings = ask_settings(mx)
     budget = settings["budget"] if budget_chars is None else budget_chars
-    if budget < 1:
-        raise MemexError("--budget must be at least 1 character")
+    if budget < MIN_ITEM_CHARS:
+        raise MemexError(
+            f"The budget must be at least {MIN_ITEM_CHARS} characters, the smallest piece a "
+            f"pack takes (as a context pack's); {budget} was asked."
+        )
     search = search or mx.search
     notes: list[str] = []
     root: Path | None = None
@@ -170,7 +138,9 @@ def run_ask(
         root = repository_root(source, repo)
         result.repo = str(root)
         if index:
-            result.index = update_code_index(mx, source, root, progress, embed_progress)
+            result.index = update_code_index(
+                mx, source, root, progress, embed=False, announce=announce
+            )
     else:
         notes.append("no repository: memory only (run inside a git repository or pass --repo)")
     limit = settings["pool_limit"]
@@ -185,6 +155,17 @@ def run_ask(
     code_hits = []
     if root is not None:
         ids = tuple(d.id for d in mx.catalog.documents_under(str(root)).values())
+        if ids and index and mx.semantic_unavailable_reason() is None:
+            wanted = (
+                code_fragment_ids(mx, root)
+                if embed_all
+                else reached_fragments(search, question, ids, mx)
+            )
+            coverage = embed_code(mx, root, wanted, embed_progress, announce, embed_all)
+            result.index.update(coverage)
+            note = coverage_note(coverage, root)
+            if note:
+                notes.append(note)
         if ids:
             # Code has no dates: a time phrase in the question is for memory only.
             found = search(

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from memex_core.config import Config
     from memex_core.domain import (
         Consolidator,
+        Embedder,
         Extractor,
         FactType,
         IngestReport,
@@ -130,3 +131,10 @@ class AskingHome(Protocol):
     def search(self) -> Callable[..., SearchResults]:
         """Memex.search (read as an attribute: its keywords are not restated here)."""
         ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def semantic_unavailable_reason(self) -> str | None: ...
+
+    def embed_fragments(self, ids: Sequence[str], progress: Progress | None = None) -> int: ...

@@ -185,6 +185,26 @@ class Writer:
             self._parts.settle_vectors()
             return done
 
+    def embed_fragments(self, ids: Sequence[str], progress: Progress | None = None) -> int:
+        """``Memex.embed_fragments``: embed those of ``ids`` that lack a vector, now; 0 when
+        semantic search is unavailable, another process is embedding or the vector store
+        does not answer (the fragments then wait for `memex backfill`)."""
+        if not ids or self._parts.semantic_unavailable_reason() is not None:
+            return 0
+        with self._parts.writing():
+            if self._vectors_busy() is not None:
+                return 0
+            try:
+                self._parts.apply_vector_deletes()
+                unembedded = self._parts.catalog.unembedded_among
+                done = self._parts.indexer().embed_missing(ids, unembedded, progress=progress)
+                self._parts.settle_vectors()
+                return done
+            except VectorStoreUnavailableError:
+                return 0
+            finally:
+                self._parts.job_lock("vectors").release()
+
     def rebuild(
         self, *, keyword: bool = True, vectors: bool = False, progress: Progress | None = None
     ) -> dict[str, int]:

@@ -407,6 +407,39 @@ class VectorIndexer:
             progress.finish()
         return done
 
+    def embed_missing(
+        self,
+        ids: Sequence[str],
+        unembedded: Callable[[Sequence[str], str], list[str]],
+        batch_size: int = 64,
+        progress: Progress | None = None,
+    ) -> int:
+        """Embed those of ``ids`` without a vector from this embedder (``unembedded`` says
+        which: the catalog's ``unembedded_among``), in the order given. Resumable like
+        :meth:`backfill`: each batch is marked only once its vectors are stored."""
+        self.check_compatible()
+        todo = unembedded(ids, self.embedder.name)
+        if not todo:
+            return 0
+        if not self.catalog.get_setting(EMBEDDER_SETTING):
+            self._record_embedder()
+        progress = progress or NoProgress()
+        progress.start("Embedding", len(todo))
+        done = 0
+        try:
+            for start in range(0, len(todo), batch_size):
+                found = self.catalog.get_many(todo[start : start + batch_size])
+                batch = list(found.values())
+                if batch:
+                    vectors = self.embedder.embed_documents(self._texts(batch))
+                    self.store.upsert(batch, vectors)
+                    self.catalog.mark_embedded([f.id for f in batch], self.embedder.name)
+                done += len(batch)
+                progress.advance(len(batch))
+        finally:
+            progress.finish()
+        return done
+
     def embed(self, fragments: list[Fragment]) -> int:
         """Embed and store these fragments now (memory writes; ingest uses ``backfill``)."""
         if not fragments:
