@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from memex_core.cli.opening import format_option, open_memex, quiet_option
+from memex_core.services.context import MIN_ITEM_CHARS
 
 if TYPE_CHECKING:
     from memex_core.services.ask_fusion import AskResult
@@ -42,9 +43,10 @@ def _default_repo(mx: object) -> Path | None:
 @click.option(
     "--budget",
     "-b",
-    type=click.IntRange(1),
+    type=click.IntRange(MIN_ITEM_CHARS),
     default=None,
-    help="Most characters of text the pack may hold (default: [ask] budget, 6000).",
+    help=f"Most characters of text the pack may hold (default: [ask] budget, 6000; at least "
+    f"{MIN_ITEM_CHARS}: the smallest piece a pack takes; as `memex context --budget`).",
 )
 @click.option(
     "--no-answer", is_flag=True, help="Only the pack, even when a chat model is configured."

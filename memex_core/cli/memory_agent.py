@@ -214,6 +214,8 @@ def remember(
     type=click.Choice(["hybrid", "keyword", "semantic"]),
     default="hybrid",
     show_default=True,
+    help="How to match: hybrid (words and meaning fused, as `memex dig`), keyword (exact "
+    "words, BM25) or semantic (meaning, by embedding similarity).",
 )
 @agent_name_option("Name of the searching agent in the access log.")
 @format_option("panel", "json")

@@ -18,6 +18,7 @@ import click
 
 from memex_core.cli.opening import format_option, number_option, open_memex, remote_client
 from memex_core.errors import UnknownIdError
+from memex_core.services.context import MIN_ITEM_CHARS
 
 if TYPE_CHECKING:
     from memex_core.memex_like import ViewLike
@@ -82,8 +83,12 @@ def explore(ctx: click.Context, note: str, similar: int, concise: bool, output_f
 
 @click.command()
 @click.argument("fragment_id")
-@number_option("--before", 3, short="-b", minimum=0)
-@number_option("--after", 3, short="-a", minimum=0)
+@number_option(
+    "--before", 3, "How many fragments before it to show (0: none).", short="-b", minimum=0
+)
+@number_option(
+    "--after", 3, "How many fragments after it to show (0: none).", short="-a", minimum=0
+)
 @format_option("panel", "json")
 @click.pass_context
 def timeline(
@@ -144,7 +149,12 @@ def get(ctx: click.Context, fragment_ids: tuple[str, ...], output_format: str) -
 @click.command(name="context")
 @click.argument("query")
 @number_option(
-    "--budget", 4000, "Most characters of text the pack may hold.", short="-b", minimum=60
+    "--budget",
+    4000,
+    f"Most characters of text the pack may hold (at least {MIN_ITEM_CHARS}: the smallest "
+    "piece a pack takes; as `memex ask --budget`).",
+    short="-b",
+    minimum=MIN_ITEM_CHARS,
 )
 @click.option("--source", multiple=True, help="Only this source kind (repeatable).")
 @click.option(
