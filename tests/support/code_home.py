@@ -69,20 +69,23 @@ class CodeHome:
     vault: Path
 
 
-def build_code_home(root: Path, open_home: Callable[[Path], Memex] = Memex) -> CodeHome:
+def build_code_home(
+    root: Path, open_home: Callable[[Path], Memex] = Memex, *, vault_in_repo: bool = False
+) -> CodeHome:
     """Under ``root``: a keyword-only home (``open_home`` may add an embedder, say
     ``fast_memex``) with two chats and two notes about a locked sqlite database, and a git
-    repository about the same whose code ``Memex.ask`` indexed (code chunks out-number and
-    out-score memory for :data:`QUERY`)."""
+    repository (``locked-db``) about the same whose code ``Memex.ask`` indexed (code chunks
+    out-number and out-score memory for :data:`QUERY`). With ``vault_in_repo`` the notes'
+    vault is an untracked folder of the repository (a project's own notes)."""
     home = root / "home"
     home.mkdir(parents=True)
     (home / "config.toml").write_text(KEYWORD_ONLY, encoding="utf-8")
     export = write_chatgpt_export(root / "inputs" / "conversations.json", _CHATS)
-    vault = root / "vault"
+    repo = make_repo(root / "locked-db", dict(_CODE))
+    vault = repo / "notes" if vault_in_repo else root / "vault"
     (vault / ".obsidian").mkdir(parents=True)
     for name, text in _NOTES.items():
         (vault / name).write_text(text, encoding="utf-8")
-    repo = make_repo(root / "repo", dict(_CODE))
     with open_home(home) as mx:
         mx.ingest(export, vault)
         mx.ask(QUERY, repo=repo, answer=False)
