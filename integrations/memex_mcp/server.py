@@ -46,7 +46,8 @@ Ids are long: copy them whole from a result."""
 
 SOURCE_HELP = (
     "Only these source kinds, e.g. chatgpt, claude_ai, claude_code, codex, obsidian, memory "
-    "(the user's remembered facts)."
+    "(the user's remembered facts), code (a repository's code that ask indexed: searched only "
+    "when named here)."
 )
 SINCE_HELP = "Only material from this time on: a date (2024-05-01) or an age (12h, 7d, 2w, 1y)."
 UNTIL_HELP = "Only material up to this time (inclusive): a date or an age, like since."

@@ -156,7 +156,11 @@ def get(ctx: click.Context, fragment_ids: tuple[str, ...], output_format: str) -
     short="-b",
     minimum=MIN_ITEM_CHARS,
 )
-@click.option("--source", multiple=True, help="Only this source kind (repeatable).")
+@click.option(
+    "--source",
+    multiple=True,
+    help="Only this source kind (repeatable); code (what memex ask indexed) only when named.",
+)
 @click.option(
     "--tag",
     multiple=True,

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 FILTER_HELP = {
     "source": "Only this source kind (repeatable), e.g. chatgpt, claude_ai, claude_code, codex, "
-    "obsidian.",
+    "obsidian; code (what memex ask indexed) is searched only when named here.",
     "conversation": "Only this conversation id (repeatable).",
     "role": "Only this role (repeatable): user, assistant, system, tool, note.",
     "since": "Only fragments at or after this time: 2024-05-01, 2024-05-01T09:30, 7d, 12h.",

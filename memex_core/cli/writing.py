@@ -43,7 +43,7 @@ write_options = option_group(
     "--source",
     "source_name",
     help="Read with this source only; `--source code REPO` indexes a git repository's "
-    "tracked files as code (never done without it).",
+    "tracked files as code (never done without it; searched only with --source code).",
 )
 @format_option("panel", "json")
 @click.pass_context
