@@ -6,7 +6,10 @@
 
 ``agent()`` has the methods and return types of ``mx.agent(user)``, ``operator()``
 those of ``mx.operator()``, ``view()`` those of ``mx.view(user)``. Needs
-``pip install 'memex[client]'`` (httpx and pydantic).
+the ``client`` extra (httpx and pydantic). memex is on no package index: on a machine
+without memex, install it from a checkout (``pip install '/path/to/memex[client]'``) or a
+wheel built there (``pip wheel --no-deps . -w dist``, then ``pip install
+'dist/memex-<version>-py3-none-any.whl[client]'``); see docs/deployment.md.
 """
 
 from memex_client.client import Identity, MemexClient, RemoteFactType
