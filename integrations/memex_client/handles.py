@@ -19,6 +19,7 @@ from memex_core.domain.memory.records import AccessEntry, MemoryRecord, Revision
 from memex_core.domain.search_options import SearchOptions
 from memex_core.errors import require_query
 from memex_core.handles import MemoryHit, MemoryLinks, RememberResult
+from memex_core.handles.calls import FileWrite, MemoryCalls, MemoryListing, PurgeCall, PurgeRequest
 from memex_core.memex_like import ViewLike
 from memex_core.services.agent_memory import DreamReport
 from memex_core.services.dream import EMPTY_STATE, DreamPlan
@@ -57,8 +58,9 @@ def _local_only(name: str, value: object) -> None:
         )
 
 
-class RemoteMemory:
-    """What both remote memory handles share."""
+class RemoteMemory(MemoryCalls):
+    """What both remote memory handles share (``list`` and ``write`` as
+    :class:`~memex_core.handles.calls.MemoryCalls` takes them, each one request)."""
 
     _prefix = "/v1/memory"
 
@@ -91,24 +93,14 @@ class RemoteMemory:
 
     read = get
 
-    def list(
-        self,
-        collection: str | None = None,
-        *,
-        include_deleted: bool = False,
-        kind: str | None = None,
-        limit: int = 100,
-        offset: int = 0,
-        user_id: str | None = None,
-        tool_call_id: str | None = None,
-    ) -> builtins.list[MemoryRecord]:
+    def _list(self, asked: MemoryListing, tool_call_id: str | None) -> builtins.list[MemoryRecord]:
         body = _drop_none(
-            collection=self._collection(collection),
-            include_deleted=include_deleted,
-            kind=kind,
-            limit=limit,
-            offset=offset,
-            **self._user(user_id),
+            collection=self._collection(asked.collection),
+            include_deleted=asked.include_deleted,
+            kind=asked.kind,
+            limit=asked.limit,
+            offset=asked.offset,
+            **self._user(asked.user_id),
         )
         return decode(builtins.list[MemoryRecord], self._post("list", body, tool_call_id))
 
@@ -165,22 +157,13 @@ class RemoteMemory:
         )
         return decode(RememberResult, self._post("remember", body, tool_call_id))
 
-    def write(
-        self,
-        path: str,
-        content: str,
-        *,
-        collection: str | None = None,
-        private: bool = False,
-        reason: str = "",
-        tool_call_id: str | None = None,
-    ) -> MemoryRecord:
+    def _write(self, asked: FileWrite, tool_call_id: str | None) -> MemoryRecord:
         body = _drop_none(
-            path=path,
-            content=content,
-            collection=self._collection(collection),
-            private=private,
-            reason=reason,
+            path=asked.path,
+            content=asked.content,
+            collection=self._collection(asked.collection),
+            private=asked.private,
+            reason=asked.reason,
         )
         return decode(MemoryRecord, self._post("write", body, tool_call_id))
 
@@ -321,7 +304,7 @@ class RemoteAgentMemory(RemoteMemory):
         return super().apply_dream(plan, tool_call_id=tool_call_id)
 
 
-class RemoteOperatorMemory(RemoteMemory):
+class RemoteOperatorMemory(RemoteMemory, PurgeCall):
     """``mx.operator()`` over HTTP: every user's memory, revisions, purge, the access log."""
 
     _prefix = "/v1/admin/memory"
@@ -349,15 +332,10 @@ class RemoteOperatorMemory(RemoteMemory):
         body = {"ref": ref, "revision": revision}
         return decode(MemoryRecord, self._post("restore", body, tool_call_id))
 
-    def purge(
-        self,
-        *,
-        memory_ids: Sequence[str] = (),
-        user_id: str | None = None,
-        confirm: str,
-        tool_call_id: str | None = None,
-    ) -> int:
-        body = _drop_none(memory_ids=builtins.list(memory_ids), user_id=user_id, confirm=confirm)
+    def _purge(self, asked: PurgeRequest, tool_call_id: str | None) -> int:
+        body = _drop_none(
+            memory_ids=builtins.list(asked.memory_ids), user_id=asked.user_id, confirm=asked.confirm
+        )
         return int(self._post("purge", body, tool_call_id)["purged"])
 
     def access_log(self, **filters: Any) -> builtins.list[AccessEntry]:

@@ -11,6 +11,7 @@ from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import Actor, MemoryRecord, Scope
 from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError
+from memex_core.handles.calls import MemoryCalls
 
 if TYPE_CHECKING:
     from memex_core.facade.protocols import MemoryHome
@@ -29,7 +30,7 @@ def shared_writable() -> bool:
     return os.environ.get(SHARED_WRITE_ENV, "ro").strip().lower() == "rw"
 
 
-class HandleBase:
+class HandleBase(MemoryCalls):
     """What every handle method stands on: the scope, the access log, lookups by id or path."""
 
     def __init__(self, memex: MemoryHome, scope: Scope, collection: str = "") -> None:

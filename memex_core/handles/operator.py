@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 import shlex
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +23,7 @@ from memex_core.domain.memory.records import (
 from memex_core.errors import MemexError
 from memex_core.handles.agent import AgentMemory
 from memex_core.handles.base import MemoryNotFound
+from memex_core.handles.calls import PurgeCall, PurgeRequest
 from memex_core.handles.handle import MemoryHandle
 from memex_core.services.agent_memory import Prepared
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from memex_core.facade.protocols import MemoryHome
 
 
-class OperatorMemory(MemoryHandle):
+class OperatorMemory(MemoryHandle, PurgeCall):
     """Reads and writes anything, sees revisions and the access log, and can purge."""
 
     _path_hint = "storage paths look like users/<user_id>/notes.md or shared/handbook.md."
@@ -95,17 +95,8 @@ class OperatorMemory(MemoryHandle):
                 )
         return record
 
-    def purge(
-        self,
-        *,
-        memory_ids: Sequence[str] = (),
-        user_id: str | None = None,
-        confirm: str,
-        tool_call_id: str | None = None,
-    ) -> int:
-        """Hard-delete memories for a data-protection request: every revision, fragment,
-        vector and link. ``confirm`` must repeat the user id (or the single memory id).
-        Returns how many memories were purged. The access log keeps that it happened."""
+    def _purge(self, asked: PurgeRequest, tool_call_id: str | None) -> int:
+        memory_ids, user_id, confirm = asked.memory_ids, asked.user_id, asked.confirm
         if bool(memory_ids) == (user_id is not None):
             raise MemexError("purge needs either memory_ids or user_id, not both")
         expected = (

@@ -11,6 +11,7 @@ from memex_core.domain.search_options import SearchOptions, TimeBound
 from memex_core.domain.time_bounds import parse_time_bound
 from memex_core.errors import require_query
 from memex_core.handles.base import HandleBase
+from memex_core.handles.calls import MemoryListing
 
 
 def _bound(value: TimeBound, *, end_of_day: bool = False) -> float | None:
@@ -33,32 +34,21 @@ class MemoryReads(HandleBase):
 
     read = get
 
-    def list(
-        self,
-        collection: str | None = None,
-        *,
-        include_deleted: bool = False,
-        kind: str | None = None,
-        limit: int = 100,
-        offset: int = 0,
-        user_id: str | None = None,
-        tool_call_id: str | None = None,
-    ) -> builtins.list[MemoryRecord]:
-        """Memories in a collection (and those below it), oldest first."""
-        with self._logged("list", collection or self.collection, tool_call_id) as info:
-            info["user_id"] = user_id if self.scope.is_operator else None
-            owners = self._readable_owners(user_id)
+    def _list(self, asked: MemoryListing, tool_call_id: str | None) -> builtins.list[MemoryRecord]:
+        with self._logged("list", asked.collection or self.collection, tool_call_id) as info:
+            info["user_id"] = asked.user_id if self.scope.is_operator else None
+            owners = self._readable_owners(asked.user_id)
             if not owners:  # another user's memory: nothing (memories() reads () as "any")
                 return []
-            collections = self._collections(collection, owners)
+            collections = self._collections(asked.collection, owners)
             records = self._mx.catalog.memories(
                 self.scope,
                 owners=owners,
                 collections=collections,
-                statuses=(ACTIVE, DELETED, "invalidated") if include_deleted else (ACTIVE,),
-                kinds=(kind,) if kind else (),
-                limit=limit,
-                offset=offset,
+                statuses=(ACTIVE, DELETED, "invalidated") if asked.include_deleted else (ACTIVE,),
+                kinds=(asked.kind,) if asked.kind else (),
+                limit=asked.limit,
+                offset=asked.offset,
             )
         return [self._public(r) for r in records]
 

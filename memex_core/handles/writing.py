@@ -13,6 +13,7 @@ from typing import Any
 from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain import ConsolidationDecision, Consolidator, Extractor, MemoryFact
 from memex_core.domain.contracts import ADD
+from memex_core.domain.memory.facts import check_fact_length
 from memex_core.domain.memory.memory_links import find_memory_links, resolve_memory_link
 from memex_core.domain.memory.namespaces import validate_collection
 from memex_core.domain.memory.outcomes import AppliedDecision, RememberResult
@@ -30,6 +31,7 @@ from memex_core.domain.memory.records import (
 )
 from memex_core.errors import MemexError
 from memex_core.handles.base import SHARED_WRITE_ENV, HandleBase
+from memex_core.handles.calls import FileWrite
 from memex_core.services.agent_memory import MemoryService, Message, Prepared, fingerprint
 
 
@@ -61,6 +63,8 @@ class MemoryWrites(HandleBase):
         """
         if (text is None) == (messages is None):
             raise MemexError("remember needs either a fact (text) or a conversation (messages)")
+        if text is not None:
+            check_fact_length(text)  # before the lock: a document is refused, not stored
         target = collection if collection is not None else self.collection
         with self._logged("remember", target, tool_call_id) as info:
             collection_name = validate_collection(target)
@@ -193,18 +197,8 @@ class MemoryWrites(HandleBase):
             self.scope, decision, owner=owner, collection=collection, tool_call_id=tool_call_id
         )
 
-    def write(
-        self,
-        path: str,
-        content: str,
-        *,
-        collection: str | None = None,
-        private: bool = False,
-        reason: str = "",
-        tool_call_id: str | None = None,
-    ) -> MemoryRecord:
-        """Create or replace a memory file (a new revision; the old one stays in history).
-        Its ``[[...]]`` links join the link graph."""
+    def _write(self, asked: FileWrite, tool_call_id: str | None) -> MemoryRecord:
+        path, collection, reason = asked.path, asked.collection, asked.reason
         with self._logged("write", path, tool_call_id) as info:
             storage = self._storage_path(path)
             owner = owner_of_storage_path(storage)
@@ -219,7 +213,7 @@ class MemoryWrites(HandleBase):
                     )
                 )
             service = self._service()
-            prepared = service.prepare(content)
+            prepared = service.prepare(asked.content)
             links = [(t, resolve_memory_link(t, storage)) for t in find_memory_links(prepared.text)]
             with self._mx.writing(), self._mx.memory_indexes().held():
                 existing = self._mx.catalog.memory_at_path(self.scope, storage)
@@ -232,7 +226,7 @@ class MemoryWrites(HandleBase):
                         kind=FILE_KIND,
                         prepared=prepared,
                         path=storage,
-                        private=private,
+                        private=asked.private,
                         reason=reason or "written",
                         tool_call_id=tool_call_id,
                         links=links,

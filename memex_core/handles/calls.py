@@ -1,0 +1,108 @@
+"""The memory calls with many options, written once for the local and the remote handles.
+
+``mx.agent(user)`` and ``mx.operator()`` (:mod:`memex_core.handles`) and ``memex_client``'s
+``RemoteAgentMemory`` and ``RemoteOperatorMemory`` take ``list`` and ``write`` (and the
+operator's handles ``purge``) with the same arguments. :class:`MemoryCalls` and
+:class:`PurgeCall` hold those signatures and their docstrings, and hand each handle its
+arguments as one object (:class:`MemoryListing`, :class:`FileWrite`, :class:`PurgeRequest`)
+to answer in ``_list``, ``_write`` and ``_purge``: locally, or as one HTTP request.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memex_core.domain.memory.records import MemoryRecord
+
+
+@dataclass(frozen=True)
+class MemoryListing:
+    """A ``list`` call's arguments: which memories, how many, from where."""
+
+    collection: str | None
+    include_deleted: bool
+    kind: str | None
+    limit: int
+    offset: int
+    user_id: str | None
+
+
+@dataclass(frozen=True)
+class FileWrite:
+    """A ``write`` call's arguments: the memory file and how to file it."""
+
+    path: str
+    content: str
+    collection: str | None
+    private: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class PurgeRequest:
+    """A ``purge`` call's arguments: whose memories (or which ones), and the confirmation."""
+
+    memory_ids: Sequence[str]
+    user_id: str | None
+    confirm: str
+
+
+class MemoryCalls:
+    """``list`` and ``write``, as every memory handle takes them."""
+
+    def list(
+        self,
+        collection: str | None = None,
+        *,
+        include_deleted: bool = False,
+        kind: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        user_id: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> builtins.list[MemoryRecord]:
+        """Memories in a collection (and those below it), oldest first."""
+        asked = MemoryListing(collection, include_deleted, kind, limit, offset, user_id)
+        return self._list(asked, tool_call_id)
+
+    def _list(self, asked: MemoryListing, tool_call_id: str | None) -> builtins.list[MemoryRecord]:
+        raise NotImplementedError
+
+    def write(
+        self,
+        path: str,
+        content: str,
+        *,
+        collection: str | None = None,
+        private: bool = False,
+        reason: str = "",
+        tool_call_id: str | None = None,
+    ) -> MemoryRecord:
+        """Create or replace a memory file (a new revision; the old one stays in history).
+        Its ``[[...]]`` links join the link graph."""
+        return self._write(FileWrite(path, content, collection, private, reason), tool_call_id)
+
+    def _write(self, asked: FileWrite, tool_call_id: str | None) -> MemoryRecord:
+        raise NotImplementedError
+
+
+class PurgeCall:
+    """``purge``, as both operator handles take it."""
+
+    def purge(
+        self,
+        *,
+        memory_ids: Sequence[str] = (),
+        user_id: str | None = None,
+        confirm: str,
+        tool_call_id: str | None = None,
+    ) -> int:
+        """Hard-delete memories for a data-protection request: every revision, fragment,
+        vector and link. ``confirm`` must repeat the user id (or the single memory id).
+        Returns how many memories were purged. The access log keeps that it happened."""
+        return self._purge(PurgeRequest(memory_ids, user_id, confirm), tool_call_id)
+
+    def _purge(self, asked: PurgeRequest, tool_call_id: str | None) -> int:
+        raise NotImplementedError
