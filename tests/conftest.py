@@ -14,6 +14,11 @@ from tests.support.slow_tests import mark_slow
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "exports"
 
+# A read command that finds no warm process starts one in the background by default; here no
+# command may leave one behind. Every process the tests start inherits this (the tests of
+# autostart itself set it again).
+os.environ["MEMEX_WARM_AUTOSTART"] = "0"
+
 pytest_plugins = [
     "tests.support.component_doubles",
     "tests.support.postgres_fixtures",

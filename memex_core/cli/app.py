@@ -89,11 +89,29 @@ for command in (
 ):
     cli.add_command(command)
 
+#: The commands this module adds, before any plugin's.
+BUILTIN_COMMANDS = frozenset(cli.commands)
+
 
 def _add_plugin_commands() -> None:
     from memex_core.plugins import load_registry
 
     load_registry().add_commands(cli)
+
+
+def _names_builtin(argv: list[str] | None) -> bool:
+    """Whether ``argv`` (after the global ``--home``) names one of the commands above. A
+    plugin adds commands of its own (``register_commands``); ``memex --help`` lists them,
+    so any line without a built-in command loads them."""
+    args = list(argv or ())
+    while args and args[0].startswith("-"):
+        option = args.pop(0)
+        if option != "--home":
+            if not option.startswith("--home="):
+                return False  # --help, --version, or an option click will refuse
+        elif args:
+            args.pop(0)
+    return bool(args) and args[0] in BUILTIN_COMMANDS
 
 
 def run_on(memex: Memex, argv: list[str], plugin_commands: bool = True) -> int:
@@ -107,10 +125,11 @@ def run_on(memex: Memex, argv: list[str], plugin_commands: bool = True) -> int:
 
 def run(argv: list[str] | None = None, *, plugin_commands: bool = True) -> int:
     """Run one command line here (plugin commands added first, unless a long-running
-    caller already did: loading them costs ~50-90 ms) and return its exit status, with
-    errors shown as ``memex`` shows them. The warm process runs its requests through
-    this too, so both paths print the same."""
-    if plugin_commands:
+    caller already did or the line names a built-in command: loading them imports the
+    server's, the MCP server's and the capture's command modules, ~50-100 ms) and return
+    its exit status, with errors shown as ``memex`` shows them. The warm process runs its
+    requests through this too, so both paths print the same."""
+    if plugin_commands and not _names_builtin(argv):
         _add_plugin_commands()
     try:
         # Outside standalone mode click returns the status of ``ctx.exit(n)`` instead of

@@ -58,8 +58,12 @@ def warm() -> None:
     --format, to a pipe or a terminal) go through <home>/run/memex.sock
     when a process listens there (this one, a memex serve or a memex mcp on the
     home) and run here otherwise, with the same output. MEMEX_NO_WARM=1 turns
-    this off; MEMEX_WARM_AUTOSTART=1 makes a read command that finds no warm
-    process start one in the background.
+    this off.
+
+    A read command that finds no warm process starts this one in the background
+    (and still answers itself); it exits after 30 idle minutes. Never on a
+    home that does not exist or is read-only, nor with MEMEX_URL set.
+    MEMEX_WARM_AUTOSTART=0 turns that off; a number sets the idle minutes.
     """
 
 
@@ -73,7 +77,7 @@ def start(ctx: click.Context, idle_minutes: float) -> None:
     from memex_core.warm import protocol
 
     home = _home(ctx)
-    found = _ask(home, "ping")
+    found = _ask(home, "ping") or _being_started(home)
     if found is not None:
         click.echo(f"Already running: {found.get('owner')} (pid {found.get('pid')}) on {home}.")
         return
@@ -110,6 +114,31 @@ def start(ctx: click.Context, idle_minutes: float) -> None:
             return
         time.sleep(0.1)
     raise MemexError(f"The warm process did not listen within {START_TIMEOUT:g} s; see {log_path}.")
+
+
+def _being_started(home: str) -> dict[str, object] | None:
+    """The answer of a warm process a read command started and that is still loading (it
+    holds ``run/autostart.lock`` while it lives), once it listens; None when there is none."""
+    import fcntl
+
+    from memex_core.warm import protocol, socket_client
+
+    path = Path(protocol.run_dir(home)) / socket_client.AUTOSTART_LOCK
+    try:
+        with open(path) as lock:  # never created here: its time says when one was started
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return None  # nobody holds it: no such process
+    except BlockingIOError:
+        pass
+    except OSError:
+        return None
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        found = _ask(home, "ping")
+        if found is not None:
+            return found
+        time.sleep(0.1)
+    return None
 
 
 @warm.command()

@@ -4,7 +4,9 @@ A cold ``memex dig`` spends most of its second importing chromadb and opening th
 indexes; a process that already holds them answers in milliseconds. A ``memex
 serve``, a ``memex mcp`` on a local home or a ``memex warm`` process listens on
 ``<home>/run/memex.sock``; the ``memex`` script offers its read commands there
-first and runs them itself when nothing answers.
+first and runs them itself when nothing answers, starting a ``memex warm`` process
+in the background for the next ones (unless ``MEMEX_WARM_AUTOSTART=0``; see
+:func:`~memex_core.warm.socket_client.autostart_refusal` for when it never does).
 
 - :mod:`~memex_core.warm.protocol`: the wire format, paths and what must match
   (home, config.toml, ``MEMEX_*`` environment). Stdlib only.

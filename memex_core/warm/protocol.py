@@ -25,11 +25,16 @@ VERSION = 2
 NO_WARM_ENV = "MEMEX_NO_WARM"
 #: Set to print on stderr why a command did not go through the warm process.
 DEBUG_ENV = "MEMEX_WARM_DEBUG"
-#: Set to start a ``memex warm`` process in the background when a read command finds none
-#: on its home ("1": it exits after DEFAULT_IDLE_MINUTES idle minutes; a number: after that
-#: many). The command that starts it runs here; the next ones are answered warm.
+#: A read command that finds no warm process on its (local, writable) home starts a
+#: ``memex warm`` process in the background, which exits after DEFAULT_IDLE_MINUTES minutes
+#: without a request. The command that starts it runs here; the next ones are answered warm.
+#: This variable set to 0 (or no, false, off) turns that off; a number of minutes sets the
+#: idle period instead.
 AUTOSTART_ENV = "MEMEX_WARM_AUTOSTART"
 DEFAULT_IDLE_MINUTES = 30.0
+#: Socket paths at least this long (bytes) cannot be listened on: ``sun_path`` holds 108
+#: bytes on Linux, 104 on macOS, with the final NUL.
+MAX_SOCKET_PATH = 104
 #: Seconds the client waits for an answer before running the command itself.
 TIMEOUT_ENV = "MEMEX_WARM_TIMEOUT"
 DEFAULT_TIMEOUT = 30.0

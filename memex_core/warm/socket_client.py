@@ -16,11 +16,16 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import time
 
 from memex_core.warm import protocol
 
 _GLOBAL_WITH_VALUE = ("--home",)
 _MACHINE_FORMATS = ("json", "ids")
+#: Held (flock) by a warm process started on demand for as long as it lives.
+AUTOSTART_LOCK = "autostart.lock"
+#: Seconds before a home whose last started process is not listening gets another one.
+RETRY_SECONDS = 60.0
 #: Variables rich reads to lay out and colour its output (rich.console.Console).
 RENDER_ENV = ("TERM", "COLORTERM", "NO_COLOR", "COLUMNS", "LINES")
 #: Variables under which rich would treat a pipe as a terminal: such commands run here.
@@ -227,34 +232,85 @@ def answer_warm(argv: list[str]) -> int | None:
 
 
 def autostart_minutes(environ: dict[str, str] | os._Environ[str] = os.environ) -> float | None:
-    """Idle minutes for a warm process started on demand (``MEMEX_WARM_AUTOSTART``), or
-    None when the variable is unset, empty, 0 or not a number."""
+    """Idle minutes after which a warm process started on demand exits, or None when
+    ``MEMEX_WARM_AUTOSTART`` turns starting one off. Unset or empty: on, with
+    :data:`~memex_core.warm.protocol.DEFAULT_IDLE_MINUTES`; ``1``/``yes``/``true``/``on``:
+    the same; a positive number: that many minutes; ``0``, ``no``, ``false``, ``off`` or
+    anything else: off."""
     raw = environ.get(protocol.AUTOSTART_ENV, "").strip().lower()
-    if raw in ("", "0", "no", "false", "off"):
-        return None
-    if raw in ("1", "yes", "true", "on"):
+    if raw in ("", "1", "yes", "true", "on"):
         return protocol.DEFAULT_IDLE_MINUTES
     try:
         minutes = float(raw)
     except ValueError:
         return None
-    return minutes if minutes > 0 else None
+    return minutes if 0 < minutes < float("inf") else None
+
+
+def autostart_refusal(home: str, environ: dict[str, str] | os._Environ[str]) -> str | None:
+    """Why no warm process may be started for ``home`` now, or None when one may.
+
+    Never for a home that does not exist (a read command must not create one) or that this
+    user cannot write (a read-only home: the process needs its ``run/`` folder), never when
+    ``MEMEX_URL`` names a ``memex serve`` (the home is remote), never when the socket path
+    is too long to listen on; and not while another start is under way (the process holds
+    ``run/autostart.lock`` while it lives) or within :data:`RETRY_SECONDS` of a start that
+    left no process listening (so a home where it cannot start does not spawn one per
+    command)."""
+    if autostart_minutes(environ) is None:
+        return f"${protocol.AUTOSTART_ENV} turns it off"
+    if environ.get("MEMEX_URL", "").strip():
+        return "$MEMEX_URL is set (the home is on a memex serve)"
+    if not os.path.isdir(home):
+        return "the home does not exist"
+    run = protocol.run_dir(home)
+    writable = os.access(run, os.W_OK) if os.path.isdir(run) else os.access(home, os.W_OK)
+    if not writable:
+        return "the home is read-only"
+    if len(os.fsencode(protocol.socket_path(home))) >= protocol.MAX_SOCKET_PATH:
+        return "the socket path is too long for a Unix socket"
+    try:
+        last = os.stat(os.path.join(run, AUTOSTART_LOCK)).st_mtime
+    except OSError:
+        return None
+    if 0 <= time.time() - last < RETRY_SECONDS:
+        return f"a warm process was started less than {RETRY_SECONDS:g} s ago"
+    return None
 
 
 def _autostart(home: str, environ: dict[str, str] | os._Environ[str]) -> None:
-    """Start ``memex warm`` for ``home`` in the background when ``MEMEX_WARM_AUTOSTART`` asks
-    for it, without waiting: this command runs here, the next ones find the socket. Two
-    commands starting one at once are harmless (the second process finds the socket taken
-    and exits). Its output goes to ``<home>/run/warm.log``; only an existing home is warmed
-    (a read command on a home that does not exist must not create one)."""
-    minutes = autostart_minutes(environ)
-    if minutes is None or not os.path.isdir(home):
+    """Start ``memex warm`` for ``home`` in the background, unless
+    :func:`autostart_refusal` says not to, without waiting: this command runs here, the
+    next ones find the socket. The child inherits an exclusive ``flock`` on
+    ``run/autostart.lock``, so commands that find it held start no second process while
+    the first is still loading; it lets go when the process exits. Its output goes to
+    ``<home>/run/warm.log``."""
+    why = autostart_refusal(home, environ)
+    if why is not None:
+        if environ.get(protocol.DEBUG_ENV):
+            sys.stderr.write(f"memex: no warm process started: {why}\n")
         return
+    minutes = autostart_minutes(environ)
+    assert minutes is not None
+    import fcntl
     import subprocess
 
     run = protocol.run_dir(home)
     try:
         os.makedirs(run, mode=0o700, exist_ok=True)
+        lock = os.open(os.path.join(run, AUTOSTART_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        if environ.get(protocol.DEBUG_ENV):
+            sys.stderr.write(f"memex: could not start a warm process: {exc}\n")
+        return
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # a command started one that is still loading (or still runs)
+            if environ.get(protocol.DEBUG_ENV):
+                sys.stderr.write("memex: no warm process started: another one is being started\n")
+            return
+        os.utime(lock)  # when the last start was tried (autostart_refusal)
         with open(os.path.join(run, "warm.log"), "ab") as log:
             subprocess.Popen(
                 [
@@ -266,10 +322,15 @@ def _autostart(home: str, environ: dict[str, str] | os._Environ[str]) -> None:
                 stderr=log,
                 start_new_session=True,  # not killed with this command's terminal
                 close_fds=True,
+                pass_fds=(lock,),  # the flock goes with the child and ends with it
             )
+        if environ.get(protocol.DEBUG_ENV):
+            sys.stderr.write(f"memex: started a warm process for {home}\n")
     except OSError as exc:
         if environ.get(protocol.DEBUG_ENV):
             sys.stderr.write(f"memex: could not start a warm process: {exc}\n")
+    finally:
+        os.close(lock)
 
 
 def _utf8(stream: object) -> bool:

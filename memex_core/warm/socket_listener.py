@@ -96,7 +96,7 @@ class WarmServer:
 
     def _bind(self) -> socket.socket:
         run = protocol.run_dir(self.home)
-        if len(os.fsencode(self.path)) >= 104:  # sun_path: 108 bytes on Linux, 104 on macOS
+        if len(os.fsencode(self.path)) >= protocol.MAX_SOCKET_PATH:
             raise WarmUnavailable(f"the socket path {self.path} is too long for a Unix socket")
         os.makedirs(run, mode=0o700, exist_ok=True)
         info = os.stat(run)
@@ -142,11 +142,22 @@ class WarmServer:
                 os.unlink(self.path)
 
     def wait(self, idle_seconds: float | None = None) -> None:
-        """Block until :meth:`close` (or ``memex warm stop``), or until no request came for
-        ``idle_seconds``."""
+        """Block until :meth:`close` (or ``memex warm stop``), until no request came for
+        ``idle_seconds``, or until the socket file is gone or another's (the home was
+        deleted or moved: no client can reach this process any more)."""
         while not self._stop.wait(1.0):
             if idle_seconds is not None and time.monotonic() - self.last_request > idle_seconds:
                 return
+            if not self._still_reachable():
+                return
+
+    def _still_reachable(self) -> bool:
+        try:
+            return os.stat(self.path).st_ino == self._inode
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True  # cannot tell (e.g. a slow network file system): keep serving
 
     def _loop(self) -> None:
         assert self._sock is not None

@@ -15,16 +15,40 @@ decides ADD, UPDATE, DELETE or NONE. Settings::
 
 from __future__ import annotations
 
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from memex_core.domain import PluginContext
 from memex_core.hookspecs import hookimpl
-from memex_rules.compare import Comparison, compare
-from memex_rules.consolidator import RulesConsolidator, content_words, contradicts
-from memex_rules.extractor import USER_ROLES, RulesExtractor
-from memex_rules.settings import RulesSettingError, RulesSettings, parse_settings
-from memex_rules.statements import Statement, read_statement, read_statements
-from memex_rules.wording import FactForm, read_form
+
+if TYPE_CHECKING:
+    from memex_rules.compare import Comparison, compare
+    from memex_rules.consolidator import RulesConsolidator, content_words, contradicts
+    from memex_rules.extractor import USER_ROLES, RulesExtractor
+    from memex_rules.settings import RulesSettingError, RulesSettings, parse_settings
+    from memex_rules.statements import Statement, read_statement, read_statements
+    from memex_rules.wording import FactForm, read_form
+
+#: Where each public name lives. They load on first use: every ``memex`` process imports
+#: this package to find the plugins, and a search never extracts or consolidates memory
+#: (the wording tables and statement patterns cost ~30-50 ms to import).
+_EXPORTS = {
+    "Comparison": "compare",
+    "compare": "compare",
+    "RulesConsolidator": "consolidator",
+    "content_words": "consolidator",
+    "contradicts": "consolidator",
+    "USER_ROLES": "extractor",
+    "RulesExtractor": "extractor",
+    "RulesSettingError": "settings",
+    "RulesSettings": "settings",
+    "parse_settings": "settings",
+    "Statement": "statements",
+    "read_statement": "statements",
+    "read_statements": "statements",
+    "FactForm": "wording",
+    "read_form": "wording",
+}
 
 __all__ = [
     "USER_ROLES",
@@ -47,11 +71,23 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"memex_rules.{module}"), name)
+
+
 def build_extractor(context: PluginContext) -> RulesExtractor:
+    from memex_rules.extractor import RulesExtractor
+
     return RulesExtractor()
 
 
 def build_consolidator(context: PluginContext) -> RulesConsolidator:
+    from memex_rules.consolidator import RulesConsolidator
+    from memex_rules.settings import parse_settings
+
     return RulesConsolidator(near_duplicate=parse_settings(context.settings).near_duplicate)
 
 

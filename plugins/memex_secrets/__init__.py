@@ -18,12 +18,25 @@ See ``memex_secrets.redactor`` for exactly what is detected and what is left out
 
 from __future__ import annotations
 
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from memex_core.domain import PluginContext
 from memex_core.hookspecs import hookimpl
-from memex_secrets.redactor import DetectSecretsRedactor, secret_kind
-from memex_secrets.settings import SecretsSettingError, SecretsSettings, parse_settings
+
+if TYPE_CHECKING:
+    from memex_secrets.redactor import DetectSecretsRedactor, secret_kind
+    from memex_secrets.settings import SecretsSettingError, SecretsSettings, parse_settings
+
+#: Where each public name lives. They load on first use: every ``memex`` process imports
+#: this package to find the plugins, and only memory writes redact.
+_EXPORTS = {
+    "DetectSecretsRedactor": "redactor",
+    "secret_kind": "redactor",
+    "SecretsSettingError": "settings",
+    "SecretsSettings": "settings",
+    "parse_settings": "settings",
+}
 
 __all__ = [
     "DetectSecretsRedactor",
@@ -35,7 +48,17 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"memex_secrets.{module}"), name)
+
+
 def build_redactor(context: PluginContext) -> DetectSecretsRedactor:
+    from memex_secrets.redactor import DetectSecretsRedactor
+    from memex_secrets.settings import parse_settings
+
     return DetectSecretsRedactor(parse_settings(context.settings))
 
 

@@ -29,6 +29,7 @@ from memex_core.cli.app import run_on
 from memex_core.warm import protocol, socket_client
 from memex_core.warm.socket_listener import WarmServer, WarmUnavailable
 from tests.support.export_builders import chatgpt_conversation, write_chatgpt_export
+from tests.support.warm_ping import ping
 
 pytestmark = pytest.mark.skipif(
     not hasattr(socket, "AF_UNIX"), reason="the warm path needs Unix sockets"
@@ -48,6 +49,7 @@ def _env(**extra: str) -> dict[str, str]:
         and name not in ("COLUMNS", "LINES")
     }
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", MEMEX_WARM_DEBUG="1")
+    env.update(MEMEX_WARM_AUTOSTART="0")  # no process left behind unless a test asks for one
     env.update(extra)
     return env
 
@@ -90,15 +92,6 @@ def stop_daemon(process: subprocess.Popen[bytes]) -> None:
             process.wait()
     if process.stderr is not None:
         process.stderr.close()
-
-
-def ping(home: Path) -> dict[str, object] | None:
-    try:
-        return socket_client.exchange(
-            protocol.socket_path(str(home)), {"v": protocol.VERSION, "op": "ping"}, 5.0
-        )
-    except socket_client.Declined:
-        return None
 
 
 @pytest.fixture(scope="module")
@@ -483,35 +476,3 @@ def test_a_stdio_mcp_server_on_the_home_answers_the_read_commands(tmp_path: Path
         server.wait(timeout=30)
     assert leaked == b""
     assert not Path(protocol.socket_path(str(own))).exists()
-
-
-def test_autostart_warms_the_home_for_the_next_commands(tmp_path: Path) -> None:
-    """With MEMEX_WARM_AUTOSTART, the first read command on a cold home runs here and starts
-    a memex warm process; the next ones are answered by it, with the same output."""
-    own = tmp_path / "own"
-    export = write_chatgpt_export(tmp_path / "conversations.json")
-    assert memex(own, "ingest", str(export), MEMEX_NO_WARM="1").returncode == 0
-    alone = memex(own, "keyword", "sourdough", "--format", "json", MEMEX_NO_WARM="1")
-    first = memex(own, "keyword", "sourdough", "--format", "json", MEMEX_WARM_AUTOSTART="5")
-    assert f"{HERE_NOT_WARM}: no warm process" in first.stderr
-    assert first.stdout == alone.stdout
-    try:
-        deadline = time.monotonic() + 180
-        while ping(own) is None and time.monotonic() < deadline:
-            time.sleep(0.2)
-        found = ping(own)
-        assert found is not None and found["owner"] == "memex warm"
-        # A client without the variable is answered too: it does not change the output.
-        later = memex(own, "keyword", "sourdough", "--format", "json")
-        assert HERE_NOT_WARM not in later.stderr and later.stdout == alone.stdout
-    finally:
-        memex(own, "warm", "stop")
-    # Unset, 0 or nonsense: nothing is started; a home that does not exist is not created.
-    for value in ("0", "soon"):
-        memex(own, "keyword", "sourdough", "--format", "json", MEMEX_WARM_AUTOSTART=value)
-        time.sleep(0.5)
-        assert ping(own) is None
-    missing = tmp_path / "nowhere"
-    memex(missing, "keyword", "x", "--format", "json", MEMEX_WARM_AUTOSTART="1")
-    time.sleep(0.5)
-    assert not (missing / "run").exists()
