@@ -294,7 +294,7 @@ class Reader:
         def hits_with(relaxed: SearchFilters) -> int:
             return len(self.search_with(SearchOptions(query, mode, 1), relaxed, None, None))
 
-        return guidance.explain_empty(
+        lines = guidance.explain_empty(
             chosen,
             mode,
             filters,
@@ -303,6 +303,13 @@ class Reader:
             hits_with,
             FLOOR_SETTING_NAME,
         )
+        hidden = self._named_only_held(filters).hidden_source_kinds()
+        if hidden and hits_with(replace(filters, source_kinds=hidden)):
+            lines.append(
+                "A repository's code that `memex ask` indexed matches; code is searched only "
+                "when named: add --source code."
+            )
+        return lines
 
     def query(self, sql: str, limit: int | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run read-only SQL against the catalog."""

@@ -51,6 +51,14 @@ def test_search_commands_show_memory_only_unless_code_is_named(run: Run, command
     assert named == ["code"] * 3
 
 
+def test_a_search_only_code_matches_says_how_to_search_the_code(run: Run) -> None:
+    # open_0 is a function name: only the code has the word.
+    said = run("keyword", "open_0", "--format", "json")
+    assert json.loads(said.stdout) == []
+    assert "code is searched only when named: add --source code" in said.stderr
+    assert json.loads(run("keyword", "open_0", "--source", "code", "--format", "json").stdout)
+
+
 def test_context_packs_no_code(run: Run, built: CodeHome) -> None:
     pack = json.loads(run("context", QUERY, "--format", "json").stdout)
     ids = [item["id"] for item in pack["items"]]

@@ -32,3 +32,10 @@ def test_search_page_shows_memory_not_code(client: TestClient, mode: str) -> Non
     assert not [name for name in CODE_FILES if name in page.text]
     named = client.get("/", params={"q": QUERY, "mode": mode, "source": "code"})
     assert [name for name in CODE_FILES if name in named.text]
+
+
+def test_corpus_page_counts_code_apart(client: TestClient) -> None:
+    page = client.get("/corpus")
+    assert page.status_code == 200, page.text[:300]
+    assert "in 4 conversations and notes" in page.text and "; 2 notes with" in page.text
+    assert "files of 1 repository, indexed by <code>memex ask</code>" in page.text
