@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memex_core.cli.render import fragment_to_dict, iso
+from memex_core.cli.render import fragment_to_dict, iso, timeline_to_dict
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline
 from memex_core.domain.results import SearchResult
@@ -51,13 +51,8 @@ def _fragment_text(fragment: Fragment, mark: str = "") -> str:
 def compact_search(
     query: str, mode: str, hits: Sequence[CompactHit], notes: Sequence[str]
 ) -> tuple[str, dict[str, Any]]:
-    data = {
-        "query": query,
-        "mode": mode,
-        "concise": True,
-        "hits": [{**hit.to_dict(), "timestamp": iso(hit.timestamp)} for hit in hits],
-        "notes": list(notes),
-    }
+    found = [{**hit.to_dict(), "timestamp": iso(hit.timestamp)} for hit in hits]
+    data = _search_data(query, mode, found, notes, concise=True)
     lines = [_hits_heading(len(hits), query, notes)]
     for n, hit in enumerate(hits, start=1):
         lines.append(f"{n}. [{hit.id}] {hit.title} · {hit.source_kind} · {hit.role} · ")
@@ -72,22 +67,17 @@ def compact_search(
 def full_search(
     query: str, mode: str, results: Sequence[SearchResult], notes: Sequence[str]
 ) -> tuple[str, dict[str, Any]]:
-    data = {
-        "query": query,
-        "mode": mode,
-        "concise": False,
-        "hits": [
-            {
-                **fragment_data(r.fragment),
-                "score": r.score,
-                "ranks": r.ranks,
-                "scores": r.scores,
-                "evidence": r.evidence,
-            }
-            for r in results
-        ],
-        "notes": list(notes),
-    }
+    hits = [
+        {
+            **fragment_data(r.fragment),
+            "score": r.score,
+            "ranks": r.ranks,
+            "scores": r.scores,
+            "evidence": r.evidence,
+        }
+        for r in results
+    ]
+    data = _search_data(query, mode, hits, notes, concise=False)
     lines = [_hits_heading(len(results), query, notes)]
     for n, result in enumerate(results, start=1):
         evidence = f"evidence {result.evidence} · " if result.evidence else ""
@@ -97,6 +87,12 @@ def full_search(
     if results:
         lines.append("Next: `timeline` with a hit's id shows the turns around it.")
     return "\n\n".join(lines), data
+
+
+def _search_data(
+    query: str, mode: str, hits: list[dict[str, Any]], notes: Sequence[str], *, concise: bool
+) -> dict[str, Any]:
+    return {"query": query, "mode": mode, "concise": concise, "hits": hits, "notes": list(notes)}
 
 
 def _hits_heading(count: int, query: str, notes: Sequence[str]) -> str:
@@ -115,15 +111,7 @@ def _hits_heading(count: int, query: str, notes: Sequence[str]) -> str:
 
 
 def timeline(found: Timeline) -> tuple[str, dict[str, Any]]:
-    data = {
-        "anchor_id": found.anchor_id,
-        "conversation_id": found.conversation_id,
-        "title": found.title,
-        "items": [
-            {"offset": offset, **fragment_data(fragment)}
-            for offset, fragment in zip(found.offsets, found.fragments, strict=True)
-        ],
-    }
+    data = timeline_to_dict(found, fragment_data)
     blocks = [f"{found.title}: {len(found.fragments)} fragment(s) around {found.anchor_id}."]
     for offset, fragment in zip(found.offsets, found.fragments, strict=True):
         mark = ">> " if fragment.id == found.anchor_id else f"{offset:+d} "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,6 @@ def result_to_dict(result: SearchResult, fallback: str | None = None) -> dict[st
     """One search result for JSON. ``fallback`` is why these are keyword results standing in
     for a failed semantic search (``SearchResults.fallback``), else None."""
     fragment = result.fragment
-    provenance = fragment.provenance
     return {
         "id": fragment.id,
         "score": result.score,
@@ -39,12 +38,18 @@ def result_to_dict(result: SearchResult, fallback: str | None = None) -> dict[st
         "scores": result.scores,
         "evidence": result.evidence,
         "fallback": fallback,
-        "provenance": {
-            "source_path": provenance.source_path,
-            "source_id": provenance.source_id,
-            "locator": provenance.locator,
-        },
+        "provenance": provenance_to_dict(fragment),
         "metadata": fragment.metadata,
+    }
+
+
+def provenance_to_dict(fragment: Fragment) -> dict[str, Any]:
+    """Where a fragment came from, as every JSON output shows it."""
+    provenance = fragment.provenance
+    return {
+        "source_path": provenance.source_path,
+        "source_id": provenance.source_id,
+        "locator": provenance.locator,
     }
 
 
@@ -121,7 +126,6 @@ def print_panels(results: list[SearchResult], query: str) -> None:
 
 def fragment_to_dict(fragment: Fragment) -> dict[str, Any]:
     """A fragment in full, for ``get`` and ``timeline`` JSON."""
-    provenance = fragment.provenance
     return {
         "id": fragment.id,
         "conversation_id": fragment.conversation_id,
@@ -130,11 +134,7 @@ def fragment_to_dict(fragment: Fragment) -> dict[str, Any]:
         "timestamp": iso(fragment.timestamp),
         "source_kind": fragment.source_kind,
         "content": fragment.content,
-        "provenance": {
-            "source_path": provenance.source_path,
-            "source_id": provenance.source_id,
-            "locator": provenance.locator,
-        },
+        "provenance": provenance_to_dict(fragment),
         "metadata": fragment.metadata,
     }
 
@@ -191,13 +191,16 @@ def print_fragments(fragments: list[Fragment], marks: dict[str, str] | None = No
         )
 
 
-def timeline_to_dict(timeline: Timeline) -> dict[str, Any]:
+def timeline_to_dict(
+    timeline: Timeline, item: Callable[[Fragment], dict[str, Any]] = fragment_to_dict
+) -> dict[str, Any]:
+    """A timeline for JSON, each fragment as ``item`` shows it."""
     return {
         "anchor_id": timeline.anchor_id,
         "conversation_id": timeline.conversation_id,
         "title": timeline.title,
         "items": [
-            {"offset": offset, **fragment_to_dict(fragment)}
+            {"offset": offset, **item(fragment)}
             for offset, fragment in zip(timeline.offsets, timeline.fragments, strict=True)
         ],
     }

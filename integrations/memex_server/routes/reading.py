@@ -23,6 +23,8 @@ from memex_server.requests import (
 )
 
 if TYPE_CHECKING:
+    from memex_core.agent_view import AgentView
+    from memex_core.operator_reader import OperatorReader
     from memex_server.state import ServerState
 
 router = APIRouter(prefix="/v1", tags=["reading"])
@@ -45,9 +47,7 @@ def fact_types(request: Request, who: Who) -> list[str]:
 
 @router.post("/search", response_model=SearchResults, summary="Hybrid, keyword or semantic search")
 def search(request: Request, body: SearchRequest, who: Who) -> Response:
-    state = state_of(request)
-    view = state.reader(who, corpus=body.corpus)
-    options = body.search_options()
+    state, view, options = _asked(request, body, who)
     with _prepared(state, options):
         found = state.fresh_call(view.search, options, tool_call_id=who.tool_call_id)
     return encoded(SearchResults, found)
@@ -60,9 +60,7 @@ def explain(request: Request, body: SearchRequest, who: Who) -> list[str]:
     every match, the relevance floor), for what these credentials reach: an agent key's
     are counted and probed within its own scope only. The viewer's search page shows the
     same lines. Runs the search as ``/v1/search`` would; ``[]`` when it finds something."""
-    state = state_of(request)
-    view = state.reader(who, corpus=body.corpus)
-    options = body.search_options()
+    state, view, options = _asked(request, body, who)
 
     def explained() -> list[str]:
         found = view.search(options, tool_call_id=who.tool_call_id)
@@ -109,14 +107,20 @@ def explore(request: Request, body: ExploreRequest, who: Who) -> Exploration:
 
 @router.post("/context", response_model=ContextPack, summary="A context pack within a budget")
 def context(request: Request, body: ContextRequest, who: Who) -> Response:
-    state = state_of(request)
-    view = state.reader(who, corpus=body.corpus)
-    options = body.search_options()
+    state, view, options = _asked(request, body, who)
     with _prepared(state, options):
         pack = state.fresh_call(
             view.context, options, body.budget_chars, tool_call_id=who.tool_call_id
         )
     return encoded(ContextPack, pack)
+
+
+def _asked(
+    request: Request, body: SearchRequest | ContextRequest, who: Caller
+) -> tuple[ServerState, AgentView | OperatorReader, SearchOptions]:
+    """The state, the view these credentials read and the search a body asks for."""
+    state = state_of(request)
+    return state, state.reader(who, corpus=body.corpus), body.search_options()
 
 
 def _prepared(state: ServerState, options: SearchOptions) -> Any:
