@@ -156,3 +156,17 @@ def test_forget_code_removes_it_from_the_catalog_and_both_indexes(
         assert copy.vector_store.count() == copy.stats().fragments
         assert len(copy.search(QUERY, limit=3)) == 3  # memory untouched
         assert copy.forget_code().notes == ["no repository's code is indexed; nothing to forget"]
+
+
+def test_code_indexed_after_a_search_is_left_out_too(built: CodeHome, tmp_path: Path) -> None:
+    """The reader remembers that a home holds no code until fragments change: code indexed
+    by the same Memex after a search is left out of the next one."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text('[embedder]\nuse = "none"\n', encoding="utf-8")
+    with Memex(home) as memex:
+        memex.ingest(built.vault)
+        assert source_kinds(memex.search(QUERY, mode="keyword")) == ["obsidian"] * 2
+        memex.ingest(built.repo, source="code")
+        assert source_kinds(memex.search(QUERY, mode="keyword")) == ["obsidian"] * 2
+        assert "code" in source_kinds(memex.search(QUERY, mode="keyword", source="code"))
