@@ -4,6 +4,7 @@ scope, the access log, agent keys, folder documents and the link graph.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -26,6 +27,7 @@ from memex_core.domain.memory.records import (
     Revision,
     Scope,
 )
+from memex_core.domain.search_options import make_filters
 from memex_core.errors import MemexError
 
 OPERATOR_SCOPE = Scope(Actor(OPERATOR, "root"), None, None)
@@ -321,6 +323,20 @@ def test_documents_are_stored_replaced_and_removed_whole(catalog: SqlCatalog) ->
     assert [d.id for d in catalog.find_documents("alias d1")] == ["d1"]
     assert catalog.remove_document("d1") == ["d1-0", "d1-new"]
     assert catalog.count_documents() == 0 and catalog.count_fragments() == 0
+
+
+def test_documents_are_found_by_tag_nested_and_in_any_case(catalog: SqlCatalog) -> None:
+    """What the tag filter resolves to, on every catalog engine (issue 32, item 11)."""
+    store(catalog, replace(note("d1", "A.md", "alpha"), tags=("Project/memex", "x")))
+    store(catalog, replace(note("d2", "B.md", "beta"), tags=("projects",)))
+    store(catalog, replace(note("d3", "C.md", "gamma"), tags=()))
+    assert [d.id for d in catalog.documents_tagged(("project",))] == ["d1"]
+    assert [d.id for d in catalog.documents_tagged(("x", "projects"))] == ["d1", "d2"]
+    assert catalog.documents_tagged(("project/memex/deep",)) == []
+    assert catalog.document_tags() == {"project/memex": 1, "projects": 1, "x": 1}
+    resolved = catalog.resolve_tags(make_filters(tag="project", role="note"))
+    assert resolved == make_filters(conversation="d1", role="note")
+    assert catalog.resolve_tags(make_filters(tag="project", conversation="d2")) is None
 
 
 def test_links_resolve_and_count_backlinks(catalog: SqlCatalog) -> None:
