@@ -79,7 +79,9 @@ class FragmentScrubber:
         content = self.text(fragment.content)
         # The index text and title repeat the content (and earlier turns): scrubbed, not counted.
         index_text = (
-            None if fragment.index_text is None else self.text(fragment.index_text, count=False)
+            None
+            if fragment.index_text is None
+            else self._derived(fragment.index_text, fragment.content, content)
         )
         title = None if fragment.title is None else self.text(fragment.title, count=False)
         metadata = self._metadata(fragment.metadata)
@@ -93,6 +95,24 @@ class FragmentScrubber:
         return replace(
             fragment, content=content, index_text=index_text, title=title, metadata=metadata
         )
+
+    def _derived(self, text: str, content: str, scrubbed: str) -> str:
+        """A derived ``text`` (the index text) scrubbed, not counted. Where it holds the
+        content whole, on lines of its own, and the redactor judges each line by itself
+        (``line_local``), only the rest is scanned and the content's scrubbed text is put
+        back: the same result, and code's index text (title, content, identifier words) is
+        not redacted twice (that second scan was a third of a first ``memex ask``)."""
+        if (
+            content
+            and getattr(self.redactor, "line_local", False)
+            and "PRIVATE KEY" not in text  # PEM blocks are found across lines
+            and not has_private_marker(text)
+        ):
+            at = text.find(content)
+            before, after = text[: max(at, 0)], text[at + len(content) :]
+            if at >= 0 and before[-1:] in ("", "\n") and after[:1] in ("", "\n"):
+                return self.text(before, count=False) + scrubbed + self.text(after, count=False)
+        return self.text(text, count=False)
 
     def fragments(self, fragments: Iterable[Fragment]) -> list[Fragment]:
         return [self.fragment(f) for f in fragments]

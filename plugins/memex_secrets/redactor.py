@@ -113,6 +113,10 @@ def secret_kind(secret_type: str) -> str:
 class DetectSecretsRedactor:
     """Replaces likely secrets in memory text; see the module docstring for what it finds."""
 
+    #: Each line is judged by itself (PEM blocks apart, found where "PRIVATE KEY" is): so
+    #: the scrubber may redact a text's parts on their own (services/scrubbing.py).
+    line_local = True
+
     def __init__(self, settings: SecretsSettings | None = None) -> None:
         self.settings = settings or SecretsSettings()
         # detect-secrets imports requests and every plugin (~0.2 s): only when built.

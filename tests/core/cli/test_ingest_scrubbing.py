@@ -198,3 +198,37 @@ def test_without_the_redactor_plugin_ingest_goes_on_and_says_so(
     named = CliRunner().invoke(cli, ["ingest", "--no-embed", str(export)])
     assert named.exit_code != 0
     assert "detect_secrets" in named.output
+
+
+def test_an_index_text_holding_the_content_is_not_redacted_twice() -> None:
+    """Code's index text is its title, its content and its identifiers' words: with a
+    line-by-line redactor only the title and words are scanned again, the content's
+    scrubbed text is put back, and the result is what a full scan gives."""
+    from memex_core.domain import Fragment, Provenance, Redaction
+    from memex_secrets import DetectSecretsRedactor
+
+    scanned: list[str] = []
+
+    class Counting(DetectSecretsRedactor):
+        def redact(self, text: str) -> Redaction:
+            scanned.append(text)
+            return super().redact(text)
+
+    class WholeTexts(DetectSecretsRedactor):
+        line_local = False
+
+    content = f'TOKEN = "{TOKEN}"\n\ndef push():\n    return TOKEN'
+    title = "deploy.py: push (L1-4)"
+    fragment = Fragment(
+        id="f1",
+        conversation_id="code-1",
+        role="note",
+        content=content,
+        provenance=Provenance("code", "/repo/deploy.py", "deploy.py", "deploy.py#push"),
+        title=title,
+        index_text=f"{title}\n{content}\npush token {TOKEN}",
+    )
+    fast = FragmentScrubber(Counting()).fragment(fragment)
+    assert fast == FragmentScrubber(WholeTexts()).fragment(fragment)
+    assert TOKEN not in (fast.index_text or "") and TOKEN not in fast.content
+    assert [text for text in scanned if content in text] == [content]  # once, not twice
