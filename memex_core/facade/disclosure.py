@@ -87,4 +87,5 @@ class Disclosure:
             recency_share=float(table.get("recency_share", defaults.recency_share)),
             link_limit=int(table.get("link_limit", defaults.link_limit)),
             item_chars=int(table.get("item_chars", defaults.item_chars)),
+            document_share=float(table.get("document_share", defaults.document_share)),
         )

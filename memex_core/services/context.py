@@ -9,8 +9,12 @@
    the budget still has room.
 
 Long fragments are cut to a window around the query words (``item_chars``) so
-one long note cannot eat the budget; ``get(id)`` returns the whole text. For
-the same data and query the pack is always the same: every step is ordered.
+one long note cannot eat the budget, and the fragments of one conversation, note or memory
+take at most ``document_share`` of it while other material waits (a long memory split into
+many fragments would otherwise fill a pack about something else with its pieces, the most
+recent of all); only the last pass, more of what the query found, may go past that share.
+``get(id)`` returns the whole text. For the same data and query the pack is always the
+same: every step is ordered.
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ class ContextSettings:
     recency_share: float = 0.1
     link_limit: int = 2
     item_chars: int = 600
+    #: The most of the budget one document (conversation, note or memory) takes before the
+    #: last pass.
+    document_share: float = 0.25
 
 
 class ContextBuilder:
@@ -74,8 +81,16 @@ class ContextBuilder:
         def room() -> int:
             return budget_chars - pack.used_chars
 
-        def add(fragment: Fragment, reason: str, limit: int, detail: str = "") -> bool:
+        # Characters each document has in the pack, and the most it may have (but one item).
+        per_document: dict[str, int] = {}
+        document_cap = max(int(budget_chars * s.document_share), MIN_ITEM_CHARS)
+
+        def add(
+            fragment: Fragment, reason: str, limit: int, detail: str = "", capped: bool = True
+        ) -> bool:
             limit = min(limit, s.item_chars, room())
+            if capped:
+                limit = min(limit, document_cap - per_document.get(fragment.conversation_id, 0))
             if fragment.id in taken or limit < MIN_ITEM_CHARS:
                 return False
             text = fragment.content
@@ -94,6 +109,8 @@ class ContextBuilder:
                 )
             )
             taken.add(fragment.id)
+            used = per_document.get(fragment.conversation_id, 0)
+            per_document[fragment.conversation_id] = used + len(pack.items[-1].text)
             return True
 
         seed_budget = int(budget_chars * s.seed_share)
@@ -125,8 +142,8 @@ class ContextBuilder:
                 if room() < MIN_ITEM_CHARS:
                     break
 
-        for fragment in seeds:  # still room: more of what the query found
-            add(fragment, QUERY_MATCH, room(), "search hit")
+        for fragment in seeds:  # still room: more of what the query found, past the share
+            add(fragment, QUERY_MATCH, room(), "search hit", capped=False)
         return pack
 
     def _linked_fragments(self, seed: Fragment) -> list[Fragment]:

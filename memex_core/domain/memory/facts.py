@@ -15,12 +15,39 @@ import unicodedata
 from collections import Counter
 
 from memex_core.domain.contracts import FactType
+from memex_core.errors import MemexError
 
 #: What a fact type's name must look like (it ends up in config files and JSON).
 FACT_TYPE_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 #: The catch-all type extractors fall back on.
 MISC = "misc"
+
+#: The longest fact ``remember`` stores (characters of the text as given): a fact is a
+#: sentence or a paragraph, about a page at most. A longer text is a document, for
+#: ``memex ingest`` (or a conversation, whose facts the extractor draws out); stored as
+#: one memory it would come back whole in every pack that reaches it.
+MAX_FACT_CHARS = 4000
+
+
+class FactTooLongError(MemexError, ValueError):
+    """A fact over :data:`MAX_FACT_CHARS`: the message names the limit and what to do."""
+
+    def __init__(self, length: int) -> None:
+        self.length = length
+        super().__init__(
+            f"The fact is {length:,} characters; a remembered fact holds at most "
+            f"{MAX_FACT_CHARS:,} (a sentence or a paragraph). Store a document with "
+            "`memex ingest` (or remember it as a conversation, whose facts are extracted), "
+            "or split it into shorter facts."
+        )
+
+
+def check_fact_length(text: str) -> None:
+    """Raise :class:`FactTooLongError` if ``text`` is too long for one fact."""
+    if len(text) > MAX_FACT_CHARS:
+        raise FactTooLongError(len(text))
+
 
 DEFAULT_FACT_TYPES: tuple[FactType, ...] = (
     FactType(

@@ -143,3 +143,13 @@ def test_ctrl_c_during_ingest_says_what_was_kept_and_rerunning_finishes(
     assert status == 0, err
     again = json.loads(out)
     assert (again["new"], again["unchanged"]) == (2, 1)  # the second and third, now
+
+
+def test_a_fact_over_the_size_limit_is_one_line_naming_it(run: Run) -> None:
+    from memex_core.domain.memory.facts import MAX_FACT_CHARS
+
+    status, out, err = run("remember", "x" * 120_000, "--user", "alice")
+    assert status == 1 and out == ""
+    line = _one_line(err)
+    assert "The fact is 120,000 characters" in line
+    assert f"at most {MAX_FACT_CHARS:,}" in line and "memex ingest" in line
