@@ -199,6 +199,7 @@ class Memex(HomeComponents):
         semantic_weight: float | None = None,
         min_score: float | None = None,
         filters: SearchFilters | None = None,
+        tag: str | Iterable[str] | None = None,
     ) -> SearchResults:
         """Search fragments. ``mode`` is ``hybrid`` (default), ``keyword`` or ``semantic``.
         ``query`` may be a whole :class:`~memex_core.domain.search_options.SearchOptions`
@@ -215,7 +216,9 @@ class Memex(HomeComponents):
 
         ``collection`` narrows the search to memory in that collection and the ones below
         it; ``include_private`` lets private memories through. ``filters`` (built by a
-        view for its scope) replaces the filters the options would give.
+        view for its scope) replaces the filters the options would give. ``tag`` keeps
+        the notes carrying one of these tags or a tag nested under one (``"project"``
+        matches ``#project/memex``).
 
         ``floor`` overrides ``[search] min_semantic_similarity`` for this search:
         ``"auto"``, ``"off"`` or a cosine similarity. Hybrid and semantic results must
@@ -235,6 +238,7 @@ class Memex(HomeComponents):
             include_private=include_private,
             time_phrases=time_phrases,
             floor=floor,
+            tag=tag,
         )
         return self._reader.search_with(options, filters, semantic_weight, min_score)
 

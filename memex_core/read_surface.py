@@ -44,7 +44,7 @@ class ReadSurface:
         """Search what this surface may read. ``query`` may be a whole
         :class:`~memex_core.domain.search_options.SearchOptions` (and then no other option
         is given). ``filter_options`` are those of :func:`memex_core.api.make_filters`
-        (source, conversation, role, since, until). ``floor``: the relevance floor for this
+        (source, conversation, role, since, until, tag). ``floor``: the relevance floor for this
         search (see :meth:`Memex.search`)."""
         options = SearchOptions.at_entry(
             query,

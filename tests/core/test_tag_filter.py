@@ -118,6 +118,13 @@ def test_the_tag_filter_narrows_a_conversation_filter_and_never_widens_it(mx: Me
     assert not len(found) and "no note carries the tag(s) projects" in found.notes[0]
 
 
+def test_memex_search_and_compact_search_take_a_tag(mx: Memex) -> None:
+    found = mx.search(QUERY, "keyword", 2, tag=["project"])
+    assert note_paths(r.fragment for r in found) == PROJECT
+    hits, _ = mx.compact_search(QUERY, limit=2, mode="keyword", tag="project/memex")
+    assert note_paths(mx.get([h.id for h in hits])) == {"Memex plan.md"}
+
+
 def test_a_tag_no_note_carries_finds_nothing_and_says_so(mx: Memex) -> None:
     found = mx.search(SearchOptions(QUERY, "hybrid", 5, tag="nowhere"))
     assert not len(found)
