@@ -1,8 +1,8 @@
 """``memex hooks install|uninstall|status``: put memex's capture hooks into Claude Code and
 Codex, take them out, and say what is installed and when it last fired.
 
-Only click is imported here; the installers load when a command runs, so ``memex
---help`` stays fast.
+Only click and memex's option helpers (already loaded by ``memex``) are imported here; the
+installers load when a command runs, so ``memex --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import os
 from typing import Any
 
 import click
+
+from memex_core.cli.opening import home_option
 
 AGENTS = ("claude-code", "codex")
 
@@ -61,10 +63,8 @@ def hooks() -> None:
     help="Claude Code only: the project's .claude/settings.json (git root of the current "
     "folder) instead of ~/.claude/settings.json.",
 )
-@click.option(
-    "--home",
-    type=click.Path(file_okay=False),
-    help="The memex home the hooks write to (default: memex's --home, $MEMEX_HOME or ~/.memex).",
+@home_option(
+    "The memex home the hooks write to (default: memex's --home, $MEMEX_HOME or ~/.memex)."
 )
 @click.pass_context
 def install(ctx: click.Context, agent: str, project: bool, home: str | None) -> None:
@@ -136,11 +136,7 @@ def uninstall(ctx: click.Context, agent: str, project: bool) -> None:
 
 
 @hooks.command("status")
-@click.option(
-    "--home",
-    type=click.Path(file_okay=False),
-    help="The memex home to report on (default: memex's --home, $MEMEX_HOME or ~/.memex).",
-)
+@home_option("The memex home to report on (default: memex's --home, $MEMEX_HOME or ~/.memex).")
 @click.option(
     "--format",
     "output_format",

@@ -21,7 +21,7 @@ import click
 
 from memex_capture import layout
 from memex_capture.cli_brief import COMMANDS as BRIEF_COMMANDS
-from memex_core.cli.opening import format_option, open_memex, quiet_option
+from memex_core.cli.opening import format_option, home_option, open_memex, quiet_option
 from memex_core.errors import MemexError
 
 if TYPE_CHECKING:
@@ -43,11 +43,7 @@ for _command in BRIEF_COMMANDS:
 
 
 @capture.command()
-@click.option(
-    "--home",
-    type=click.Path(file_okay=False),
-    help="The memex home (default: memex's own, MEMEX_HOME or ~/.memex).",
-)
+@home_option("The memex home (default: memex's own, MEMEX_HOME or ~/.memex).")
 @click.option(
     "--retry-failed",
     is_flag=True,

@@ -143,6 +143,11 @@ def option_group(*decorators: Callable[[Any], Any]) -> Callable[[F], F]:
     return apply
 
 
+def home_option(help: str) -> Callable[[F], F]:
+    """``--home`` of a command that may work on another home than memex's own (a folder)."""
+    return click.option("--home", type=click.Path(file_okay=False), help=help)
+
+
 def quiet_option(help: str = "No progress bar.") -> Callable[[F], F]:
     """``--quiet``/``-q``: the commands that show progress bars leave them out."""
     return click.option("--quiet", "-q", is_flag=True, help=help)

@@ -95,13 +95,16 @@ def build_chat_model(context: PluginContext) -> AnsweringChatModel:
     return AnsweringChatModel(model)
 
 
+#: What every component of this plugin needs: langchain_core, which memex[langchain] installs.
+_NEEDS_LANGCHAIN: dict[str, Any] = {"requires": ("langchain_core",), "extra": "langchain"}
+
+
 @hookimpl
 def register_chat_models(register: Any) -> None:
     register(
         "llm",
         build_chat_model,
-        requires=("langchain_core",),
-        extra="langchain",
+        **_NEEDS_LANGCHAIN,
         description="A chat model answers `memex ask` with citations ([ask] chat_model = ...).",
     )
 
@@ -111,8 +114,7 @@ def register_extractors(register: Any) -> None:
     register(
         "llm",
         build_extractor,
-        requires=("langchain_core",),
-        extra="langchain",
+        **_NEEDS_LANGCHAIN,
         description="A chat model lists the facts ([extractor.llm] chat_model = ...).",
     )
 
@@ -122,7 +124,6 @@ def register_consolidators(register: Any) -> None:
     register(
         "llm",
         build_consolidator,
-        requires=("langchain_core",),
-        extra="langchain",
+        **_NEEDS_LANGCHAIN,
         description="A chat model decides ADD/UPDATE/DELETE/NONE ([consolidator.llm] ...).",
     )
