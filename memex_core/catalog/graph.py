@@ -10,6 +10,7 @@ from memex_core.catalog.dbapi import CatalogPart
 from memex_core.catalog.documents import DOCUMENT_COLUMNS, row_to_document
 from memex_core.catalog.rows import FRAGMENT_COLUMNS, is_storable, row_to_fragment
 from memex_core.domain import DocumentRecord, Fragment, ResolvedLink, SearchFilters
+from memex_core.domain.filters import NAMED_ONLY_SOURCES
 from memex_core.domain.memory.records import MEMORY_SOURCE
 from memex_core.domain.turn_context import DIALOGUE_ROLES, TurnText
 
@@ -69,11 +70,13 @@ class LinkGraph(CatalogPart):
         return exact or sorted(loose, key=lambda d: (len(d.path), d.path))
 
     def corpus_documents(self, limit: int) -> list[tuple[str, str, str]]:
-        """(id, path, title) of the corpus' documents (not memory files), by path."""
+        """(id, path, title) of the corpus' documents (not memory files, nor a repository's
+        code files: those are no notes), by path."""
+        hidden = (MEMORY_SOURCE, *NAMED_ONLY_SOURCES)
         rows = self._db.execute(
-            "SELECT id, path, title FROM documents WHERE source_kind != 'memory' "
-            "ORDER BY path LIMIT ?",
-            (limit,),
+            "SELECT id, path, title FROM documents "
+            f"WHERE source_kind NOT IN ({','.join('?' * len(hidden))}) ORDER BY path LIMIT ?",
+            (*hidden, limit),
         )
         return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
 

@@ -39,3 +39,10 @@ def test_corpus_page_counts_code_apart(client: TestClient) -> None:
     assert page.status_code == 200, page.text[:300]
     assert "in 4 conversations and notes" in page.text and "; 2 notes with" in page.text
     assert "files of 1 repository, indexed by <code>memex ask</code>" in page.text
+
+
+def test_notes_index_lists_notes_not_code_files(client: TestClient) -> None:
+    page = client.get("/notes")
+    assert page.status_code == 200, page.text[:300]
+    assert "Locking.md" in page.text and "Timeouts.md" in page.text
+    assert not [name for name in CODE_FILES if name in page.text]
