@@ -46,5 +46,16 @@ def run_http(
     guarded = LoopbackGuard(
         app, token, check_host=local_only, failures=FailedAuth(auth_limits or AuthLimits())
     )
-    config = uvicorn.Config(guarded, host=host, port=port, log_level="warning", lifespan="on")
+    # proxy_headers=False: the guard counts wrong tokens per address, and uvicorn by default
+    # takes the address from X-Forwarded-For when this machine sends it, so a local process
+    # naming a new address with each guess would never be limited (as memex serve, which
+    # trusts only [serve] trusted_proxies: memex_server.network).
+    config = uvicorn.Config(
+        guarded,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        proxy_headers=False,
+    )
     uvicorn.Server(config).run()

@@ -14,6 +14,7 @@ import stat
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,7 +86,13 @@ def _wait_until_listening(port: int, process: subprocess.Popen[bytes], log: Path
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("mcp-http")
-    home = build_home(root / "home")
+    with serving(build_home(root / "home"), root) as server:
+        yield server
+
+
+@contextmanager
+def serving(home: Home, root: Path) -> Iterator[Served]:
+    """``memex mcp --http`` on ``home`` until the block ends, its output in root/server.log."""
     port = _free_port()
     log = root / "server.log"
     command = memex_command(home.path, "mcp", "--user", "alice", "--http", "--port", str(port))
@@ -171,6 +178,29 @@ def test_a_foreign_host_header_gets_403(served: Served) -> None:
         served, {"Authorization": f"Bearer {served.token}", "Host": f"evil.test:{served.port}"}
     )
     assert status == 403
+
+
+def test_a_local_client_cannot_escape_the_token_limit_by_naming_other_addresses(
+    tmp_path: Path,
+) -> None:
+    # uvicorn takes the client's address from X-Forwarded-For sent from this machine by
+    # default: each wrong token under a new address was never limited.
+    home = tmp_path / "home"
+    home.mkdir()
+    config = '[embedder]\nuse = "none"\n[serve]\nauth_failures = 2\n'
+    (home / "config.toml").write_text(config, encoding="utf-8")
+    empty = Home(home, *[""] * 6)  # nothing in it: only the token is asked for
+    with serving(empty, tmp_path) as server:
+        statuses = [
+            _post(server, {"Authorization": "Bearer wrong-token-wrong-token-wrong", **forged})[0]
+            for forged in (
+                {"X-Forwarded-For": "203.0.113.1"},
+                {"X-Forwarded-For": "203.0.113.2"},
+                {"X-Forwarded-For": "203.0.113.3"},
+                {"X-Forwarded-For": "203.0.113.4"},
+            )
+        ]
+        assert statuses == [401, 401, 429, 429]
 
 
 def test_a_local_page_with_the_token_is_served(served: Served) -> None:
