@@ -104,24 +104,10 @@ class RemoteMemory(MemoryCalls):
         )
         return decode(builtins.list[MemoryRecord], self._post("list", body, tool_call_id))
 
-    def search(
-        self,
-        query: str | SearchOptions,
-        mode: str = "hybrid",
-        limit: int = 10,
-        *,
-        user_id: str | None = None,
-        tool_call_id: str | None = None,
-        **options: Any,
+    def _search(
+        self, options: SearchOptions, user_id: str | None, tool_call_id: str | None
     ) -> builtins.list[MemoryHit]:
-        """``mx.agent(user).search``: ``options`` are ``collection``, ``include_private``,
-        ``since`` and ``until``, or ``query`` is a whole :class:`SearchOptions`."""
-        unknown = sorted(set(options) - MEMORY_SEARCH_FIELDS)
-        if unknown:  # as the local handle's signature refuses them
-            raise TypeError(f"search() got unexpected keyword argument(s): {', '.join(unknown)}")
-        asked = SearchOptions.at_entry(query, mode, limit, **options)
-        require_query(asked.query)
-        body = _body(asked, MEMORY_SEARCH_FIELDS, self._collection(asked.collection))
+        body = _body(options, MEMORY_SEARCH_FIELDS, self._collection(options.collection))
         body.update(self._user(user_id))
         return self._post_as(builtins.list[MemoryHit], "search", body, tool_call_id)
 

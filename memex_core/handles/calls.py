@@ -2,10 +2,12 @@
 
 ``mx.agent(user)`` and ``mx.operator()`` (:mod:`memex_core.handles`) and ``memex_client``'s
 ``RemoteAgentMemory`` and ``RemoteOperatorMemory`` take ``list`` and ``write`` (and the
-operator's handles ``purge``) with the same arguments. :class:`MemoryCalls` and
-:class:`PurgeCall` hold those signatures and their docstrings, and hand each handle its
-arguments as one object (:class:`MemoryListing`, :class:`FileWrite`, :class:`PurgeRequest`)
-to answer in ``_list``, ``_write`` and ``_purge``: locally, or as one HTTP request.
+operator's handles ``purge``) with the same arguments, and ``search`` with memory's own
+search options. :class:`MemoryCalls` and :class:`PurgeCall` hold those signatures and their
+docstrings, and hand each handle its arguments as one object (:class:`MemoryListing`,
+:class:`~memex_core.domain.search_options.SearchOptions`, :class:`FileWrite`,
+:class:`PurgeRequest`) to answer in ``_list``, ``_search``, ``_write`` and ``_purge``:
+locally, or as one HTTP request.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memex_core.domain.memory.outcomes import MemoryHit
 from memex_core.domain.memory.records import MemoryRecord
+from memex_core.domain.search_options import SearchOptions, TimeBound
+from memex_core.errors import require_query
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,7 @@ class PurgeRequest:
 
 
 class MemoryCalls:
-    """``list`` and ``write``, as every memory handle takes them."""
+    """``list``, ``search`` and ``write``, as every memory handle takes them."""
 
     def list(
         self,
@@ -68,6 +73,40 @@ class MemoryCalls:
         return self._list(asked, tool_call_id)
 
     def _list(self, asked: MemoryListing, tool_call_id: str | None) -> builtins.list[MemoryRecord]:
+        raise NotImplementedError
+
+    def search(
+        self,
+        query: str | SearchOptions,
+        mode: str = "hybrid",
+        limit: int = 10,
+        *,
+        collection: str | None = None,
+        include_private: bool = False,
+        user_id: str | None = None,
+        since: TimeBound = None,
+        until: TimeBound = None,
+        tool_call_id: str | None = None,
+    ) -> builtins.list[MemoryHit]:
+        """Search memory in scope: a collection prefix covers every collection below it.
+        ``query`` may be a whole :class:`~memex_core.domain.search_options.SearchOptions`
+        (and then no other option is given). Time phrases in the query are never read as
+        a filter here: a memory's words are what it is about."""
+        options = SearchOptions.at_entry(
+            query,
+            mode,
+            limit,
+            collection=collection,
+            include_private=include_private,
+            since=since,
+            until=until,
+        ).with_changes(time_phrases=False)
+        require_query(options.query)
+        return self._search(options, user_id, tool_call_id)
+
+    def _search(
+        self, options: SearchOptions, user_id: str | None, tool_call_id: str | None
+    ) -> builtins.list[MemoryHit]:
         raise NotImplementedError
 
     def write(

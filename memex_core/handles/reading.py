@@ -9,7 +9,6 @@ from memex_core.domain.memory.outcomes import MemoryHit, MemoryLinks
 from memex_core.domain.memory.records import ACTIVE, DELETED, MEMORY_SOURCE, MemoryRecord
 from memex_core.domain.search_options import SearchOptions, TimeBound
 from memex_core.domain.time_bounds import parse_time_bound
-from memex_core.errors import require_query
 from memex_core.handles.base import HandleBase
 from memex_core.handles.calls import MemoryListing
 
@@ -52,34 +51,10 @@ class MemoryReads(HandleBase):
             )
         return [self._public(r) for r in records]
 
-    def search(
-        self,
-        query: str | SearchOptions,
-        mode: str = "hybrid",
-        limit: int = 10,
-        *,
-        collection: str | None = None,
-        include_private: bool = False,
-        user_id: str | None = None,
-        since: TimeBound = None,
-        until: TimeBound = None,
-        tool_call_id: str | None = None,
+    def _search(
+        self, options: SearchOptions, user_id: str | None, tool_call_id: str | None
     ) -> builtins.list[MemoryHit]:
-        """Search memory in scope: a collection prefix covers every collection below it.
-        ``query`` may be a whole :class:`~memex_core.domain.search_options.SearchOptions`
-        (and then no other option is given). Time phrases in the query are never read as
-        a filter here: a memory's words are what it is about."""
-        options = SearchOptions.at_entry(
-            query,
-            mode,
-            limit,
-            collection=collection,
-            include_private=include_private,
-            since=since,
-            until=until,
-        ).with_changes(time_phrases=False)
         query, mode = options.query, options.mode
-        require_query(query)
         with self._logged("search", query, tool_call_id, mode=mode) as info:
             owners = self._readable_owners(user_id)
             collections = self._collections(options.collection, owners)
