@@ -18,6 +18,9 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
+from memex_core.domain.filters import NAMED_ONLY_SOURCES
+from memex_core.domain.memory.records import MEMORY_SOURCE
+from memex_core.domain.search_options import make_filters
 from memex_core.errors import MemexError, UnknownIdError
 from memex_server.auth import state_of
 from memex_viewer.principal import SignedIn, Viewer
@@ -30,6 +33,8 @@ router = APIRouter(include_in_schema=False)
 
 SIMILAR = 5
 INDEX_LIMIT = 500
+#: Documents that are no notes: memory files and a repository's code files.
+NOT_NOTES = (MEMORY_SOURCE, *NAMED_ONLY_SOURCES)
 
 
 def may_explore(viewer: Viewer) -> bool:
@@ -43,19 +48,41 @@ def corpus_notes(state: ServerState, limit: int) -> list[tuple[str, str, str]]:
     return state.call(state.memex.catalog.corpus_documents, int(limit))
 
 
+def tagged_notes(state: ServerState, tag: str, limit: int) -> list[tuple[str, str, str]]:
+    """(id, path, title) of the corpus' notes carrying ``tag`` (comma-separated tags: any
+    of them) or a tag nested under it, by path. A bad tag raises ``ValueError``."""
+    wanted = make_filters(tag=[t for t in tag.split(",") if t.strip()]).tags
+    found = state.call(state.memex.catalog.documents_tagged, wanted)
+    notes = sorted((d.path, d.id, d.title) for d in found if d.source_kind not in NOT_NOTES)
+    return [(doc_id, path, title) for path, doc_id, title in notes[:limit]]
+
+
 @router.get("/notes")
-def notes_index(request: Request, viewer: SignedIn, name: str = "") -> Response:
+def notes_index(request: Request, viewer: SignedIn, name: str = "", tag: str = "") -> Response:
     state = state_of(request)
     if name.strip():
         return RedirectResponse("/note/" + quote(name.strip(), safe="/"), status_code=303)
-    notes = corpus_notes(state, INDEX_LIMIT + 1) if may_explore(viewer) else []
+    notes: list[tuple[str, str, str]] = []
+    error = None
+    if may_explore(viewer):
+        try:
+            notes = (
+                tagged_notes(state, tag, INDEX_LIMIT + 1)
+                if tag.strip()
+                else corpus_notes(state, INDEX_LIMIT + 1)
+            )
+        except ValueError as exc:  # an empty tag (say "#")
+            error = str(exc)
     return render(
         request,
         "notes.html",
         viewer,
+        status=422 if error else 200,
         notes=notes[:INDEX_LIMIT],
         more=len(notes) > INDEX_LIMIT,
         allowed=may_explore(viewer),
+        tag=tag.strip(),
+        error=error,
     )
 
 

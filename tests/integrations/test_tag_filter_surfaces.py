@@ -156,6 +156,20 @@ def test_the_viewer_search_page_filters_by_tag(served: Served) -> None:
         assert _paths(served.mx, ids) == EXPECTED[("projects", "other")]
 
 
+def test_the_viewer_notes_page_lists_the_notes_with_a_tag(served: Served) -> None:
+    with client_for(served.mx) as client:
+        sign_in(client, SECRET)
+        page = client.get("/notes", params={"tag": "project"})
+        assert page.status_code == 200, page.text[:500]
+        listed = re.findall(r'<a class="note-link" href="/note/([^"]+)">', page.text)
+        assert {d.path for d in served.mx.catalog.documents([*listed]).values()} == PROJECT
+        assert "2 notes tagged project" in page.text
+        none = client.get("/notes", params={"tag": "nowhere"})
+        assert none.status_code == 200 and 'id="no-tagged-notes"' in none.text
+        bad = client.get("/notes", params={"tag": "#"})
+        assert bad.status_code == 422 and "tag filter" in bad.text
+
+
 # -- LangChain and LlamaIndex ------------------------------------------------------------------
 
 
