@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memex_core.config import Config
 from memex_core.domain import CorpusStats, Fragment, IngestReport, SearchFilters
 from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, compact_hit, query_terms
 from memex_core.domain.exploration import Exploration
@@ -30,7 +29,6 @@ from memex_core.facade.doctoring import run_doctor
 from memex_core.facade.floor import RelevanceFloor
 from memex_core.facade.reading import MIN_ID_PREFIX, Reader
 from memex_core.facade.writing import Writer
-from memex_core.plugins import PluginRegistry
 from memex_core.services.context import ContextSettings
 from memex_core.services.ports import Progress
 from memex_core.services.search import SearchService
@@ -55,14 +53,8 @@ class Memex(HomeComponents):
     application pass plugins registered from code (components: ``HomeComponents``).
     """
 
-    def __init__(
-        self,
-        home: str | Path | None = None,
-        *,
-        registry: PluginRegistry | None = None,
-        config: Config | None = None,
-    ) -> None:
-        super().__init__(home, registry=registry, config=config)
+    def _assemble(self) -> None:
+        # The facade's parts, over the components HomeComponents.__init__ has set up.
         self._floor = RelevanceFloor(self)
         self._reader = Reader(self, self._floor)
         self._writer = Writer(self)

@@ -103,6 +103,12 @@ class HomeComponents:
         #: Set by a process that flushes the keyword index itself now and then (``memex
         #: serve``'s follower): memory writes then leave their keyword changes in memory.
         self.keyword_flush_deferred = False
+        self._assemble()
+
+    def _assemble(self) -> None:
+        """What a subclass builds over these components once they are set up (``Memex``:
+        the facade's reader, writer, relevance floor and disclosure), so that it need not
+        restate this constructor's arguments."""
 
     # -- components -------------------------------------------------------------
 

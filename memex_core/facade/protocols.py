@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from memex_core.plugins import PluginRegistry
     from memex_core.services.agent_memory import MemoryService
     from memex_core.services.context import ContextSettings
-    from memex_core.services.guidance import Reach
     from memex_core.services.indexing import MemoryIndexUpdater
     from memex_core.services.ports import Progress
     from memex_core.services.search import SearchService
@@ -66,15 +65,11 @@ class HomeReader(Searches, Protocol):
 
     home: Path
 
-    def explain_empty(
-        self,
-        query: str,
-        mode: str,
-        filters: SearchFilters,
-        found: SearchResults | None = None,
-        *,
-        reach: Reach | None = None,
-    ) -> list[str]: ...
+    @property
+    def explain_empty(self) -> Callable[..., list[str]]:
+        """Memex.explain_empty: ``(query, mode, filters, found=None, *, reach=None)`` (read
+        as an attribute: its keywords are not restated here)."""
+        ...
 
     def timeline(self, fragment_id: str, before: int = 3, after: int = 3) -> Timeline: ...
 
