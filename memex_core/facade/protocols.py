@@ -113,14 +113,10 @@ class AskingHome(Protocol):
     @property
     def catalog(self) -> SqlCatalog: ...
 
-    def ingest(
-        self,
-        *paths: str | Path,
-        embed: bool = True,
-        progress: Progress | None = None,
-        embed_progress: Progress | None = None,
-        source: str | None = None,
-    ) -> IngestReport: ...
+    @property
+    def ingest(self) -> Callable[..., IngestReport]:
+        """Memex.ingest (read as an attribute: its keywords are not restated here)."""
+        ...
 
     @property
     def search(self) -> Callable[..., SearchResults]:
