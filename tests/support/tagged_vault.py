@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from memex_core.api import Memex
 from memex_core.config import Config, load_config
@@ -51,16 +52,18 @@ def write_tagged_vault(vault: Path) -> Path:
     return vault
 
 
-def tagged_home(root: Path, vector_store: str = "chroma") -> Memex:
+def tagged_home(
+    root: Path, vector_store: str = "chroma", raw: dict[str, Any] | None = None
+) -> Memex:
     """A home at ``root / "home"`` holding the vault (written at ``root / "vault"``): the real
-    keyword store, ``vector_store`` (the real chroma by default) and the hashing embedder,
-    so both stores apply the filter and nothing loads a model."""
+    keyword store, ``vector_store`` (the real chroma by default; ``raw`` is its config) and
+    the hashing embedder, so both stores apply the filter and nothing loads a model."""
     registry = load_registry()
     home = root / "home"
     registry.register_plugin(DoublesPlugin(home), name="doubles")
     components = {**load_config(home).components, "embedder": "hashing"}
     components["vector_store"] = vector_store
-    memex = Memex(registry=registry, config=Config(home=home, components=components, raw={}))
+    memex = Memex(registry=registry, config=Config(home=home, components=components, raw=raw or {}))
     report = memex.ingest(write_tagged_vault(root / "vault"))
     assert not report.failed, report
     return memex
