@@ -95,6 +95,20 @@ class HealthQueries(CatalogPart):
             missing.update(r[0] for r in rows)
         return [i for i in dict.fromkeys(ids) if i in missing]
 
+    def embedding_marks(self, conversation_ids: Sequence[str]) -> list[tuple[str, str | None]]:
+        """(fragment id, the embedder its vector was built by or None) for every fragment of
+        these conversations or documents, ids only: what ``ask`` counts a repository's
+        vector coverage from at every question, without reading the fragments' text."""
+        marks: list[tuple[str, str | None]] = []
+        for chunk in _chunks(conversation_ids):
+            holes = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT id, embedded_by FROM fragments WHERE conversation_id IN ({holes})",
+                chunk,
+            )
+            marks.extend((r[0], r[1]) for r in rows)
+        return marks
+
     def unmark_embedded(self, ids: Sequence[str]) -> None:
         """Forget that these fragments have vectors, so the next backfill embeds them."""
         with self.transaction() as db:

@@ -21,7 +21,6 @@ from memex_core.domain import ChatModel, PluginContext, SourceError
 from memex_core.errors import MemexError, require_query
 from memex_core.facade.code_index import (
     Announce,
-    code_fragment_ids,
     coverage_note,
     embed_code,
     reached_fragments,
@@ -156,12 +155,8 @@ def run_ask(
     if root is not None:
         ids = tuple(d.id for d in mx.catalog.documents_under(str(root)).values())
         if ids and index and mx.semantic_unavailable_reason() is None:
-            wanted = (
-                code_fragment_ids(mx, root)
-                if embed_all
-                else reached_fragments(search, question, ids, mx)
-            )
-            coverage = embed_code(mx, root, wanted, embed_progress, announce, embed_all)
+            reach = None if embed_all else lambda: reached_fragments(search, question, ids, mx)
+            coverage = embed_code(mx, root, reach, embed_progress, announce)
             result.index.update(coverage)
             note = coverage_note(coverage, root)
             if note:

@@ -184,11 +184,13 @@ def update_code_index(
 
 
 def code_fragment_ids(mx: AskingHome, root: Path) -> list[str]:
-    """Every fragment id of ``root``'s indexed files, file by file."""
-    ids: list[str] = []
-    for record in mx.catalog.documents_under(str(root)).values():
-        ids.extend(f.id for f in mx.catalog.conversation_fragments(record.id))
-    return ids
+    """Every fragment id of ``root``'s indexed files."""
+    return [fragment for fragment, _by in _marks(mx, root)]
+
+
+def _marks(mx: AskingHome, root: Path) -> list[tuple[str, str | None]]:
+    documents = [record.id for record in mx.catalog.documents_under(str(root)).values()]
+    return mx.catalog.embedding_marks(documents)
 
 
 def reached_fragments(
@@ -216,34 +218,37 @@ def reached_fragments(
 def embed_code(
     mx: AskingHome,
     root: Path,
-    ids: Sequence[str],
+    reach: Callable[[], list[str]] | None,
     progress: Progress | None,
     announce: Announce | None,
-    everything: bool,
 ) -> dict[str, int]:
-    """Embed those of ``ids`` that lack vectors; with ``everything`` (``--embed``) announce
-    it first. Returns the repository's vector coverage: ``embedded_now``, ``with_vectors``,
-    ``fragments``. Ctrl-C keeps every batch done and raises :class:`IndexInterrupted`."""
-    every = code_fragment_ids(mx, root)
+    """Embed what ``reach()`` returns of ``root``'s code, or with ``reach=None``
+    (``--embed``) all of it, announced first; only fragments without a vector are embedded,
+    and nothing is looked for when the repository has them all. Returns its vector
+    coverage: ``embedded_now``, ``with_vectors``, ``fragments``. Ctrl-C keeps every batch
+    done and raises :class:`IndexInterrupted`."""
     name = mx.embedder.name
-    missing = len(mx.catalog.unembedded_among(every, name))
-    if everything and missing and announce is not None:
+    marks = _marks(mx, root)
+    missing = [fragment for fragment, by in marks if by != name]
+    if not missing:
+        return {"embedded_now": 0, "with_vectors": len(marks), "fragments": len(marks)}
+    if reach is None and announce is not None:
         announce(
-            f"Embedding {missing:,} code fragment(s) of {root}: "
-            f"{duration(missing / EMBED_PER_S)} at the rate measured on 2 cores. "
+            f"Embedding {len(missing):,} code fragment(s) of {root}: "
+            f"{duration(len(missing) / EMBED_PER_S)} at the rate measured on 2 cores. "
             "Ctrl-C keeps what is done; the same command finishes it."
         )
     try:
-        done = mx.embed_fragments(ids, progress=progress)
+        done = mx.embed_fragments(missing if reach is None else reach(), progress=progress)
     except KeyboardInterrupt as exc:
-        left = len(mx.catalog.unembedded_among(every, name))
+        left = sum(1 for _fragment, by in _marks(mx, root) if by != name)
         raise IndexInterrupted(
-            f"Interrupted while embedding: {len(every) - left:,} of {len(every):,} code "
+            f"Interrupted while embedding: {len(marks) - left:,} of {len(marks):,} code "
             f"fragments of {root} have vectors (kept; keyword search has them all); "
             "`memex ask --embed QUESTION` again embeds the rest."
         ) from exc
-    left = missing - done
-    return {"embedded_now": done, "with_vectors": len(every) - left, "fragments": len(every)}
+    with_vectors = len(marks) - len(missing) + done
+    return {"embedded_now": done, "with_vectors": with_vectors, "fragments": len(marks)}
 
 
 def coverage_note(coverage: dict[str, int], root: Path) -> str | None:

@@ -56,3 +56,22 @@ def test_code_is_held_counted_apart_and_filtered_unless_named(catalog: SqlCatalo
     recent = catalog.recent_fragments(10, filters=SearchFilters())
     assert [f.source_kind for f in recent] == ["obsidian"]
     assert catalog.notes_in_folder(["/repo"], "/") == ["obsidian-/repo/notes-A.md"]
+
+
+def test_a_repositorys_embedding_marks_and_the_fragments_without_vectors(
+    catalog: SqlCatalog,
+) -> None:
+    """What ``ask`` counts its vector coverage from, and which fragments it still embeds."""
+    store(catalog, "code", "/repo", "a.py", ["def a(): pass", "def b(): pass"])
+    store(catalog, "code", "/repo", "b.py", ["def c(): pass"])
+    a, b = "code-/repo-a.py", "code-/repo-b.py"
+    catalog.mark_embedded([f"{a}#0"], "minilm")
+    catalog.mark_embedded([f"{b}#0"], "other")
+    assert sorted(catalog.embedding_marks([a, b, "code-/repo-gone.py"])) == [
+        (f"{a}#0", "minilm"),
+        (f"{a}#1", None),
+        (f"{b}#0", "other"),
+    ]
+    asked = [f"{b}#0", f"{a}#0", f"{a}#1", "no-such-id"]
+    assert catalog.unembedded_among(asked, "minilm") == [f"{b}#0", f"{a}#1"]
+    assert catalog.embedding_marks([]) == [] and catalog.unembedded_among([], "minilm") == []
