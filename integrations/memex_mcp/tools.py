@@ -34,23 +34,6 @@ class ToolFailure(MemexError):
     """A tool call that cannot be done as asked; the message says what to do instead."""
 
 
-def _filters(source: Sequence[str] | None, since: str | None, until: str | None) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    if source:
-        options["source"] = tuple(source)
-    if since:
-        options["since"] = since
-    if until:
-        options["until"] = until
-    return options
-
-
-def _tag_filter(tags: Sequence[str] | None) -> dict[str, Any]:
-    """The ``tag`` search option for the tools' ``tags`` argument (notes with one of these
-    tags or a tag nested under one)."""
-    return {"tag": tuple(tags)} if tags else {}
-
-
 class MemexTools:
     """The tools of one server: a memex home seen through one agent's scope.
 
@@ -72,6 +55,28 @@ class MemexTools:
 
     # -- reading ------------------------------------------------------------------------------
 
+    def _filters(
+        self,
+        source: Sequence[str] | None,
+        since: str | None,
+        until: str | None,
+        collection: str | None,
+        tags: Sequence[str] | None,
+    ) -> dict[str, Any]:
+        """The options ``search`` and ``context`` share: the scope's collection (narrowed to
+        ``collection``) and the filters given (``tags``: notes with one of these tags or a
+        tag nested under one)."""
+        options: dict[str, Any] = {"collection": self.scope.narrow(collection)}
+        if source:
+            options["source"] = tuple(source)
+        if since:
+            options["since"] = since
+        if until:
+            options["until"] = until
+        if tags:
+            options["tag"] = tuple(tags)
+        return options
+
     def search(
         self,
         query: str,
@@ -88,11 +93,7 @@ class MemexTools:
             raise ToolFailure("The query is empty: say what to look for, in a few words.")
         if mode not in SEARCH_MODES:
             raise ToolFailure(f"Unknown mode {mode!r}: use one of {', '.join(SEARCH_MODES)}.")
-        options: dict[str, Any] = {
-            "collection": self.scope.narrow(collection),
-            **_filters(source, since, until),
-            **_tag_filter(tags),
-        }
+        options = self._filters(source, since, until, collection, tags)
         if concise:
             hits, notes = self.view.compact_search(query, limit=limit, mode=mode, **options)
             return render.compact_search(query, mode, hits, notes)
@@ -148,11 +149,7 @@ class MemexTools:
         if not query.strip():
             raise ToolFailure("The query is empty: say what the context is for, in a few words.")
         pack = self.view.context(
-            query,
-            budget_chars,
-            collection=self.scope.narrow(collection),
-            **_filters(source, since, until),
-            **_tag_filter(tags),
+            query, budget_chars, **self._filters(source, since, until, collection, tags)
         )
         return render.context_pack(pack)
 
