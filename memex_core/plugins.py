@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -202,3 +203,18 @@ def load_registry() -> PluginRegistry:
         except Exception as exc:  # a broken third-party plugin must not break memex
             broken.append(BrokenPlugin(ep.name, f"{type(exc).__name__}: {exc}"))
     return PluginRegistry(manager, broken)
+
+
+def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], Any]:
+    """A plugin package's module ``__getattr__`` (PEP 562) that imports each public name
+    from its submodule (``exports``: name -> submodule of ``package``) on first use.
+    Every ``memex`` process imports every plugin package to find the plugins, so a package
+    keeps what costs to import (a model library, large tables) behind its names."""
+
+    def __getattr__(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(import_module(f"{package}.{module}"), name)
+
+    return __getattr__

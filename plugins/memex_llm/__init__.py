@@ -26,11 +26,11 @@ is built or the classes are first used, so memex starts without it.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from memex_core.domain import PluginContext
 from memex_core.hookspecs import hookimpl
+from memex_core.plugins import lazy_exports
 from memex_llm.errors import LLMSettingError, ModelOutputError
 from memex_llm.settings import LLMSettings, load_chat_model, parse_settings
 
@@ -52,17 +52,10 @@ __all__ = [
     "parse_settings",
 ]
 
-_LAZY = {
-    "LLMExtractor": "memex_llm.extractor",
-    "LLMConsolidator": "memex_llm.consolidator",
-}
-
-
-def __getattr__(name: str) -> Any:
-    # The classes import langchain_core; load them on first use, not with the plugin.
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'memex_llm' has no attribute {name!r}")
+# The classes import langchain_core; they load on first use, not with the plugin.
+__getattr__ = lazy_exports(
+    __name__, {"LLMExtractor": "extractor", "LLMConsolidator": "consolidator"}
+)
 
 
 def build_extractor(context: PluginContext) -> LLMExtractor:

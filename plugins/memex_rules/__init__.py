@@ -15,11 +15,11 @@ decides ADD, UPDATE, DELETE or NONE. Settings::
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from memex_core.domain import PluginContext
 from memex_core.hookspecs import hookimpl
+from memex_core.plugins import lazy_exports
 
 if TYPE_CHECKING:
     from memex_rules.compare import Comparison, compare
@@ -71,11 +71,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"memex_rules.{module}"), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 def build_extractor(context: PluginContext) -> RulesExtractor:
