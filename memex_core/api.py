@@ -29,6 +29,7 @@ from memex_core.facade.doctoring import run_doctor
 from memex_core.facade.floor import RelevanceFloor
 from memex_core.facade.reading import MIN_ID_PREFIX, Reader
 from memex_core.facade.writing import Writer
+from memex_core.memex_like import ViewOpener
 from memex_core.services.context import ContextSettings
 from memex_core.services.ports import Progress
 from memex_core.services.search import SearchService
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["MIN_ID_PREFIX", "MODES", "Memex", "SearchResults", "TimeBound", "make_filters"]
 
 
-class Memex(HomeComponents):
+class Memex(HomeComponents, ViewOpener["AgentView"]):
     """A memex home: ingest sources, search them, read fragments back.
 
     ``home`` defaults to ``MEMEX_HOME`` or ``~/.memex``. ``registry`` lets an
@@ -69,17 +70,8 @@ class Memex(HomeComponents):
 
         return AgentMemory(self, user_id, name=name, collection=collection)
 
-    def view(
-        self,
-        user: str | None = None,
-        *,
-        name: str = "agent",
-        collection: str = "",
-        corpus: bool = True,
-    ) -> AgentView:
-        """What an agent may read: the corpus (unless ``corpus=False``) and, with a
-        ``user``, that user's and shared memory. Integrations read through this."""
-        from memex_core.agent_view import AgentView
+    def _view(self, user: str | None, name: str, collection: str, corpus: bool) -> AgentView:
+        from memex_core.agent_view import AgentView  # view() is ViewOpener's
 
         return AgentView(self, user, name=name, collection=collection, corpus=corpus)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from memex_core.errors import MemexError
 from memex_core.read_surface import ReadSurface
@@ -81,6 +81,31 @@ class ViewLike(ReadSurface):
         raise NotImplementedError
 
     def remember(self, text: str | None = None, **options: Any) -> RememberResult:
+        raise NotImplementedError
+
+
+V = TypeVar("V", bound=ViewLike)
+
+
+class ViewOpener(Generic[V]):
+    """``view()``, as a local :class:`~memex_core.api.Memex` and a
+    ``memex_client.MemexClient`` take it; each opens its own kind of view in ``_view``."""
+
+    def view(
+        self,
+        user: str | None = None,
+        *,
+        name: str = "agent",
+        collection: str = "",
+        corpus: bool = True,
+    ) -> V:
+        """What an agent may read: the corpus (unless ``corpus=False``) and, with a
+        ``user``, that user's and shared memory. Integrations read through this. Through
+        ``memex_client``, what the credentials reach: ``collection`` and ``corpus=False``
+        narrow a key's reach; nothing widens it."""
+        return self._view(user, name, collection, corpus)
+
+    def _view(self, user: str | None, name: str, collection: str, corpus: bool) -> V:
         raise NotImplementedError
 
 
@@ -160,6 +185,7 @@ __all__ = [
     "MemexLike",
     "MemoryLike",
     "ViewLike",
+    "ViewOpener",
     "acting_user",
     "identity_of",
     "is_remote",

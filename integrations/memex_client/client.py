@@ -24,6 +24,7 @@ from memex_client.handles import RemoteAgentMemory, RemoteOperatorMemory, Remote
 from memex_client.transport import Transport, decode
 from memex_core.domain.agent_keys import AgentKey
 from memex_core.domain.results import CorpusStats, IngestReport
+from memex_core.memex_like import ViewOpener
 
 URL_ENV = "MEMEX_URL"
 API_KEY_ENV = "MEMEX_API_KEY"
@@ -48,7 +49,7 @@ class Identity:
     key_id: str | None = None
 
 
-class MemexClient:
+class MemexClient(ViewOpener[RemoteView]):
     """A connection to one ``memex serve``, with an agent key or the operator secret.
 
     ``url`` and ``api_key`` default to ``$MEMEX_URL`` and ``$MEMEX_API_KEY``.
@@ -141,16 +142,8 @@ class MemexClient:
             self._t, identity.user_id, name=identity.name, collection=identity.collection
         )
 
-    def view(
-        self,
-        user: str | None = None,
-        *,
-        name: str = "agent",
-        collection: str = "",
-        corpus: bool = True,
-    ) -> RemoteView:
-        """``mx.view(user)``: search and read what the credentials reach. ``collection`` and
-        ``corpus=False`` narrow a key's reach; nothing widens it."""
+    def _view(self, user: str | None, name: str, collection: str, corpus: bool) -> RemoteView:
+        # view() is ViewOpener's: mx.view(user), what the credentials reach.
         if self._is_operator:
             memory = None if user is None else self.operator().agent(user, name=name)
             return RemoteView(self._t, memory, collection=collection, corpus=corpus, act_as=user)
