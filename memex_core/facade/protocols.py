@@ -45,18 +45,14 @@ class CollectionCatalog(Protocol):
 
 
 class Searches(Protocol):
-    """A memex's search with its options built (:meth:`memex_core.api.Memex.search_with`)."""
+    """A memex's search with its options built (:meth:`memex_core.api.Memex.search_with`),
+    with the filters of a scope: all a view or a handle passes it."""
 
     @property
     def catalog(self) -> SqlCatalog: ...
 
     def search_with(
-        self,
-        options: SearchOptions,
-        *,
-        filters: SearchFilters | None = None,
-        semantic_weight: float | None = None,
-        min_score: float | None = None,
+        self, options: SearchOptions, *, filters: SearchFilters | None = None
     ) -> SearchResults: ...
 
 
