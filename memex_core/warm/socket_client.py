@@ -283,8 +283,9 @@ def _autostart(home: str, environ: dict[str, str] | os._Environ[str]) -> None:
     :func:`autostart_refusal` says not to, without waiting: this command runs here, the
     next ones find the socket. The child inherits an exclusive ``flock`` on
     ``run/autostart.lock``, so commands that find it held start no second process while
-    the first is still loading; it lets go when the process exits. Its output goes to
-    ``<home>/run/warm.log``."""
+    the first is still loading; it lets go when the process exits. It loads the indexes
+    only once this command has exited (``--after-pid``), so it takes no CPU from it. Its
+    output goes to ``<home>/run/warm.log``."""
     why = autostart_refusal(home, environ)
     if why is not None:
         if environ.get(protocol.DEBUG_ENV):
@@ -315,7 +316,7 @@ def _autostart(home: str, environ: dict[str, str] | os._Environ[str]) -> None:
             subprocess.Popen(
                 [
                     *(sys.executable, "-m", "memex_core.cli.warm_daemon", "--home", home),
-                    *("--idle-minutes", f"{minutes:g}"),
+                    *("--idle-minutes", f"{minutes:g}", "--after-pid", str(os.getpid())),
                 ],
                 stdin=subprocess.DEVNULL,
                 stdout=log,

@@ -1,10 +1,10 @@
 """What a cold ``memex dig`` imports: only what the search needs.
 
 A fresh process runs the ``memex`` entry point (:func:`memex_core.cli.main`) on a small home
-with no warm process, then lists ``sys.modules``. Commands of other integrations (serve, the
-viewer, MCP, capture, migrate), memory extraction and redaction, and the libraries of the
-server, the integrations and the other encoders must not be among them: each is imported
-where it is used, and a search uses none of them.
+just ingested (its first search), with no warm process, then lists ``sys.modules``. Commands
+of other integrations (serve, the viewer, MCP, capture, migrate), memory extraction and
+redaction, and the libraries of the server, the integrations and the other encoders must
+not be among them: each is imported where it is used, and a search uses none of them.
 """
 
 from __future__ import annotations
@@ -77,18 +77,17 @@ def small_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    # The first search of a home calibrates its relevance floor once, embedding reference
-    # texts through the document encoder (ONNX Runtime), and records it in the catalog; the
-    # cold path measured here is every dig after that one.
-    first = subprocess.run(
-        [sys.executable, "-m", "memex_core", "--home", str(home), "dig", "calibrate"],
-        capture_output=True,
-        text=True,
-        env=_env(MEMEX_NO_WARM="1"),
-        timeout=300,
-    )
-    assert first.returncode == 0, first.stderr
     return home
+
+
+def test_ingest_measures_the_relevance_floor_so_the_first_dig_does_not(small_home: Path) -> None:
+    """The floor is calibrated by embedding reference texts through the document encoder
+    (ONNX Runtime); ingest, which has it loaded, records it in the catalog."""
+    from memex_core.api import Memex
+
+    with Memex(home=small_home) as mx:
+        recorded = mx.recorded_floor()
+        assert recorded is not None and recorded.embedder == mx.floor_signature()
 
 
 def test_a_cold_dig_imports_none_of_the_deferred_modules(small_home: Path, tmp_path: Path) -> None:

@@ -117,7 +117,15 @@ def started(home: Path) -> Iterator[list[int]]:
 def test_the_first_read_command_starts_a_warm_process_that_answers_the_next(
     home: Path, alone: str, started: list[int]
 ) -> None:
-    first = memex(home, *QUERY)  # MEMEX_WARM_AUTOSTART unset: the default
+    first_process = subprocess.Popen(  # MEMEX_WARM_AUTOSTART unset: the default
+        [sys.executable, "-m", "memex_core", "--home", str(home), *QUERY],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
+    out, err = first_process.communicate(timeout=300)
+    first = subprocess.CompletedProcess(first_process.args, first_process.returncode, out, err)
     assert first.returncode == 0, first.stderr
     assert first.stdout == alone  # it answered itself, cold
     assert f"{HERE_NOT_WARM}: no warm process" in first.stderr
@@ -130,11 +138,13 @@ def test_the_first_read_command_starts_a_warm_process_that_answers_the_next(
     pid = found["pid"]
     assert isinstance(pid, int) and f"(pid {pid})" in start.stdout
     started.append(pid)
-    # It exits by itself after the documented idle period.
+    # It exits by itself after the documented idle period, and loaded the indexes only once
+    # the command that started it had exited (it takes no CPU from that one).
     cmdline = Path(f"/proc/{pid}/cmdline")
     if cmdline.exists():
         args = cmdline.read_bytes().split(b"\0")
         assert args[args.index(b"--idle-minutes") + 1] == b"30"
+        assert args[args.index(b"--after-pid") + 1] == str(first_process.pid).encode()
 
     second = memex(home, *QUERY)
     assert HERE_NOT_WARM not in second.stderr, second.stderr
