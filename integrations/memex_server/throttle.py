@@ -23,7 +23,8 @@ requests.
 Addresses are the ones uvicorn hands over (``request.client``): behind a reverse proxy
 listed in ``[serve] trusted_proxies`` (:mod:`memex_server.network`; none by default), the
 client's address from ``X-Forwarded-For``; otherwise the address that connected (behind an
-unlisted proxy, the proxy's own, shared by every client). IPv6 addresses count per /64 network (one host usually holds a whole /64).
+unlisted proxy, the proxy's own, shared by every client). IPv6 addresses count per /64
+network (one host usually holds a whole /64).
 
 Memory is bounded: at most ``auth_tracked_addresses`` addresses (default 10,000), each with
 at most ``auth_failures`` times, and ``auth_global_failures`` times in all. When the table
