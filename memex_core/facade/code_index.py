@@ -2,8 +2,8 @@
 first time, with what it will cost said before it starts.
 
 Measured on this repository (docs/benchmarks-ask-first-run.md): reading and keyword-indexing
-its ~800 tracked files costs about half a minute of CPU, and embedding all of their ~8,800
-fragments with MiniLM some six minutes more on 2 cores. So ``ask`` indexes every changed
+its ~800 tracked files costs some 13 s, and embedding all of their ~8,800 fragments with
+MiniLM some ten minutes more on 2 cores. So ``ask`` indexes every changed
 file for keyword search only (parse, redact, BM25: no embedding), then embeds just the
 fragments the question reaches (its keyword hits, then the rest of those hits' files, at
 most :data:`FIRST_EMBED` fragments) and searches hybrid: the meaning-based signal ranks
