@@ -72,6 +72,23 @@ class ServiceUnavailableError(MemexClientError, VectorStoreUnavailableError):
     """503 (a writer holds the home, the vectors are down) or the service cannot be reached."""
 
 
+#: The exception for a response: the first rule whose HTTP status or error code matches
+#: (so a 409 ``plan_changed`` is a PlanChangedError, any other 409 an AmbiguousError).
+_KINDS: tuple[tuple[int | str, type[MemexClientError]], ...] = (
+    (401, AuthenticationError),
+    (429, TooManyFailuresError),
+    (403, PermissionDeniedError),
+    (404, NotFoundError),
+    ("plan_changed", PlanChangedError),
+    (409, AmbiguousError),
+    (413, RequestTooLargeError),
+    ("empty_query", EmptyQueryClientError),
+    (400, InvalidRequestError),
+    (422, InvalidRequestError),
+    (503, ServiceUnavailableError),
+)
+
+
 def error_for(status: int, payload: Any, fallback: str) -> MemexClientError:
     """The exception for an error response (``payload`` is its decoded JSON, if any)."""
     error = payload.get("error") if isinstance(payload, dict) else None
@@ -84,27 +101,5 @@ def error_for(status: int, payload: Any, fallback: str) -> MemexClientError:
             f"HTTP {status} without memex's JSON error, so from something in front of memex "
             f"(a reverse proxy?): {text or 'no body'}"
         )
-    kind: type[MemexClientError]
-    if status == 401:
-        kind = AuthenticationError
-    elif status == 429:
-        kind = TooManyFailuresError
-    elif status == 403:
-        kind = PermissionDeniedError
-    elif status == 404:
-        kind = NotFoundError
-    elif code == "plan_changed":
-        kind = PlanChangedError
-    elif status == 409:
-        kind = AmbiguousError
-    elif status == 413:
-        kind = RequestTooLargeError
-    elif code == "empty_query":
-        kind = EmptyQueryClientError
-    elif status in (400, 422):
-        kind = InvalidRequestError
-    elif status == 503:
-        kind = ServiceUnavailableError
-    else:
-        kind = MemexClientError
+    kind = next((k for key, k in _KINDS if key in (status, code)), MemexClientError)
     return kind(message, status=status, code=code or f"http_{status}")

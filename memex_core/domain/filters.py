@@ -122,24 +122,17 @@ class SearchFilters:
 
     def describe(self) -> list[str]:
         """Human-readable list of the active restrictions, for 'no results' guidance."""
-        parts = []
-        if self.source_kinds:
-            parts.append(f"source in {', '.join(self.source_kinds)}")
-        if self.conversation_ids:
-            parts.append(f"conversation in {', '.join(self.conversation_ids)}")
-        if self.roles:
-            parts.append(f"role in {', '.join(self.roles)}")
-        if self.owners:
-            parts.append(f"owner in {', '.join(self.owners)}")
-        if self.collections:
-            parts.append(f"collection in {', '.join(self.collections)}")
-        if self.tags:
-            parts.append(f"tag in {', '.join(self.tags)}")
-        if self.since is not None:
-            parts.append("since")
-        if self.until is not None:
-            parts.append("until")
-        return parts
+        listed = (
+            ("source", self.source_kinds),
+            ("conversation", self.conversation_ids),
+            ("role", self.roles),
+            ("owner", self.owners),
+            ("collection", self.collections),
+            ("tag", self.tags),
+        )
+        parts = [f"{label} in {', '.join(values)}" for label, values in listed if values]
+        bounds = (("since", self.since), ("until", self.until))
+        return parts + [label for label, bound in bounds if bound is not None]
 
     def without(self, name: str) -> SearchFilters:
         """A copy with one restriction lifted (``source_kinds``, ``since``...)."""
