@@ -242,10 +242,11 @@ def embed_code(
         done = mx.embed_fragments(missing if reach is None else reach(), progress=progress)
     except KeyboardInterrupt as exc:
         left = sum(1 for _fragment, by in _marks(mx, root) if by != name)
+        again = "the same `memex ask`" if reach is not None else "`memex ask --embed QUESTION`"
         raise IndexInterrupted(
             f"Interrupted while embedding: {len(marks) - left:,} of {len(marks):,} code "
             f"fragments of {root} have vectors (kept; keyword search has them all); "
-            "`memex ask --embed QUESTION` again embeds the rest."
+            f"{again} again embeds the rest."
         ) from exc
     with_vectors = len(marks) - len(missing) + done
     return {"embedded_now": done, "with_vectors": with_vectors, "fragments": len(marks)}
