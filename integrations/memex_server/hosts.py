@@ -18,10 +18,11 @@ A plain ASGI middleware that imports no framework: ``memex mcp`` runs without Fa
 from __future__ import annotations
 
 import ipaddress
-import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
+
+from memex_server.refusal import send_refusal
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -127,16 +128,4 @@ async def _refuse(send: Send) -> None:
         "passes the public name (nginx's 'proxy_set_header Host $host'), add that name "
         "there (DNS rebinding protection)."
     )
-    body = json.dumps({"error": {"code": "forbidden_host", "message": message}}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 403,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                _NOSNIFF,
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await send_refusal(send, 403, "forbidden_host", message, _NOSNIFF)

@@ -7,7 +7,6 @@ limit. Uploads to the ingest route get their own, larger limit.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +14,7 @@ from starlette.exceptions import HTTPException
 
 from memex_server.defaults import DEFAULT_MAX_BODY as DEFAULT_MAX_BODY  # re-exported
 from memex_server.defaults import DEFAULT_MAX_UPLOAD as DEFAULT_MAX_UPLOAD
-from memex_server.errors import error_body
+from memex_server.refusal import send_refusal
 
 Scope = dict[str, Any]
 Receive = Callable[[], Any]
@@ -91,16 +90,5 @@ class BodyLimit:
                 await self._refuse(send, limit, option)
 
     async def _refuse(self, send: Send, limit: int, option: str) -> None:
-        body = json.dumps(error_body("body_too_large", too_large_message(limit, option))).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        message = too_large_message(limit, option)
+        await send_refusal(send, 413, "body_too_large", message, (b"connection", b"close"))
