@@ -6,6 +6,26 @@ Never edit a released migration: append a new one.
 
 from __future__ import annotations
 
+# Statements written alike in both dialects: memex_postgres.schema runs them too.
+#: Migration 2: number each conversation's fragments in order (the column itself is added in
+#: the dialect's integer type), and index that order, the paths and the times.
+POSITIONS = """
+        UPDATE fragments SET position = ordered.n
+        FROM (SELECT seq, ROW_NUMBER() OVER (PARTITION BY conversation_id ORDER BY seq) - 1 AS n
+              FROM fragments) AS ordered
+        WHERE ordered.seq = fragments.seq;
+        CREATE INDEX fragments_position ON fragments(conversation_id, position);
+        CREATE INDEX fragments_source_path ON fragments(source_path);
+        CREATE INDEX fragments_timestamp ON fragments(timestamp);
+"""
+#: Migration 7: the ways a session's project is looked up.
+SESSION_PROJECTS_INDEXES = """
+        CREATE INDEX session_projects_cwd ON session_projects(cwd);
+        CREATE INDEX session_projects_real_path ON session_projects(real_path);
+        CREATE INDEX session_projects_repo_root ON session_projects(repo_root);
+        CREATE INDEX session_projects_session ON session_projects(session_id);
+"""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (
         1,
@@ -77,13 +97,9 @@ MIGRATIONS.append(
         ALTER TABLE fragments ADD COLUMN index_text TEXT;
         -- Order inside its conversation or note (timeline walks it).
         ALTER TABLE fragments ADD COLUMN position INTEGER;
-        UPDATE fragments SET position = ordered.n
-        FROM (SELECT seq, ROW_NUMBER() OVER (PARTITION BY conversation_id ORDER BY seq) - 1 AS n
-              FROM fragments) AS ordered
-        WHERE ordered.seq = fragments.seq;
-        CREATE INDEX fragments_position ON fragments(conversation_id, position);
-        CREATE INDEX fragments_source_path ON fragments(source_path);
-        CREATE INDEX fragments_timestamp ON fragments(timestamp);
+        """
+        + POSITIONS
+        + """
 
         -- Lets a re-run skip unchanged files without hashing them.
         ALTER TABLE ingested_files ADD COLUMN mtime_ns INTEGER;
@@ -282,10 +298,9 @@ MIGRATIONS.append(
             repo_root        TEXT,              -- the git repository it lies in, when known
             PRIMARY KEY (conversation_id, cwd)
         );
-        CREATE INDEX session_projects_cwd ON session_projects(cwd);
-        CREATE INDEX session_projects_real_path ON session_projects(real_path);
-        CREATE INDEX session_projects_repo_root ON session_projects(repo_root);
-        CREATE INDEX session_projects_session ON session_projects(session_id);
+        """
+        + SESSION_PROJECTS_INDEXES
+        + """
         INSERT INTO session_projects (conversation_id, cwd, session_id, source_kind)
         SELECT conversation_id, json_extract(metadata, '$.cwd'),
                MIN(COALESCE(json_extract(metadata, '$.session_id'), conversation_id)),

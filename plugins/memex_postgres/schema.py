@@ -27,6 +27,8 @@ released migration: append a new one, with the number SQLite's list gives it.
 
 from __future__ import annotations
 
+from memex_core.catalog.schema import POSITIONS, SESSION_PROJECTS_INDEXES
+
 #: Channel of the change journal's notifications (payload: the newest entry's number).
 CHANGES_CHANNEL = "memex_changes"
 
@@ -103,13 +105,9 @@ MIGRATIONS: list[tuple[int, str]] = [
         """
         ALTER TABLE fragments ADD COLUMN index_text TEXT COLLATE "C";
         ALTER TABLE fragments ADD COLUMN position BIGINT;
-        UPDATE fragments SET position = ordered.n
-        FROM (SELECT seq, ROW_NUMBER() OVER (PARTITION BY conversation_id ORDER BY seq) - 1 AS n
-              FROM fragments) AS ordered
-        WHERE ordered.seq = fragments.seq;
-        CREATE INDEX fragments_position ON fragments(conversation_id, position);
-        CREATE INDEX fragments_source_path ON fragments(source_path);
-        CREATE INDEX fragments_timestamp ON fragments(timestamp);
+        """
+        + POSITIONS
+        + """
 
         ALTER TABLE ingested_files ADD COLUMN mtime_ns BIGINT;
 
@@ -290,10 +288,9 @@ MIGRATIONS: list[tuple[int, str]] = [
             repo_root        TEXT COLLATE "C",
             PRIMARY KEY (conversation_id, cwd)
         );
-        CREATE INDEX session_projects_cwd ON session_projects(cwd);
-        CREATE INDEX session_projects_real_path ON session_projects(real_path);
-        CREATE INDEX session_projects_repo_root ON session_projects(repo_root);
-        CREATE INDEX session_projects_session ON session_projects(session_id);
+        """
+        + SESSION_PROJECTS_INDEXES
+        + """
         INSERT INTO session_projects (conversation_id, cwd, session_id, source_kind)
         SELECT conversation_id, metadata::json ->> 'cwd',
                MIN(COALESCE(metadata::json ->> 'session_id', conversation_id)),
