@@ -11,7 +11,7 @@ server returns them as tool errors the model can act on.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from memex_core.domain.search_options import MODES
 from memex_core.errors import MemexError
@@ -28,6 +28,16 @@ MEMORY_ID_PREFIX = "mem_"
 MAX_IDS = 50
 #: The modes a search tool takes: the core's, so a new mode reaches the tools unchanged.
 SEARCH_MODES = MODES
+
+
+class ToolFilters(TypedDict, total=False):
+    """The filters the ``search`` and ``context`` tools take, each optional."""
+
+    source: Sequence[str] | None
+    since: str | None
+    until: str | None
+    collection: str | None
+    tags: Sequence[str] | None
 
 
 class ToolFailure(MemexError):
@@ -55,25 +65,18 @@ class MemexTools:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def _filters(
-        self,
-        source: Sequence[str] | None,
-        since: str | None,
-        until: str | None,
-        collection: str | None,
-        tags: Sequence[str] | None,
-    ) -> dict[str, Any]:
+    def _filters(self, given: ToolFilters) -> dict[str, Any]:
         """The options ``search`` and ``context`` share: the scope's collection (narrowed to
         ``collection``) and the filters given (``tags``: notes with one of these tags or a
         tag nested under one)."""
-        options: dict[str, Any] = {"collection": self.scope.narrow(collection)}
-        if source:
+        options: dict[str, Any] = {"collection": self.scope.narrow(given.get("collection"))}
+        if source := given.get("source"):
             options["source"] = tuple(source)
-        if since:
+        if since := given.get("since"):
             options["since"] = since
-        if until:
+        if until := given.get("until"):
             options["until"] = until
-        if tags:
+        if tags := given.get("tags"):
             options["tag"] = tuple(tags)
         return options
 
@@ -83,17 +86,13 @@ class MemexTools:
         limit: int = 5,
         concise: bool = True,
         mode: str = "hybrid",
-        source: Sequence[str] | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        collection: str | None = None,
-        tags: Sequence[str] | None = None,
+        **filters: Unpack[ToolFilters],
     ) -> Output:
         if not query.strip():
             raise ToolFailure("The query is empty: say what to look for, in a few words.")
         if mode not in SEARCH_MODES:
             raise ToolFailure(f"Unknown mode {mode!r}: use one of {', '.join(SEARCH_MODES)}.")
-        options = self._filters(source, since, until, collection, tags)
+        options = self._filters(filters)
         if concise:
             hits, notes = self.view.compact_search(query, limit=limit, mode=mode, **options)
             return render.compact_search(query, mode, hits, notes)
@@ -137,20 +136,11 @@ class MemexTools:
         return render.exploration(self.view.explore(note, similar), concise)
 
     def context(
-        self,
-        query: str,
-        budget_chars: int = 4000,
-        source: Sequence[str] | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        collection: str | None = None,
-        tags: Sequence[str] | None = None,
+        self, query: str, budget_chars: int = 4000, **filters: Unpack[ToolFilters]
     ) -> Output:
         if not query.strip():
             raise ToolFailure("The query is empty: say what the context is for, in a few words.")
-        pack = self.view.context(
-            query, budget_chars, **self._filters(source, since, until, collection, tags)
-        )
+        pack = self.view.context(query, budget_chars, **self._filters(filters))
         return render.context_pack(pack)
 
     def ask(
