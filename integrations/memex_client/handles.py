@@ -163,6 +163,13 @@ class RemoteMemory(MemoryCalls):
     def undelete(self, ref: str, *, tool_call_id: str | None = None) -> MemoryRecord:
         return decode(MemoryRecord, self._post("undelete", {"ref": ref}, tool_call_id))
 
+    def _dream_body(
+        self, collection: str | None, consolidator: Any, user_id: str | None, **more: Any
+    ) -> dict[str, Any]:
+        """What ``dream`` and ``dream/plan`` post (a consolidator runs only in a local memex)."""
+        _local_only("consolidator", consolidator)
+        return _drop_none(collection=self._collection(collection), **more, **self._user(user_id))
+
     def dream(
         self,
         collection: str | None = None,
@@ -173,12 +180,7 @@ class RemoteMemory(MemoryCalls):
         progress: Any = None,
         tool_call_id: str | None = None,
     ) -> DreamReport:
-        _local_only("consolidator", consolidator)
-        body = _drop_none(
-            collection=self._collection(collection),
-            dry_run=dry_run,
-            **self._user(user_id),
-        )
+        body = self._dream_body(collection, consolidator, user_id, dry_run=dry_run)
         return decode(DreamReport, self._post("dream", body, tool_call_id))
 
     def collections(self, *, user_id: str | None = None) -> builtins.list[str]:
@@ -193,12 +195,9 @@ class RemoteMemory(MemoryCalls):
         progress: Any = None,
         tool_call_id: str | None = None,
     ) -> DreamPlan:
-        _local_only("consolidator", consolidator)
-        body = _drop_none(
-            collection=self._collection(collection),
-            **self._user(user_id),
+        data = self._post(
+            "dream/plan", self._dream_body(collection, consolidator, user_id), tool_call_id
         )
-        data = self._post("dream/plan", body, tool_call_id)
         plan = DreamPlan(
             decode(DreamReport, data["report"]),
             tuple((owner, name) for owner, name in data["groups"]),
