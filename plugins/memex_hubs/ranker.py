@@ -10,7 +10,7 @@ from memex_core.domain import FusedHit, LinkGraphView, SignalHit
 from memex_rrf import DEFAULT_K, ReciprocalRankFusion
 
 
-class HubRanker:
+class HubRanker(ReciprocalRankFusion):
     """Weighted RRF, then ``score x (1 + boost * ln(1 + backlinks))``.
 
     The lift is multiplicative so it scales with relevance: a hub that no signal
@@ -30,8 +30,7 @@ class HubRanker:
     def __init__(self, k: float = DEFAULT_K, boost: float = 0.1) -> None:
         if not boost >= 0:  # also rejects NaN
             raise ValueError("hubs boost must be >= 0")
-        self._rrf = ReciprocalRankFusion(k=k)
-        self.k = self._rrf.k
+        super().__init__(k=k)
         self.boost = boost
         self._graph: LinkGraphView | None = None
 
@@ -39,20 +38,21 @@ class HubRanker:
         """Read backlinks from ``graph`` from now on; ``None`` goes back to plain RRF."""
         self._graph = graph
 
-    def fuse(
-        self,
-        signals: Mapping[str, Sequence[SignalHit]],
-        weights: Mapping[str, float],
-        limit: int,
-    ) -> list[FusedHit]:
-        if self._graph is None or self.boost == 0 or limit <= 0:
-            return self._rrf.fuse(signals, weights, limit)
-        # Fuse every candidate (each signal's list length bounds how many there are).
-        everything = sum(len(hits) for hits in signals.values())
-        fused = self._rrf.fuse(signals, weights, everything)
-        if not fused:
-            return []
-        counts = self._graph.backlink_counts([hit.id for hit in fused])
+    def _lifts(self, limit: int) -> LinkGraphView | None:
+        """The graph whose backlinks lift the hits, or None when nothing is lifted."""
+        return None if self.boost == 0 or limit <= 0 else self._graph
+
+    def _depth(self, signals: Mapping[str, Sequence[SignalHit]], limit: int) -> int:
+        if self._lifts(limit) is None:
+            return limit
+        # Every candidate (each signal's list length bounds how many there are).
+        return sum(len(hits) for hits in signals.values())
+
+    def _rescore(self, fused: list[FusedHit], limit: int) -> list[FusedHit]:
+        graph = self._lifts(limit)
+        if graph is None or not fused:
+            return fused[: max(limit, 0)]
+        counts = graph.backlink_counts([hit.id for hit in fused])
         lifted = [
             replace(hit, score=hit.score * self._lift(counts.get(hit.id, 0))) for hit in fused
         ]

@@ -52,8 +52,8 @@ class ReciprocalRankFusion:
         def order(fragment_id: str) -> tuple[float, int, str]:
             return (-fused[fragment_id], min(ranks[fragment_id].values()), fragment_id)
 
-        best = sorted(fused, key=order)[: max(limit, 0)]
-        return [
+        best = sorted(fused, key=order)[: max(self._depth(signals, limit), 0)]
+        hits = [
             FusedHit(
                 id=fragment_id,
                 score=fused[fragment_id],
@@ -62,3 +62,13 @@ class ReciprocalRankFusion:
             )
             for fragment_id in best
         ]
+        return self._rescore(hits, limit)
+
+    def _depth(self, signals: Mapping[str, Sequence[SignalHit]], limit: int) -> int:
+        """How many of the best fused hits :meth:`_rescore` is given: ``limit`` here; a
+        subclass that reorders them (memex_hubs) asks for more."""
+        return limit
+
+    def _rescore(self, fused: list[FusedHit], limit: int) -> list[FusedHit]:
+        """The answer, from the best :meth:`_depth` hits in fused order: those, as they are."""
+        return fused
