@@ -22,6 +22,7 @@ import httpx
 from memex_client.errors import AuthenticationError, MemexClientError
 from memex_client.handles import RemoteAgentMemory, RemoteOperatorMemory, RemoteView
 from memex_client.transport import Transport, decode
+from memex_core.closing import ClosesOnExit
 from memex_core.domain.agent_keys import AgentKey
 from memex_core.domain.results import CorpusStats, IngestReport
 from memex_core.memex_like import ViewOpener
@@ -49,7 +50,7 @@ class Identity:
     key_id: str | None = None
 
 
-class MemexClient(ViewOpener[RemoteView]):
+class MemexClient(ViewOpener[RemoteView], ClosesOnExit):
     """A connection to one ``memex serve``, with an agent key or the operator secret.
 
     ``url`` and ``api_key`` default to ``$MEMEX_URL`` and ``$MEMEX_API_KEY``.
@@ -94,12 +95,6 @@ class MemexClient(ViewOpener[RemoteView]):
 
     def close(self) -> None:
         self._t.close()
-
-    def __enter__(self) -> MemexClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- who --------------------------------------------------------------------------------
 

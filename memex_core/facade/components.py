@@ -16,10 +16,11 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memex_core.catalog import Catalog, SqlCatalog, WriteLock
 from memex_core.catalog.faults import storage_error
+from memex_core.closing import ClosesOnExit
 from memex_core.config import Config, load_config
 from memex_core.crashpoints import crash_point
 from memex_core.domain import (
@@ -67,7 +68,7 @@ def _cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-class HomeComponents:
+class HomeComponents(ClosesOnExit):
     """A memex home's components, opened on first use, and its locks.
 
     ``home`` defaults to ``MEMEX_HOME`` or ``~/.memex``. ``registry`` lets an
@@ -523,9 +524,3 @@ class HomeComponents:
         if self._catalog is not None:
             self._catalog.close()
             self._catalog = None
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

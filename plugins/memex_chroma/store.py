@@ -25,6 +25,7 @@ from memex_chroma.connection import (
 from memex_chroma.log_tail import unsynced_records
 from memex_chroma.metadata import fragment_metadata, passes, where_clause
 from memex_chroma.outage import ServerHealth
+from memex_core.closing import ClosesOnExit
 from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
 from memex_core.errors import EmbedderMismatchError
 from memex_core.settings_table import is_whole_number
@@ -89,7 +90,7 @@ def _positive_int(settings: Mapping[str, Any], key: str, default: int) -> int:
     return value
 
 
-class ChromaVectorStore:
+class ChromaVectorStore(ClosesOnExit):
     """A :class:`memex_core.domain.VectorStore` backed by one chroma collection.
 
     The chroma client is created on first use. ``embedder_name``, when known, is
@@ -205,12 +206,6 @@ class ChromaVectorStore:
         self._client = None
         self._collection = None
         self._max_batch = None
-
-    def __enter__(self) -> ChromaVectorStore:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def max_batch_size(self) -> int:
         """The most records chroma accepts in one call (asked once, then cached)."""

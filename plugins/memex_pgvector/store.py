@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from memex_core.closing import ClosesOnExit
 from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
 from memex_core.errors import EmbedderMismatchError
 from memex_core.vector_rows import query_vector, upsert_rows
@@ -88,7 +89,7 @@ def _close_quietly(conn: psycopg.Connection[Any] | None) -> None:
             conn.close()
 
 
-class PgvectorStore:
+class PgvectorStore(ClosesOnExit):
     """A :class:`memex_core.domain.VectorStore` backed by one PostgreSQL table.
 
     ``embedder_name``, when known, is recorded with the dimension when the table is made,
@@ -193,12 +194,6 @@ class PgvectorStore:
         """Close the connection (a later call opens a new one)."""
         self._discard()
         self._watchdog.close()
-
-    def __enter__(self) -> PgvectorStore:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     # -- schema -----------------------------------------------------------------------
 
