@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from memex_core.domain.search_options import SearchOptions
 
@@ -196,32 +197,14 @@ class OperatorRefRequest(RefRequest):
     pass
 
 
-class OperatorListRequest(ListRequest):
-    user_id: str | None = None
-
-
-class OperatorMemorySearchRequest(MemorySearchRequest):
-    user_id: str | None = None
-
-
-class OperatorRememberRequest(RememberRequest):
-    user_id: str | None = None
-
-
-class OperatorDreamRequest(DreamRequest):
-    user_id: str | None = None
-
-
-class OperatorDreamPlanRequest(DreamPlanRequest):
-    user_id: str | None = None
-
-
-class OperatorDreamApplyRequest(DreamApplyRequest):
-    user_id: str | None = None
-
-
-class OperatorCollectionsRequest(CollectionsRequest):
-    user_id: str | None = None
+@functools.cache
+def operator_body(agent_body: type[Body]) -> type[Body]:
+    """The body an operator sends to an agent route's twin under ``/v1/admin/memory``
+    (``Operator<Name>``): the agent's fields and ``user_id``, whose memory it is (an
+    agent's key fixes the user instead)."""
+    return create_model(
+        f"Operator{agent_body.__name__}", __base__=agent_body, user_id=(str | None, None)
+    )
 
 
 class RestoreRequest(RefRequest):

@@ -33,16 +33,10 @@ from memex_server.requests import (
     ForgetRequest,
     ListRequest,
     MemorySearchRequest,
-    OperatorCollectionsRequest,
-    OperatorDreamApplyRequest,
-    OperatorDreamPlanRequest,
-    OperatorDreamRequest,
-    OperatorListRequest,
-    OperatorMemorySearchRequest,
-    OperatorRememberRequest,
     RefRequest,
     RememberRequest,
     WriteRequest,
+    operator_body,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -60,12 +54,14 @@ def make_router(*, for_operator: bool) -> APIRouter:
     router = APIRouter(prefix=prefix, tags=["operator memory" if for_operator else "memory"])
     Who = Annotated[Caller, Depends(operator if for_operator else agent)]
 
-    def body_of(agent_body: type[Body], operator_body: type[Body]) -> Callable[[F], F]:
+    def body_of(agent_body: type[Body]) -> Callable[[F], F]:
         """Give a handler the operator's body (a subclass, with ``user_id``) on that router.
         Applied before the route decorator, which reads the annotations."""
 
         def apply(handler: F) -> F:
-            handler.__annotations__["body"] = operator_body if for_operator else agent_body
+            handler.__annotations__["body"] = (
+                operator_body(agent_body) if for_operator else agent_body
+            )
             return handler
 
         return apply
@@ -93,7 +89,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
         return call(request, who, "get", body.ref, tool_call_id=who.tool_call_id)
 
     @router.post("/list", response_model=list[MemoryRecord], summary="Memories in a collection")
-    @body_of(ListRequest, OperatorListRequest)
+    @body_of(ListRequest)
     def list_memories(request: Request, body: ListRequest, who: Who) -> Any:
         return call(
             request,
@@ -109,7 +105,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
         )
 
     @router.post("/search", response_model=list[MemoryHit], summary="Search memory (recall)")
-    @body_of(MemorySearchRequest, OperatorMemorySearchRequest)
+    @body_of(MemorySearchRequest)
     def search(request: Request, body: MemorySearchRequest, who: Who) -> Any:
         options = body.search_options()
         hits = call(request, who, "search", options, tool_call_id=who.tool_call_id, **user(body))
@@ -122,7 +118,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
     @router.post(
         "/remember", response_model=RememberResult, summary="Remember a fact or a conversation"
     )
-    @body_of(RememberRequest, OperatorRememberRequest)
+    @body_of(RememberRequest)
     def remember(request: Request, body: RememberRequest, who: Who) -> Any:
         messages = None if body.messages is None else [m.model_dump() for m in body.messages]
         return call(
@@ -164,7 +160,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
         return call(request, who, "undelete", body.ref, tool_call_id=who.tool_call_id)
 
     @router.post("/dream", response_model=DreamReport, summary="Consolidate a collection's facts")
-    @body_of(DreamRequest, OperatorDreamRequest)
+    @body_of(DreamRequest)
     def dream(request: Request, body: DreamRequest, who: Who) -> Any:
         return call(
             request,
@@ -177,7 +173,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
         )
 
     @router.post("/collections", response_model=list[str], summary="Collections that hold memory")
-    @body_of(CollectionsRequest, OperatorCollectionsRequest)
+    @body_of(CollectionsRequest)
     def collections(request: Request, body: CollectionsRequest, who: Who) -> Any:
         return call(request, who, "collections", **user(body))
 
@@ -186,7 +182,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
         response_model=DreamPlanOut,
         summary="What a dream would do, written nowhere (review it, then apply it)",
     )
-    @body_of(DreamPlanRequest, OperatorDreamPlanRequest)
+    @body_of(DreamPlanRequest)
     def dream_plan(request: Request, body: DreamPlanRequest, who: Who) -> Any:
         plan = call(
             request, who, "dream_plan", body.collection, tool_call_id=who.tool_call_id, **user(body)
@@ -198,7 +194,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
         response_model=DreamReport,
         summary="Apply a reviewed dream plan (409 plan_changed if memory changed since)",
     )
-    @body_of(DreamApplyRequest, OperatorDreamApplyRequest)
+    @body_of(DreamApplyRequest)
     def dream_apply(request: Request, body: DreamApplyRequest, who: Who) -> Any:
         """The plan is made again and applied only if its digest is the one reviewed:
         the same facts and the same decisions. Otherwise nothing is written and the answer
