@@ -39,6 +39,18 @@ CREATE TABLE IF NOT EXISTS schema_version (
 )
 """
 
+
+def _journal_row(change: str, row: str) -> str:
+    """Migration 4's per-row trigger function ``memex_fragment_<change>``: it journals the
+    id of the ``row`` (``NEW`` or ``OLD``) the statement added or removed."""
+    return f"""CREATE FUNCTION memex_fragment_{change}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO fragment_changes (id) VALUES ({row}.id);
+            RETURN NULL;
+        END
+        $$;"""
+
+
 MIGRATIONS: list[tuple[int, str]] = [
     (
         1,
@@ -214,18 +226,8 @@ MIGRATIONS: list[tuple[int, str]] = [
             id   TEXT COLLATE "C" NOT NULL
         );
 
-        CREATE FUNCTION memex_fragment_added() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-            INSERT INTO fragment_changes (id) VALUES (NEW.id);
-            RETURN NULL;
-        END
-        $$;
-        CREATE FUNCTION memex_fragment_removed() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-            INSERT INTO fragment_changes (id) VALUES (OLD.id);
-            RETURN NULL;
-        END
-        $$;
+        {_journal_row("added", "NEW")}
+        {_journal_row("removed", "OLD")}
         CREATE TRIGGER fragments_added AFTER INSERT ON fragments
             FOR EACH ROW EXECUTE FUNCTION memex_fragment_added();
         CREATE TRIGGER fragments_removed AFTER DELETE ON fragments
