@@ -53,6 +53,7 @@ from memex_core.sources.limits import (
     ExportLimits,
     ExportSettingError,
 )
+from memex_core.sources.segments import Segment
 from memex_core.sources.skips import MAX_SKIP_WARNINGS, warn_skipped
 from memex_core.sources.text import SURROGATE_ESCAPE, replace_lone_surrogates
 from memex_core.sources.timestamps import parse_timestamp
@@ -68,6 +69,7 @@ __all__ = [
     "ExportLimits",
     "ExportSettingError",
     "SURROGATE_ESCAPE",
+    "Segment",
     "SkippedItemWarning",
     "describe_json_error",
     "explain_unreadable_archive",

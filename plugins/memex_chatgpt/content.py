@@ -11,8 +11,10 @@ placeholders such as ``[image: file-service://file-abc]`` and are listed in
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from memex_core.source_kit import Segment
 
 #: Content types that hold the model's private reasoning, kept out of search by default.
 REASONING_TYPES = frozenset({"thoughts", "reasoning_recap"})
@@ -35,12 +37,9 @@ _ROLE_MAP = {
 
 
 @dataclass
-class RenderedMessage:
+class RenderedMessage(Segment):
     """A message ready for ``message_fragments``; ``text`` may be empty (then it is skipped)."""
 
-    role: str
-    text: str
-    metadata: dict[str, Any] = field(default_factory=dict)
     hidden: bool = False
     reasoning: bool = False
 

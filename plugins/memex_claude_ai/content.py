@@ -14,19 +14,12 @@ exports it is the thinking glued to the answer with no separator.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from memex_core.source_kit import Segment
+
 _ROLE_MAP = {"human": "user", "user": "user", "assistant": "assistant", "system": "system"}
-
-
-@dataclass
-class Segment:
-    """One fragment-to-be: its role, text and extra metadata."""
-
-    role: str
-    text: str
-    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -13,7 +13,7 @@ Blocks only ever get appended to a turn, so earlier segments keep their ids.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from memex_claude_code.content import (
@@ -23,15 +23,13 @@ from memex_claude_code.content import (
     slash_command,
 )
 from memex_claude_code.turns import ASSISTANT, COMPACTION_SUMMARY, Turn
+from memex_core import source_kit
 
 
 @dataclass
-class Segment:
+class Segment(source_kit.Segment):
     """One fragment-to-be. ``tool_output`` segments are indexed compacted, never chunked."""
 
-    role: str
-    text: str
-    metadata: dict[str, Any] = field(default_factory=dict)
     tool_output: bool = False
 
 
