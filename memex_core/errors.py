@@ -5,6 +5,16 @@ class MemexError(Exception):
     """Base for every error memex reports to a user (the CLI prints it without a traceback)."""
 
 
+class RefusedValue(MemexError):
+    """A name or id memex refuses, said one way: ``"<what> <value!r>: <reason>. <fix>"``
+    (``reason`` and ``fix`` are kept for callers that quote them)."""
+
+    def __init__(self, what: str, value: object, reason: str, fix: str) -> None:
+        self.reason = reason
+        self.fix = fix
+        super().__init__(f"{what} {value!r}: {reason}. {fix}")
+
+
 class UnknownIdError(MemexError):
     """An id (or id prefix) names nothing stored."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from memex_core.errors import MemexError
+from memex_core.errors import RefusedValue
 
 SEPARATOR = ":"
 MAX_SEGMENTS = 16
@@ -23,17 +23,20 @@ MAX_SEGMENT_CHARS = 64
 _SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
-class InvalidCollection(MemexError):
+#: What a collection name may be, as an error about one says it.
+COLLECTION_RULE = (
+    f"A collection is up to {MAX_SEGMENTS} ':'-separated segments of 1-{MAX_SEGMENT_CHARS} "
+    "ASCII letters, digits, '_', '.' or '-', each starting with a letter or digit (e.g. "
+    "'company:engineering'), or '' for none."
+)
+
+
+class InvalidCollection(RefusedValue):
     """A collection name memex refuses; the message names it, why and the fix."""
 
     def __init__(self, name: object, reason: str) -> None:
         self.name = name
-        self.reason = reason
-        super().__init__(
-            f"collection {name!r}: {reason}. A collection is up to {MAX_SEGMENTS} ':'-separated "
-            f"segments of 1-{MAX_SEGMENT_CHARS} ASCII letters, digits, '_', '.' or '-', each "
-            "starting with a letter or digit (e.g. 'company:engineering'), or '' for none."
-        )
+        super().__init__("collection", name, reason, COLLECTION_RULE)
 
 
 def validate_collection(name: str) -> str:

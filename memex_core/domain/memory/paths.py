@@ -35,7 +35,7 @@ import re
 import unicodedata
 
 from memex_core.domain.memory.records import SHARED_OWNER, USERS_PREFIX, user_owner
-from memex_core.errors import MemexError
+from memex_core.errors import RefusedValue
 
 #: First segment of a virtual path to the agent's own user's memory.
 USER_FOLDER = "user"
@@ -85,27 +85,27 @@ _LOOKALIKES = frozenset(
 )
 
 
-class InvalidMemoryPath(MemexError):
+class InvalidMemoryPath(RefusedValue):
     """A memory file path that memex refuses; the message names the path, why and the fix."""
 
     def __init__(self, path: object, reason: str, fix: str) -> None:
         self.path = path
-        self.reason = reason
-        self.fix = fix
-        super().__init__(f"memory path {path!r}: {reason}. {fix}")
+        super().__init__("memory path", path, reason, fix)
 
 
-class InvalidUserId(MemexError):
+#: What a user id may be, as an error about one says it.
+USER_ID_RULE = (
+    f"A user id is 1-{MAX_USER_ID_CHARS} characters: ASCII letters, digits and '_', '.', "
+    "'@', '-', starting with a letter or digit, with no '..'."
+)
+
+
+class InvalidUserId(RefusedValue):
     """A user id that cannot name a memory owner."""
 
     def __init__(self, user_id: object, reason: str) -> None:
         self.user_id = user_id
-        self.reason = reason
-        super().__init__(
-            f"user id {user_id!r}: {reason}. A user id is 1-{MAX_USER_ID_CHARS} characters: "
-            "ASCII letters, digits and '_', '.', '@', '-', starting with a letter or digit, "
-            "with no '..'."
-        )
+        super().__init__("user id", user_id, reason, USER_ID_RULE)
 
 
 _VIRTUAL_FIX = "Write 'user/<folders>/<file>' for your user's memory or 'shared/<folders>/<file>'."
