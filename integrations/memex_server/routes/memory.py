@@ -74,8 +74,11 @@ def make_router(*, for_operator: bool) -> APIRouter:
         return {"user_id": body.user_id} if for_operator else {}
 
     def call(request: Request, who: Caller, method: str, *args: Any, **kwargs: Any) -> Any:
-        """``method`` of the caller's handle, one call into memex at a time (a write
-        first waits for the home's write lock without holding up readers)."""
+        """``method`` of the caller's handle, given the caller's tool call id (for the access
+        log; ``collections`` logs nothing), one call into memex at a time (a write first
+        waits for the home's write lock without holding up readers)."""
+        if method != "collections":
+            kwargs["tool_call_id"] = who.tool_call_id
         target = getattr(handle(request, who), method)
         state = state_of(request)
         if method in JOB_LOCKS or (method in WRITES and not kwargs.get("dry_run")):
@@ -86,7 +89,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
 
     @router.post("/get", response_model=MemoryRecord, summary="A memory by id or path")
     def get(request: Request, body: RefRequest, who: Who) -> Any:
-        return call(request, who, "get", body.ref, tool_call_id=who.tool_call_id)
+        return call(request, who, "get", body.ref)
 
     @router.post("/list", response_model=list[MemoryRecord], summary="Memories in a collection")
     @body_of(ListRequest)
@@ -100,7 +103,6 @@ def make_router(*, for_operator: bool) -> APIRouter:
             kind=body.kind,
             limit=body.limit,
             offset=body.offset,
-            tool_call_id=who.tool_call_id,
             **user(body),
         )
 
@@ -108,12 +110,12 @@ def make_router(*, for_operator: bool) -> APIRouter:
     @body_of(MemorySearchRequest)
     def search(request: Request, body: MemorySearchRequest, who: Who) -> Any:
         options = body.search_options()
-        hits = call(request, who, "search", options, tool_call_id=who.tool_call_id, **user(body))
+        hits = call(request, who, "search", options, **user(body))
         return encoded(list[MemoryHit], hits)
 
     @router.post("/links", response_model=MemoryLinks, summary="A memory file's links")
     def links(request: Request, body: RefRequest, who: Who) -> Any:
-        return call(request, who, "links", body.ref, tool_call_id=who.tool_call_id)
+        return call(request, who, "links", body.ref)
 
     @router.post(
         "/remember", response_model=RememberResult, summary="Remember a fact or a conversation"
@@ -131,7 +133,6 @@ def make_router(*, for_operator: bool) -> APIRouter:
             kind=body.kind,
             private=body.private,
             consolidate=body.consolidate,
-            tool_call_id=who.tool_call_id,
             **user(body),
         )
 
@@ -146,18 +147,15 @@ def make_router(*, for_operator: bool) -> APIRouter:
             collection=body.collection,
             private=body.private,
             reason=body.reason,
-            tool_call_id=who.tool_call_id,
         )
 
     @router.post("/forget", response_model=MemoryRecord, summary="Soft-delete a memory")
     def forget(request: Request, body: ForgetRequest, who: Who) -> Any:
-        return call(
-            request, who, "forget", body.ref, reason=body.reason, tool_call_id=who.tool_call_id
-        )
+        return call(request, who, "forget", body.ref, reason=body.reason)
 
     @router.post("/undelete", response_model=MemoryRecord, summary="Bring a forgotten memory back")
     def undelete(request: Request, body: RefRequest, who: Who) -> Any:
-        return call(request, who, "undelete", body.ref, tool_call_id=who.tool_call_id)
+        return call(request, who, "undelete", body.ref)
 
     @router.post("/dream", response_model=DreamReport, summary="Consolidate a collection's facts")
     @body_of(DreamRequest)
@@ -168,7 +166,6 @@ def make_router(*, for_operator: bool) -> APIRouter:
             "dream",
             body.collection,
             dry_run=body.dry_run,
-            tool_call_id=who.tool_call_id,
             **user(body),
         )
 
@@ -184,9 +181,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
     )
     @body_of(DreamPlanRequest)
     def dream_plan(request: Request, body: DreamPlanRequest, who: Who) -> Any:
-        plan = call(
-            request, who, "dream_plan", body.collection, tool_call_id=who.tool_call_id, **user(body)
-        )
+        plan = call(request, who, "dream_plan", body.collection, **user(body))
         return DreamPlanOut.of(plan)
 
     @router.post(
@@ -199,9 +194,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
         """The plan is made again and applied only if its digest is the one reviewed:
         the same facts and the same decisions. Otherwise nothing is written and the answer
         is 409 ``plan_changed``: ask for a new plan and review it."""
-        plan = call(
-            request, who, "dream_plan", body.collection, tool_call_id=who.tool_call_id, **user(body)
-        )
+        plan = call(request, who, "dream_plan", body.collection, **user(body))
         if plan.digest != body.digest:
             raise ApiError(
                 "plan_changed",
