@@ -36,7 +36,6 @@ from memex_core.errors import MemexError
     help="Also write it where the SessionStart hook reads it (what the worker does).",
 )
 @format_option("text", "json")
-@click.pass_context
 def brief(
     ctx: click.Context, project: str | None, budget: int | None, write: bool, output_format: str
 ) -> None:
@@ -75,7 +74,6 @@ def brief(
 @click.argument("session_id")
 @click.option("--no-embed", is_flag=True, help="Store it without embedding it now.")
 @format_option("text", "json")
-@click.pass_context
 def summarize(ctx: click.Context, session_id: str, no_embed: bool, output_format: str) -> None:
     """Summarize a stored session (captured or ingested), store the summary and print it.
 

@@ -51,7 +51,6 @@ for _command in BRIEF_COMMANDS:
 )
 @quiet_option()
 @format_option("panel", "json")
-@click.pass_context
 def drain(
     ctx: click.Context, home: str | None, retry_failed: bool, quiet: bool, output_format: str
 ) -> None:

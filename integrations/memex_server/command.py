@@ -246,7 +246,6 @@ def _when(epoch: float | None) -> str:
     help="Whether the key may read the corpus you ingested (exports, notes).",
 )
 @format_option("text", "json")
-@click.pass_context
 def create_key(
     ctx: click.Context, user: str, name: str, collection: str, corpus: bool, output_format: str
 ) -> None:
@@ -274,7 +273,6 @@ def create_key(
 @keys.command("list")
 @click.option("--all", "include_revoked", is_flag=True, help="Include revoked keys.")
 @format_option("text", "json")
-@click.pass_context
 def list_keys(ctx: click.Context, include_revoked: bool, output_format: str) -> None:
     """List agent keys (never their secrets)."""
     found = open_memex(ctx).agent_keys().list(include_revoked=include_revoked)
@@ -317,7 +315,6 @@ def list_keys(ctx: click.Context, include_revoked: bool, output_format: str) -> 
 @keys.command("revoke")
 @click.argument("key")
 @format_option("text", "json")
-@click.pass_context
 def revoke_key(ctx: click.Context, key: str, output_format: str) -> None:
     """Revoke KEY (its id or name). A server refuses it from the next request on."""
     try:

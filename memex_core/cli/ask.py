@@ -60,7 +60,6 @@ def _default_repo(mx: object) -> Path | None:
 )
 @quiet_option("No progress bars, and no estimate before indexing the code.")
 @format_option("panel", "json")
-@click.pass_context
 def ask(
     ctx: click.Context,
     question: str,

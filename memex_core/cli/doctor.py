@@ -39,7 +39,6 @@ _COUNT_LABELS = {
 )
 @quiet_option()
 @format_option("panel", "json")
-@click.pass_context
 def doctor(ctx: click.Context, repair: bool, quiet: bool, output_format: str) -> None:
     """Check the catalog, keyword index and vector store against each other.
 

@@ -16,7 +16,6 @@ from memex_core.cli.progress import RichProgress
 )
 @quiet_option()
 @format_option("panel", "json")
-@click.pass_context
 def backfill(ctx: click.Context, batch_size: int, quiet: bool, output_format: str) -> None:
     """Embed every fragment that has no vector yet. Interrupt and rerun at will."""
     mx = open_memex(ctx)
@@ -38,7 +37,6 @@ def backfill(ctx: click.Context, batch_size: int, quiet: bool, output_format: st
 )
 @quiet_option()
 @format_option("panel", "json")
-@click.pass_context
 def rebuild(
     ctx: click.Context, keyword: bool, vectors: bool, quiet: bool, output_format: str
 ) -> None:

@@ -126,7 +126,6 @@ def _timestamp(value: Any, where: str) -> float:
 @click.option("--operator", is_flag=True, help="Write as the operator instead of as an agent.")
 @click.option("--tool-call-id", help="The agent's tool call id, kept in the access log.")
 @format_option("panel", "json")
-@click.pass_context
 def remember(
     ctx: click.Context,
     text: str | None,
@@ -219,7 +218,6 @@ def remember(
 )
 @agent_name_option("Name of the searching agent in the access log.")
 @format_option("panel", "json")
-@click.pass_context
 def recall(
     ctx: click.Context,
     query: str,

@@ -47,7 +47,6 @@ def _can_prompt() -> bool:
 @click.option("--deleted", is_flag=True, help="Include deleted and invalidated memories.")
 @limit_option(100, "Most memories.")
 @format_option("panel", "json")
-@click.pass_context
 def memories(
     ctx: click.Context,
     user_id: str | None,
@@ -77,7 +76,6 @@ def memories(
 @click.argument("ref")
 @click.option("--full", is_flag=True, help="Show whole contents, not snippets.")
 @format_option("panel", "json")
-@click.pass_context
 def history(ctx: click.Context, ref: str, full: bool, output_format: str) -> None:
     """Every revision of a memory, oldest first.
 
@@ -98,7 +96,6 @@ def history(ctx: click.Context, ref: str, full: bool, output_format: str) -> Non
 @click.argument("ref")
 @click.argument("revision", type=click.IntRange(1))
 @format_option("panel", "json")
-@click.pass_context
 def restore(ctx: click.Context, ref: str, revision: int, output_format: str) -> None:
     """Make REVISION of a memory current again (written as a new revision; see `memex history`)."""
     from memex_core.cli.memory_render import print_record
@@ -114,7 +111,6 @@ def restore(ctx: click.Context, ref: str, revision: int, output_format: str) -> 
 @click.command()
 @click.argument("ref")
 @format_option("panel", "json")
-@click.pass_context
 def undelete(ctx: click.Context, ref: str, output_format: str) -> None:
     """Bring back a deleted or invalidated memory as it was (a new revision)."""
     from memex_core.cli.memory_render import print_record
@@ -150,7 +146,6 @@ def undelete(ctx: click.Context, ref: str, output_format: str) -> None:
     help="With --source code: only this repository's code (default: every repository's).",
 )
 @format_option("panel", "json")
-@click.pass_context
 def forget(
     ctx: click.Context,
     refs: tuple[str, ...],
@@ -282,7 +277,6 @@ def _purge(
 @click.option("--dry-run", is_flag=True, help="Decide and show the plan, write nothing.")
 @quiet_option()
 @format_option("panel", "json")
-@click.pass_context
 def dream(
     ctx: click.Context,
     user_id: str | None,
@@ -329,7 +323,6 @@ def dream(
 @click.option("--tool-call-id", help="Only this tool call.")
 @limit_option(50, "Most entries.")
 @format_option("panel", "json")
-@click.pass_context
 def log(
     ctx: click.Context,
     since: str | None,

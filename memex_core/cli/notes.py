@@ -18,7 +18,6 @@ from memex_core.errors import MemexError
     "matches #project and #project/memex. Without it: every tag and how many notes carry it.",
 )
 @format_option("panel", "json")
-@click.pass_context
 def notes(ctx: click.Context, tag: tuple[str, ...], output_format: str) -> None:
     """Notes by tag (Obsidian's tags: property and inline #tags).
 

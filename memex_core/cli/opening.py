@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -98,7 +98,10 @@ def config_default(value: float, setting: str) -> str:
 
 
 def format_option(*choices: str, default: str | None = None) -> Callable[[F], F]:
-    return click.option(
+    """``--format`` (``choices``, the first by default), and the click context as the
+    command's first argument (``@click.pass_context``): every command that formats its
+    output opens the home, or reads the global options, through it."""
+    option = click.option(
         "--format",
         "output_format",
         type=click.Choice(choices),
@@ -106,6 +109,12 @@ def format_option(*choices: str, default: str | None = None) -> Callable[[F], F]
         show_default=True,
         help="Output: " + ", ".join(choices) + ".",
     )
+
+    def apply(command: F) -> F:
+        # click types pass_context's result as a new callable; to click it is the command.
+        return cast(F, option(click.pass_context(command)))
+
+    return apply
 
 
 def number_option(

@@ -14,7 +14,6 @@ from memex_core.cli.render import esc, iso
 
 @click.command()
 @format_option("panel", "json")
-@click.pass_context
 def corpus(ctx: click.Context, output_format: str) -> None:
     """What memex holds: fragments, conversations, notes and links, embedding coverage, sources.
 
@@ -88,7 +87,6 @@ def describe_floor(floor: dict[str, Any]) -> str:
 
 @click.command()
 @format_option("panel", "json")
-@click.pass_context
 def sources(ctx: click.Context, output_format: str) -> None:
     """Source adapters that can be ingested, and the files already ingested."""
     mx = open_memex(ctx)
@@ -125,7 +123,6 @@ def sources(ctx: click.Context, output_format: str) -> None:
 
 @click.command()
 @format_option("panel", "json")
-@click.pass_context
 def plugins(ctx: click.Context, output_format: str) -> None:
     """Installed plugins and the components they register (available or not, and why)."""
     mx = open_memex(ctx)

@@ -40,7 +40,6 @@ def _remote_view(ctx: click.Context) -> ViewLike | None:
 )
 @click.option("--concise", is_flag=True, help="Paths and titles only.")
 @format_option("panel", "json")
-@click.pass_context
 def explore(ctx: click.Context, note: str, similar: int, concise: bool, output_format: str) -> None:
     """Show a note's links: where it leads, what links to it, and similar unlinked notes.
 
@@ -90,7 +89,6 @@ def explore(ctx: click.Context, note: str, similar: int, concise: bool, output_f
     "--after", 3, "How many fragments after it to show (0: none).", short="-a", minimum=0
 )
 @format_option("panel", "json")
-@click.pass_context
 def timeline(
     ctx: click.Context, fragment_id: str, before: int, after: int, output_format: str
 ) -> None:
@@ -116,7 +114,6 @@ def timeline(
 @click.command()
 @click.argument("fragment_ids", nargs=-1, required=True)
 @format_option("panel", "json")
-@click.pass_context
 def get(ctx: click.Context, fragment_ids: tuple[str, ...], output_format: str) -> None:
     """Show fragments in full, by id.
 
@@ -172,7 +169,6 @@ def get(ctx: click.Context, fragment_ids: tuple[str, ...], output_format: str) -
     help='Do not read phrases like "last week" in the query as a time filter.',
 )
 @format_option("panel", "json")
-@click.pass_context
 def context_pack(
     ctx: click.Context,
     query: str,

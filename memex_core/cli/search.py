@@ -62,7 +62,6 @@ search_options = option_group(
         help='Do not read phrases like "last week" or "in March" as a time filter.',
     ),
     format_option("panel", "json", "ids"),
-    click.pass_context,
 )
 
 #: ``--no-floor`` and ``--min-similarity``: the relevance floor of ``dig`` and ``semantic``

@@ -46,7 +46,6 @@ def _render(columns: list[str], rows: list[tuple[Any, ...]], output_format: str)
 @click.command()
 @click.argument("statement")
 @format_option("table", "json", "csv")
-@click.pass_context
 def query(ctx: click.Context, statement: str, output_format: str) -> None:
     """Run a read-only SQL query on the catalog (see `memex schema` for tables).
 

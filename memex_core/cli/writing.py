@@ -46,7 +46,6 @@ write_options = option_group(
     "tracked files as code (never done without it; searched only with --source code).",
 )
 @format_option("panel", "json")
-@click.pass_context
 def ingest(
     ctx: click.Context,
     paths: tuple[str, ...],
@@ -81,7 +80,6 @@ def ingest(
 @click.command()
 @write_options
 @format_option("panel", "json")
-@click.pass_context
 def sync(
     ctx: click.Context, no_embed: bool, quiet: bool, no_wait: bool, output_format: str
 ) -> None:

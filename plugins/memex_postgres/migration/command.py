@@ -46,7 +46,6 @@ URL_ENV = "MEMEX_CATALOG_URL"
 )
 @quiet_option("No progress bars.")
 @format_option("text", "json")
-@click.pass_context
 def migrate(
     ctx: click.Context,
     url: str,
