@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from memex_core.catalog.faults import NotWritableError, from_os_error
 from memex_core.errors import MemexError
 
 #: Commands that read a home (or change what is already in it) and so need one to exist.
@@ -99,6 +100,9 @@ def check_home(home: Path, command: str) -> None:
         try:
             home.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            refused = from_os_error(exc, home)
+            if isinstance(refused, NotWritableError):  # the read-only home message and fix
+                raise refused from exc
             reason = exc.strerror or str(exc)
             raise MemexError(
                 f"Cannot make the memex home {home}: {reason}. Pass --home (or MEMEX_HOME) "
