@@ -88,7 +88,9 @@ def test_a_filter_most_vectors_pass_never_asks_the_store_to_filter() -> None:
     assert store.searches == 0
     assert set(store.nearest_calls) == {10 * OVERFETCH + OVERFETCH_SLACK}
     # Without a restriction the store's own search answers (its private handling is fast).
-    svc.semantic_hits("q", 10, SearchFilters(), None, unit_vectors(1, seed=8)[0])
+    # named_only=(): what the reader passes for a home that holds no code (nothing to hide).
+    no_code = SearchFilters(named_only=())
+    svc.semantic_hits("q", 10, no_code, None, unit_vectors(1, seed=8)[0])
     assert store.searches == 1
 
 
