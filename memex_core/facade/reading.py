@@ -119,7 +119,8 @@ class Reader:
             if resolved is None:
                 return SearchResults(mode, [], [NO_TAGGED_NOTE.format(tags=asked_tags)])
             filters = resolved
-        filters = self._named_only_held(filters)
+        if mode != "keyword":  # bm25 drops the clause itself when it never held code
+            filters = self._named_only_held(filters)
         time_note = time_reading = None
         unfiltered = (query, filters)
         if options.time_phrases and filters.since is None and filters.until is None:
