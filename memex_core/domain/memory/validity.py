@@ -1,0 +1,70 @@
+"""Facts that change over time: when a memory held, and the contract that decides what a new
+fact closes.
+
+A memory record carries ``valid_from`` (when the fact became true: when it was said, the
+conversation turn's time, or an explicit time), ``valid_until`` (``None`` while it holds) and
+``superseded_by`` (the memory that replaced it). Nothing is deleted when a fact changes: the
+earlier one is *closed* and stays readable with its history.
+
+Which earlier facts a new one closes is decided by a :class:`SupersessionJudge`, a component
+plugins register through the ``register_supersession_judges`` hook (the built-in ``rules``
+judge needs no model; the ``llm`` judge asks a chat model about the hard cases).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class TimedFact:
+    """A fact as a judge sees it: its text and when it held.
+
+    ``memory_id`` is ``None`` for the new fact being written. Times are seconds since the
+    epoch, UTC. ``said_at`` is when memex learned the fact (the record time); ``valid_from``
+    may be earlier when the text itself dates the fact ("Alice lived in Rome in 2019").
+    """
+
+    memory_id: str | None
+    text: str
+    valid_from: float
+    said_at: float
+    valid_until: float | None = None
+
+
+@dataclass(frozen=True)
+class Supersession:
+    """One earlier fact the new one closes, and why (shown by ``memex history`` and dry runs).
+
+    ``key`` names what both facts are about, e.g. ``"alice: lives in"``; ``reason`` is a
+    sentence for people.
+    """
+
+    memory_id: str
+    key: str = ""
+    reason: str = ""
+
+
+@runtime_checkable
+class SupersessionJudge(Protocol):
+    """Decides which earlier facts a new fact updates or contradicts.
+
+    Two facts are about the same thing when they share a subject and an attribute (where
+    someone lives or works, a preference, a plan's date, a tool's version, a name, a
+    relationship, a status). Facts that share only a subject ("Alice lives in Berlin" /
+    "Alice likes Berlin's museums") both stay current.
+    """
+
+    def valid_from(self, text: str, said_at: float) -> float:
+        """When ``text`` became true by its own words ("in 2019", "since May 2023", "last
+        year" read against ``said_at``), or ``said_at`` when the text names no time."""
+        ...
+
+    def supersedes(self, new: TimedFact, earlier: Sequence[TimedFact]) -> list[Supersession]:
+        """The facts among ``earlier`` (current facts of the same owner, closest first) that
+        ``new`` closes. A judge never closes a fact whose ``valid_from`` is later than
+        ``new.valid_from``: a fact told late about an earlier time does not end a later one.
+        May be empty."""
+        ...
