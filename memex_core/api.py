@@ -14,14 +14,16 @@ progressive disclosure, the ask workflow) that its methods hand their calls to.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from memex_core.domain import CorpusStats, Fragment, IngestReport, SearchFilters
 from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, compact_hit, query_terms
 from memex_core.domain.exploration import Exploration
 from memex_core.domain.search_options import MODES, SearchOptions, TimeBound, make_filters
 from memex_core.domain.search_results import SearchResults
+from memex_core.facade import archiving
 from memex_core.facade.code_forgetting import ForgottenCode, forget_code
 from memex_core.facade.components import HomeComponents
 from memex_core.facade.disclosure import Disclosure
@@ -30,6 +32,9 @@ from memex_core.facade.floor import RelevanceFloor
 from memex_core.facade.reading import MIN_ID_PREFIX, Reader
 from memex_core.facade.writing import Writer
 from memex_core.memex_like import ViewOpener
+from memex_core.services.archive_export import ExportReport
+from memex_core.services.archive_format import Filters
+from memex_core.services.archive_import import ImportReport
 from memex_core.services.context import ContextSettings
 from memex_core.services.ports import Progress
 from memex_core.services.search import SearchService
@@ -157,6 +162,45 @@ class Memex(HomeComponents, ViewOpener["AgentView"]):
     ) -> dict[str, int]:
         """Recreate indexes from the catalog (the record of truth)."""
         return self._writer.rebuild(keyword=keyword, vectors=vectors, progress=progress)
+
+    # -- archives (memex_core.facade.archiving) ---------------------------------------------
+
+    def export_archive(
+        self,
+        target: Path | BinaryIO,
+        *,
+        user: str | None = None,
+        collection: str | None = None,
+        source: str | None = None,
+        since: float | datetime | None = None,
+        until: float | datetime | None = None,
+        with_vectors: bool = False,
+        with_log: bool = True,
+        progress: Progress | None = None,
+    ) -> ExportReport:
+        """Write the home (or the part the filters name: one user's memory, a collection,
+        a source, a time span) as one archive, streamed: see docs/archives.md."""
+        filters = Filters(user, collection, source, _seconds(since), _seconds(until))
+        return archiving.export_archive(
+            self, target, filters, with_vectors=with_vectors, with_log=with_log, progress=progress
+        )
+
+    def import_archive(
+        self,
+        source: Path | BinaryIO,
+        *,
+        dry_run: bool = False,
+        user: str | None = None,
+        embed: bool = True,
+        progress: Progress | None = None,
+    ) -> ImportReport:
+        """Add an archive's rows to this home in one transaction (ids kept; importing twice
+        adds nothing; conflicts listed, the home's row kept). ``user``: import as an agent
+        bound to that user, refusing any row of another namespace. ``dry_run``: report what
+        would change and write nothing."""
+        return archiving.import_archive(
+            self, source, user=user, dry_run=dry_run, embed=embed, progress=progress
+        )
 
     # -- reading (memex_core.facade.reading) -----------------------------------------------
 
@@ -395,3 +439,10 @@ class Memex(HomeComponents, ViewOpener["AgentView"]):
     def context_settings(self) -> ContextSettings:
         """The ``[context]`` table of the config over the defaults."""
         return self._disclosure.context_settings()
+
+
+def _seconds(moment: float | datetime | None) -> float | None:
+    """A filter's time bound as seconds since the epoch."""
+    if isinstance(moment, datetime):
+        return moment.timestamp()
+    return None if moment is None else float(moment)

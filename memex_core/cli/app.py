@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from memex_core.cli.archive import export_command, import_command
 from memex_core.cli.ask import ask
 from memex_core.cli.doctor import doctor
 from memex_core.cli.interrupt import Interrupted
@@ -81,6 +82,8 @@ for command in (
     schema,
     backfill,
     rebuild,
+    export_command,
+    import_command,
     doctor,
     query,
     sql,

@@ -1,0 +1,87 @@
+"""``Memex.export_archive`` and ``Memex.import_archive``: a home to one file and back.
+
+Both hold the home's write lock: an export reads one consistent state, an import writes
+its one transaction and then brings the indexes up to it (the keyword index replays the
+catalog's change journal; fragments without a vector are embedded, as after an ingest).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from memex_core.domain.memory.paths import validate_user_id
+from memex_core.services.archive_export import ArchiveWriter, ExportReport
+from memex_core.services.archive_format import Filters
+from memex_core.services.archive_import import ArchiveImporter, ImportReport
+from memex_core.services.ports import Progress
+from memex_core.services.search import VectorStoreUnavailableError
+
+if TYPE_CHECKING:
+    from memex_core.facade.components import HomeComponents
+
+
+def _version() -> str:
+    from memex_core import __version__
+
+    return __version__
+
+
+def export_archive(
+    parts: HomeComponents,
+    target: Path | IO[bytes],
+    filters: Filters,
+    *,
+    with_vectors: bool = False,
+    with_log: bool = True,
+    progress: Progress | None = None,
+) -> ExportReport:
+    if filters.user is not None:
+        validate_user_id(filters.user)
+    with parts.lock:
+        return ArchiveWriter(parts.catalog, _version()).export(
+            target,
+            filters=filters,
+            with_log=with_log,
+            with_vectors=with_vectors,
+            progress=progress,
+        )
+
+
+def import_archive(
+    parts: HomeComponents,
+    source: Path | IO[bytes],
+    *,
+    user: str | None = None,
+    dry_run: bool = False,
+    embed: bool = True,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import ``source``; ``user``: as an agent bound to that user (only their memory)."""
+    if user is not None:
+        validate_user_id(user)
+    with parts.writing("ingest"):
+        sync = parts.keyword_sync
+        sync.catch_up()  # another process may have written since this one opened
+        report = ArchiveImporter(parts.catalog, user).run(
+            source, dry_run=dry_run, progress=progress
+        )
+        if dry_run or not report.changed:
+            return report
+        sync.flush()  # replays the journal the import's rows wrote: added and removed
+        if not embed:
+            report.embedding_skipped_reason = "skipped on request (run `memex backfill`)"
+        elif (reason := parts.semantic_unavailable_reason()) is not None:
+            report.embedding_skipped_reason = reason
+        elif not parts.job_lock("vectors").try_acquire():
+            report.embedding_skipped_reason = "another process is embedding; it embeds these too"
+        else:
+            try:
+                parts.apply_vector_deletes()
+                report.embedded = parts.indexer().backfill(progress=progress)
+                parts.settle_vectors()
+            except VectorStoreUnavailableError as exc:
+                report.embedding_skipped_reason = f"{exc} Run `memex backfill` later."
+            finally:
+                parts.job_lock("vectors").release()
+    return report

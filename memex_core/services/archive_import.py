@@ -1,0 +1,435 @@
+"""``memex import``: an archive's rows added to a home, in one transaction.
+
+Everything is checked before anything is written (:mod:`.archive_reading`); then every
+member is imported inside one catalog transaction, so a refusal at any row (a claim on
+another user's namespace, a column this home lacks, a row the catalog rejects) rolls the
+home back to exactly what it was. Ids are kept. A row whose id the home already holds
+is compared column by column:
+
+- the same: nothing to do (importing an archive twice adds nothing);
+- a memory the archive holds at a later revision (same owner): the home's row takes the
+  archive's, its later revisions are added and the memory's old fragments are replaced
+  by the archive's (a newer archive adds what is new);
+- a conversation whose last message in the archive is later: the archive's row (it went
+  on since);
+- anything else is a **conflict**: the home's row is kept, and the conflict is listed in
+  the report (member, key) — never resolved silently.
+
+Rows without a key of their own (links, access-log entries) are the same row when every
+column is equal. ``dry_run`` runs all of it and rolls back: the report says what an
+import would change.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from memex_core.catalog.dbapi import Connection
+from memex_core.domain.memory.records import user_owner
+from memex_core.errors import MemexError
+from memex_core.services.archive_export import ArchiveCatalog, table_columns
+from memex_core.services.archive_format import (
+    MEMBERS,
+    READ_SETTINGS,
+    ArchiveError,
+    Member,
+    value,
+)
+from memex_core.services.archive_reading import ArchiveReader
+from memex_core.services.ports import NoProgress, Progress
+
+#: Conflicts listed one by one in a report (the counts are always complete).
+MAX_LISTED_CONFLICTS = 200
+#: Members an agent's import may hold rows in: its user's memory and nothing of the corpus.
+AGENT_MEMBERS = frozenset(
+    {"fragments", "conversations", "memories", "memory_revisions", "access_log"}
+)
+
+
+@dataclass
+class TableCounts:
+    added: int = 0
+    unchanged: int = 0
+    updated: int = 0
+    conflicts: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ImportReport:
+    """What an import changed (or, with ``dry_run``, would change)."""
+
+    source: str
+    dry_run: bool = False
+    tables: dict[str, TableCounts] = field(default_factory=dict)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    settings_applied: bool = False
+    removed_fragments: list[str] = field(default_factory=list)
+    embedded: int = 0
+    embedding_skipped_reason: str | None = None
+    seconds: float = 0.0
+
+    def counts(self, table: str) -> TableCounts:
+        return self.tables.setdefault(table, TableCounts())
+
+    @property
+    def added(self) -> int:
+        return sum(t.added for t in self.tables.values())
+
+    @property
+    def changed(self) -> bool:
+        return any(t.added or t.updated for t in self.tables.values())
+
+    @property
+    def fragments_per_s(self) -> float:
+        done = self.tables.get("fragments", TableCounts())
+        rows = done.added + done.unchanged + done.updated + done.conflicts
+        return rows / self.seconds if self.seconds > 0 else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "dry_run": self.dry_run,
+            "tables": {name: counts.to_dict() for name, counts in self.tables.items()},
+            "added": self.added,
+            "conflicts": list(self.conflicts),
+            "conflict_count": sum(t.conflicts for t in self.tables.values()),
+            "settings_applied": self.settings_applied,
+            "fragments_removed": len(self.removed_fragments),
+            "embedded": self.embedded,
+            "embedding_skipped_reason": self.embedding_skipped_reason,
+            "seconds": round(self.seconds, 3),
+            "fragments_per_s": round(self.fragments_per_s, 1),
+        }
+
+
+def _refused(source: str, reason: str) -> str:
+    return f"{source}: refused, {reason}. Nothing was imported; the home is as it was."
+
+
+class _DryRun(Exception):
+    """Raised at the end of a dry run so its transaction rolls back."""
+
+
+class ArchiveImporter:
+    """Imports archives into ``catalog``; with ``user``, as an agent bound to that user:
+    every row must be that user's memory."""
+
+    def __init__(self, catalog: ArchiveCatalog, user: str | None = None) -> None:
+        self.catalog = catalog
+        self.user = user
+        self.owner = user_owner(user) if user is not None else None
+
+    def run(
+        self, source: Path | IO[bytes], *, dry_run: bool = False, progress: Progress | None = None
+    ) -> ImportReport:
+        """Check, then import ``source`` (the caller holds the home's write lock)."""
+        progress = progress or NoProgress()
+        started = time.perf_counter()
+        name = str(source) if isinstance(source, Path) else getattr(source, "name", "<stream>")
+        report = ImportReport(str(name), dry_run=dry_run)
+        reader = ArchiveReader(source)
+        try:
+            manifest = reader.verify()
+            present = [m for m in MEMBERS if m.name in manifest["members"]]
+            targets = {m.name: self._columns(m, manifest) for m in present}
+            try:
+                with self.catalog.transaction() as db:
+                    _Import(self, db, reader, report, progress).all(present, targets)
+                    if dry_run:
+                        raise _DryRun
+            except _DryRun:
+                pass
+        except ArchiveError as exc:
+            raise ArchiveError(_refused(name, str(exc))) from exc
+        except MemexError:
+            raise
+        except Exception as exc:  # the catalog refused a row: rolled back already
+            reason = f"the catalog refused the archive's rows ({exc})"
+            raise ArchiveError(_refused(name, reason)) from exc
+        finally:
+            reader.close()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _columns(self, member: Member, manifest: dict[str, Any]) -> list[str]:
+        """The archive's columns of ``member``, each one the home's table has."""
+        columns = manifest["members"][member.name]["columns"]
+        known = set(table_columns(self.catalog, member.table)) - member.local
+        unknown = sorted(set(columns) - known)
+        if unknown:
+            raise ArchiveError(
+                f"{member.name} has columns this home's {member.table} table lacks "
+                f"({', '.join(unknown)}); upgrade memex (pip install -U memex) to import it"
+            )
+        return list(columns)
+
+
+class _Import:
+    """One import inside one transaction ``db``."""
+
+    def __init__(
+        self,
+        owner: ArchiveImporter,
+        db: Connection,
+        reader: ArchiveReader,
+        report: ImportReport,
+        progress: Progress,
+    ) -> None:
+        self.agent = owner.owner
+        self.user = owner.user
+        self.db = db
+        self.reader = reader
+        self.report = report
+        self.progress = progress
+        self.memory_ids: set[str] = set()
+        self.conversations: set[str] = set()
+        self.claimed_conversations: set[str] = set()
+        self.empty = self._empty()
+
+    def _empty(self) -> bool:
+        for table in ("fragments", "memories"):
+            if self.db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is not None:
+                return False
+        return True
+
+    def all(self, members: Sequence[Member], targets: dict[str, list[str]]) -> None:
+        for member in members:
+            rows = self.reader.manifest["members"][member.name]["rows"]
+            self.progress.start(f"Importing {member.table}", rows)
+            counts = self.report.counts(member.table)
+            columns = targets[member.name]
+            for batch in self.reader.rows(member.name):
+                if self.agent is not None:
+                    self._check_agent(member, batch)
+                if member.table == "settings":
+                    self._settings(batch, counts)
+                elif member.key:
+                    self._keyed(member, columns, batch, counts)
+                else:
+                    self._keyless(member, columns, batch, counts)
+                self.progress.advance(len(batch))
+            self.progress.finish()
+        if self.agent is not None:
+            strays = self.claimed_conversations - self.conversations - self.memory_ids
+            if strays:
+                raise ArchiveError(
+                    f"conversations.jsonl holds conversation {sorted(strays)[0]!r}, which "
+                    f"is not {self.user}'s memory; an agent imports only its own user's memory"
+                )
+
+    # -- namespaces -------------------------------------------------------------------------
+
+    def _check_agent(self, member: Member, batch: list[dict[str, Any]]) -> None:
+        table = member.table
+        if table not in AGENT_MEMBERS:
+            raise ArchiveError(
+                f"{member.name} holds rows of the corpus, which an agent key cannot write; "
+                "import it with the operator's access"
+            )
+        for row in batch:
+            if table in ("fragments", "memories"):
+                claimed = row.get("owner")
+                if claimed != self.agent:
+                    raise ArchiveError(
+                        f"{member.name} holds a row of {claimed!r}, another namespace than "
+                        f"{self.agent!r}: an agent imports only its own user's memory"
+                    )
+                if table == "memories":
+                    self.memory_ids.add(str(row.get("id")))
+                else:
+                    self.conversations.add(str(row.get("conversation_id")))
+            elif table == "memory_revisions":
+                if row.get("memory_id") not in self.memory_ids:
+                    raise ArchiveError(
+                        f"{member.name} holds a revision of memory {row.get('memory_id')!r}, "
+                        f"which is not {self.user}'s: an agent imports only its own user's memory"
+                    )
+            elif table == "access_log":
+                if row.get("user_id") != self.user:
+                    raise ArchiveError(
+                        f"{member.name} holds an entry about user {row.get('user_id')!r}: an "
+                        "agent imports only its own user's memory"
+                    )
+            else:  # conversations: checked against the fragments once all are read
+                self.claimed_conversations.add(str(row.get("id")))
+
+    # -- rows --------------------------------------------------------------------------------
+
+    def _conflict(self, member: Member, key: dict[str, Any], counts: TableCounts) -> None:
+        counts.conflicts += 1
+        if len(self.report.conflicts) < MAX_LISTED_CONFLICTS:
+            self.report.conflicts.append(
+                {"member": member.name, "key": key, "kept": "home", "rule": "the home's row"}
+            )
+
+    def _insert(self, table: str, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        names = ", ".join(columns)
+        marks = ", ".join("?" * len(columns))
+        self.db.executemany(
+            f"INSERT INTO {table} ({names}) VALUES ({marks})",
+            [[row[c] for c in columns] for row in rows],
+        )
+
+    def _existing(
+        self, member: Member, columns: Sequence[str], batch: list[dict[str, Any]]
+    ) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """The home's rows with the keys of ``batch`` (archive columns, as exported)."""
+        found: dict[tuple[Any, ...], dict[str, Any]] = {}
+        selected = ", ".join(columns)
+        if len(member.key) == 1:
+            (key,) = member.key
+            ids = list(dict.fromkeys(row[key] for row in batch))
+            marks = ", ".join("?" * len(ids))
+            rows = self.db.execute(
+                f"SELECT {selected} FROM {member.table} WHERE {key} IN ({marks})", ids
+            ).fetchall()
+        else:
+            where = " AND ".join(f"{k} = ?" for k in member.key)
+            rows = []
+            for row in batch:
+                rows.extend(
+                    self.db.execute(
+                        f"SELECT {selected} FROM {member.table} WHERE {where}",
+                        [row[k] for k in member.key],
+                    ).fetchall()
+                )
+        for values in rows:
+            held = {c: value(v) for c, v in zip(columns, values, strict=True)}
+            found[tuple(held[k] for k in member.key)] = held
+        return found
+
+    def _keyed(
+        self,
+        member: Member,
+        columns: Sequence[str],
+        batch: list[dict[str, Any]],
+        counts: TableCounts,
+    ) -> None:
+        existing = self._existing(member, columns, batch)
+        new: list[dict[str, Any]] = []
+        for row in batch:
+            key = tuple(row[k] for k in member.key)
+            held = existing.get(key)
+            if held is None:
+                new.append(row)
+                existing[key] = row  # a second copy in the archive is then compared
+            elif held == row:
+                counts.unchanged += 1
+            elif self._newer(member, columns, held, row):
+                counts.updated += 1
+            else:
+                self._conflict(member, dict(zip(member.key, key, strict=True)), counts)
+        self._insert(member.table, columns, new)
+        counts.added += len(new)
+
+    def _newer(
+        self, member: Member, columns: Sequence[str], held: dict[str, Any], row: dict[str, Any]
+    ) -> bool:
+        """Apply the archive's row over the home's when the rules above say it is newer."""
+        table = member.table
+        if table == "memories":
+            if not (
+                row.get("owner") == held.get("owner")
+                and isinstance(row.get("revision"), int)
+                and isinstance(held.get("revision"), int)
+                and row["revision"] > held["revision"]
+            ):
+                return False
+            self._replace_memory_fragments(str(row["id"]))
+        elif table == "conversations":
+            later, before = row.get("last_at"), held.get("last_at")
+            if not isinstance(later, int | float) or (
+                isinstance(before, int | float) and later <= before
+            ):
+                return False
+        else:
+            return False
+        assignments = ", ".join(f"{c} = ?" for c in columns if c not in member.key)
+        where = " AND ".join(f"{k} = ?" for k in member.key)
+        self.db.execute(
+            f"UPDATE {table} SET {assignments} WHERE {where}",
+            [*(row[c] for c in columns if c not in member.key), *(row[k] for k in member.key)],
+        )
+        return True
+
+    def _replace_memory_fragments(self, memory_id: str) -> None:
+        """Drop a memory's fragments before the archive's newer revision brings its own."""
+        ids = [
+            r[0]
+            for r in self.db.execute(
+                "SELECT id FROM fragments WHERE conversation_id = ?", (memory_id,)
+            ).fetchall()
+        ]
+        if not ids:
+            return
+        self.db.execute("DELETE FROM fragments WHERE conversation_id = ?", (memory_id,))
+        self.db.executemany(
+            "INSERT INTO pending_vector_deletes (id) VALUES (?) ON CONFLICT (id) DO NOTHING",
+            [(i,) for i in ids],
+        )
+        self.report.removed_fragments.extend(ids)
+
+    def _keyless(
+        self,
+        member: Member,
+        columns: Sequence[str],
+        batch: list[dict[str, Any]],
+        counts: TableCounts,
+    ) -> None:
+        """Rows named by all their columns: added unless an equal row is there."""
+        new: list[dict[str, Any]] = []
+        selected = ", ".join(columns)
+        lookup = member.lookup
+        for row in batch:
+            if row[lookup] is None:
+                candidates = self.db.execute(
+                    f"SELECT {selected} FROM {member.table} WHERE {lookup} IS NULL"
+                ).fetchall()
+            else:
+                candidates = self.db.execute(
+                    f"SELECT {selected} FROM {member.table} WHERE {lookup} = ?", (row[lookup],)
+                ).fetchall()
+            same = any(
+                {c: value(v) for c, v in zip(columns, held, strict=True)} == row
+                for held in candidates
+            ) or any(row == other for other in new)
+            if same:
+                counts.unchanged += 1
+            else:
+                new.append(row)
+        self._insert(member.table, columns, new)
+        counts.added += len(new)
+
+    def _settings(self, batch: list[dict[str, Any]], counts: TableCounts) -> None:
+        """The settings that change how a home is read: taken into an empty home (so it
+        reads as the one exported); an existing home keeps its own (reported if they
+        differ)."""
+        for row in batch:
+            key, setting = row.get("key"), row.get("value")
+            if key not in READ_SETTINGS or not isinstance(setting, str):
+                raise ArchiveError(f"settings.jsonl holds a setting memex does not import: {key!r}")
+            held = self.db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+            if held is not None and held[0] == setting:
+                counts.unchanged += 1
+            elif self.empty:
+                self.db.execute(
+                    "INSERT INTO settings (key, value) VALUES (?, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (key, setting),
+                )
+                counts.added += 1
+                self.report.settings_applied = True
+            else:
+                self._conflict(BY_KEY_SETTINGS, {"key": key}, counts)
+
+
+BY_KEY_SETTINGS = next(m for m in MEMBERS if m.table == "settings")
