@@ -21,6 +21,11 @@ client was opened under another token closes and reopens it first (about 20 ms),
 so it sees what the writer stored. With both rules, readers in other processes got
 every exact match right, during and after a write, in the same experiment.
 
+A read that must open a client opens a :class:`~memex_chroma.reader.FolderReader`
+when its store offers one (chroma's engine without the ``chromadb`` package, which takes
+most of a cold search's time to import); a write, or a caller that wants chromadb's own
+client, replaces it first, under the exclusive lock as any reopening.
+
 A write holds the lock for one upsert call (at most chroma's batch size), so a
 search waits milliseconds, never for a whole ingest. The kernel drops the lock of a
 process that dies. A chroma server (``MEMEX_CHROMA_URL``) needs none of this.
@@ -60,6 +65,10 @@ from memex_core.rwlock import ReadWriteLock
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
 
+    from memex_chroma.reader import FolderReader
+
+    Client = ClientAPI | FolderReader
+
 #: The lock and token file, inside the chroma folder (chroma ignores files it did not make).
 LOCK_NAME = "memex-access.lock"
 #: Held exclusively by a process waiting to write (see the module docstring).
@@ -95,7 +104,7 @@ class FolderAccess:
         self._reading = threading.local()  # .depth: this thread's shared operations
         self._fd: int | None = None
         self._intent_fd: int | None = None
-        self._client: ClientAPI | None = None
+        self._client: Client | None = None
         self._token = ""
         self._depth = 0
         self._exclusive = False
@@ -127,7 +136,7 @@ class FolderAccess:
             self._fd = self._intent_fd = None
 
     @property
-    def client(self) -> ClientAPI:
+    def client(self) -> Client:
         """The client, inside :meth:`operation` only."""
         if self._client is None:
             raise RuntimeError("the chroma client is only available inside an operation")
@@ -140,16 +149,28 @@ class FolderAccess:
         return self._token
 
     @contextmanager
-    def operation(self, opener: Callable[[], ClientAPI], *, write: bool) -> Iterator[None]:
+    def operation(
+        self,
+        opener: Callable[[], ClientAPI],
+        *,
+        write: bool,
+        reader: Callable[[], Client] | None = None,
+    ) -> Iterator[None]:
         """Hold the folder for one operation: shared to read, exclusive to write.
 
         Opens the client (exclusively) when there is none, and reopens it when another
         process wrote since it was opened. A write leaves a new token, even one that
         failed half-way, so other processes reopen rather than trust what they hold.
         Reads of several threads run at once (see the module docstring).
+
+        ``reader`` (reads only) opens the client when one must be opened; without it, and
+        for a write, a client that only reads is replaced with ``opener``'s.
         """
+        reader = None if write else reader
         nested = getattr(self._reading, "depth", 0)
-        if not write and (nested or (not self._threads.held_exclusive() and self._enter_shared())):
+        if not write and (
+            nested or (not self._threads.held_exclusive() and self._enter_shared(reader))
+        ):
             self._reading.depth = nested + 1
             try:
                 yield
@@ -163,6 +184,8 @@ class FolderAccess:
                 if write and not self._exclusive:
                     self._upgrade()
                     self._refresh(opener)  # another process may have written meanwhile
+                elif write and not self._usable(None):
+                    self._refresh(opener)  # a client that only reads: chromadb's own
                 self._wrote = self._wrote or write
                 self._depth += 1
                 try:
@@ -170,7 +193,7 @@ class FolderAccess:
                 finally:
                     self._depth -= 1
                 return
-            self._exclusive = write or self._client is None
+            self._exclusive = write or not self._usable(reader)
             self._wrote = write
             if self._exclusive:
                 self._flock_exclusive()
@@ -179,7 +202,7 @@ class FolderAccess:
             self._depth = 1
             failed = False
             try:
-                self._refresh(opener)
+                self._refresh(opener, reader)
                 yield
             except BaseException:
                 failed = True
@@ -192,7 +215,13 @@ class FolderAccess:
                 finally:
                     self._flock(fcntl.LOCK_UN)
 
-    def _enter_shared(self) -> bool:
+    def _usable(self, reader: Callable[[], Client] | None) -> bool:
+        """Whether the open client serves an operation given ``reader`` (token aside)."""
+        if self._client is None:
+            return False
+        return reader is not None or not getattr(self._client, "reads_only", False)
+
+    def _enter_shared(self, reader: Callable[[], Client] | None) -> bool:
         """Join the shared hold (taking the shared flock if this is the first reader);
         False, holding nothing, when the client must be opened or reopened first."""
         while True:
@@ -201,7 +230,7 @@ class FolderAccess:
                 with self._sharing:
                     if not self._readers:
                         self._flock(fcntl.LOCK_SH)  # waits while another process writes
-                        if self._client is None or self._read_token() != self._token:
+                        if not self._usable(reader) or self._read_token() != self._token:
                             self._flock(fcntl.LOCK_UN)
                             self._threads.release_shared()
                             return False
@@ -209,7 +238,7 @@ class FolderAccess:
                         self._readers = 1
                         return True
                     young = time.monotonic() - self._shared_since <= SHARED_HOLD_MAX_S
-                    if young and not self._writer_waiting():
+                    if young and self._usable(reader) and not self._writer_waiting():
                         self._readers += 1
                         return True
             except BaseException:
@@ -239,15 +268,17 @@ class FolderAccess:
             if not failed:
                 raise
 
-    def _refresh(self, opener: Callable[[], ClientAPI]) -> None:
+    def _refresh(
+        self, opener: Callable[[], ClientAPI], reader: Callable[[], Client] | None = None
+    ) -> None:
         token = self._read_token()
-        if self._client is not None and token == self._token:
+        if self._usable(reader) and token == self._token:
             return
         if not self._exclusive:  # not atomic: another writer may slip in, so re-read
             self._upgrade()
             token = self._read_token()
         self._close_client()
-        self._client = opener()
+        self._client = (reader or opener)()
         self._token = token
         self.generation += 1
 

@@ -25,6 +25,7 @@ from memex_chroma.connection import (
 from memex_chroma.log_tail import unsynced_records
 from memex_chroma.metadata import fragment_metadata, passes, where_clause
 from memex_chroma.outage import ServerHealth
+from memex_chroma.reader import FolderReader, ReaderCollection, is_missing, open_reader
 from memex_core.closing import ClosesOnExit
 from memex_core.domain import Fragment, PluginContext, SearchFilters, SignalHit
 from memex_core.errors import EmbedderMismatchError
@@ -34,6 +35,9 @@ from memex_core.vector_rows import query_vector, upsert_rows
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
     from chromadb.api.models.Collection import Collection
+
+    #: What reads take: chromadb's collection, or the reader's (memex_chroma.reader).
+    Readable = Collection | ReaderCollection
 
 T = TypeVar("T")
 
@@ -72,7 +76,7 @@ def _batches(count: int, size: int) -> Iterator[slice]:
         yield slice(start, start + size)
 
 
-def _sync_threshold(collection: Collection) -> int:
+def _sync_threshold(collection: Readable) -> int:
     """The collection's ``sync_threshold`` (chroma's default 1,000 when not recorded)."""
     # configuration_json, not configuration: the latter warns about the (absent) embedding function.
     hnsw = (getattr(collection, "configuration_json", None) or {}).get("hnsw") or {}
@@ -121,8 +125,8 @@ class ChromaVectorStore(ClosesOnExit):
         self.embedder_name = embedder_name
         self.ef_search = ef_search
         self.timeouts = timeouts or Timeouts()
-        self._client: ClientAPI | None = None
-        self._collection: Collection | None = None
+        self._client: ClientAPI | FolderReader | None = None
+        self._collection: Readable | None = None
         self._max_batch: int | None = None
         # Only ever goes from False to True (until clear()): a stale True costs time, not privacy.
         self._private_stored = False
@@ -153,13 +157,21 @@ class ChromaVectorStore(ClosesOnExit):
     def _open(self) -> ClientAPI:
         return open_client(self.location, self.timeouts)
 
+    def _open_reader(self) -> ClientAPI | FolderReader:
+        """A client for reads on the folder: :class:`~memex_chroma.reader.FolderReader`,
+        which spares a cold search the import of the chromadb package."""
+        assert self.location.path is not None
+        return open_reader(self.location.path) or self._open()
+
     @contextmanager
-    def _operation(self, *, write: bool = False) -> Iterator[None]:
-        """Hold what one public method needs: the folder's lock, or the server's health."""
+    def _operation(self, *, write: bool = False, full: bool = False) -> Iterator[None]:
+        """Hold what one public method needs: the folder's lock, or the server's health.
+        A read opens a client that only reads unless ``full`` asks for chromadb's own."""
         if self.location.path is not None:
             if self._access is None:
                 self._access = FolderAccess.attach(self.location.path)
-            with self._access.operation(self._open, write=write):
+            reader = None if write or full else self._open_reader
+            with self._access.operation(self._open, write=write, reader=reader):
                 access = self._access
                 if self._client_generation != access.generation:
                     # The folder's client was (re)opened: collections from the old one are stale.
@@ -182,11 +194,21 @@ class ChromaVectorStore(ClosesOnExit):
 
     @property
     def client(self) -> ClientAPI:
-        """The chroma client, connected on first access.
+        """chromadb's client, connected on first access (in place of a client that only
+        reads, which the store's own reads use).
 
-        Use it inside the store's own methods; outside them (tests, a one-off look)
-        nothing holds the folder's lock while it is used.
+        For a one-off look (tests): nothing holds the folder's lock while it is used.
         """
+        if self._client is None or getattr(self._client, "reads_only", False):
+            with self._operation(full=True):
+                pass
+        assert self._client is not None and not isinstance(self._client, FolderReader)
+        return self._client
+
+    @property
+    def _chroma(self) -> ClientAPI | FolderReader:
+        """The client of the operation under way (connected here outside one, as
+        :attr:`client` does, but a client that only reads will do)."""
         if self._client is None:
             with self._operation():
                 pass
@@ -211,26 +233,32 @@ class ChromaVectorStore(ClosesOnExit):
         """The most records chroma accepts in one call (asked once, then cached)."""
         if self._max_batch is None:
             with self._operation():
-                self._max_batch = max(1, int(self.client.get_max_batch_size()))
+                self._max_batch = max(1, int(self._chroma.get_max_batch_size()))
         return self._max_batch
 
-    def _existing_collection(self) -> Collection | None:
+    def _existing_collection(self) -> Readable | None:
         """The collection if it exists; reads on a missing collection find nothing."""
         if self._collection is None:
-            from chromadb.errors import NotFoundError
-
             try:
                 # embedding_function=None: without it chroma attaches its default
                 # ONNX embedder, which downloads a model the first time it runs.
-                self._collection = self.client.get_collection(
+                self._collection = self._chroma.get_collection(
                     self.collection_name, embedding_function=None
                 )
-            except NotFoundError:
+            except Exception as exc:
+                if not is_missing(exc):
+                    raise
                 return None
         return self._collection
 
-    def _collection_for(self, dimension: int) -> Collection:
+    def _writable_collection(self) -> Collection | None:
+        """The collection if it exists, inside a write (which holds chromadb's own client)."""
         collection = self._existing_collection()
+        assert not isinstance(collection, ReaderCollection), "a write opens chromadb's client"
+        return collection
+
+    def _collection_for(self, dimension: int) -> Collection:
+        collection = self._writable_collection()
         if collection is None:
             metadata: dict[str, Any] = {DIMENSION_KEY: dimension}
             if self.embedder_name:
@@ -248,7 +276,7 @@ class ChromaVectorStore(ClosesOnExit):
         self._check_compatible(collection, dimension)
         return collection
 
-    def _check_compatible(self, collection: Collection, dimension: int) -> None:
+    def _check_compatible(self, collection: Readable, dimension: int) -> None:
         recorded = collection.metadata or {}
         stored_dimension = recorded.get(DIMENSION_KEY)
         stored_embedder = recorded.get(EMBEDDER_KEY)
@@ -271,11 +299,11 @@ class ChromaVectorStore(ClosesOnExit):
             token = self._access.token if self._access is not None else None
             if token is not None and token == self._private_absent_at:
                 return False  # nothing was written to the folder since it was read
-            from chromadb.errors import NotFoundError
-
             try:
-                fresh = self.client.get_collection(self.collection_name, embedding_function=None)
-            except NotFoundError:
+                fresh = self._chroma.get_collection(self.collection_name, embedding_function=None)
+            except Exception as exc:
+                if not is_missing(exc):
+                    raise
                 return False
             self._collection = fresh
             self._private_stored = bool((fresh.metadata or {}).get(PRIVATE_KEY))
@@ -325,12 +353,10 @@ class ChromaVectorStore(ClosesOnExit):
         """Run ``work``; when the collection this store cached was deleted meanwhile
         (another store object or another replica on the same server cleared it for a
         rebuild), forget it and run ``work`` once more on what is there now."""
-        from chromadb.errors import NotFoundError
-
         try:
             return work()
-        except NotFoundError:
-            if self._collection is None:
+        except Exception as exc:
+            if not is_missing(exc) or self._collection is None:
                 raise
             self._collection = None
             return work()
@@ -356,7 +382,7 @@ class ChromaVectorStore(ClosesOnExit):
             return
 
         def work() -> None:
-            collection = self._existing_collection()
+            collection = self._writable_collection()
             if collection is None:
                 return
             self._wrote = True
@@ -368,7 +394,7 @@ class ChromaVectorStore(ClosesOnExit):
 
     def _filtered_after(
         self,
-        collection: Collection,
+        collection: Readable,
         query: np.ndarray,
         limit: int,
         filters: SearchFilters,
@@ -485,7 +511,7 @@ class ChromaVectorStore(ClosesOnExit):
         rewritten = 0
         with self._operation(write=True):
             self._wrote = False
-            collection = self._existing_collection()
+            collection = self._writable_collection()
             if collection is None:
                 return 0
             threshold = _sync_threshold(collection)
