@@ -1,0 +1,189 @@
+"""The ``rules`` supersession judge: which earlier facts a new one updates, without a model.
+
+Each fact is read into slots (:mod:`memex_rules.supersession_slots`: subject, attribute,
+value). A new fact closes an earlier one of the same subject when
+
+- both set the same *single-valued* attribute (where someone lives, their employer, job,
+  school, a favourite, a plan's date, a tool's version, a name, a relationship, a status,
+  an age, a count, an email...) to different values ("Alice lives in Paris" -> "Alice moved
+  to Berlin");
+- the new one ends the earlier's value ("Alice no longer lives in Paris", "Alice left
+  Google", "Alice sold her car", "switched from Vim to Emacs");
+- a multi-valued attribute (likes, uses) flips for the same value ("Alice no longer likes
+  jazz"), or a change moves to another tool of the same kind ("switched to Neovim" closes
+  "uses Emacs"; plain "uses Neovim" does not);
+- the rules read no attribute but the two texts say the same thing with opposite polarity
+  ("Alice plays tennis" / "Alice stopped playing tennis").
+
+Facts that share only a subject ("Alice lives in Berlin" / "Alice likes Berlin's museums")
+stay current. A past-tense fact ("Alice lived in Rome") closes only when it names its time,
+and never a fact valid from later than itself. :meth:`RulesSupersessionJudge.review` also
+names the earlier facts of the same subject the rules could not read, for a judge with a
+model to decide (the ``llm`` plugin's).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memex_core.domain.memory.validity import Supersession, TimedFact
+from memex_rules.supersession_slots import prepare, read_slots
+from memex_rules.supersession_time import named_time
+from memex_rules.supersession_values import (
+    ANY,
+    NEG,
+    Slot,
+    normalise_subject,
+    same_subject,
+    same_value,
+    tool_category,
+)
+from memex_rules.wording import read_form
+
+#: A fact dated less than this before it was said counts as undated (clock noise, same day).
+_DATED = 12 * 3600.0
+
+
+@dataclass(frozen=True)
+class Review:
+    """What the rules made of a new fact against the earlier ones.
+
+    ``closes``: the facts the rules close. ``unsure``: earlier facts about the same subject
+    the rules could not compare (one of the two texts had no attribute they know).
+    """
+
+    closes: list[Supersession] = field(default_factory=list)
+    unsure: list[TimedFact] = field(default_factory=list)
+
+
+class RulesSupersessionJudge:
+    """Decides by text rules which earlier facts a new fact closes (see the module doc)."""
+
+    def valid_from(self, text: str, said_at: float) -> float:
+        """The time ``text`` names for its fact ("in 2019", "since May 2023", "two weeks
+        ago"), or ``said_at``. A plan's date ("the launch is on May 3") is its value, not
+        when it became true."""
+        if any(slot.attribute == "date" for slot in read_slots(text)):
+            return said_at
+        found = named_time(text, said_at)
+        return said_at if found is None else found
+
+    def supersedes(self, new: TimedFact, earlier: Sequence[TimedFact]) -> list[Supersession]:
+        """The facts among ``earlier`` that ``new`` closes, each with its key and reason."""
+        return self.review(new, earlier).closes
+
+    def review(self, new: TimedFact, earlier: Sequence[TimedFact]) -> Review:
+        """The facts ``new`` closes, and the same-subject facts the rules cannot judge."""
+        slots = read_slots(new.text)
+        dated = new.valid_from < new.said_at - _DATED
+        usable = [slot for slot in slots if dated or not slot.past]
+        subject = _subject(new.text, slots)
+        review = Review()
+        for fact in earlier:
+            if fact.memory_id is None or fact.valid_until is not None:
+                continue
+            if fact.valid_from > new.valid_from or _same_text(new.text, fact.text):
+                continue
+            old_slots = read_slots(fact.text)
+            found = _closing(usable, old_slots) or _flipped(new.text, fact.text, subject)
+            if found is not None:
+                key, reason = found
+                review.closes.append(Supersession(fact.memory_id, key, reason))
+            elif (
+                subject
+                and (not slots or not old_slots)
+                and same_subject(subject, _subject(fact.text, old_slots) or "")
+            ):
+                review.unsure.append(fact)
+        return review
+
+
+def _closing(new: Sequence[Slot], old: Sequence[Slot]) -> tuple[str, str] | None:
+    for slot in new:
+        for earlier in old:
+            reason = closes(slot, earlier)
+            if reason:
+                return earlier.key, reason
+    return None
+
+
+def closes(new: Slot, old: Slot) -> str | None:
+    """Why slot ``new`` closes slot ``old``, or None when it does not."""
+    if not same_subject(new.subject, old.subject) or old.attribute == ANY:
+        return None
+    who, what = old.subject, old.attribute
+    if new.attribute == ANY:
+        if not old.positive or not (old.single or old.attribute == "uses"):
+            return None
+        if new.previous and same_value(new.previous, old.value):
+            return f"{who} {_verb(what)} {new.value} now, no longer {old.value}"
+        if new.ended and same_value(new.value, old.value):
+            return f"{who} ended {old.value} ({what})"
+        return None
+    if new.attribute != what:
+        return None
+    if new.previous and old.positive and same_value(new.previous, old.value):
+        return f"{who}: {what} changed from {old.value} to {new.value}"
+    if not new.positive:
+        if old.positive and (not new.value or same_value(new.value, old.value)):
+            return f"{who}: {what} {old.value} no longer holds"
+        return None
+    if not old.positive:
+        if same_value(new.value, old.value):
+            return f"{who}: {what} {new.value} holds again"
+        return None
+    # A change names the new value exactly ("nurse" -> "head nurse" is a promotion); a plain
+    # statement may restate the old one with more words ("New York" / "New York City").
+    if new.value == old.value or (not new.change and same_value(new.value, old.value)):
+        return None
+    if new.single and old.single:
+        return f"{who}: {what} changed from {old.value} to {new.value}"
+    if what == "uses" and new.change:
+        kind = tool_category(new.value)
+        if kind and kind == tool_category(old.value):
+            return f"{who}: {kind} changed from {old.value} to {new.value}"
+    return None
+
+
+def _verb(attribute: str) -> str:
+    return "uses" if attribute == "uses" else attribute
+
+
+_SAME = re.compile(r"[^a-z0-9@]+")
+
+
+def _same_text(one: str, other: str) -> bool:
+    return _SAME.sub(" ", one.lower()).strip() == _SAME.sub(" ", other.lower()).strip()
+
+
+#: Without slots, the subject is the first word (with its determiner or possessed noun).
+_ROUGH_SUBJECT = re.compile(
+    r"^(?P<s>(?:(?:the|our|my)\s+)?[\w-]+(?:'s\s+[\w-]+)?)\s", re.IGNORECASE
+)
+
+
+def _subject(text: str, slots: Sequence[Slot]) -> str | None:
+    """The fact's subject: its slots', or the words before its first verb."""
+    if slots:
+        return slots[0].subject
+    match = _ROUGH_SUBJECT.match(prepare(text))
+    return normalise_subject(match.group("s")) if match else None
+
+
+_CHANGE_WORDS = frozenset({"stopped", "quit", "anymore", "again", "now", "start", "started"})
+
+
+def _flipped(new: str, old: str, subject: str | None) -> tuple[str, str] | None:
+    """Same words, opposite polarity ("plays tennis" / "no longer plays tennis")."""
+    one = read_form(prepare(new).replace(NEG, "no longer"))
+    other = read_form(prepare(old).replace(NEG, "no longer"))
+    if one.negated == other.negated:
+        return None
+    words, old_words = one.words - _CHANGE_WORDS, other.words - _CHANGE_WORDS
+    if len(words) < 2 or words != old_words:
+        return None
+    said = " ".join(sorted(other.show(old_words)))
+    state = "no longer holds" if one.negated else "holds again"
+    return f"{subject or 'fact'}: {said}", f"{old.strip()!r} {state}"

@@ -1,0 +1,435 @@
+"""From a rule's match to slots: each rule *kind* checks its value and puts it in one wording.
+
+A rule of :mod:`memex_rules.supersession_table` says which kind of value it reads ("place",
+"employer", "date", "count"...); :func:`read` hands the match to that kind's reader, which
+gives no slot when the value is not of its kind ("Alice moved to the design team" is no
+place; "The launch is on Friday" is a date, "The launch is on track" is not).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from memex_rules.rules_text import compile_pattern
+from memex_rules.supersession_table import Rule
+from memex_rules.supersession_time import without_times
+from memex_rules.supersession_values import (
+    ANY,
+    JOB,
+    NEG,
+    NOT_PLACE,
+    Slot,
+    is_date,
+    normalise_subject,
+    number,
+    thing_name,
+    tidy_date,
+    tidy_value,
+    tool_category,
+    tool_name,
+    version_subject,
+)
+
+
+class _Match:
+    """A rule's match with what every reader needs: subject, polarity, groups."""
+
+    def __init__(self, rule: Rule, match: re.Match[str], source: str, change: bool) -> None:
+        groups = match.groupdict()
+        self.rule = rule
+        self.match = match
+        self.source = source
+        self.groups = groups
+        self.subject = normalise_subject(groups.get("s") or "") if groups.get("s") else None
+        self.positive = NEG not in (groups.get("adv") or "").split()
+        self.change = change or rule.change
+
+    def text(self, name: str) -> str:
+        return self.groups.get(name) or ""
+
+    def slot(self, value: str, attribute: str | None = None, **more: object) -> Slot:
+        fields: dict[str, object] = {
+            "single": self.rule.single,
+            "positive": self.positive,
+            "change": self.change,
+            "past": self.rule.past,
+        }
+        fields.update(more)
+        return Slot(self.subject or "", attribute or self.rule.attribute, value, **fields)  # type: ignore[arg-type]
+
+
+def _plain(m: _Match) -> list[Slot]:
+    value = tidy_value(m.text("v"))
+    previous = tidy_value(m.text("p"))
+    return [m.slot(value, previous=previous)] if value else []
+
+
+def _place(m: _Match) -> list[Slot]:
+    raw = m.text("v")
+    value = tidy_value(raw)
+    if not value or NOT_PLACE.match(raw.strip()) or tool_category(value) or is_date(raw):
+        return []
+    return [m.slot(value, previous=tidy_value(m.text("p")))]
+
+
+def _ended(m: _Match) -> list[Slot]:
+    value = tidy_value(re.sub(r"(?i)^(?:job|position|role)\s+(?:at|with)\s+", "", m.text("v")))
+    if not value or value in ("job", "position", "role", "work"):
+        return []
+    return [m.slot(value, ANY, positive=False, ended=True, single=True)]
+
+
+def _switch(m: _Match) -> list[Slot]:
+    value, previous = tidy_value(m.text("v")), tidy_value(m.text("p"))
+    return [m.slot(value, ANY, previous=previous)] if value and previous else []
+
+
+_EMPLOYER_CUT = compile_pattern(r"\s+(?:in|as|on|at|from|since|for)\s.*$")
+_ROLE_CUT = compile_pattern(r"\s+(?:at|for|in|with|on|from)\s.*$")
+_CLUBS = compile_pattern(
+    r"\b(?:club|gym|group|team|class|classes|league|band|choir|community|course|program|"
+    r"programme|society|circle|meetup|forum|discord|server|church|army|navy|military|party)$"
+)
+
+
+def _employer(m: _Match) -> list[Slot]:
+    value = tidy_value(m.text("v"), _EMPLOYER_CUT)
+    if not value or value in ("home", "herself", "himself", "themselves", "myself", "free"):
+        return []
+    slots = [m.slot(value)]
+    role = tidy_value(m.text("r"), _ROLE_CUT)
+    if role:
+        slots.append(m.slot(role, "job"))
+    return slots
+
+
+def _joined(m: _Match) -> list[Slot]:
+    raw = m.text("v").strip()
+    value = tidy_value(raw, _EMPLOYER_CUT)
+    if not value or not raw[:1].isupper() or _CLUBS.search(value):
+        return []
+    return _employer(m)
+
+
+def _no_employer(m: _Match) -> list[Slot]:
+    said = m.match.group(0).lower()
+    if "retired" in said:
+        value = "retired"
+    elif "self-employed" in said or "freelanc" in said:
+        value = "self-employed"
+    else:
+        value = "none"
+    return [m.slot(value, positive=True)]
+
+
+def _role(m: _Match) -> list[Slot]:
+    value = tidy_value(m.text("v"), _ROLE_CUT)
+    return [m.slot(value)] if value else []
+
+
+_JOB_PHRASE = compile_pattern(rf"^(?P<j>(?:[\w-]+\s+){{0,3}}?{JOB})\b")
+
+
+def _job_noun(m: _Match) -> list[Slot]:
+    found = _JOB_PHRASE.match(m.text("v").strip())
+    if found is None:
+        return []
+    value = tidy_value(found.group("j"))
+    return [m.slot(value)] if value else []
+
+
+_SCHOOLS = compile_pattern(
+    r"\b(?:school|college|university|academy|institute|uni|polytechnic|conservatory|"
+    r"seminary|kindergarten|preschool|high|mit|stanford|harvard|oxford|cambridge)\b"
+)
+
+
+def _school(m: _Match) -> list[Slot]:
+    value = tidy_value(m.text("v"))
+    return [m.slot(value)] if value and _SCHOOLS.search(value) else []
+
+
+def _noun(text: str) -> str:
+    words = text.lower().replace("favorite", "favourite").replace("color", "colour").split()
+    if words and len(words[-1]) > 3 and words[-1].endswith("s") and not words[-1].endswith("ss"):
+        words[-1] = words[-1][:-1]
+    return " ".join(words)
+
+
+def _favourite(m: _Match) -> list[Slot]:
+    value = tidy_value(without_times(m.text("v")))
+    noun = _noun(tidy_value(m.text("a")))
+    if not value or not noun:
+        return []
+    positive = NEG not in m.match.group(0).split()
+    return [m.slot(value, f"favourite {noun}", positive=positive)]
+
+
+def _best(m: _Match) -> list[Slot]:
+    value = tidy_value(m.text("v"))
+    return [m.slot(value, "likes best")] if value else []
+
+
+def _pair(m: _Match) -> list[Slot]:
+    value, other = tidy_value(m.text("v")), tidy_value(m.text("o"))
+    if not value or not other or value == other:
+        return []
+    return [m.slot(value, "prefers " + " / ".join(sorted((value, other))))]
+
+
+def _multi(m: _Match) -> list[Slot]:
+    value = tidy_value(m.text("v"))
+    if not value or value.startswith(("to be called", "to be known")):
+        return []
+    return [m.slot(value)]
+
+
+def _multi_not(m: _Match) -> list[Slot]:
+    value = tidy_value(m.text("v"))
+    return [m.slot(value, positive=False)] if value else []
+
+
+def _fixed(m: _Match) -> list[Slot]:
+    return [m.slot(m.rule.value)]
+
+
+_DATE_SUBJECT_END = compile_pattern(r"\s+(?:date|day|time)$")
+
+
+def _date(m: _Match) -> list[Slot]:
+    if m.subject in (None, "user", "we"):
+        return []
+    raw = re.sub(r"\s*(?:,|;|\s(?:and|but|because|instead|so|which)\s).*$", "", m.text("v"))
+    raw = re.sub(rf"(?i)\s+(?:{NEG}|now|again|instead|anymore)$", "", raw.strip())
+    if not is_date(raw):
+        return []
+    subject = _DATE_SUBJECT_END.sub("", m.subject or "")
+    return [Slot(subject, "date", tidy_date(raw), change=m.change, positive=m.positive)]
+
+
+_VERSION_STOP = {"version", "to", "from", "v", "the", "a", "an", "it", "them", "release"}
+
+
+def _version(m: _Match) -> list[Slot]:
+    tool = tool_name(re.sub(r"^(?:on|with)\s+", "", " ".join(m.text("a").lower().split())))
+    if not tool or tool in _VERSION_STOP or tool.split()[-1] in ("to", "from"):
+        return []
+    if is_date(f"{tool} {m.text('v')}"):
+        return []  # "moved to June 1" is a date
+    subject = version_subject(m.subject or "") if m.rule.whole is False else "we"
+    if m.rule.whole and m.groups.get("s"):
+        subject = "we"
+    previous = m.text("p").lower()
+    return [
+        Slot(subject, f"version of {tool}", m.text("v").lower(), change=True, previous=previous)
+    ]
+
+
+_SWITCH_VERB = compile_pattern(r"(?:switched|replaced|changed|transitioned|made\s+the\s+switch)")
+
+
+def _tool(m: _Match) -> list[Slot]:
+    value = tool_name(tidy_value(m.text("v")))
+    previous = tool_name(tidy_value(m.text("p")))
+    if not value:
+        return []
+    if m.rule.single and not (
+        tool_category(value) or _SWITCH_VERB.search(m.match.group(0)) or previous
+    ):
+        return []
+    if previous and not tool_category(value) and not tool_category(previous):
+        return []  # "moved from Paris to Berlin" is the place rule's
+    return [m.slot(value, previous=previous, single=False)]
+
+
+def _name(m: _Match) -> list[Slot]:
+    value = tidy_value(re.sub(r"(?i)^(?:simply|just)\s+", "", m.text("v")))
+    if not value or value.startswith(("after ", "by ")):
+        return []
+    return [m.slot(value)]
+
+
+_STATUS_WORDS = {
+    "married": "married",
+    "wed": "married",
+    "wife": "married",
+    "husband": "married",
+    "engaged": "engaged",
+    "fiance": "engaged",
+    "fiancé": "engaged",
+    "fiancee": "engaged",
+    "fiancée": "engaged",
+    "unmarried": "single",
+}
+
+
+def _relationship(m: _Match) -> list[Slot]:
+    status = (m.text("st") or "partner").lower()
+    status = _STATUS_WORDS.get(status, status)
+    if status in ("dating", "girlfriend", "boyfriend", "in a relationship"):
+        status = "partner"
+    name = tidy_value(re.sub(r"(?i)^(?:named|called)\s+", "", m.text("v")))
+    return [m.slot(f"{status} {name}".strip())]
+
+
+_BIRTH = compile_pattern(r"\b(?:baby|birth|son|daughter|twins|child|boy|girl)\b")
+
+
+def _birth(m: _Match) -> list[Slot]:
+    return [m.slot("no")] if _BIRTH.search(m.match.group(0)) else []
+
+
+def _count(m: _Match) -> list[Slot]:
+    count = number(m.text("c"))
+    if count is None:
+        return []
+    thing = thing_name(m.text("a") or "children")
+    return [m.slot(str(count), f"has {thing}")]
+
+
+def _count_end(m: _Match) -> list[Slot]:
+    thing = thing_name(m.text("a"))
+    return [m.slot("", f"has {thing}", positive=False, ended=True)]
+
+
+_STATUSES = (
+    (
+        "in progress",
+        r"in\s+progress|underway|under\s+way|ongoing|in\s+development|in\s+the\s+works|"
+        r"started|kicked\s+off|resumed|restarted|on\s+track|behind\s+schedule|in\s+review|"
+        r"in\s+testing|in\s+beta",
+    ),
+    ("on hold", r"on\s+hold|paused|stalled|halted|put\s+on\s+hold|blocked"),
+    ("done", r"done|finished|complete|completed|wrapped\s+up|over|closed|merged"),
+    ("shipped", r"shipped|launched|released|live|went\s+live|deployed"),
+    ("cancelled", r"cancell?ed|abandoned|shelved|scrapped|dropped"),
+    ("planned", r"planned|approved|a\s+go|green-?lit|greenlit|not\s+started|open"),
+    ("delayed", r"delayed|postponed"),
+    ("rejected", r"rejected"),
+    ("deprecated", r"deprecated|archived"),
+)
+_STATUS_OF = tuple((name, compile_pattern(rf"^(?:{words})$")) for name, words in _STATUSES)
+
+
+def _status(m: _Match) -> list[Slot]:
+    said = " ".join(m.text("v").lower().split())
+    if m.subject in (None, "user"):
+        return []
+    for name, pattern in _STATUS_OF:
+        if pattern.match(said):
+            return [m.slot(name)]
+    return []
+
+
+def _age(m: _Match) -> list[Slot]:
+    years = number(m.text("v"))
+    if years is None or not 0 < years < 125:
+        return []
+    return [m.slot(str(years))]
+
+
+def _contact(m: _Match) -> list[Slot]:
+    value = m.text("v").strip().lower().rstrip(".")
+    if "@" in value:
+        return [m.slot(value.split()[0], "email")]
+    digits = re.sub(r"\D", "", value)
+    return [m.slot(digits, "phone")] if len(digits) >= 6 else []
+
+
+_POSSESSED_AS = (
+    ("name", r"(?:full\s+|first\s+|last\s+|middle\s+|nick|maiden\s+|legal\s+|preferred\s+)?name"),
+    ("job", r"job(?:\s+title)?|occupation|profession|role|title|position"),
+    ("works at", r"employer|company|workplace"),
+    ("email", r"e-?mail(?:\s+address)?"),
+    ("phone", r"phone(?:\s+number)?|mobile(?:\s+number)?|cell(?:\s+(?:phone|number))?|number"),
+    ("address", r"(?:home\s+|mailing\s+|postal\s+)?address"),
+    ("is from", r"hometown|home\s+town"),
+    ("lives in", r"city|home"),
+    ("school", r"school|university|college"),
+    ("studies", r"major"),
+    ("boss", r"manager|boss|supervisor"),
+    ("team", r"team|department"),
+    ("time zone", r"time\s*zone"),
+    ("date", r"deadline|due\s+date|date"),
+    (
+        "relationship",
+        r"wife|husband|spouse|partner|girlfriend|boyfriend|fianc[ée]e?|"
+        r"relationship\s+status|marital\s+status",
+    ),
+)
+_POSSESSED_OF = tuple((name, compile_pattern(rf"^(?:{words})$")) for name, words in _POSSESSED_AS)
+
+
+def _possessed(m: _Match) -> list[Slot]:
+    noun = " ".join(m.text("a").lower().split())
+    attribute = next((name for name, pattern in _POSSESSED_OF if pattern.match(noun)), noun)
+    raw = m.text("v")
+    if attribute == "date" or noun.endswith("date"):
+        date = re.sub(r"\s*(?:,|;|\s(?:and|but|because|instead)\s).*$", "", raw).strip()
+        if not is_date(date):
+            return []
+        return [m.slot(tidy_date(date), "date" if attribute == "date" else noun)]
+    raw = without_times(raw)
+    if attribute == "version":
+        tool = m.subject.split("'")[0] if m.subject else ""
+        return [Slot("we", f"version of {tool}", raw.strip().lower())] if tool else []
+    if attribute == "age":
+        years = number(raw.split()[0]) if raw.split() else None
+        return [m.slot(str(years), "age")] if years is not None else []
+    if attribute == "email":
+        return [m.slot(raw.strip().lower().split()[0], "email")] if raw.strip() else []
+    if attribute == "phone":
+        digits = re.sub(r"\D", "", raw)
+        return [m.slot(digits, "phone")] if digits else []
+    if attribute == "relationship":
+        status = _STATUS_WORDS.get(noun, "partner")
+        value = tidy_value(raw)
+        if noun.endswith("status"):
+            return [m.slot(value, "relationship")] if value else []
+        return [m.slot(f"{status} {value}", "relationship")] if value else []
+    if attribute == "status":
+        m.groups["v"] = raw
+        return _status(m)
+    value = tidy_value(raw)
+    return [m.slot(value, attribute)] if value else []
+
+
+_READERS: dict[str, Callable[[_Match], list[Slot]]] = {
+    "plain": _plain,
+    "place": _place,
+    "ended": _ended,
+    "switch": _switch,
+    "employer": _employer,
+    "joined": _joined,
+    "no_employer": _no_employer,
+    "role": _role,
+    "job_noun": _job_noun,
+    "school": _school,
+    "favourite": _favourite,
+    "best": _best,
+    "pair": _pair,
+    "multi": _multi,
+    "multi_not": _multi_not,
+    "fixed": _fixed,
+    "date": _date,
+    "version": _version,
+    "tool": _tool,
+    "name": _name,
+    "relationship": _relationship,
+    "birth": _birth,
+    "count": _count,
+    "count_end": _count_end,
+    "status": _status,
+    "age": _age,
+    "contact": _contact,
+    "possessed": _possessed,
+}
+
+
+def read(rule: Rule, match: re.Match[str], source: str, change: bool) -> list[Slot]:
+    """The slots ``rule``'s match stands for; none when its value is not of the rule's kind."""
+    found = _Match(rule, match, source, change)
+    if found.subject is None and rule.kind not in ("version",):
+        return []
+    return _READERS[rule.kind](found)

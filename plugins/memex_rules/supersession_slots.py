@@ -1,0 +1,147 @@
+"""What a fact is about: its subject, the attribute it sets and the value, read by rules.
+
+``read_slots("Alice moved to Berlin")`` gives ``(Slot("alice", "lives in", "berlin",
+change=True),)``; ``read_slots("Alice likes Berlin's museums")`` gives a slot of the
+multi-valued attribute ``likes``, which another value never closes. The attributes are the
+rules of :mod:`memex_rules.supersession_table`, their values read by
+:mod:`memex_rules.supersession_readers`. Here the text is prepared (contractions spelt out,
+every negation made one token, time phrases set aside) and the rules run; the slots kept are
+those with the shortest subject ("Alice" rather than "Alice moved to Berlin and"). English
+only, no model; the same text always gives the same slots.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from memex_rules.rules_text import compile_pattern, squash
+from memex_rules.statement_objects import third_singular
+from memex_rules.supersession_readers import read
+from memex_rules.supersession_table import ADVERB, ADVERB_WORDS, CHANGE_WORDS, RULES, Rule
+from memex_rules.supersession_time import without_times
+from memex_rules.supersession_values import NEG, Slot
+
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
+_SPELL = tuple(
+    (compile_pattern(pattern), replacement)
+    for pattern, replacement in (
+        (r"\bwon't\b", "will not"),
+        (r"\bcan'?t\b|\bcannot\b", "can not"),
+        (r"\b(she|he|it|that|there)'s\b", r"\1 is"),
+        (r"n't\b", " not"),
+        (r"'re\b", " are"),
+        (r"'ve\b", " have"),
+        (r"'m\b", " am"),
+        (r"'ll\b", " will"),
+        (r"^(?:please\s+)?(?:remember|note|fyi|update)(?:\s+that)?[:,]?\s+", ""),
+        (r"^my\s+", "user's "),
+        (r"^the user's\s+", "user's "),
+        (r"^the user\b", "user"),
+    )
+)
+_NEG_VERB = compile_pattern(r"\b(?:does|do|did)\s+not\s+(?:really\s+|even\s+)?(\w+)")
+_NEG_COPULA = compile_pattern(r"\b(is|are|was|has|have)\s+(?:not|no\s+longer)\b")
+_NEG_WORD = compile_pattern(r"\b(?:no\s+longer|never)\b")
+_NEG_GERUND = compile_pattern(r"\b(?:stopped|quit|gave\s+up)\s+(\w+?)ing\b")
+_ANYMORE = compile_pattern(r"\s+(?:anymore|any\s+more)\b")
+
+
+def _verb_s(stem: str) -> str:
+    """ "play" (from "playing") -> "plays"; "smok" (from "smoking") -> "smokes"."""
+    if re.search(r"[^aeiou][aeiou][bcdgklmnprstvz]$", stem) and not stem.endswith(("en", "er")):
+        stem += "e"
+    return third_singular(stem)
+
+
+def prepare(text: str) -> str:
+    """The text with quotes made plain, contractions spelt out and negations made one token:
+    "Alice doesn't live in Paris anymore" -> "Alice xneg lives in Paris"."""
+    text = squash(text.translate(_QUOTES)).rstrip(" .!;")
+    for pattern, replacement in _SPELL:
+        text = pattern.sub(replacement, text)
+    text = _plural_verb(text)
+    text = _NEG_VERB.sub(lambda m: f"{NEG} {third_singular(m.group(1))}", text)
+    text = _NEG_COPULA.sub(lambda m: f"{NEG} {m.group(1)}", text)
+    text = _NEG_WORD.sub(NEG, text)
+    text = _NEG_GERUND.sub(lambda m: f"{NEG} {_verb_s(m.group(1))}", text)
+    return _ANYMORE.sub("", text)
+
+
+_PLURAL_SUBJECT = compile_pattern(
+    rf"^(?P<who>I|we|user)\s+(?P<adv>(?:(?:{ADVERB_WORDS}|no\s+longer|never)\s+)*)(?P<verb>[a-z]+)\b"
+)
+_KEEP_VERB = frozenset(
+    [
+        "is",
+        "was",
+        "has",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "might",
+        "must",
+        "may",
+        "had",
+        "did",
+        "does",
+    ]
+)
+
+
+def _plural_verb(text: str) -> str:
+    """ "I live" / "we use" -> "user lives" / "we uses": the rules read third-person verbs."""
+    match = _PLURAL_SUBJECT.match(text)
+    if match is None:
+        return text
+    who = "we" if match.group("who").lower() == "we" else "user"
+    verb = match.group("verb")
+    if who == "user" and match.group("who").lower() == "user":
+        return text  # already third person ("User lives in Oslo")
+    if verb.lower() not in _KEEP_VERB and not verb.lower().endswith("ed"):
+        verb = third_singular(verb)
+    return f"{who} {match.group('adv')}{verb}{text[match.end() :]}"
+
+
+_LEAD = rf"^(?P<s>[^,;:]{{1,60}}?)\s+(?P<adv>(?:{ADVERB}\s+)*)"
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> tuple[tuple[Rule, re.Pattern[str]], ...]:
+    return tuple(
+        (rule, compile_pattern((rule.pattern if rule.whole else _LEAD + rule.pattern) + r"\s*$"))
+        for rule in RULES
+    )
+
+
+_CHANGE = compile_pattern(CHANGE_WORDS)
+
+
+@lru_cache(maxsize=8192)
+def read_slots(text: str) -> tuple[Slot, ...]:
+    """Every slot the rules read in ``text``, for the shortest subject any rule found."""
+    prepared = prepare(text)
+    plain = without_times(prepared)
+    change = bool(_CHANGE.search(prepared))
+    found: list[tuple[int, Rule, Slot]] = []
+    for rule, pattern in _compiled():
+        match = pattern.match(prepared if rule.keeps_times else plain)
+        if match is None:
+            continue
+        subject = match.groupdict().get("s") or ""
+        length = len(subject) if not rule.whole else 0
+        for slot in read(rule, match, prepared, change):
+            found.append((length, rule, slot))
+    if not found:
+        return ()
+    shortest = min(length for length, _rule, _slot in found)
+    chosen = [(rule, slot) for length, rule, slot in found if length == shortest or rule.whole]
+    if any(not rule.weak for rule, _slot in chosen):
+        chosen = [(rule, slot) for rule, slot in chosen if not rule.weak]
+    slots: list[Slot] = []
+    for _rule, slot in chosen:
+        if slot not in slots and slot.subject:
+            slots.append(slot)
+    return tuple(slots)

@@ -1,0 +1,208 @@
+"""When a fact became true by its own words: "in 2019", "since May 2023", "two weeks ago".
+
+``named_time("Alice lived in Rome in 2019", said_at)`` gives the start of 2019 (UTC);
+a text that names no time gives ``None``. Only phrases that date a state are read: a year or
+a month needs a word before it that makes it a time ("in", "since", "from", "back in"...), so
+"Visual Studio 2019" or "Postgres 15" stay values, and a time later than ``said_at`` is a
+plan's date ("the launch is on June 1"), not when the fact began, so it is left out too.
+
+A phrase stands for the start of the period it names ("last year" is 1 January of last year,
+"in May 2023" is 1 May 2023); "for 5 years" after "has lived" / "has been" counts back from
+``said_at``. Pure Python and UTC throughout: it runs on every ``remember``.
+
+:func:`without_times` removes the same phrases, so the fact's value ("Rome") reads alone.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, timedelta
+
+from memex_rules.rules_text import compile_pattern
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            "january jan",
+            "february feb",
+            "march mar",
+            "april apr",
+            "may",
+            "june jun",
+            "july jul",
+            "august aug",
+            "september sept sep",
+            "october oct",
+            "november nov",
+            "december dec",
+        ),
+        start=1,
+    )
+    for name in names.split()
+}
+_COUNTS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "a few": 3,
+    "a couple of": 2,
+    "a couple": 2,
+    "several": 3,
+}
+MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_COUNT = r"(?:\d+|" + "|".join(sorted(_COUNTS, key=len, reverse=True)) + r")"
+_UNIT = r"(?:day|week|month|year|decade)s?"
+_YEAR = r"(?:1[89]\d\d|20\d\d)"
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+#: Words that make a bare year or month a time ("in 2019", "since May").
+_TIME_WORD = (
+    r"(?:back\s+in|in|since|from|during|around|circa|as\s+of|starting(?:\s+in)?|"
+    r"beginning(?:\s+in)?|of|on)"
+)
+_PART = r"(?:(?:early|late|mid-?|the\s+(?:summer|winter|spring|autumn|fall|end|start|"
+_PART += r"beginning|middle)\s+of|summer|winter|spring|autumn|fall)\s*)?"
+
+#: (pattern, reader) pairs, most specific first; each reader gives the date the phrase names.
+_PHRASES = (
+    ("iso", rf"\b(?:on\s+|since\s+|from\s+)?(?P<y>{_YEAR})-(?P<m>[01]\d)-(?P<d>[0-3]\d)\b"),
+    (
+        "day_month_year",
+        rf"\b(?:{_TIME_WORD}\s+)?(?:the\s+)?(?P<d>{_DAY})\s+(?:of\s+)?(?P<m>{MONTH}),?\s+(?P<y>{_YEAR})\b",
+    ),
+    (
+        "month_day_year",
+        rf"\b(?:{_TIME_WORD}\s+)?(?P<m>{MONTH})\s+(?:the\s+)?(?P<d>{_DAY}),?\s+(?P<y>{_YEAR})\b",
+    ),
+    ("month_year", rf"\b(?:{_TIME_WORD}\s+)?{_PART}(?P<m>{MONTH}),?\s+(?:of\s+)?(?P<y>{_YEAR})\b"),
+    ("day_month", rf"\b(?:{_TIME_WORD}\s+)(?:the\s+)?(?P<d>{_DAY})\s+(?:of\s+)?(?P<m>{MONTH})\b"),
+    ("month_day", rf"\b(?:{_TIME_WORD}\s+)(?P<m>{MONTH})\s+(?:the\s+)?(?P<d>{_DAY})\b(?!:)"),
+    ("year", rf"\b{_TIME_WORD}\s+{_PART}(?P<y>{_YEAR})\b(?!\s*-\s*\d)"),
+    ("month", rf"\b(?:{_TIME_WORD})\s+{_PART}(?P<m>{MONTH})\b(?!\s+\d)"),
+    ("until", rf"\b(?:until|till|through|to)\s+{_PART}(?:{MONTH}\s+)?{_YEAR}\b"),
+    ("ago", rf"\b(?P<n>{_COUNT})\s+(?P<u>{_UNIT})\s+ago\b"),
+    ("for", rf"\bfor\s+(?:the\s+(?:last|past)\s+)?(?P<n>{_COUNT})\s+(?P<u>{_UNIT})\b"),
+    ("last", r"\b(?:(?:since|from|in)\s+)?(?:last|the\s+previous)\s+(?P<u>week|month|year)\b"),
+    ("this", r"\b(?:earlier\s+)?this\s+(?P<u>year|month|week)\b"),
+    ("season", r"\b(?:last|this\s+past)\s+(?P<s>summer|winter|spring|autumn|fall)\b"),
+    ("yesterday", r"\byesterday\b"),
+)
+_COMPILED = tuple((name, compile_pattern(pattern)) for name, pattern in _PHRASES)
+#: "for 5 years" dates a state only after a perfect tense: "has lived in Oslo for 5 years".
+_PERFECT = compile_pattern(r"\b(?:has|have|had)\s+(?:been|lived|worked|used|studied|owned)\b")
+_SEASON_MONTH = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+
+
+def _count(text: str) -> int:
+    text = " ".join(text.lower().split())
+    return int(text) if text.isdigit() else _COUNTS.get(text, 1)
+
+
+def _back(day: date, count: int, unit: str) -> date:
+    unit = unit.lower().rstrip("s")
+    if unit == "day":
+        return day - timedelta(days=count)
+    if unit == "week":
+        return day - timedelta(weeks=count)
+    months = count * {"month": 1, "year": 12, "decade": 120}[unit]
+    total = day.year * 12 + day.month - 1 - months
+    year, month = divmod(total, 12)
+    return date(year, month + 1, min(day.day, 28))
+
+
+def _read(name: str, match: re.Match[str], today: date, text: str) -> date | None:
+    groups = match.groupdict()
+    if name in ("iso", "day_month_year", "month_day_year", "day_month", "month_day"):
+        month = groups["m"].lower().rstrip(".")
+        month_number = int(month) if month.isdigit() else _MONTHS[month]
+        day = int(re.sub(r"\D", "", groups["d"]))
+        year = int(groups["y"]) if groups.get("y") else today.year
+        try:
+            found = date(year, month_number, day)
+        except ValueError:
+            return None
+        if not groups.get("y") and found > today and "since" in match.group(0).lower():
+            found = found.replace(year=year - 1)
+        return found
+    if name == "month_year":
+        return date(int(groups["y"]), _MONTHS[groups["m"].lower().rstrip(".")], 1)
+    if name == "year":
+        season = re.search(r"(?i)spring|summer|autumn|fall|winter", match.group(0))
+        month = _SEASON_MONTH[season.group(0).lower()] if season else 1
+        return date(int(groups["y"]), month, 1)
+    if name == "month":
+        found = date(today.year, _MONTHS[groups["m"].lower().rstrip(".")], 1)
+        if found > today and re.match(r"(?i)since|from|back", match.group(0)):
+            found = found.replace(year=today.year - 1)
+        return found
+    if name == "ago":
+        return _back(today, _count(groups["n"]), groups["u"])
+    if name == "for":
+        return _back(today, _count(groups["n"]), groups["u"]) if _PERFECT.search(text) else None
+    if name == "last":
+        unit = groups["u"].lower()
+        if unit == "year":
+            return date(today.year - 1, 1, 1)
+        if unit == "month":
+            return _back(today.replace(day=1), 1, "month")
+        return today - timedelta(days=today.weekday() + 7)
+    if name == "this":
+        unit = groups["u"].lower()
+        if unit == "year":
+            return date(today.year, 1, 1)
+        if unit == "month":
+            return today.replace(day=1)
+        return today - timedelta(days=today.weekday())
+    if name == "season":
+        month = _SEASON_MONTH[groups["s"].lower()]
+        year = today.year if month < today.month else today.year - 1
+        return date(year, month, 1)
+    if name == "yesterday":
+        return today - timedelta(days=1)
+    return None
+
+
+def _midnight(day: date) -> float:
+    return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
+
+
+def named_time(text: str, said_at: float) -> float | None:
+    """The time ``text`` says its fact began, read against ``said_at``; None when it names none
+    (or only a time after ``said_at``: a plan's date, not when the fact began)."""
+    today = datetime.fromtimestamp(said_at, UTC).date()
+    for name, pattern in _COMPILED:
+        for match in pattern.finditer(text):
+            found = _read(name, match, today, text)
+            if found is None:
+                continue
+            when = _midnight(found)
+            if when <= said_at:
+                return when
+    return None
+
+
+_ADVERBS = compile_pattern(
+    r"\b(?:recently|lately|nowadays|these\s+days|at\s+the\s+moment|currently|now|today|"
+    r"anymore|any\s+more|again|so\s+far)\b"
+)
+
+
+def without_times(text: str) -> str:
+    """``text`` without its time phrases and time adverbs ("in 2019", "now", "anymore")."""
+    for _name, pattern in _COMPILED:
+        text = pattern.sub(" ", text)
+    return " ".join(_ADVERBS.sub(" ", text).split())

@@ -1,0 +1,372 @@
+"""The ``rules`` supersession judge: which earlier fact a new one closes, without a model."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memex_core.domain.memory.validity import Supersession, SupersessionJudge, TimedFact
+from memex_rules.supersession import RulesSupersessionJudge, closes
+from memex_rules.supersession_slots import read_slots
+from memex_rules.supersession_values import Slot
+
+JUDGE = RulesSupersessionJudge()
+#: When the earlier fact was said; the new one comes ten days later.
+SAID = datetime(2026, 3, 10, 12, tzinfo=UTC).timestamp()
+LATER = SAID + 10 * 86400
+
+
+def _fact(memory_id: str | None, text: str, said_at: float) -> TimedFact:
+    return TimedFact(memory_id, text, JUDGE.valid_from(text, said_at), said_at)
+
+
+def _closed(old: str, new: str) -> list[Supersession]:
+    return JUDGE.supersedes(_fact(None, new, LATER), [_fact("m1", old, SAID)])
+
+
+# --- closes ------------------------------------------------------------------------------------
+
+CLOSES = [
+    # the issue's example
+    ("Alice lives in Paris", "Alice moved to Berlin", "alice: lives in"),
+    ("Alice lives in Paris", "Alice now lives in Berlin", "alice: lives in"),
+    ("Alice lives in Paris", "Alice relocated to Berlin", "alice: lives in"),
+    ("Alice lives in Paris", "Alice moved from Paris to Lyon", "alice: lives in"),
+    ("Alice lives in Paris", "Alice no longer lives in Paris", "alice: lives in"),
+    ("Alice lives in Paris", "Alice doesn't live in Paris anymore", "alice: lives in"),
+    ("Alice lives in Paris", "Alice moved out of Paris", "alice: lives in"),
+    ("User lives in Oslo", "I just moved to Lisbon", "user: lives in"),
+    ("I live in Oslo", "User is now based in Bergen", "user: lives in"),
+    ("User's city is Oslo", "User lives in Bergen", "user: lives in"),
+    # work
+    ("Alice works at Google", "Alice works at Microsoft", "alice: works at"),
+    ("Alice works at Google", "Alice left Google for Microsoft", "alice: works at"),
+    ("Alice works at Google", "Alice quit her job at Google", "alice: works at"),
+    ("Alice works at Google", "Alice quit her job", "alice: works at"),
+    ("Alice works at Google", "Alice got a new job at Stripe", "alice: works at"),
+    ("Alice works at Google", "Alice joined Stripe as a staff engineer", "alice: works at"),
+    ("Alice works at Google", "Alice is unemployed", "alice: works at"),
+    ("Alice works at Google", "Alice retired", "alice: works at"),
+    ("Alice works at Google", "Alice was laid off from Google", "alice: works at"),
+    (
+        "Alice is a software engineer at Google",
+        "Alice is a data scientist at Meta",
+        "alice: works at",
+    ),
+    ("Alice is a teacher", "Alice is now a principal", "alice: job"),
+    ("Alice works as a nurse", "Alice was promoted to head nurse", "alice: job"),
+    ("User's job is barista", "User works as a chef", "user: job"),
+    ("User's role is tech lead", "User's role is engineering manager", "user: job"),
+    ("Alice is on the design team", "Alice moved to the marketing team", "alice: team"),
+    # studies
+    ("Alice studies physics", "Alice switched her major to chemistry", "alice: studies"),
+    ("Alice studies physics at MIT", "Alice is now a student at Stanford", "alice: school"),
+    (
+        "Alice attends Lincoln High School",
+        "Alice graduated from Lincoln High School",
+        "alice: school",
+    ),
+    # preferences
+    ("User's favourite colour is blue", "User's favorite color is green", "user: favourite colour"),
+    ("User's favourite food is sushi", "Pizza is User's favourite food", "user: favourite food"),
+    (
+        "Alice's favourite band is Muse",
+        "Alice's new favourite band is Radiohead",
+        "alice: favourite band",
+    ),
+    ("User prefers tea over coffee", "User prefers coffee over tea", "user: prefers coffee / tea"),
+    ("Alice likes jazz", "Alice no longer likes jazz", "alice: likes"),
+    ("Alice likes jazz", "Alice hates jazz", "alice: likes"),
+    ("Alice does not like olives", "Alice likes olives now", "alice: likes"),
+    ("Alice is vegetarian", "Alice is vegan", "alice: diet"),
+    ("Alice is vegetarian", "Alice is no longer vegetarian", "alice: diet"),
+    # a plan's or an event's date
+    ("The launch is on May 3", "The launch moved to June 1", "launch: date"),
+    ("The launch is on May 3", "The launch was postponed to June 1", "launch: date"),
+    (
+        "The wedding is scheduled for August 12",
+        "The wedding is now on September 2",
+        "wedding: date",
+    ),
+    ("Our launch is on Friday", "The launch got pushed back to next Monday", "launch: date"),
+    (
+        "The deadline for the report is Friday",
+        "The deadline for the report moved to Monday",
+        "deadline for the report: date",
+    ),
+    (
+        "User's flight is on Monday at 9am",
+        "User's flight was rescheduled to Tuesday at 7pm",
+        "user's flight: date",
+    ),
+    # versions and tools
+    ("We use Postgres 15", "We upgraded to Postgres 16", "we: version of postgres"),
+    ("We use PostgreSQL 15", "Our Postgres version is 16", "we: version of postgres"),
+    ("The project runs on Python 3.11", "We upgraded Python to 3.12", "we: version of python"),
+    ("User uses Node 18", "User moved to Node 20", "we: version of node"),
+    ("Alice uses Emacs", "Alice switched to Neovim", "alice: uses"),
+    ("User uses Vim", "User switched from Vim to VS Code", "user: uses"),
+    ("We use MySQL", "We migrated to Postgres", "we: uses"),
+    ("We use Jenkins", "We replaced Jenkins with GitHub Actions", "we: uses"),
+    ("We use Redis", "We stopped using Redis", "we: uses"),
+    ("We use Redis", "We don't use Redis anymore", "we: uses"),
+    # names
+    ("My name is Dana", "User's name is Dee", "user: name"),
+    ("User's name is Dana", "User wants to be called Dee", "user: name"),
+    ("The project is called Atlas", "The project was renamed to Orion", "project: name"),
+    ("The project is called Atlas", "We renamed the project to Orion", "project: name"),
+    ("Alice's dog is named Rex", "Alice's dog is called Max", "alice's dog: name"),
+    # relationships
+    ("Alice is dating Tom", "Alice is married to Tom", "alice: relationship"),
+    ("Alice is dating Tom", "Alice broke up with Tom", "alice: relationship"),
+    ("Alice is single", "Alice is in a relationship with Sam", "alice: relationship"),
+    ("Alice is married to Tom", "Alice is divorced", "alice: relationship"),
+    ("User's girlfriend is Sam", "User got engaged to Sam", "user: relationship"),
+    ("Bob is engaged", "Bob got married", "bob: relationship"),
+    # statuses
+    ("Alice is pregnant", "Alice had her baby", "alice: pregnant"),
+    ("Alice is pregnant", "Alice gave birth to a boy", "alice: pregnant"),
+    ("User is sick", "User recovered", "user: health"),
+    ("User has the flu", "User is feeling better", "user: health"),
+    ("Alice owns a car", "Alice sold her car", "alice: has car"),
+    ("User has a dog", "User's dog died", "user: has dog"),
+    ("User has a dog", "User no longer has a dog", "user: has dog"),
+    ("User has two kids", "User has three kids", "user: has children"),
+    ("Alice has one cat", "Alice has two cats", "alice: has cat"),
+    ("The project is planned", "The project is in progress", "project: status"),
+    ("The project is in progress", "The project is done", "project: status"),
+    ("The migration is in progress", "We finished the migration", "migration: status"),
+    ("The redesign is underway", "The redesign was cancelled", "redesign: status"),
+    ("The app is in beta", "The app launched", "app: status"),
+    # age, contact
+    ("Alice is 34", "Alice turned 35", "alice: age"),
+    ("I am 29 years old", "User is 30", "user: age"),
+    ("User's email is dana@old.example", "User's new email is dana@new.example", "user: email"),
+    ("User's phone number is 555-0100", "User's phone number is 555-0199", "user: phone"),
+    ("User's address is 1 Elm Street", "User's address is 9 Oak Avenue", "user: address"),
+    # no attribute the rules know: the same words with the polarity flipped
+    ("Alice plays tennis", "Alice stopped playing tennis", None),
+    ("Alice smokes", "Alice quit smoking", None),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "key"), CLOSES, ids=[f"{o} -> {n}" for o, n, _k in CLOSES])
+def test_a_fact_that_changes_closes_the_earlier(old: str, new: str, key: str | None) -> None:
+    closed = _closed(old, new)
+    assert [c.memory_id for c in closed] == ["m1"], (old, new, read_slots(old), read_slots(new))
+    if key is not None:
+        assert closed[0].key == key
+    assert closed[0].reason
+
+
+# --- must not close ----------------------------------------------------------------------------
+
+KEEPS = [
+    # the issue's example: the same subject, another attribute
+    ("Alice lives in Berlin", "Alice likes Berlin's museums"),
+    ("Alice lives in Berlin", "Alice visited Paris"),
+    ("Alice lives in Berlin", "Alice works in Berlin"),
+    ("Alice lives in Berlin", "Alice is from Munich"),
+    ("Alice lives in Berlin", "Alice's sister lives in Rome"),
+    ("Alice lives in Berlin", "Bob lives in Rome"),
+    ("Alice lives in Berlin", "Alice lives in Berlin"),
+    ("Alice lives in Berlin", "Alice has lived in Berlin since 2020"),
+    ("Alice lives in Berlin", "Alice is moving to Rome next year"),
+    ("Alice lives in Berlin", "Alice moved to the marketing team"),
+    ("Alice lives in Berlin", "Alice lived in Rome"),
+    ("Alice lives in New York", "Alice lives in New York City"),
+    ("Alice works at Google", "Alice works as an engineer"),
+    ("Alice works at Google", "Alice joined a book club"),
+    ("Alice works at Google", "Alice likes Google's cafeteria"),
+    ("Alice works at Google", "Alice left the party early"),
+    ("Alice is a teacher", "Alice is a runner"),
+    ("Alice is a teacher", "Alice is a fan of jazz"),
+    ("Alice studies physics", "Alice studies at MIT"),
+    # multi-valued attributes
+    ("Alice likes jazz", "Alice likes rock"),
+    ("Alice likes jazz", "Alice loves hiking"),
+    ("Alice has a friend named Bob", "Alice has a friend named Carol"),
+    ("Alice visited Paris", "Alice visited Rome"),
+    ("Alice speaks French", "Alice speaks German"),
+    ("Alice uses Emacs", "Alice uses Firefox"),
+    ("Alice uses Emacs", "Alice switched to Firefox"),
+    ("We use Postgres", "We use Redis"),
+    ("We use Postgres 15", "We use Redis 7"),
+    ("We use Postgres 15", "We use Postgres 15 in production"),
+    ("User prefers tea over coffee", "User prefers dark mode"),
+    ("User's favourite colour is blue", "User's favourite food is sushi"),
+    ("User's favourite colour is blue", "User likes green"),
+    # statuses and counts of other things
+    ("User has a dog", "User has a cat"),
+    ("User has a dog", "User adopted a dog"),
+    ("User has two kids", "User has two cats"),
+    ("Alice owns a car", "Alice sold her bike"),
+    ("The launch is on May 3", "The launch is on track"),
+    ("The launch is on May 3", "The party is on June 1"),
+    ("The launch is on May 3", "The launch went well"),
+    ("The project is in progress", "The website is done"),
+    ("Alice is pregnant", "Alice had lunch with Bob"),
+    ("Alice is 34", "Alice has 34 plants"),
+    ("Alice is married to Tom", "Alice's sister is married to Sam"),
+    ("Alice is married to Tom", "Alice got married to Tom in 2019"),
+    ("User is sick", "User's son is sick"),
+    # a plain statement does not end a habit
+    ("Alice plays tennis", "Alice plays golf"),
+    ("Alice plays tennis", "Alice watched tennis"),
+    # names of other things
+    ("User's name is Dana", "User's dog is named Rex"),
+    ("The project is called Atlas", "The app is called Orion"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), KEEPS, ids=[f"{o} / {n}" for o, n in KEEPS])
+def test_a_fact_about_something_else_closes_nothing(old: str, new: str) -> None:
+    assert _closed(old, new) == [], (read_slots(old), read_slots(new))
+
+
+# --- times -------------------------------------------------------------------------------------
+
+
+def _day(when: float) -> str:
+    return datetime.fromtimestamp(when, UTC).date().isoformat()
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Alice lived in Rome in 2019", "2019-01-01"),
+        ("Alice has lived in Berlin since May 2023", "2023-05-01"),
+        ("Alice moved to Berlin last year", "2025-01-01"),
+        ("Alice started at Stripe two weeks ago", "2026-02-24"),
+        ("Alice got married on 3 June 2022", "2022-06-03"),
+        ("Alice got married on June 3rd, 2022", "2022-06-03"),
+        ("Alice moved to Oslo on 2021-09-15", "2021-09-15"),
+        ("Alice has worked at Google for 5 years", "2021-03-10"),
+        ("Since March, Alice works at Google", "2026-03-01"),
+        ("Alice moved to Paris in the summer of 2021", "2021-06-01"),
+        ("Alice moved last month", "2026-02-01"),
+        ("Alice came home yesterday", "2026-03-09"),
+        ("Alice lived in Rome from 2015 until 2019", "2015-01-01"),
+    ],
+)
+def test_a_text_that_names_its_time_is_valid_from_then(text: str, day: str) -> None:
+    assert _day(JUDGE.valid_from(text, SAID)) == day
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Alice lives in Berlin",
+        "We use Visual Studio 2019",  # a version, not a time
+        "We use Postgres 15",
+        "The launch is on June 1",  # a plan's date is its value
+        "The launch moved to 2027-01-05",
+        "Alice is going to Rome for two weeks",
+        "Alice will move to Rome in 2030",  # later than said: a plan
+    ],
+)
+def test_a_text_without_its_own_time_is_valid_from_when_said(text: str) -> None:
+    assert JUDGE.valid_from(text, SAID) == SAID
+
+
+def test_a_fact_told_late_about_an_earlier_time_closes_no_later_fact() -> None:
+    berlin = _fact("berlin", "Alice lives in Berlin", SAID)
+    rome = _fact(None, "Alice lived in Rome in 2019", LATER)
+    assert rome.valid_from < berlin.valid_from
+    assert JUDGE.supersedes(rome, [berlin]) == []
+
+
+def test_a_dated_past_fact_closes_an_earlier_one() -> None:
+    paris = TimedFact(
+        "paris", "Alice lives in Paris", SAID - 3 * 365 * 86400, SAID - 3 * 365 * 86400
+    )
+    rome = _fact(None, "Alice lived in Rome in 2025", LATER)
+    assert [c.memory_id for c in JUDGE.supersedes(rome, [paris])] == ["paris"]
+
+
+def test_a_new_fact_never_closes_one_valid_from_later() -> None:
+    later = TimedFact("later", "Alice lives in Berlin", LATER, LATER)
+    new = TimedFact(None, "Alice moved to Paris", SAID, LATER + 1)
+    assert JUDGE.supersedes(new, [later]) == []
+
+
+def test_a_closed_fact_is_not_closed_again() -> None:
+    closed = TimedFact("old", "Alice lives in Paris", SAID, SAID, valid_until=SAID + 1)
+    assert JUDGE.supersedes(_fact(None, "Alice moved to Berlin", LATER), [closed]) == []
+
+
+# --- the whole judge ---------------------------------------------------------------------------
+
+
+def test_the_judge_keeps_the_contract() -> None:
+    assert isinstance(JUDGE, SupersessionJudge)
+
+
+def test_the_issues_example_closes_paris_and_keeps_the_museums() -> None:
+    earlier = [
+        _fact("museums", "Alice likes Berlin's museums", SAID),
+        _fact("paris", "Alice lives in Paris", SAID - 86400),
+        _fact("bob", "Bob lives in Paris", SAID),
+    ]
+    closed = JUDGE.supersedes(_fact(None, "Alice moved to Berlin", LATER), earlier)
+    assert closed == [
+        Supersession("paris", "alice: lives in", "alice: lives in changed from paris to berlin")
+    ]
+
+
+def test_every_earlier_fact_the_new_one_updates_is_closed() -> None:
+    earlier = [
+        _fact("paris", "Alice lives in Paris", SAID),
+        _fact("lyon", "Alice moved to Lyon", SAID + 60),
+        _fact("job", "Alice works at Google", SAID),
+    ]
+    closed = JUDGE.supersedes(_fact(None, "Alice now lives in Berlin", LATER), earlier)
+    assert [c.memory_id for c in closed] == ["paris", "lyon"]
+
+
+def test_the_review_names_same_subject_facts_the_rules_cannot_read() -> None:
+    earlier = [
+        _fact("odd", "Alice keeps her bees on the roof", SAID),
+        _fact("bob", "Bob keeps bees", SAID),
+        _fact("home", "Alice lives in Paris", SAID),
+    ]
+    review = JUDGE.review(_fact(None, "Alice gave the bees to her neighbour", LATER), earlier)
+    assert review.closes == []
+    assert [f.memory_id for f in review.unsure] == ["odd", "home"]
+
+
+def test_two_read_facts_of_different_attributes_are_not_unsure() -> None:
+    review = JUDGE.review(
+        _fact(None, "Alice likes Berlin's museums", LATER),
+        [_fact("m1", "Alice lives in Berlin", SAID)],
+    )
+    assert review == type(review)()
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "closes_it"),
+    [
+        (Slot("alice", "lives in", "berlin"), Slot("alice", "lives in", "paris"), True),
+        (Slot("alice", "lives in", "berlin"), Slot("bob", "lives in", "paris"), False),
+        (Slot("alice smith", "lives in", "berlin"), Slot("alice", "lives in", "paris"), True),
+        (Slot("alice's sister", "lives in", "rome"), Slot("alice", "lives in", "paris"), False),
+        (
+            Slot("alice", "likes", "rock", single=False),
+            Slot("alice", "likes", "jazz", single=False),
+            False,
+        ),
+        (
+            Slot("alice", "*", "google", positive=False, ended=True),
+            Slot("alice", "likes", "google", single=False),
+            False,
+        ),
+    ],
+)
+def test_slots_close_by_subject_attribute_and_value(new: Slot, old: Slot, closes_it: bool) -> None:
+    assert bool(closes(new, old)) is closes_it
+
+
+def test_reading_is_cached_and_repeatable() -> None:
+    assert read_slots("Alice moved to Berlin") is read_slots("Alice moved to Berlin")
+    assert read_slots("Alice moved to Berlin")[0].key == "alice: lives in"
