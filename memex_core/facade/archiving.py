@@ -14,6 +14,7 @@ from memex_core.domain.memory.paths import validate_user_id
 from memex_core.services.archive_export import ArchiveWriter, ExportReport
 from memex_core.services.archive_format import Filters
 from memex_core.services.archive_import import ArchiveImporter, ImportReport
+from memex_core.services.index_text import KEYWORD_CONTEXT_SETTING, VECTOR_CONTEXT_SETTING
 from memex_core.services.ports import Progress
 from memex_core.services.search import VectorStoreUnavailableError
 
@@ -60,10 +61,18 @@ def import_archive(
     """Import ``source``; ``user``: as an agent bound to that user (only their memory)."""
     if user is not None:
         validate_user_id(user)
-    with parts.writing("ingest"):
+    # The write lock without ``writing()``'s settling of the turn context: an empty home
+    # records the archive's (or else its configured one) inside the import's transaction,
+    # so a refused or dry-run import leaves even a brand-new home untouched.
+    configured = parts.index_context()
+    defaults = {
+        KEYWORD_CONTEXT_SETTING: configured.keyword.signature(),
+        VECTOR_CONTEXT_SETTING: configured.vectors.signature(),
+    }
+    with parts.lock, parts.job_lock("ingest"):
         sync = parts.keyword_sync
         sync.catch_up()  # another process may have written since this one opened
-        report = ArchiveImporter(parts.catalog, user).run(
+        report = ArchiveImporter(parts.catalog, user, defaults).run(
             source, dry_run=dry_run, progress=progress
         )
         if dry_run or not report.changed:

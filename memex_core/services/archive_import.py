@@ -23,7 +23,7 @@ import would change.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -45,9 +45,17 @@ from memex_core.services.ports import NoProgress, Progress
 #: Conflicts listed one by one in a report (the counts are always complete).
 MAX_LISTED_CONFLICTS = 200
 #: Members an agent's import may hold rows in: its user's memory and nothing of the corpus.
-AGENT_MEMBERS = frozenset(
-    {"fragments", "conversations", "memories", "memory_revisions", "access_log"}
-)
+AGENT_MEMBERS = {
+    "fragments": "owner",
+    "memories": "owner",
+    "memory_revisions": "memory_id",
+    "access_log": "user_id",
+    # rows that belong to a conversation (a memory), named by this column:
+    "conversations": "id",
+    "documents": "id",
+    "links": "source_document",
+    "session_projects": "conversation_id",
+}
 
 
 @dataclass
@@ -109,6 +117,13 @@ class ImportReport:
         }
 
 
+def _later(archive: Any, home: Any) -> bool:
+    """Whether the archive's time is later than the home's (a home without one: any is)."""
+    if not isinstance(archive, int | float):
+        return False
+    return not isinstance(home, int | float) or archive > home
+
+
 def _refused(source: str, reason: str) -> str:
     return f"{source}: refused, {reason}. Nothing was imported; the home is as it was."
 
@@ -121,10 +136,18 @@ class ArchiveImporter:
     """Imports archives into ``catalog``; with ``user``, as an agent bound to that user:
     every row must be that user's memory."""
 
-    def __init__(self, catalog: ArchiveCatalog, user: str | None = None) -> None:
+    def __init__(
+        self,
+        catalog: ArchiveCatalog,
+        user: str | None = None,
+        defaults: Mapping[str, str] | None = None,
+    ) -> None:
         self.catalog = catalog
         self.user = user
         self.owner = user_owner(user) if user is not None else None
+        #: Read settings an empty home records when the archive carries none (its own
+        #: configured turn context), inside the import's transaction.
+        self.defaults = dict(defaults or {})
 
     def run(
         self, source: Path | IO[bytes], *, dry_run: bool = False, progress: Progress | None = None
@@ -134,8 +157,9 @@ class ArchiveImporter:
         started = time.perf_counter()
         name = str(source) if isinstance(source, Path) else getattr(source, "name", "<stream>")
         report = ImportReport(str(name), dry_run=dry_run)
-        reader = ArchiveReader(source)
+        reader: ArchiveReader | None = None
         try:
+            reader = ArchiveReader(source)
             manifest = reader.verify()
             present = [m for m in MEMBERS if m.name in manifest["members"]]
             targets = {m.name: self._columns(m, manifest) for m in present}
@@ -154,7 +178,8 @@ class ArchiveImporter:
             reason = f"the catalog refused the archive's rows ({exc})"
             raise ArchiveError(_refused(name, reason)) from exc
         finally:
-            reader.close()
+            if reader is not None:
+                reader.close()
         report.seconds = time.perf_counter() - started
         return report
 
@@ -184,6 +209,7 @@ class _Import:
     ) -> None:
         self.agent = owner.owner
         self.user = owner.user
+        self.defaults = owner.defaults
         self.db = db
         self.reader = reader
         self.report = report
@@ -206,8 +232,10 @@ class _Import:
             counts = self.report.counts(member.table)
             columns = targets[member.name]
             for batch in self.reader.rows(member.name):
-                if self.agent is not None:
+                if self.agent is not None and member.table != "settings":
                     self._check_agent(member, batch)
+                if member.table == "settings" and self.agent is not None:
+                    continue  # an agent's import leaves the home's read settings alone
                 if member.table == "settings":
                     self._settings(batch, counts)
                 elif member.key:
@@ -216,12 +244,18 @@ class _Import:
                     self._keyless(member, columns, batch, counts)
                 self.progress.advance(len(batch))
             self.progress.finish()
+        if self.empty:
+            for key, setting in self.defaults.items():
+                self.db.execute(
+                    "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+                    (key, setting),
+                )
         if self.agent is not None:
             strays = self.claimed_conversations - self.conversations - self.memory_ids
             if strays:
                 raise ArchiveError(
-                    f"conversations.jsonl holds conversation {sorted(strays)[0]!r}, which "
-                    f"is not {self.user}'s memory; an agent imports only its own user's memory"
+                    f"the archive holds rows of conversation {sorted(strays)[0]!r}, which is "
+                    f"not {self.user}'s memory; an agent imports only its own user's memory"
                 )
 
     # -- namespaces -------------------------------------------------------------------------
@@ -257,8 +291,9 @@ class _Import:
                         f"{member.name} holds an entry about user {row.get('user_id')!r}: an "
                         "agent imports only its own user's memory"
                     )
-            else:  # conversations: checked against the fragments once all are read
-                self.claimed_conversations.add(str(row.get("id")))
+            else:  # belongs to a conversation: checked once the fragments are read
+                column = AGENT_MEMBERS[table]
+                self.claimed_conversations.add(str(row.get(column)))
 
     # -- rows --------------------------------------------------------------------------------
 
@@ -344,12 +379,14 @@ class _Import:
                 and row["revision"] > held["revision"]
             ):
                 return False
-            self._replace_memory_fragments(str(row["id"]))
+            self._replace_fragments(str(row["id"]))
+        elif table == "documents":
+            if not _later(row.get("updated_at"), held.get("updated_at")):
+                return False
+            self._replace_fragments(str(row["id"]))
+            self.db.execute("DELETE FROM links WHERE source_document = ?", (row["id"],))
         elif table == "conversations":
-            later, before = row.get("last_at"), held.get("last_at")
-            if not isinstance(later, int | float) or (
-                isinstance(before, int | float) and later <= before
-            ):
+            if not _later(row.get("last_at"), held.get("last_at")):
                 return False
         else:
             return False
@@ -361,17 +398,18 @@ class _Import:
         )
         return True
 
-    def _replace_memory_fragments(self, memory_id: str) -> None:
-        """Drop a memory's fragments before the archive's newer revision brings its own."""
+    def _replace_fragments(self, conversation_id: str) -> None:
+        """Drop the fragments of a memory or document before the archive's newer version
+        brings its own."""
         ids = [
             r[0]
             for r in self.db.execute(
-                "SELECT id FROM fragments WHERE conversation_id = ?", (memory_id,)
+                "SELECT id FROM fragments WHERE conversation_id = ?", (conversation_id,)
             ).fetchall()
         ]
         if not ids:
             return
-        self.db.execute("DELETE FROM fragments WHERE conversation_id = ?", (memory_id,))
+        self.db.execute("DELETE FROM fragments WHERE conversation_id = ?", (conversation_id,))
         self.db.executemany(
             "INSERT INTO pending_vector_deletes (id) VALUES (?) ON CONFLICT (id) DO NOTHING",
             [(i,) for i in ids],
