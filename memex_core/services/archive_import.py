@@ -175,7 +175,8 @@ class ArchiveImporter:
         except MemexError:
             raise
         except Exception as exc:  # the catalog refused a row: rolled back already
-            reason = f"the catalog refused the archive's rows ({exc})"
+            said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            reason = f"the catalog refused the archive's rows ({said})"
             raise ArchiveError(_refused(name, reason)) from exc
         finally:
             if reader is not None:
