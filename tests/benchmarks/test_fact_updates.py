@@ -1,0 +1,119 @@
+"""The knowledge-update set of issue 30 and its judge-level scorer."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from benchmarks.fact_updates_cases import (
+    DEV,
+    LATE,
+    LOCOMO_FILE,
+    TEST,
+    UNRELATED,
+    UPDATE,
+    WRITTEN_FILE,
+    Case,
+    load,
+    parse_time,
+)
+from benchmarks.fact_updates_judge import CloseNothing, CloseSameSubject, run, tally, wrong_rate
+from benchmarks.fact_updates_written import generate
+from tests.support._data import shared_data_dir
+
+
+@pytest.fixture(scope="module")
+def cases() -> list[Case]:
+    return load()
+
+
+def test_counts_meet_the_issue(cases: list[Case]) -> None:
+    updates = [c for c in cases if c.type in (UPDATE, LATE)]
+    pairs = [c for c in cases if c.type == UNRELATED]
+    assert len(updates) >= 300 and len(pairs) >= 300
+    assert {c.source for c in cases} == {"locomo", "written"}
+
+
+def test_no_case_twice(cases: list[Case]) -> None:
+    ids = [c.id for c in cases]
+    assert len(set(ids)) == len(ids)
+    texts = [tuple(f.text for f in c.facts) for c in cases]
+    assert len(set(texts)) == len(texts)
+
+
+def test_split_is_about_a_third_dev(cases: list[Case]) -> None:
+    for kind in (UPDATE, UNRELATED):
+        group = [c for c in cases if c.type == kind]
+        dev = sum(c.split == DEV for c in group) / len(group)
+        assert 0.25 <= dev <= 0.42, (kind, dev)
+    assert {c.split for c in cases} == {DEV, TEST}
+
+
+def test_written_file_is_what_the_generator_writes() -> None:
+    lines = WRITTEN_FILE.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == generate()
+
+
+def test_a_bad_case_is_named(tmp_path: Path) -> None:
+    raw = json.loads(LOCOMO_FILE.read_text(encoding="utf-8").splitlines()[0])
+    raw["closes"] = [[0, 1]]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(raw) + "\n")
+    with pytest.raises(ValueError, match=raw["id"]):
+        load((bad,))
+
+
+def test_locomo_references_resolve(cases: list[Case]) -> None:
+    folder = shared_data_dir("locomo")
+    samples = {s["sample_id"]: s for s in json.loads((folder / "locomo_dev.json").read_text())}
+    checked = 0
+    for case in (c for c in cases if c.source == "locomo"):
+        for fact in case.facts:
+            ref = fact.ref
+            assert ref is not None, case.id
+            conversation = samples[ref.conversation]["conversation"]
+            turns = {t["dia_id"] for t in conversation[f"session_{ref.session}"]}
+            assert set(ref.dia_ids) <= turns, (case.id, ref.dia_ids)
+            raw = conversation[f"session_{ref.session}_date_time"]
+            said = datetime.strptime(raw, "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+            assert raw.endswith(ref.date) and said.timestamp() == fact.at, case.id
+            checked += 1
+    assert checked >= 50
+
+
+def test_no_locomo_text_is_copied(cases: list[Case]) -> None:
+    folder = shared_data_dir("locomo")
+    turns = {
+        t["text"].strip().lower()
+        for s in json.loads((folder / "locomo_dev.json").read_text())
+        for key, value in s["conversation"].items()
+        if key.startswith("session_") and isinstance(value, list)
+        for t in value
+    }
+    ours = {f.text.strip().lower() for c in cases for f in c.facts}
+    assert not ours & turns
+
+
+def test_as_of_times_fall_between_the_facts(cases: list[Case]) -> None:
+    for case in (c for c in cases if c.type == UPDATE):
+        assert case.as_of is not None and case.as_of.at is not None
+        assert case.facts[0].at <= case.as_of.at < case.facts[-1].at, case.id
+    late = next(c for c in cases if c.type == LATE)
+    assert late.as_of is not None and late.as_of.at is not None
+    assert late.as_of.at < parse_time("2022-01-01T00:00:00Z")
+
+
+def test_naive_judges_on_a_handful(cases: list[Case]) -> None:
+    sample = [c for c in cases if c.type == UPDATE][:6] + [
+        c for c in cases if c.type in (LATE, UNRELATED)
+    ][:6]
+    nothing = run(CloseNothing(), sample)
+    assert tally(nothing).wrong == 0 and tally(nothing).right == 0
+    assert wrong_rate(nothing)[0] == 0
+    everything = run(CloseSameSubject(), sample)
+    assert tally([o for o in everything if o.case.type == UPDATE]).right > 0
+    closed_pairs, pairs = wrong_rate(everything)
+    assert pairs > 0 and closed_pairs > 0
