@@ -42,6 +42,9 @@ from memex_core.threads import reads
 
 if TYPE_CHECKING:
     from memex_core.agent_view import AgentView
+    from memex_core.domain.memory.outcomes import MemoryHit, RememberResult
+    from memex_core.domain.memory.records import MemoryRecord
+    from memex_core.domain.memory.timestamps import Moment
     from memex_core.handles import AgentMemory, OperatorMemory
     from memex_core.services.agent_keys import AgentKeys
     from memex_core.services.ask_fusion import AskResult
@@ -85,6 +88,47 @@ class Memex(HomeComponents, ViewOpener["AgentView"]):
         from memex_core.handles import OperatorMemory
 
         return OperatorMemory(self, name=name, collection=collection)
+
+    def _memory(self, user: str | None) -> AgentMemory | OperatorMemory:
+        return self.agent(user) if user is not None else self.operator()
+
+    def remember(
+        self,
+        text: str | None = None,
+        *,
+        user: str,
+        at: Moment | None = None,
+        consolidate: bool = False,
+        **options: Any,
+    ) -> RememberResult:
+        """Remember a fact in ``user``'s memory, as said at ``at`` (a datetime, an ISO 8601
+        string or epoch seconds; default now). A fact that updates an earlier one (same
+        subject and attribute) closes it: the earlier one stays readable by time. Other
+        options are those of :meth:`memex_core.handles.AgentMemory.remember`."""
+        return self.agent(user).remember(text, at=at, consolidate=consolidate, **options)
+
+    def recall(
+        self,
+        query: str,
+        *,
+        user: str | None = None,
+        as_of: TimeBound = None,
+        include_superseded: bool = False,
+        **options: Any,
+    ) -> list[MemoryHit]:
+        """Search ``user``'s memory (and shared memory; every user's without ``user``):
+        current facts, those valid at ``as_of``, or with ``include_superseded`` all of
+        them, each hit with its validity. Other options are those of the handles'
+        ``search``."""
+        return self._memory(user).search(
+            query, as_of=as_of, include_superseded=include_superseded, **options
+        )
+
+    def history(self, memory_id: str, *, user: str | None = None) -> list[MemoryRecord]:
+        """The chain of facts ``memory_id`` belongs to, oldest first (Paris -> Berlin),
+        each with ``valid_from``, ``valid_until`` and ``superseded_by``; within ``user``'s
+        memory when given. A memory's revisions are ``operator().history(id)``."""
+        return self._memory(user).chain(memory_id)
 
     def agent_keys(self) -> AgentKeys:
         """The API keys with which agents reach this home through ``memex serve``."""

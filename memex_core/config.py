@@ -64,6 +64,7 @@ DEFAULT_COMPONENTS = {
     "extractor": "rules",
     "consolidator": "rules",
     "redactor": "detect_secrets",
+    "supersession_judge": "rules",
 }
 
 #: config.toml table of each role: ``use`` picks the component, sub-tables hold settings.
@@ -76,6 +77,7 @@ SETTINGS_TABLES = {
     "extractor": "extractor",
     "consolidator": "consolidator",
     "redactor": "redactor",
+    "supersession_judge": "supersession",
 }
 
 

@@ -107,6 +107,22 @@ def register_consolidators(register: Any) -> None:
 
 
 @hookspec
+def register_supersession_judges(register: Any) -> None:
+    """Register judges that decide which earlier facts a new fact closes
+    (``memex_core.domain.memory.validity.SupersessionJudge``).
+
+    On every fact written to memory (``remember`` with or without ``--consolidate``,
+    conversation extraction, ``memex dream``) memex offers the judge the new fact and the
+    same owner's current facts in the same collection closest to it; the judge returns the
+    ones the new fact updates or contradicts (same subject and attribute), and memex closes
+    them (``valid_until``, ``superseded_by``) in the same transaction, never deleting them.
+    ``valid_from(text, said_at)`` says when a fact became true by its own words.
+    ``[supersession] use`` picks one (default ``rules``, which needs no model; ``none``
+    turns supersession off).
+    """
+
+
+@hookspec
 def register_redactors(register: Any) -> None:
     """Register redactors that replace likely secrets before memory is stored
     (``memex_core.domain.Redactor``).

@@ -35,6 +35,7 @@ KIND_HOOKS: dict[str, str] = {
     "consolidator": "register_consolidators",
     "redactor": "register_redactors",
     "chat_model": "register_chat_models",
+    "supersession_judge": "register_supersession_judges",
 }
 
 

@@ -39,7 +39,8 @@ MEMORY_ROOT = "memory"  # documents.root of memory files
 
 _MEMORY_COLUMNS = (
     "m.id, m.owner, m.collection, m.path, m.kind, m.status, m.revision, m.private, "
-    "m.created_at, m.updated_at, r.content"
+    "m.created_at, m.updated_at, r.content, COALESCE(m.valid_from, m.created_at), "
+    "m.valid_until, m.superseded_by"
 )
 _FROM_MEMORY = (
     "FROM memories m JOIN memory_revisions r ON r.memory_id = m.id AND r.revision = m.revision"
@@ -79,6 +80,7 @@ def _owner_clause(scope: Scope, column: str = "m.owner") -> tuple[str, list[Any]
 
 def _record(row: Sequence[Any]) -> MemoryRecord:
     fields = [*row[:6], int(row[6]), bool(row[7]), float(row[8]), float(row[9]), row[10]]
+    fields += [float(row[11]), None if row[12] is None else float(row[12]), row[13]]
     return MemoryRecord(*fields)
 
 
@@ -191,6 +193,58 @@ class MemoryStore(CatalogPart):
             found.update({r[0]: r[1] for r in rows})
         return found
 
+    def memory_validity(self, memory_ids: Sequence[str]) -> dict[str, tuple[float, float | None]]:
+        """Memory id -> (valid_from, valid_until) of those among ``memory_ids`` that are
+        memories. Times only, no text: a search reading by time drops the hits of facts
+        not valid when asked (the hits themselves were scoped by the search's filters)."""
+        found: dict[str, tuple[float, float | None]] = {}
+        ids = list(dict.fromkeys(memory_ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self._db.execute(
+                "SELECT id, COALESCE(valid_from, created_at), valid_until FROM memories "
+                f"WHERE id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            found.update({r[0]: (float(r[1]), None if r[2] is None else float(r[2])) for r in rows})
+        return found
+
+    def superseded_memories(self) -> bool:
+        """Whether any memory has been closed (a search reading by time can skip its
+        checks on a home where none has)."""
+        row = self._db.execute(
+            "SELECT 1 FROM memories WHERE valid_until IS NOT NULL LIMIT 1"
+        ).fetchone()
+        return row is not None
+
+    def supersession_chain(self, scope: Scope, memory_id: str) -> list[MemoryRecord]:
+        """The facts ``memory_id`` belongs to in time: those it superseded (and they theirs)
+        before it and those superseding it after, oldest first, readable ones only."""
+        start = self.memory(scope, memory_id)
+        if start is None:
+            return []
+        latest, seen = start, {start.id}
+        while latest.superseded_by and latest.superseded_by not in seen:
+            later = self.memory(scope, latest.superseded_by)  # forward: what closed it
+            if later is None:
+                break
+            latest = later
+            seen.add(latest.id)
+        owners, params = _owner_clause(scope)
+        chain, seen, frontier = [latest], {latest.id}, [latest.id]
+        while frontier:  # back from the latest: what it closed, and those theirs
+            marks = ",".join("?" * len(frontier))
+            rows = self._db.execute(
+                f"SELECT {_MEMORY_COLUMNS} {_FROM_MEMORY} WHERE m.superseded_by IN ({marks}) "
+                f"AND {owners}",
+                (*frontier, *params),
+            ).fetchall()
+            found = [r for r in map(_record, rows) if r.id not in seen]
+            seen.update(r.id for r in found)
+            chain.extend(found)
+            frontier = [r.id for r in found]
+        return sorted(chain, key=lambda r: (r.holds_from, r.created_at))
+
     def revisions(self, scope: Scope, memory_id: str) -> list[Revision]:
         """Every revision of a readable memory, oldest first (empty if not readable)."""
         if self.memory(scope, memory_id) is None:
@@ -262,11 +316,25 @@ class MemoryStore(CatalogPart):
             raise MemoryAccessDenied(f"memory {memory_id} cannot change owner")
 
     def write_memory(self, scope: Scope, write: MemoryWrite) -> tuple[list[Fragment], list[str]]:
-        """Store a memory's new state, its revision, fragments and links atomically.
+        """Store a memory's new state, its revision, fragments and links atomically, with
+        the facts it closes (``write.closes``) in the same transaction.
 
         The memory's previous fragments are replaced (their vectors queued for
         deletion). Returns (new fragments, removed fragment ids) for the indexes.
         """
+        writes = [write, *write.closes]
+        for one in writes:
+            self._check_memory_write(scope, one)
+        new: list[Fragment] = []
+        removed: list[str] = []
+        with self.transaction() as db:
+            for one in writes:
+                added, dropped = self._write_one(db, one)
+                new.extend(added)
+                removed.extend(dropped)
+        return new, removed
+
+    def _check_memory_write(self, scope: Scope, write: MemoryWrite) -> None:
         record, revision = write.record, write.revision
         if revision.memory_id != record.id or revision.revision != record.revision:
             raise ValueError("the revision must describe the record's current revision")
@@ -276,51 +344,61 @@ class MemoryStore(CatalogPart):
         for fragment in write.fragments:
             if fragment.owner != record.owner or fragment.conversation_id != record.id:
                 raise ValueError("memory fragments must carry the memory's id and owner")
-        with self.transaction() as db:
-            db.execute(
-                "INSERT INTO memories (id, owner, collection, path, kind, status, revision, "
-                "private, fingerprint, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
-                "collection=excluded.collection, path=excluded.path, kind=excluded.kind, "
-                "status=excluded.status, revision=excluded.revision, private=excluded.private, "
-                "fingerprint=excluded.fingerprint, updated_at=excluded.updated_at",
-                (
-                    record.id,
-                    record.owner,
-                    record.collection,
-                    record.path,
-                    record.kind,
-                    record.status,
-                    record.revision,
-                    int(record.private),
-                    write.fingerprint,
-                    record.created_at,
-                    record.updated_at,
-                ),
-            )
-            db.execute(
-                f"INSERT INTO memory_revisions ({_REVISION_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    revision.memory_id,
-                    revision.revision,
-                    revision.content,
-                    revision.kind,
-                    revision.status,
-                    revision.action,
-                    revision.actor,
-                    revision.created_at,
-                    revision.reason,
-                    revision.tool_call_id,
-                    json.dumps(list(revision.sources)),
-                    revision.redactions,
-                ),
-            )
-            removed = drop_unkept(db, "conversation_id", record.id, write.fragments)
-            before = last_seq(db)
-            self.insert_fragment_rows(db, fragment_rows(write.fragments, None))
-            new = added_since(db, before, write.fragments)
-            self._store_memory_file(db, record, write)
+
+    def _write_one(self, db: Connection, write: MemoryWrite) -> tuple[list[Fragment], list[str]]:
+        record, revision = write.record, write.revision
+        db.execute(
+            "INSERT INTO memories (id, owner, collection, path, kind, status, revision, "
+            "private, fingerprint, created_at, updated_at, valid_from, valid_until, "
+            "superseded_by) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+            "collection=excluded.collection, path=excluded.path, kind=excluded.kind, "
+            "status=excluded.status, revision=excluded.revision, private=excluded.private, "
+            "fingerprint=excluded.fingerprint, updated_at=excluded.updated_at, "
+            "valid_from=excluded.valid_from, valid_until=excluded.valid_until, "
+            "superseded_by=excluded.superseded_by",
+            (
+                record.id,
+                record.owner,
+                record.collection,
+                record.path,
+                record.kind,
+                record.status,
+                record.revision,
+                int(record.private),
+                write.fingerprint,
+                record.created_at,
+                record.updated_at,
+                record.holds_from,
+                record.valid_until,
+                record.superseded_by,
+            ),
+        )
+        db.execute(
+            f"INSERT INTO memory_revisions ({_REVISION_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                revision.memory_id,
+                revision.revision,
+                revision.content,
+                revision.kind,
+                revision.status,
+                revision.action,
+                revision.actor,
+                revision.created_at,
+                revision.reason,
+                revision.tool_call_id,
+                json.dumps(list(revision.sources)),
+                revision.redactions,
+            ),
+        )
+        if write.keep_fragments:  # a closing: the same text, still searchable as it was
+            return [], []
+        removed = drop_unkept(db, "conversation_id", record.id, write.fragments)
+        before = last_seq(db)
+        self.insert_fragment_rows(db, fragment_rows(write.fragments, None))
+        new = added_since(db, before, write.fragments)
+        self._store_memory_file(db, record, write)
         return new, removed
 
     def _store_memory_file(self, db: Connection, record: MemoryRecord, write: MemoryWrite) -> None:

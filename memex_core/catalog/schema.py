@@ -324,4 +324,27 @@ MIGRATIONS.append(
     )
 )
 
+#: Migration 9, written alike in both dialects (memex_postgres.schema runs it too): facts
+#: that change over time. A memory held from ``valid_from`` (when it became true: when it
+#: was said, or the time its words name) until ``valid_until`` (NULL while it holds), when
+#: ``superseded_by`` replaced it. Memories stored before read as valid from when they were
+#: recorded. Closing a fact is a revision (action 'supersede'; 'reopen' undoes it).
+VALIDITY = """
+        UPDATE memories SET valid_from = created_at;
+        CREATE INDEX memories_current ON memories(owner, collection, valid_until);
+        CREATE INDEX memories_superseded_by ON memories(superseded_by);
+"""
+
+MIGRATIONS.append(
+    (
+        9,
+        """
+        ALTER TABLE memories ADD COLUMN valid_from REAL;
+        ALTER TABLE memories ADD COLUMN valid_until REAL;
+        ALTER TABLE memories ADD COLUMN superseded_by TEXT;
+        """
+        + VALIDITY,
+    )
+)
+
 LATEST_VERSION = MIGRATIONS[-1][0]

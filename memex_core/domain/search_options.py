@@ -44,6 +44,9 @@ class SearchOptions:
     ``floor`` overrides the relevance floor for this search: ``"auto"``, ``"off"`` or a
     cosine similarity; ``None`` keeps the home's setting. ``tag`` keeps notes carrying one
     of these tags or a tag nested under one (``project`` matches ``#project/memex``).
+    Memory search alone reads the last two: a memory search answers with current facts;
+    ``as_of`` (a date or time) with the facts valid then, ``include_superseded`` with every
+    fact, superseded ones too, each with its validity.
     """
 
     query: str
@@ -59,6 +62,8 @@ class SearchOptions:
     time_phrases: bool = True
     floor: str | float | None = None
     tag: Texts = None
+    as_of: TimeBound = None
+    include_superseded: bool = False
 
     @classmethod
     def of(cls, query: str, mode: str = "hybrid", limit: int = 10, **options: Any) -> SearchOptions:

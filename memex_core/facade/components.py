@@ -1,10 +1,11 @@
 """The parts of a memex home and the locks around them: what ``Memex`` is built on.
 
 :class:`HomeComponents` opens each configured component (catalog, keyword index, vector
-store, embedder, ranker, redactor, extractor, consolidator) lazily, once, even when
-concurrent searches first need it together, and holds the locks that keep writers apart:
-the home's write lock, the call lock threads share (see :mod:`memex_core.threads`) and,
-on a shared catalog, the job locks every host honours. Building lazily is why a keyword
+store, embedder, ranker, redactor, extractor, consolidator, supersession judge) lazily,
+once, even when concurrent searches first need it together, and holds the locks that keep
+writers apart: the home's write lock, the call lock threads share (see
+:mod:`memex_core.threads`) and, on a shared catalog, the job locks every host honours.
+Building lazily is why a keyword
 search never imports the embedder or the vector store.
 """
 
@@ -35,6 +36,7 @@ from memex_core.domain import (
     Source,
     VectorStore,
 )
+from memex_core.domain.memory.validity import SupersessionJudge
 from memex_core.domain.turn_context import IndexContext
 from memex_core.errors import MemexError
 from memex_core.facade import turn_context
@@ -100,6 +102,7 @@ class HomeComponents(ClosesOnExit):
         self._ranker: Ranker | None = None
         self._memory_indexes: MemoryIndexUpdater | None = None
         self._memory_service: MemoryService | None = None
+        self._judge: tuple[SupersessionJudge | None, str | None] | None = None
         self._job_locks: dict[str, Any] = {}
         #: Set by a process that flushes the keyword index itself now and then (``memex
         #: serve``'s follower): memory writes then leave their keyword changes in memory.
@@ -464,7 +467,11 @@ class HomeComponents(ClosesOnExit):
                 fragment_chars=int(table.get("fragment_chars", defaults.fragment_chars)),
             )
             self._memory_service = MemoryService(
-                self.catalog, self.memory_indexes(), self.redactor(), settings
+                self.catalog,
+                self.memory_indexes(),
+                self.redactor(),
+                settings,
+                judge=self.supersession_judge(),
             )
         return self._memory_service
 
@@ -499,6 +506,30 @@ class HomeComponents(ClosesOnExit):
 
     def consolidator(self) -> Consolidator:
         return self._build("consolidator")
+
+    def supersession_judge(self) -> SupersessionJudge | None:
+        """The judge that decides which earlier facts a new one closes (``[supersession]
+        use``, default ``rules``); None when supersession is off (``use = "none"``) or when
+        the default judge's plugin is not loaded, so remembering never fails for want of it
+        (``memex doctor`` says so). A judge named in config.toml that cannot be built is an
+        error."""
+        return self.supersession_state()[0]
+
+    def supersession_state(self) -> tuple[SupersessionJudge | None, str | None]:
+        """The judge, and why there is none when the default could not be built."""
+        if self._judge is None:
+            self._judge = self._opened_judge()
+        return self._judge
+
+    def _opened_judge(self) -> tuple[SupersessionJudge | None, str | None]:
+        if self.config.component("supersession_judge") == "none":
+            return None, None
+        try:
+            return self._build("supersession_judge"), None
+        except PluginUnavailable as exc:
+            if self.config.table("supersession").get("use") is not None:
+                raise  # named in config.toml: the user asked for that one
+            return None, str(exc)
 
     def fact_types(self) -> tuple[FactType, ...]:
         """The fact types extractors look for: ``[memory] fact_types = "path.yaml"`` or

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from memex_core.facade.components import HomeComponents
     from memex_core.facade.writing import Writer
     from memex_core.services.doctor import DoctorReport
+    from memex_core.services.doctor.findings import Finding
 
 
 def run_doctor(
@@ -61,4 +62,24 @@ def _doctor(
         report = Doctor(doctor_parts).run(repair=repair, progress=progress)
         if repair:  # reopen the keyword index as repaired on next use
             parts.use_keyword_index(None, None)
+    report.final.findings.extend(supersession_findings(parts))
     return report
+
+
+def supersession_findings(parts: HomeComponents) -> list[Finding]:
+    """A note when the default supersession judge is not loaded: facts are then stored
+    without closing the ones they update (remembering still works)."""
+    from memex_core.services.doctor.findings import Finding
+
+    _, reason = parts.supersession_state()
+    if reason is None:
+        return []
+    return [
+        Finding(
+            "memory.supersession_unavailable",
+            "note",
+            f"Facts that change are not being closed: {reason}",
+            "Install or enable the plugin that provides it (`memex plugins`), or set "
+            '[supersession] use = "none" in config.toml to turn supersession off.',
+        )
+    ]

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from memex_core.domain import CorpusStats, Fragment, SearchFilters
 from memex_core.domain.filters import NAMED_ONLY_SOURCES
 from memex_core.domain.memory.namespaces import covers, validate_collection
-from memex_core.domain.memory.records import OPERATOR, Actor, Scope
+from memex_core.domain.memory.records import MEMORY_SOURCE, OPERATOR, Actor, Scope
+from memex_core.domain.memory.timestamps import HeldAt
 from memex_core.domain.relevance import SETTING as FLOOR_SETTING_NAME
 from memex_core.domain.search_options import MODES, SearchOptions, make_filters
 from memex_core.domain.search_results import SearchResults
@@ -44,6 +45,14 @@ NO_SUCH_COLLECTION = "no memory collection matches that collection"
 NO_TAGGED_NOTE = "no note carries the tag(s) {tags} (nor a tag nested under them)"
 
 _OPERATOR_SCOPE = Scope(Actor(OPERATOR, "operator"), None, None)
+
+#: The most candidates a search reading memory by time asks the stores for while it
+#: leaves out facts not valid then.
+MAX_DEPTH = 1000
+
+
+def is_memory(fragment: Fragment) -> bool:
+    return fragment.source_kind == MEMORY_SOURCE
 
 
 def memory_collection_filters(
@@ -137,13 +146,16 @@ class Reader:
                 )
                 time_reading = phrase.describe()
                 time_note = f"time filter: {time_reading} (turn off with --no-time-phrases)"
-        found = self._search(query, mode, limit, filters, semantic_weight, min_score, floor_value)
+        held = HeldAt.of(options)
+        found = self._search(
+            query, mode, limit, filters, semantic_weight, min_score, floor_value, held
+        )
         if time_note is not None and not found.results:
             # A phrase read as a time filter that leaves nothing (say, notes or chats
             # without dates) must not hide what the words find: search them as written.
             words, plain_filters = unfiltered
             found = self._search(
-                words, mode, limit, plain_filters, semantic_weight, min_score, floor_value
+                words, mode, limit, plain_filters, semantic_weight, min_score, floor_value, held
             )
             time_note = (
                 f"time filter: {time_reading} matched nothing, so these results are "
@@ -180,6 +192,46 @@ class Reader:
         return filters if held == hidden else replace(filters, named_only=held)
 
     def _search(
+        self,
+        query: str,
+        mode: str,
+        limit: int,
+        filters: SearchFilters,
+        semantic_weight: float | None,
+        min_score: float | None,
+        floor: float | None = None,
+        held: HeldAt | None = None,
+    ) -> SearchResults:
+        """One search; memory facts not valid at the time asked (superseded ones, by
+        default) are left out inside it: the stores are asked for more until ``limit``
+        valid hits are found or they have no more."""
+        found = self._search_once(query, mode, limit, filters, semantic_weight, min_score, floor)
+        if held is None or held.everything:
+            return found
+        if held.moment is None and not self._parts.catalog.superseded_memories():
+            return found  # nothing was ever closed: every fact is current
+        depth = limit
+        while True:
+            valid = self._valid(found, held)
+            if len(valid) >= limit or len(found.results) < depth or depth >= MAX_DEPTH:
+                found.results = valid[:limit]
+                return found
+            depth = min(depth * 4, MAX_DEPTH)
+            found = self._search_once(
+                query, mode, depth, filters, semantic_weight, min_score, floor
+            )
+
+    def _valid(self, found: SearchResults, held: HeldAt) -> list[Any]:
+        ids = [r.fragment.conversation_id for r in found.results if is_memory(r.fragment)]
+        times = self._parts.catalog.memory_validity(ids)
+        return [
+            r
+            for r in found.results
+            if r.fragment.conversation_id not in times
+            or held.keeps(*times[r.fragment.conversation_id])
+        ]
+
+    def _search_once(
         self,
         query: str,
         mode: str,

@@ -87,11 +87,16 @@ class MemoryCalls:
         since: TimeBound = None,
         until: TimeBound = None,
         tool_call_id: str | None = None,
+        as_of: TimeBound = None,
+        include_superseded: bool = False,
     ) -> builtins.list[MemoryHit]:
         """Search memory in scope: a collection prefix covers every collection below it.
         ``query`` may be a whole :class:`~memex_core.domain.search_options.SearchOptions`
         (and then no other option is given). Time phrases in the query are never read as
-        a filter here: a memory's words are what it is about."""
+        a filter here: a memory's words are what it is about. Current facts only, unless
+        ``as_of`` (a datetime, ISO 8601 date or time, or epoch seconds) asks for the facts
+        valid then or ``include_superseded`` for every fact; each hit carries its
+        validity."""
         options = SearchOptions.at_entry(
             query,
             mode,
@@ -100,6 +105,8 @@ class MemoryCalls:
             include_private=include_private,
             since=since,
             until=until,
+            as_of=as_of,
+            include_superseded=include_superseded,
         ).with_changes(time_phrases=False)
         require_query(options.query)
         return self._search(options, user_id, tool_call_id)

@@ -25,6 +25,7 @@ from memex_core.handles.agent import AgentMemory
 from memex_core.handles.base import MemoryNotFound
 from memex_core.handles.calls import PurgeCall, PurgeRequest
 from memex_core.handles.handle import MemoryHandle
+from memex_core.handles.writing import reopened
 from memex_core.services.agent_memory import Prepared
 
 if TYPE_CHECKING:
@@ -82,14 +83,20 @@ class OperatorMemory(MemoryHandle, PurgeCall):
                     f"(see `memex history {record.id}`)."
                 )
             with self._mx.writing(), self._mx.memory_indexes().held():
+                # A restored fact holds again: restoring also reopens one closed by mistake.
+                reopening = (
+                    ""
+                    if record.is_current
+                    else f"; reopened (had been superseded by {record.superseded_by})"
+                )
                 record = self._service().revise(
                     self.scope,
-                    record,
+                    reopened(record),
                     action=RESTORE,
                     prepared=Prepared(earlier.content),
                     status=ACTIVE,
                     kind=earlier.kind,
-                    reason=f"restored revision {revision}",
+                    reason=f"restored revision {revision}{reopening}",
                     tool_call_id=tool_call_id,
                     links=self._links_of(replace(record, content=earlier.content)),
                 )

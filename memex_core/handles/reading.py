@@ -90,10 +90,24 @@ class MemoryReads(HandleBase):
                         fragment_id=fragment.id,
                         ranks={k: v for k, v in result.ranks.items() if v is not None},
                         private=record.private,
+                        valid_from=record.holds_from,
+                        valid_until=record.valid_until,
+                        superseded_by=record.superseded_by,
+                        recorded_at=record.created_at,
                     )
                 )
             info["detail"] = {"hits": len(hits)}
         return hits
+
+    def chain(self, ref: str, *, tool_call_id: str | None = None) -> builtins.list[MemoryRecord]:
+        """The facts ``ref`` belongs to in time, oldest first: those it superseded and
+        those superseding it (Paris -> Berlin), each with its validity. Only what this
+        handle may read: another user's facts are never part of a chain."""
+        with self._logged("history", ref, tool_call_id) as info:
+            record = self._find(ref)
+            info["user_id"] = record.user_id
+            chain = self._mx.catalog.supersession_chain(self.scope, record.id)
+        return [self._public(r) for r in chain]
 
     def links(self, ref: str, *, tool_call_id: str | None = None) -> MemoryLinks:
         """A memory file's ``[[...]]`` links and the memory files linking to it."""

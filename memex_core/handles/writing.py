@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from memex_core.catalog.memory_records import MemoryAccessDenied
@@ -23,12 +24,14 @@ from memex_core.domain.memory.records import (
     CONVERSATION_KIND,
     DELETED,
     FILE_KIND,
+    REOPEN,
     SHARED_OWNER,
     UNDELETE,
     UPDATE,
     MemoryRecord,
     owner_user_id,
 )
+from memex_core.domain.memory.timestamps import Moment, to_epoch
 from memex_core.errors import MemexError
 from memex_core.handles.base import SHARED_WRITE_ENV, HandleBase
 from memex_core.handles.calls import FileWrite
@@ -51,18 +54,26 @@ class MemoryWrites(HandleBase):
         consolidator: Consolidator | None = None,
         user_id: str | None = None,
         tool_call_id: str | None = None,
+        at: Moment | None = None,
     ) -> RememberResult:
         """Remember a fact (``text``) or a conversation (``messages``).
 
         A conversation is stored as one memory (its turns searchable) and the
-        extractor turns it into facts. Each fact is then stored, unless an active
+        extractor turns it into facts. Each fact is then stored, unless a current
         memory in the same collection says exactly the same thing after
-        normalisation. With ``consolidate`` each fact goes through the
-        consolidator (ADD, UPDATE, DELETE or NONE against similar memories).
+        normalisation. Every fact is offered to the supersession judge with the
+        user's current facts in the collection closest to it: the ones it updates
+        (same subject and attribute) are closed, never deleted, and stay readable by
+        time. With ``consolidate`` a fact that supersedes nothing then goes through
+        the consolidator (ADD, UPDATE, DELETE or NONE against similar memories): a
+        repeat is dropped, a better wording revises the earlier memory.
+        ``at`` is when the fact was said (a datetime, an ISO 8601 string or epoch
+        seconds; default now; a conversation's facts take their turns' times).
         ``<private>`` spans are never stored; likely secrets are redacted.
         """
         if (text is None) == (messages is None):
             raise MemexError("remember needs either a fact (text) or a conversation (messages)")
+        said_at = None if at is None else to_epoch(at, "at")
         if text is not None:
             check_fact_length(text)  # before the lock: a document is refused, not stored
         target = collection if collection is not None else self.collection
@@ -74,7 +85,7 @@ class MemoryWrites(HandleBase):
             result = RememberResult()
             with self._mx.writing(), self._mx.memory_indexes().held():
                 if messages is not None:
-                    facts = self._remember_conversation(
+                    facts, times = self._remember_conversation(
                         service,
                         messages,
                         owner,
@@ -83,6 +94,7 @@ class MemoryWrites(HandleBase):
                         extractor,
                         result,
                         tool_call_id,
+                        said_at,
                     )
                 else:
                     assert text is not None
@@ -92,11 +104,20 @@ class MemoryWrites(HandleBase):
                         prepared.private_removed,
                     )
                     facts = [MemoryFact(prepared.text, kind)] if prepared.text.strip() else []
+                    times = {}
                 chosen = consolidator or (self._mx.consolidator() if consolidate else None)
                 for fact in facts:
+                    when = _said_at(fact, times, said_at)
                     result.decisions.append(
                         self._store_fact(
-                            service, fact, owner, collection_name, private, chosen, tool_call_id
+                            service,
+                            fact,
+                            owner,
+                            collection_name,
+                            private,
+                            chosen,
+                            tool_call_id,
+                            when,
                         )
                     )
             info["detail"] = {
@@ -115,7 +136,9 @@ class MemoryWrites(HandleBase):
         extractor: Extractor | None,
         result: RememberResult,
         tool_call_id: str | None,
-    ) -> builtins.list[MemoryFact]:
+        said_at: float | None,
+    ) -> tuple[builtins.list[MemoryFact], dict[str, float]]:
+        """Store the conversation; its facts, and each source fragment's time."""
         turns: builtins.list[Message] = []
         found: builtins.list[str] = []
         for raw in messages:
@@ -128,10 +151,11 @@ class MemoryWrites(HandleBase):
             found.extend(prepared.redacted)
             result.private_removed += prepared.private_removed
             if prepared.text.strip():
-                turns.append(Message(message.role, prepared.text, message.timestamp))
+                when = message.timestamp if message.timestamp is not None else said_at
+                turns.append(Message(message.role, prepared.text, when))
         result.redacted = tuple(found)
         if not turns:
-            return []
+            return [], {}
         transcript = "\n\n".join(f"{t.role}: {t.content}" for t in turns)
         conversation = service.create(
             self.scope,
@@ -143,11 +167,13 @@ class MemoryWrites(HandleBase):
             reason="remembered conversation",
             tool_call_id=tool_call_id,
             messages=turns,
+            at=said_at,
         )
         result.conversation_id = conversation.id
         fragments = self._mx.catalog.conversation_fragments(conversation.id)
         chosen = extractor or self._mx.extractor()
-        return chosen.extract(fragments, self._mx.fact_types())
+        times = {f.id: f.timestamp for f in fragments if f.timestamp is not None}
+        return chosen.extract(fragments, self._mx.fact_types()), times
 
     def _store_fact(
         self,
@@ -158,23 +184,33 @@ class MemoryWrites(HandleBase):
         private: bool,
         consolidator: Consolidator | None,
         tool_call_id: str | None,
+        at: float | None,
     ) -> AppliedDecision:
         prepared = service.prepare(fact.text)
         fact = MemoryFact(prepared.text, fact.kind, fact.source_fragment_ids)
-        same = self._mx.catalog.memories(
-            self.scope,
-            owners=(owner,),
-            collections=(collection,),
-            fingerprint=fingerprint(fact.text),
-            limit=1,
-        )
+        same = [
+            record
+            for record in self._mx.catalog.memories(
+                self.scope,
+                owners=(owner,),
+                collections=(collection,),
+                fingerprint=fingerprint(fact.text),
+            )
+            if record.is_current  # a fact that held once and is said again holds again
+        ]
         if same:
             decision = ConsolidationDecision(
                 "NONE", fact, same[0].id, f"already remembered as {same[0].id}"
             )
             return AppliedDecision(decision, same[0].id, applied=True)
+        plan = service.plan(self.scope, owner, collection, fact.text, at)
         if consolidator is None:
             decision = ConsolidationDecision(ADD, fact, reason="new fact")
+        elif plan is not None and plan.closes:
+            # The fact changed: a new memory closes the earlier one (a consolidator's
+            # UPDATE would rewrite it, and what was true before would be lost).
+            closed = ", ".join(old.id for old, _ in plan.closes)
+            decision = ConsolidationDecision(ADD, fact, reason=f"supersedes {closed}")
         else:
             similar = service.similar(
                 self.scope, owner=owner, collection=collection, text=fact.text
@@ -191,10 +227,18 @@ class MemoryWrites(HandleBase):
                 sources=fact.source_fragment_ids,
                 reason=decision.reason,
                 tool_call_id=tool_call_id,
+                at=at,
+                plan=plan,
             )
             return AppliedDecision(decision, record.id, applied=True)
         return service.apply(
-            self.scope, decision, owner=owner, collection=collection, tool_call_id=tool_call_id
+            self.scope,
+            decision,
+            owner=owner,
+            collection=collection,
+            tool_call_id=tool_call_id,
+            at=at,
+            plan=plan,
         )
 
     def _write(self, asked: FileWrite, tool_call_id: str | None) -> MemoryRecord:
@@ -259,9 +303,19 @@ class MemoryWrites(HandleBase):
         return self._set_status("forget", ref, tool_call_id, DELETED, forgotten)
 
     def undelete(self, ref: str, *, tool_call_id: str | None = None) -> MemoryRecord:
-        """Bring back a deleted or invalidated memory as it was (a new revision)."""
+        """Bring back a deleted or invalidated memory as it was (a new revision), or
+        reopen a fact closed by mistake (current again: a ``reopen`` revision)."""
 
         def undeleted(record: MemoryRecord) -> MemoryRecord:
+            if record.status == ACTIVE:  # closed, not deleted: it holds again
+                return self._service().revise(
+                    self.scope,
+                    reopened(record),
+                    action=REOPEN,
+                    reason=f"reopened (had been superseded by {record.superseded_by})",
+                    tool_call_id=tool_call_id,
+                    links=self._links_of(record),
+                )
             return self._service().revise(
                 self.scope,
                 record,
@@ -287,7 +341,7 @@ class MemoryWrites(HandleBase):
         with self._logged(action, ref, tool_call_id) as info:
             record = self._find(ref)
             info["user_id"] = record.user_id
-            if record.status != status:
+            if record.status != status or (status == ACTIVE and not record.is_current):
                 with self._mx.writing(), self._mx.memory_indexes().held():
                     record = change(record)
         return self._public(record)
@@ -296,3 +350,14 @@ class MemoryWrites(HandleBase):
         if record.path is None:
             return []
         return [(t, resolve_memory_link(t, record.path)) for t in find_memory_links(record.content)]
+
+
+def reopened(record: MemoryRecord) -> MemoryRecord:
+    """``record`` current again: nothing closes it any more."""
+    return replace(record, valid_until=None, superseded_by=None)
+
+
+def _said_at(fact: MemoryFact, times: dict[str, float], said_at: float | None) -> float | None:
+    """When a fact was said: its latest source turn's time, else the call's ``at``."""
+    found = [times[f] for f in fact.source_fragment_ids if f in times]
+    return max(found) if found else said_at

@@ -50,6 +50,9 @@ from memex_core.domain.memory.records import (
 from memex_core.domain.memory.records import (
     UPDATE as UPDATE_ACTION,
 )
+from memex_core.domain.memory.validity import Supersession, SupersessionJudge
+from memex_core.services import supersession
+from memex_core.services.supersession import Plan
 
 
 @dataclass(frozen=True)
@@ -138,12 +141,16 @@ class MemoryService:
         redactor: Redactor,
         settings: MemorySettings | None = None,
         clock: Callable[[], float] = time.time,
+        *,
+        judge: SupersessionJudge | None = None,
     ) -> None:
         self.catalog = catalog
         self.indexes = indexes
         self.redactor = redactor
         self.settings = settings or MemorySettings()
         self.clock = clock
+        self.judge = judge  # None: facts are never closed (supersession off or unavailable)
+        self.nearest_facts = supersession.Nearest(catalog, indexes.nearest)
 
     # -- preparing text -------------------------------------------------------------------
 
@@ -211,8 +218,10 @@ class MemoryService:
         sources: Sequence[str],
         messages: Sequence[Message] | None,
         links: Sequence[tuple[str, str | None]],
+        closes: Sequence[MemoryWrite] = (),
     ) -> MemoryRecord:
-        """Store ``record`` (as it now is) and the revision that made it so."""
+        """Store ``record`` (as it now is) and the revision that made it so, with the
+        writes closing the facts it supersedes (``closes``) in the same transaction."""
         from memex_core.catalog.memory_records import MemoryWrite
 
         revision = Revision(
@@ -235,6 +244,7 @@ class MemoryService:
             fingerprint=fingerprint(record.content),
             fragments=self._fragments(record, messages),
             links=links,
+            closes=closes,
         )
         new, removed = self.catalog.write_memory(scope, write)
         self.indexes.apply(new, removed)
@@ -255,10 +265,18 @@ class MemoryService:
         tool_call_id: str | None = None,
         messages: Sequence[Message] | None = None,
         links: Sequence[tuple[str, str | None]] = (),
+        at: float | None = None,
+        plan: Plan | None = None,
     ) -> MemoryRecord:
+        """Store a new memory. ``at`` is when it was said (default: now). A fact is
+        offered to the supersession judge first (``plan`` when the caller asked already):
+        the facts it supersedes are closed in the same transaction, and a fact told late
+        about an earlier time is stored already closed by the later one."""
         now = self.clock()
+        if plan is None and supersession.is_fact(kind):
+            plan = self.plan(scope, owner, collection, prepared.text, at)
         record = MemoryRecord(
-            id=new_memory_id(),
+            id=plan.memory_id if plan is not None else new_memory_id(),
             owner=owner,
             collection=collection,
             path=path,
@@ -269,10 +287,54 @@ class MemoryService:
             created_at=now,
             updated_at=now,
             content=prepared.text,
+            valid_from=plan.valid_from if plan is not None else (now if at is None else at),
         )
+        closes: list[MemoryWrite] = []
+        if plan is not None:
+            if plan.closed_by is not None:
+                record = replace(
+                    record,
+                    valid_until=plan.closed_by.holds_from,
+                    superseded_by=plan.closed_by.id,
+                )
+                reason = f"{reason}; told late: already superseded by {plan.closed_by.id}"
+            closes = [self._closing(scope, old, found, record) for old, found in plan.closes]
         return self._commit(
-            scope, record, CREATE, prepared, reason, tool_call_id, sources, messages, links
+            scope, record, CREATE, prepared, reason, tool_call_id, sources, messages, links, closes
         )
+
+    def plan(
+        self, scope: Scope, owner: str, collection: str, text: str, at: float | None = None
+    ) -> Plan | None:
+        """What a new fact would close (None without a judge): the judge sees the owner's
+        current facts in ``collection`` closest to ``text``."""
+        if self.judge is None:
+            return None
+        candidates = self.nearest_facts(scope, owner, collection, text)
+        said_at = self.clock() if at is None else at
+        return supersession.plan(self.judge, new_memory_id(), text, said_at, candidates)
+
+    def _closing(
+        self, scope: Scope, old: MemoryRecord, found: Supersession, by: MemoryRecord
+    ) -> MemoryWrite:
+        """The write that closes ``old`` at ``by``'s start, ``by`` superseding it."""
+        record = supersession.closed(old, by.holds_from, by.id, self.clock())
+        reason = supersession.reason_for(found, by.id)
+        return MemoryWrite(
+            record=record,
+            revision=supersession.closing_revision(record, scope.actor.label, reason, by.id),
+            fingerprint=fingerprint(record.content),
+            keep_fragments=True,
+        )
+
+    def close(
+        self, scope: Scope, old: MemoryRecord, found: Supersession, by: MemoryRecord
+    ) -> MemoryRecord:
+        """Close ``old`` (superseded by ``by``, a fact already stored): a revision."""
+        write = self._closing(scope, old, found, by)
+        new, removed = self.catalog.write_memory(scope, write)
+        self.indexes.apply(new, removed)
+        return write.record
 
     def revise(
         self,
@@ -347,7 +409,12 @@ class MemoryService:
                 if cosine < threshold:
                     break
                 record = self.catalog.memory(scope, memory_id)
-                if record is None or record.status != ACTIVE or record.kind == CONVERSATION_KIND:
+                if (
+                    record is None
+                    or record.status != ACTIVE
+                    or record.kind == CONVERSATION_KIND
+                    or not record.is_current  # superseded: history, not a fact to merge with
+                ):
                     continue
                 seen.add(memory_id)
                 found.append(SimilarMemory(memory_id, record.content, float(cosine), record.kind))
@@ -366,6 +433,7 @@ class MemoryService:
             and (only is None or r.id in only)
             and r.status == ACTIVE
             and r.kind != CONVERSATION_KIND
+            and r.is_current
         ]
         scored = [(s, r) for s, r in scored if s >= threshold]
         scored.sort(key=lambda pair: (-pair[0], pair[1].created_at))
@@ -380,6 +448,8 @@ class MemoryService:
         collection: str,
         tool_call_id: str | None = None,
         existing: MemoryRecord | None = None,
+        at: float | None = None,
+        plan: Plan | None = None,
     ) -> AppliedDecision:
         """Carry out a decision for a new fact (``existing`` is None) or, during a dream,
         for a memory already stored (``existing``). Never destroys anything: UPDATE
@@ -404,7 +474,7 @@ class MemoryService:
                 existing.id
                 if existing
                 else self._add_fact(
-                    scope, fact, owner, collection, decision.reason, tool_call_id
+                    scope, fact, owner, collection, decision.reason, tool_call_id, at, plan
                 ).id
             )
         elif decision.action == UPDATE and target is not None:
@@ -434,7 +504,7 @@ class MemoryService:
                 applied.memory_id = existing.id
             elif decision.new_text.strip():
                 applied.memory_id = self._add_fact(
-                    scope, fact, owner, collection, decision.reason, tool_call_id
+                    scope, fact, owner, collection, decision.reason, tool_call_id, at, plan
                 ).id
         else:  # NONE
             applied.memory_id = decision.target_id
@@ -451,16 +521,23 @@ class MemoryService:
         collection: str,
         reason: str,
         tool_call_id: str | None,
+        at: float | None = None,
+        plan: Plan | None = None,
     ) -> MemoryRecord:
+        prepared = self.prepare(fact.text)
+        if plan is not None and prepared.text != fact.text:
+            plan = None  # asked about other words: ask again about these
         return self.create(
             scope,
             owner=owner,
             collection=collection,
             kind=fact.kind,
-            prepared=self.prepare(fact.text),
+            prepared=prepared,
             sources=fact.source_fragment_ids,
             reason=reason,
             tool_call_id=tool_call_id,
+            at=at,
+            plan=plan,
         )
 
     def _retire(self, scope: Scope, record: MemoryRecord, reason: str) -> None:

@@ -27,7 +27,7 @@ released migration: append a new one, with the number SQLite's list gives it.
 
 from __future__ import annotations
 
-from memex_core.catalog.schema import POSITIONS, SESSION_PROJECTS_INDEXES
+from memex_core.catalog.schema import POSITIONS, SESSION_PROJECTS_INDEXES, VALIDITY
 
 #: Channel of the change journal's notifications (payload: the newest entry's number).
 CHANGES_CHANNEL = "memex_changes"
@@ -333,6 +333,15 @@ MIGRATIONS: list[tuple[int, str]] = [
             REFERENCING OLD TABLE AS removed
             FOR EACH STATEMENT EXECUTE FUNCTION memex_fragment_removed();
         """,
+    ),
+    (
+        9,
+        """
+        ALTER TABLE memories ADD COLUMN valid_from DOUBLE PRECISION;
+        ALTER TABLE memories ADD COLUMN valid_until DOUBLE PRECISION;
+        ALTER TABLE memories ADD COLUMN superseded_by TEXT COLLATE "C";
+        """
+        + VALIDITY,
     ),
 ]
 

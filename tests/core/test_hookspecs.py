@@ -33,6 +33,7 @@ def test_hooks_exist_for_every_plugin_kind() -> None:
         "register_rankers",
         "register_redactors",
         "register_sources",
+        "register_supersession_judges",
         "register_vector_stores",
     ]
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memex_core.domain.contracts import ADD, DELETE, NONE, UPDATE, ConsolidationDecision
+from memex_core.domain.memory.timestamps import iso_utc
 
 
 @dataclass
@@ -97,6 +98,14 @@ class MemoryHit:
     fragment_id: str
     ranks: dict[str, int] = field(default_factory=dict)
     private: bool = False
+    valid_from: float | None = None  # when the fact became true (epoch seconds)
+    valid_until: float | None = None  # when it stopped (None: it holds)
+    superseded_by: str | None = None
+    recorded_at: float | None = None  # when memex learned it
+
+    @property
+    def is_current(self) -> bool:
+        return self.valid_until is None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,6 +118,10 @@ class MemoryHit:
             "fragment_id": self.fragment_id,
             "ranks": self.ranks,
             "private": self.private,
+            "valid_from": iso_utc(self.valid_from),
+            "valid_until": iso_utc(self.valid_until),
+            "superseded_by": self.superseded_by,
+            "recorded_at": iso_utc(self.recorded_at),
         }
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memex_core.domain.fragment import Fragment
+from memex_core.domain.memory.timestamps import iso_utc
 
 AGENT, OPERATOR = "agent", "operator"
 #: Owner of memory every user's agents can read (``shared/...`` paths).
@@ -16,14 +17,17 @@ USERS_PREFIX = "users/"
 ACTIVE, DELETED, INVALIDATED = "active", "deleted", "invalidated"
 STATUSES = (ACTIVE, DELETED, INVALIDATED)
 
-#: What a revision did.
-CREATE, UPDATE, RESTORE, DELETE, UNDELETE, INVALIDATE = (
+#: What a revision did. ``supersede`` closes a fact another replaced (``valid_until``,
+#: ``superseded_by``); ``reopen`` makes a closed fact current again.
+CREATE, UPDATE, RESTORE, DELETE, UNDELETE, INVALIDATE, SUPERSEDE, REOPEN = (
     "create",
     "update",
     "restore",
     "delete",
     "undelete",
     "invalidate",
+    "supersede",
+    "reopen",
 )
 
 #: Memory kinds that are not fact types.
@@ -82,7 +86,12 @@ class Scope:
 
 @dataclass(frozen=True)
 class MemoryRecord:
-    """A memory as it stands now (its current revision)."""
+    """A memory as it stands now (its current revision).
+
+    ``valid_from`` is when the fact became true (``None``: when it was recorded,
+    ``created_at``), ``valid_until`` when it stopped (``None`` while it holds) and
+    ``superseded_by`` the memory that replaced it.
+    """
 
     id: str
     owner: str
@@ -95,10 +104,27 @@ class MemoryRecord:
     created_at: float
     updated_at: float
     content: str
+    valid_from: float | None = None
+    valid_until: float | None = None
+    superseded_by: str | None = None
 
     @property
     def user_id(self) -> str | None:
         return owner_user_id(self.owner)
+
+    @property
+    def holds_from(self) -> float:
+        """When the fact became true (its record time when nothing else is known)."""
+        return self.created_at if self.valid_from is None else self.valid_from
+
+    @property
+    def is_current(self) -> bool:
+        """Whether the fact still holds (nothing closed it)."""
+        return self.valid_until is None
+
+    def valid_at(self, moment: float) -> bool:
+        """Whether the fact held at ``moment``: ``valid_from <= moment < valid_until``."""
+        return self.holds_from <= moment and (self.valid_until is None or moment < self.valid_until)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,6 +140,10 @@ class MemoryRecord:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "content": self.content,
+            "valid_from": iso_utc(self.holds_from),
+            "valid_until": iso_utc(self.valid_until),
+            "superseded_by": self.superseded_by,
+            "recorded_at": iso_utc(self.created_at),
         }
 
 
@@ -177,6 +207,9 @@ class MemoryWrite:
     ``record`` is the memory's new state, ``revision`` the revision that
     records it, ``fragments`` its searchable fragments (empty unless active),
     ``links`` the memory-file links as (target as written, storage path or None).
+    ``closes`` are the writes that close the facts this one supersedes, committed in the
+    same transaction; such a write has ``keep_fragments`` (its text is unchanged and stays
+    searchable for reading by time).
     """
 
     record: MemoryRecord
@@ -184,3 +217,5 @@ class MemoryWrite:
     fingerprint: str
     fragments: Sequence[Fragment] = ()
     links: Sequence[tuple[str, str | None]] = ()
+    closes: Sequence[MemoryWrite] = ()
+    keep_fragments: bool = False

@@ -159,7 +159,7 @@ def test_migration_8_keeps_a_populated_journal_and_goes_on_per_statement(
     try:
         assert new.needs_migration()
         new.migrate()
-        assert new.schema_version() == new.latest_version == 8
+        assert new.schema_version() == new.latest_version == 9
         assert new.quick_check() == ["ok"]
         assert row_level(new) == {"fragments_added": False, "fragments_removed": False}
         assert new.query("SELECT * FROM fragments ORDER BY seq")[1] == before

@@ -1,0 +1,183 @@
+"""Facts that change over time: which current facts a new one closes, and the closing itself.
+
+A new fact is offered to the supersession judge together with the owner's current facts
+closest to it. Only facts of the same owner *and* the same collection are offered: a fact
+of alice's never closes one of bob's or a shared one (the catalog refuses such a write
+anyway), and an agent key bounded to a collection never closes a fact outside its bound.
+The earlier facts the judge names are closed (``valid_until`` = the new fact's
+``valid_from``, ``superseded_by`` = its id) by a ``supersede`` revision written in the same
+transaction as the new fact; nothing is deleted, and the closed fact stays searchable for
+reading by time. A current fact that became true *later* than the new one is offered the
+other way round: when it supersedes the new fact ("Alice lived in Rome in 2019" told after
+"Alice lives in Berlin"), the new fact is stored already closed by it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from memex_core.domain import SearchFilters
+from memex_core.domain.memory.facts import text_similarity
+from memex_core.domain.memory.records import (
+    ACTIVE,
+    CONVERSATION_KIND,
+    FILE_KIND,
+    MEMORY_SOURCE,
+    SUPERSEDE,
+    MemoryRecord,
+    Revision,
+    Scope,
+)
+from memex_core.domain.memory.validity import Supersession, SupersessionJudge, TimedFact
+
+#: How many of the owner's closest current facts a judge sees for each new fact.
+CANDIDATES = 8
+
+
+def is_fact(kind: str) -> bool:
+    """Whether memories of ``kind`` are facts (conversations and files never supersede)."""
+    return kind not in (CONVERSATION_KIND, FILE_KIND)
+
+
+@dataclass
+class Plan:
+    """What writing one new fact does to time: when it holds from, what it closes, and
+    (for a fact told late about an earlier time) the later fact that closes it."""
+
+    memory_id: str
+    valid_from: float
+    closes: list[tuple[MemoryRecord, Supersession]] = field(default_factory=list)
+    closed_by: MemoryRecord | None = None
+
+
+class Nearest:
+    """The owner's current facts closest to a text, in one collection."""
+
+    def __init__(
+        self,
+        catalog: object,
+        nearest: Callable[[str, SearchFilters, int], list[tuple[str, float]] | None],
+    ) -> None:
+        self.catalog = catalog
+        self.nearest = nearest
+
+    def __call__(
+        self,
+        scope: Scope,
+        owner: str,
+        collection: str,
+        text: str,
+        *,
+        exclude: Sequence[str] = (),
+        limit: int = CANDIDATES,
+    ) -> list[MemoryRecord]:
+        catalog = self.catalog
+        skip = set(exclude)
+        filters = SearchFilters(
+            owners=(owner,),
+            collections=(collection,),
+            source_kinds=(MEMORY_SOURCE,),
+            include_private=True,
+        )
+        # Closed facts keep their fragments, so ask for more than needed: the closest
+        # current facts may sit behind a few of their closed predecessors.
+        hits = self.nearest(text, filters, 4 * limit + len(skip) + 10)
+        if hits is None:  # no vectors in this home: compare words over the owner's facts
+            pool = [
+                r
+                for r in catalog.memories(scope, owners=(owner,), collections=(collection,))  # type: ignore[attr-defined]
+                if r.id not in skip and _offered(r)
+            ]
+            scored = [(text_similarity(text, r.content), r) for r in pool]
+            scored.sort(key=lambda pair: (-pair[0], pair[1].created_at))
+            return [r for score, r in scored[:limit] if score > 0]
+        by_fragment = catalog.memories_by_fragment(scope, [f for f, _ in hits])  # type: ignore[attr-defined]
+        found: list[MemoryRecord] = []
+        seen: set[str] = set()
+        for fragment, _ in hits:
+            memory_id = by_fragment.get(fragment)
+            if memory_id is None or memory_id in skip or memory_id in seen:
+                continue
+            seen.add(memory_id)
+            record = catalog.memory(scope, memory_id)  # type: ignore[attr-defined]
+            if record is None or record.owner != owner or not _offered(record):
+                continue
+            found.append(record)
+            if len(found) >= limit:
+                break
+        return found
+
+
+def _offered(record: MemoryRecord) -> bool:
+    return record.status == ACTIVE and record.is_current and is_fact(record.kind)
+
+
+def timed(record: MemoryRecord) -> TimedFact:
+    return TimedFact(
+        record.id, record.content, record.holds_from, record.created_at, record.valid_until
+    )
+
+
+def plan(
+    judge: SupersessionJudge,
+    memory_id: str,
+    text: str,
+    said_at: float,
+    candidates: Sequence[MemoryRecord],
+    valid_from: float | None = None,
+) -> Plan:
+    """Ask ``judge`` what a new fact (``memory_id``, ``text``, said at ``said_at``) closes
+    among ``candidates`` (current facts of the same owner and collection), and whether a
+    later one of them closes it."""
+    start = judge.valid_from(text, said_at) if valid_from is None else valid_from
+    out = Plan(memory_id, start)
+    new = TimedFact(memory_id, text, start, said_at)
+    earlier = [r for r in candidates if r.holds_from <= start and r.id != memory_id]
+    later = sorted(
+        (r for r in candidates if r.holds_from > start and r.id != memory_id),
+        key=lambda r: r.holds_from,
+    )
+    by_id = {r.id: r for r in earlier}
+    if earlier:
+        for found in judge.supersedes(new, [timed(r) for r in earlier]):
+            record = by_id.pop(found.memory_id, None)  # never trust an id it was not shown
+            if record is not None:
+                out.closes.append((record, found))
+    for record in later:
+        if any(s.memory_id == memory_id for s in judge.supersedes(timed(record), [new])):
+            out.closed_by = record
+            break
+    return out
+
+
+def closed(record: MemoryRecord, until: float, by: str, now: float) -> MemoryRecord:
+    """``record`` as a ``supersede`` revision leaves it: closed at ``until`` by ``by``."""
+    return replace(
+        record,
+        revision=record.revision + 1,
+        valid_until=until,
+        superseded_by=by,
+        updated_at=now,
+    )
+
+
+def closing_revision(record: MemoryRecord, actor: str, reason: str, by: str) -> Revision:
+    """The revision that records ``record`` (already :func:`closed`) being closed."""
+    return Revision(
+        memory_id=record.id,
+        revision=record.revision,
+        content=record.content,
+        kind=record.kind,
+        status=record.status,
+        action=SUPERSEDE,
+        actor=actor,
+        created_at=record.updated_at,
+        reason=reason,
+        sources=(by,),
+    )
+
+
+def reason_for(found: Supersession, by: str) -> str:
+    what = found.reason or (f"same {found.key}" if found.key else "updated")
+    return f"superseded by {by}: {what}"

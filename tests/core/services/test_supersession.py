@@ -1,0 +1,190 @@
+"""Facts that change over time through the Python API: a new fact closes the one it
+updates (never deleting it), reading by time, the chain, reopening, and isolation.
+
+The judge is the test double of tests/support/supersession_doubles.py (it knows where
+people live), registered through ``register_supersession_judges``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memex_core.api import Memex
+from memex_core.domain.memory.records import REOPEN, SUPERSEDE
+from tests.support.supersession_doubles import LivesInJudge, timed_memex
+
+DAY = 86400.0
+T0 = 1_700_000_000.0  # 2023-11-14
+
+
+@pytest.fixture
+def judge() -> LivesInJudge:
+    return LivesInJudge()
+
+
+@pytest.fixture
+def mx(memex_home: Path, judge: LivesInJudge) -> Iterator[Memex]:
+    memex = timed_memex(memex_home, judge)
+    yield memex
+    memex.close()
+
+
+def _id(result: object) -> str:
+    ids = result.memory_ids  # type: ignore[attr-defined]
+    assert len(ids) == 1
+    return str(ids[0])
+
+
+def test_a_moved_fact_closes_the_earlier_one_and_recall_gives_the_current(mx: Memex) -> None:
+    paris = _id(mx.remember("Alice lives in Paris", user="alice", at=T0))
+    berlin = _id(mx.remember("Alice moved to Berlin", user="alice", at=T0 + 30 * DAY))
+    hits = mx.recall("where does alice live", user="alice")
+    assert [h.memory_id for h in hits] == [berlin]
+    old = mx.operator().get(paris)
+    assert old.status == "active"  # superseded, never deleted
+    assert old.valid_until == T0 + 30 * DAY and old.superseded_by == berlin
+    assert mx.operator().history(paris)[-1].action == SUPERSEDE
+    before = mx.recall("where does alice live", user="alice", as_of=T0 + 10 * DAY)
+    assert [h.memory_id for h in before] == [paris]
+    assert before[0].to_dict()["valid_until"] == "2023-12-14T22:13:20Z"
+    every = mx.recall("where does alice live", user="alice", include_superseded=True)
+    assert {h.memory_id for h in every} == {paris, berlin}
+    chain = mx.history(berlin, user="alice")
+    assert [r.id for r in chain] == [paris, berlin]
+    assert [r.id for r in mx.history(paris, user="alice")] == [paris, berlin]
+
+
+def test_as_of_takes_iso_dates_and_datetimes(mx: Memex) -> None:
+    paris = _id(mx.remember("Alice lives in Paris", user="alice", at="2023-01-01"))
+    mx.remember("Alice moved to Berlin", user="alice", at="2024-06-01T12:00:00Z")
+    assert [h.memory_id for h in mx.recall("alice live", user="alice", as_of="2023-07-01")] == [
+        paris
+    ]
+    assert mx.recall("alice live", user="alice", as_of="2022-01-01") == []
+
+
+def test_unrelated_facts_about_the_same_subject_stay_current(mx: Memex) -> None:
+    mx.remember("Alice lives in Berlin", user="alice", at=T0)
+    mx.remember("Alice likes Berlin's museums", user="alice", at=T0 + DAY)
+    hits = mx.recall("alice berlin", user="alice")
+    assert len(hits) == 2 and all(h.valid_until is None for h in hits)
+
+
+def test_a_fact_told_late_about_an_earlier_time_is_stored_already_closed(mx: Memex) -> None:
+    berlin = _id(mx.remember("Alice lives in Berlin", user="alice", at="2024-01-01"))
+    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+    assert mx.operator().get(berlin).valid_until is None  # the later fact still holds
+    told = mx.operator().get(rome)
+    assert told.superseded_by == berlin and told.valid_until == mx.operator().get(berlin).valid_from
+    assert told.to_dict()["valid_from"] == "2019-01-01T00:00:00Z"
+    assert [h.memory_id for h in mx.recall("alice live", user="alice")] == [berlin]
+    assert [h.memory_id for h in mx.recall("alice live", user="alice", as_of="2020-05-01")] == [
+        rome
+    ]
+
+
+def test_undelete_reopens_a_fact_closed_by_mistake(mx: Memex) -> None:
+    paris = _id(mx.remember("Alice lives in Paris", user="alice", at=T0))
+    mx.remember("Alice moved to Berlin", user="alice", at=T0 + DAY)
+    reopened = mx.agent("alice").undelete(paris)
+    assert reopened.valid_until is None and reopened.superseded_by is None
+    assert mx.operator().history(paris)[-1].action == REOPEN
+    assert paris in {h.memory_id for h in mx.recall("alice live", user="alice")}
+
+
+def test_restore_reopens_too(mx: Memex) -> None:
+    paris = _id(mx.remember("Alice lives in Paris", user="alice", at=T0))
+    mx.remember("Alice moved to Berlin", user="alice", at=T0 + DAY)
+    restored = mx.operator().restore(paris, 1)
+    assert restored.is_current and "reopened" in mx.operator().history(paris)[-1].reason
+
+
+def test_with_consolidation_a_changed_fact_is_superseded_not_rewritten(mx: Memex) -> None:
+    paris = _id(mx.remember("Alice lives in Paris", user="alice", at=T0, consolidate=True))
+    result = mx.remember("Alice now lives in Berlin", user="alice", consolidate=True)
+    berlin = _id(result)
+    assert berlin != paris and result.decisions[0].decision.action == "ADD"
+    assert mx.operator().get(paris).content == "Alice lives in Paris"
+    assert mx.operator().get(paris).superseded_by == berlin
+
+
+def test_saying_a_closed_fact_again_stores_it_again(mx: Memex) -> None:
+    paris = _id(mx.remember("Alice lives in Paris", user="alice", at=T0))
+    berlin = _id(mx.remember("Alice moved to Berlin", user="alice", at=T0 + DAY))
+    again = _id(mx.remember("Alice lives in Paris", user="alice", at=T0 + 2 * DAY))
+    assert again not in (paris, berlin)
+    assert mx.operator().get(berlin).superseded_by == again
+
+
+def test_alice_never_closes_bobs_or_shared_facts(
+    mx: Memex, judge: LivesInJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMEX_SHARED_WRITE_MODE", "rw")
+    bob = _id(mx.remember("Alice lives in Paris", user="bob", at=T0))
+    shared = mx.agent("alice").write("shared/alice.md", "Alice lives in Paris").id
+    judge.asked.clear()
+    mx.remember("Alice moved to Berlin", user="alice", at=T0 + DAY)
+    assert mx.operator().get(bob).is_current and mx.operator().get(shared).is_current
+    offered = {f.memory_id for _, earlier in judge.asked for f in earlier}
+    assert bob not in offered and shared not in offered
+    # and bob cannot read alice's facts through history or as_of
+    with pytest.raises(Exception, match="No memory"):
+        mx.history(_id(mx.remember("Alice likes tea", user="alice")), user="bob")
+    assert all(h.memory_id == bob for h in mx.recall("alice", user="bob", as_of=T0 + 2 * DAY))
+
+
+def test_other_collections_are_not_offered(mx: Memex) -> None:
+    work = _id(mx.remember("Alice lives in Paris", user="alice", at=T0, collection="work"))
+    mx.remember("Alice moved to Berlin", user="alice", at=T0 + DAY, collection="home")
+    assert mx.operator().get(work).is_current
+
+
+def test_conversation_facts_take_their_turns_times(mx: Memex, memex_home: Path) -> None:
+    from memex_core.domain import MemoryFact
+
+    class Lines:
+        def extract(self, fragments, fact_types):  # type: ignore[no-untyped-def]
+            return [MemoryFact(f.content, "misc", (f.id,)) for f in fragments if f.role == "user"]
+
+    alice = mx.agent("alice")
+    for text, when in (("Alice lives in Paris", T0), ("Alice moved to Berlin", T0 + DAY)):
+        turns = [
+            {"role": "user", "content": text, "timestamp": when},
+            {"role": "assistant", "content": "Noted.", "timestamp": when + 1},
+        ]
+        alice.remember(messages=turns, extractor=Lines())
+    facts = [r for r in alice.list() if r.kind == "misc"]
+    paris = next(r for r in facts if "Paris" in r.content)
+    assert paris.valid_from == T0 and paris.valid_until == T0 + DAY
+
+
+def test_json_fields_on_records_and_hits(mx: Memex) -> None:
+    paris = _id(mx.remember("Alice lives in Paris", user="alice", at="2023-01-01"))
+    record = mx.operator().get(paris).to_dict()
+    assert record["valid_from"] == "2023-01-01T00:00:00Z"
+    assert record["valid_until"] is None and record["superseded_by"] is None
+    assert record["recorded_at"].endswith("Z") and isinstance(record["created_at"], float)
+    hit = mx.recall("alice paris", user="alice")[0].to_dict()
+    assert {"valid_from", "valid_until", "superseded_by", "recorded_at"} <= set(hit)
+
+
+def test_without_a_judge_nothing_is_closed(memex_home: Path) -> None:
+    memex = timed_memex(memex_home, supersession_judge="none")
+    try:
+        memex.remember("Alice lives in Paris", user="alice", at=T0)
+        memex.remember("Alice moved to Berlin", user="alice", at=T0 + DAY)
+        assert len(memex.recall("alice live", user="alice")) == 2
+    finally:
+        memex.close()
+
+
+def test_bad_times_are_one_clear_error(mx: Memex) -> None:
+    from memex_core.errors import MemexError
+
+    with pytest.raises(MemexError, match="not a date or time"):
+        mx.remember("Alice lives in Paris", user="alice", at="next tuesday-ish")
+    with pytest.raises(MemexError, match="as_of"):
+        mx.recall("alice", user="alice", as_of="soonish")
