@@ -115,7 +115,7 @@ def closes(new: Slot, old: Slot) -> str | None:
         return None
     who, what = old.subject, old.attribute
     if new.attribute == ANY:
-        if not old.positive or not (old.single or old.attribute == "uses"):
+        if not old.positive or not (old.single or old.attribute in ("uses", "hobby")):
             return None
         if new.previous and same_value(new.previous, old.value):
             return f"{who} {_verb(what)} {new.value} now, no longer {old.value}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from memex_rules.rules_text import compile_pattern
+from memex_rules.rules_text import compile_pattern, word_set
 from memex_rules.supersession_table import Rule
 from memex_rules.supersession_time import without_times
 from memex_rules.supersession_values import (
@@ -28,7 +28,6 @@ from memex_rules.supersession_values import (
     tidy_value,
     tool_category,
     tool_name,
-    version_subject,
 )
 
 
@@ -70,7 +69,8 @@ def _place(m: _Match) -> list[Slot]:
     value = tidy_value(raw)
     if not value or NOT_PLACE.match(raw.strip()) or tool_category(value) or is_date(raw):
         return []
-    return [m.slot(value, previous=tidy_value(m.text("p")))]
+    attribute = "address" if value[:1].isdigit() else None
+    return [m.slot(value, attribute, previous=tidy_value(m.text("p")))]
 
 
 def _ended(m: _Match) -> list[Slot]:
@@ -217,9 +217,7 @@ def _version(m: _Match) -> list[Slot]:
         return []
     if is_date(f"{tool} {m.text('v')}"):
         return []  # "moved to June 1" is a date
-    subject = version_subject(m.subject or "") if m.rule.whole is False else "we"
-    if m.rule.whole and m.groups.get("s"):
-        subject = "we"
+    subject = "we"  # one owner's tools: "we", "the project", "production" are the same
     previous = m.text("p").lower()
     return [
         Slot(subject, f"version of {tool}", m.text("v").lower(), change=True, previous=previous)
@@ -238,16 +236,21 @@ def _tool(m: _Match) -> list[Slot]:
         tool_category(value) or _SWITCH_VERB.search(m.match.group(0)) or previous
     ):
         return []
+    if "@" in value:
+        return [m.slot(value.split()[0], "email", single=True)]
     if previous and not tool_category(value) and not tool_category(previous):
-        return []  # "moved from Paris to Berlin" is the place rule's
+        return [m.slot(value, ANY, previous=previous, single=True)]  # "changed from law to art"
     return [m.slot(value, previous=previous, single=False)]
 
 
 def _name(m: _Match) -> list[Slot]:
-    value = tidy_value(re.sub(r"(?i)^(?:simply|just)\s+", "", m.text("v")))
+    raw = re.sub(r"(?i)^(?:simply|just)\s+", "", m.text("v").strip())
+    value = tidy_value(raw)
     if not value or value.startswith(("after ", "by ")):
         return []
-    return [m.slot(value)]
+    if "w" in m.groups and not raw[:1].isupper():
+        return []  # "We call the app Nimbus" needs a name, not "we call the shots"
+    return [m.slot(value, previous=tidy_value(m.text("p")))]
 
 
 _STATUS_WORDS = {
@@ -265,6 +268,8 @@ _STATUS_WORDS = {
 
 
 def _relationship(m: _Match) -> list[Slot]:
+    if m.rule.pattern.startswith("(?:has\\s+been\\s+seeing") and not m.text("v")[:1].isupper():
+        return []  # "is with her sister" is company, "is with Jonas" a partner
     status = (m.text("st") or "partner").lower()
     status = _STATUS_WORDS.get(status, status)
     if status in ("dating", "girlfriend", "boyfriend", "in a relationship"):
@@ -338,7 +343,9 @@ def _contact(m: _Match) -> list[Slot]:
 
 
 _POSSESSED_AS = (
-    ("name", r"(?:full\s+|first\s+|last\s+|middle\s+|nick|maiden\s+|legal\s+|preferred\s+)?name"),
+    ("last name", r"(?:last\s+|family\s+|maiden\s+|sur)name"),
+    ("first name", r"first\s+name"),
+    ("name", r"(?:full\s+|middle\s+|nick|legal\s+|preferred\s+)?name"),
     ("job", r"job(?:\s+title)?|occupation|profession|role|title|position"),
     ("works at", r"employer|company|workplace"),
     ("email", r"e-?mail(?:\s+address)?"),
@@ -395,6 +402,100 @@ def _possessed(m: _Match) -> list[Slot]:
     return [m.slot(value, attribute)] if value else []
 
 
+_PURPOSE_STOP = compile_pattern(
+    r"^(?:work|love|fun|now|good|years?|months?|weeks?|days?|a\s+while|ages|free|real|"
+    r"sure|once|school|a\s+living|her|him|them|me|us|it|this|that|example|instance|"
+    r"the\s+(?:first|last|next)|myself|herself|himself|themselves|ourselves|user)\b"
+)
+#: One word a subject-first purpose fact may start with ("Hosting is on Hetzner").
+_PURPOSES = compile_pattern(
+    r"^(?:hosting|ci|cd|deploys?|deployments?|auth|authentication|login|frontend|backend|"
+    r"storage|logging|logs|monitoring|alerting|analytics|search|payments?|billing|email|"
+    r"chat|messaging|docs|documentation|tracking|testing|tests|database|db|cache|caching|"
+    r"queues?|infra|infrastructure|production|prod|staging|builds?|packaging|linting|"
+    r"formatting|orm|routing|state|styling|css|observability|tracing|metrics|secrets|dns|"
+    r"cdn|email|notes|design|planning|backups?)$"
+)
+
+
+def _purpose(m: _Match) -> list[Slot]:
+    raw_subject = (m.text("s") or "").strip()
+    if not raw_subject or _PURPOSE_STOP.match(raw_subject.lower()):
+        return []
+    first = m.rule.kind == "purpose_first"
+    if first and len(raw_subject.split()) == 1 and not _PURPOSES.match(raw_subject.lower()):
+        return []  # "Alice is on vacation": a person, not a purpose
+    if m.subject in (None, "user", "we"):
+        return []
+    value = tidy_value(re.sub(r"(?i)^(?:using|to\s+use)\s+", "", m.text("v")))
+    previous = tidy_value(m.text("p"))
+    if not value or value == m.subject:
+        return []
+    return [Slot(m.subject, "tool", value, change=m.change, previous=previous)]
+
+
+_OWNED_THINGS = compile_pattern(
+    r"\b(?:service|system|api|app|pipeline|repo|repository|project|module|component|dashboard|"
+    r"database|library|feature|process|platform|infrastructure|infra|website|site|backend|"
+    r"frontend|codebase|reporting|login|billing|payments|deploys|deployment|on-call|roadmap|"
+    r"onboarding|search|analytics|sdk|cli|integration|migration|release|budget|account)$"
+)
+
+
+def _owner(m: _Match) -> list[Slot]:
+    subject = m.subject or ""
+    if not _OWNED_THINGS.search(subject):
+        return []
+    value = tidy_value(m.text("v"))
+    return [Slot(subject, "owner", value, change=m.change)] if value else []
+
+
+def _email_to_me(m: _Match) -> list[Slot]:
+    return [Slot("user", "email", m.text("v").lower().rstrip(".,;"), change=True)]
+
+
+def _favourite_of(m: _Match) -> list[Slot]:
+    value, noun = tidy_value(m.text("v")), _noun(m.text("a"))
+    return [m.slot(value, f"favourite {noun}")] if value and noun else []
+
+
+_DIETS = word_set(
+    "vegetarian vegan pescatarian pescetarian carnivore omnivore keto paleo flexitarian "
+    "gluten-free dairy-free plant-based mediterranean low-carb raw halal kosher"
+)
+
+
+def _diet(m: _Match) -> list[Slot]:
+    value, previous = m.text("v").lower(), m.text("p").lower()
+    if value not in _DIETS or (previous and previous not in _DIETS):
+        return []
+    return [m.slot(value, previous=previous)]
+
+
+def _car(m: _Match) -> list[Slot]:
+    raw = m.text("v").strip()
+    value = tidy_value(raw)
+    if not raw[:1].isupper() or not value:
+        return []
+    return [m.slot(value)]
+
+
+_HOBBY_TAIL = compile_pattern(
+    r"\s+(?:lessons?|classes|class|practice|sessions?|training|club|every\s+\w+|"
+    r"each\s+\w+|twice\s+a\s+\w+|once\s+a\s+\w+|regularly|weekly|daily|on\s+\w+days?)$"
+)
+
+
+def _hobby(m: _Match) -> list[Slot]:
+    value = tidy_value(m.text("v"))
+    previous = None
+    while previous != value:
+        previous, value = value, _HOBBY_TAIL.sub("", value)
+    if not value or is_date(value) or value.startswith(("to ", "it", "that", "this")):
+        return []
+    return [m.slot(value)]
+
+
 _READERS: dict[str, Callable[[_Match], list[Slot]]] = {
     "plain": _plain,
     "place": _place,
@@ -424,12 +525,20 @@ _READERS: dict[str, Callable[[_Match], list[Slot]]] = {
     "age": _age,
     "contact": _contact,
     "possessed": _possessed,
+    "purpose": _purpose,
+    "purpose_first": _purpose,
+    "owner": _owner,
+    "email_to_me": _email_to_me,
+    "favourite_of": _favourite_of,
+    "diet": _diet,
+    "car": _car,
+    "hobby": _hobby,
 }
 
 
 def read(rule: Rule, match: re.Match[str], source: str, change: bool) -> list[Slot]:
     """The slots ``rule``'s match stands for; none when its value is not of the rule's kind."""
     found = _Match(rule, match, source, change)
-    if found.subject is None and rule.kind not in ("version",):
+    if found.subject is None and rule.kind not in ("version", "email_to_me"):
         return []
     return _READERS[rule.kind](found)

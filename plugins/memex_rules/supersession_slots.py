@@ -18,7 +18,8 @@ from functools import lru_cache
 from memex_rules.rules_text import compile_pattern, squash
 from memex_rules.statement_objects import third_singular
 from memex_rules.supersession_readers import read
-from memex_rules.supersession_table import ADVERB, ADVERB_WORDS, CHANGE_WORDS, RULES, Rule
+from memex_rules.supersession_table import ADVERB, ADVERB_WORDS, CHANGE_WORDS, PERSONAL_RULES, Rule
+from memex_rules.supersession_table_projects import PROJECT_RULES
 from memex_rules.supersession_time import without_times
 from memex_rules.supersession_values import NEG, Slot
 
@@ -34,7 +35,17 @@ _SPELL = tuple(
         (r"'ve\b", " have"),
         (r"'m\b", " am"),
         (r"'ll\b", " will"),
-        (r"^(?:please\s+)?(?:remember|note|fyi|update)(?:\s+that)?[:,]?\s+", ""),
+        (
+            r"^(?:please\s+)?(?:remember|note|fyi|update|news|btw|ok|okay|so|well|also)"
+            r"(?:\s+that)?[:,]?\s+",
+            "",
+        ),
+        # a leading time or circumstance: "After the wedding, Omar's last name is Larsen"
+        (
+            r"^(?:after|since|as\s+of|from|starting|following|by|today|these\s+days|this\s+week|"
+            r"change\s+of\s+plans?|in\s+the\s+end|at\s+last|finally|now)\b[^,:;]{0,40}[,:]\s+",
+            "",
+        ),
         (r"^my\s+", "user's "),
         (r"^the user's\s+", "user's "),
         (r"^the user\b", "user"),
@@ -112,7 +123,7 @@ _LEAD = rf"^(?P<s>[^,;:]{{1,60}}?)\s+(?P<adv>(?:{ADVERB}\s+)*)"
 def _compiled() -> tuple[tuple[Rule, re.Pattern[str]], ...]:
     return tuple(
         (rule, compile_pattern((rule.pattern if rule.whole else _LEAD + rule.pattern) + r"\s*$"))
-        for rule in RULES
+        for rule in (*PERSONAL_RULES, *PROJECT_RULES)
     )
 
 
@@ -121,7 +132,43 @@ _CHANGE = compile_pattern(CHANGE_WORDS)
 
 @lru_cache(maxsize=8192)
 def read_slots(text: str) -> tuple[Slot, ...]:
-    """Every slot the rules read in ``text``, for the shortest subject any rule found."""
+    """Every slot the rules read in ``text``: in the whole sentence, then in each clause
+    ("Julia left Denver; home is Cairo"), a clause without a subject taking the first's
+    ("I broke up with Mia and am now dating Elena")."""
+    slots = list(_read_clause(text))
+    clauses = [c for c in _CLAUSES.split(squash(text)) if c]
+    if len(clauses) > 1:
+        subject = slots[0].subject if slots else _first_subject(clauses[0])
+        for clause in clauses:
+            found = _read_clause(clause)
+            if not found and subject and _STARTS_WITH_VERB.match(clause):
+                found = _read_clause(_with_subject(subject, clause))
+            slots.extend(slot for slot in found if slot not in slots)
+    return tuple(slots)
+
+
+_CLAUSES = compile_pattern(r"\s*;\s*|\s*,\s+(?:and\s+|but\s+)?|\s+(?:and|but|then)\s+")
+_STARTS_WITH_VERB = compile_pattern(
+    rf"^(?:(?:{ADVERB_WORDS}|no\s+longer|never)\s+)*(?:am|is|are|was|has|have|had|got|"
+    r"moved|went|started|joined|bought|sold|lives?|works?|uses?|now|picked|switched|"
+    r"became|dropped|quit|left|took|adopted|does|do|did|drives?|owns?)\b"
+)
+
+
+def _first_subject(clause: str) -> str | None:
+    found = _read_clause(clause)
+    return found[0].subject if found else None
+
+
+def _with_subject(subject: str, clause: str) -> str:
+    """ "am now dating Elena" with the subject "user" -> "user is now dating Elena"."""
+    clause = re.sub(r"(?i)^(am|are)\b", "is", clause)
+    return _plural_verb(f"we {clause}").replace("we ", f"{subject} ", 1)
+
+
+@lru_cache(maxsize=8192)
+def _read_clause(text: str) -> tuple[Slot, ...]:
+    """The slots of one clause, for the shortest subject any rule found."""
     prepared = prepare(text)
     plain = without_times(prepared)
     change = bool(_CHANGE.search(prepared))
@@ -136,7 +183,8 @@ def read_slots(text: str) -> tuple[Slot, ...]:
             found.append((length, rule, slot))
     if not found:
         return ()
-    shortest = min(length for length, _rule, _slot in found)
+    lengths = [length for length, rule, _slot in found if not rule.whole]
+    shortest = min(lengths) if lengths else 0
     chosen = [(rule, slot) for length, rule, slot in found if length == shortest or rule.whole]
     if any(not rule.weak for rule, _slot in chosen):
         chosen = [(rule, slot) for rule, slot in chosen if not rule.weak]

@@ -47,22 +47,22 @@ class Rule:
     value: str = ""
 
 
-_TO_BE = r"(?:is|are|was|were|has\s+been|have\s+been|will\s+be|got|gets|became|has\s+become)"
-_A = r"(?:(?:a|an|the)\s+)"
-_POSS = r"(?:her|his|their|my|its|the|our)\s+"
+TO_BE = r"(?:is|are|was|were|has\s+been|have\s+been|will\s+be|got|gets|became|has\s+become)"
+A_THE = r"(?:(?:a|an|the)\s+)"
+POSS = r"(?:her|his|their|my|its|the|our)\s+"
 _PLACE_PREP = r"(?:in|at|on|near|outside(?:\s+of)?|inside)"
 #: Verbs that set a date with or without a preposition ("due Friday", "set for May 3").
-_DATE_STATE = (
+DATE_STATE = (
     r"(?:(?:re)?scheduled|planned|set|booked|due|slated|fixed|happening|taking\s+place|"
     r"expected|held|on)"
 )
 #: Verbs that change a date, with its preposition ("moved to June 1", not "moved last month").
-_DATE_CHANGE = (
+DATE_CHANGE = (
     r"(?:moved|postponed|pushed(?:\s+back|\s+out)?|delayed|brought\s+forward|changed|"
     r"shifted|bumped|put\s+off|rescheduled)"
 )
-_DATE_PREP = r"(?:to|for|on|until|till|in|at|by|from\s+.+?\s+to)"
-_STATUS = (
+DATE_PREP = r"(?:to|for|on|until|till|in|at|by|from\s+.+?\s+to)"
+STATUS = (
     r"planned|in\s+progress|underway|under\s+way|ongoing|in\s+development|in\s+the\s+works|"
     r"on\s+hold|paused|blocked|stalled|done|finished|complete|completed|shipped|launched|"
     r"released|live|cancell?ed|abandoned|shelved|scrapped|approved|rejected|deployed|"
@@ -84,13 +84,14 @@ _POSSESSED = (
     r"relationship\s+status|marital\s+status|mortgage|landlord|address)"
 )
 
-RULES: tuple[Rule, ...] = (
+#: The personal attributes; :mod:`memex_rules.supersession_table_projects` has the rest.
+PERSONAL_RULES: tuple[Rule, ...] = (
     # --- where someone lives -----------------------------------------------------------------
     Rule(
         "lives in",
         r"(?:lives|is\s+living|resides|is\s+residing|is\s+staying|stays|has\s+lived|"
         r"has\s+been\s+living|is\s+(?:based|located|settled)|settled|has\s+settled|"
-        rf"makes\s+{_POSS}home|calls)\s+(?:down\s+)?{_PLACE_PREP}?\s*(?P<v>.+)",
+        rf"makes\s+{POSS}home|calls)\s+(?:down\s+)?{_PLACE_PREP}?\s*(?P<v>.+)",
         kind="place",
     ),
     Rule("lives in", rf"lived\s+{_PLACE_PREP}\s+(?P<v>.+)", kind="place", past=True),
@@ -107,10 +108,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         ANY,
         r"(?:moved\s+out\s+of|moved\s+away\s+from|left|quit|resigned\s+from|retired\s+from|"
+        r"stopped|gave\s+up|has\s+given\s+up|abandoned|had\s+to\s+rehome|rehomed|"
         r"stepped\s+down\s+from|graduated\s+from|dropped\s+out\s+of|finished|"
         r"(?:was|got)\s+(?:laid\s+off|fired|let\s+go)\s+(?:from|by)|divorced|broke\s+up\s+with|"
         r"split\s+(?:up\s+)?(?:with|from)|separated\s+from|stopped\s+using|uninstalled|"
-        rf"dropped|ditched|moved\s+off(?:\s+of)?|migrated\s+(?:off|away\s+from))\s+(?:{_POSS})?"
+        rf"dropped|ditched|moved\s+off(?:\s+of)?|migrated\s+(?:off|away\s+from))\s+(?:{POSS})?"
         r"(?:job\s+(?:at|with)\s+|position\s+(?:at|with)\s+)?(?P<v>.+)",
         kind="ended",
         change=True,
@@ -151,7 +153,7 @@ RULES: tuple[Rule, ...] = (
     Rule("works at", r"worked\s+(?:at|for)\s+(?P<v>.+)", kind="employer", past=True),
     Rule(
         "works at",
-        rf"(?:is|works\s+as)\s+{_A}(?P<r>(?:[\w-]+\s+){{0,3}}?{JOB})\s+(?:at|for|with|in)\s+"
+        rf"(?:is|works\s+as)\s+{A_THE}(?P<r>(?:[\w-]+\s+){{0,3}}?{JOB})\s+(?:at|for|with|in)\s+"
         r"(?P<v>.+)",
         kind="employer",
     ),
@@ -165,7 +167,7 @@ RULES: tuple[Rule, ...] = (
         change=True,
     ),
     Rule("job", r"works\s+as\s+(?:a\s+|an\s+|the\s+)?(?P<v>.+)", kind="role"),
-    Rule("job", rf"(?:is|was\s+hired\s+as|started\s+as)\s+{_A}(?P<v>.+)", kind="job_noun"),
+    Rule("job", rf"(?:is|was\s+hired\s+as|started\s+as)\s+{A_THE}(?P<v>.+)", kind="job_noun"),
     Rule(
         "job",
         r"(?:was|got|has\s+been|is\s+being)\s+promoted\s+to\s+(?:a\s+|an\s+|the\s+)?(?P<v>.+)",
@@ -174,7 +176,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "job",
-        rf"(?:became|is\s+becoming|moved\s+into\s+a\s+role\s+as)\s+{_A}(?P<v>.+)",
+        rf"(?:became|is\s+becoming|moved\s+into\s+a\s+role\s+as)\s+{A_THE}(?P<v>.+)",
         kind="job_noun",
         change=True,
     ),
@@ -261,86 +263,6 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "diet", r"(?:eats|started\s+eating|is\s+eating)\s+meat\b.*", kind="fixed", value="omnivore"
-    ),
-    # --- a plan's or event's date --------------------------------------------------------------
-    Rule(
-        "date",
-        rf"(?:(?:is|are|was|were|will\s+be|has\s+been|have\s+been|got|gets)\s+(?:{ADVERB}\s+)?)?"
-        rf"(?:{_DATE_STATE}\s+(?:{_DATE_PREP}\s+)?|{_DATE_CHANGE}\s+(?:back\s+|out\s+)?"
-        rf"{_DATE_PREP}\s+)(?P<v>.+)",
-        kind="date",
-        keeps_times=True,
-    ),
-    Rule(
-        "date",
-        r"(?:is|are|was|were|will\s+be|has\s+been|falls|lands|happens|starts|begins|ends|"
-        r"takes\s+place)\s+(?:on|in|at|for|by)?\s*(?P<v>.+)",
-        kind="date",
-        keeps_times=True,
-    ),
-    # --- versions and tools --------------------------------------------------------------------
-    Rule(
-        "version",
-        r"(?:uses|is\s+using|runs|is\s+running|runs\s+on|is\s+on|is\s+running\s+on|deploys|"
-        r"is\s+at|upgraded\s+to|updated\s+to|migrated\s+to|moved\s+to|switched\s+to|"
-        r"downgraded\s+to|installed|bumped\s+to|pinned|standardi[sz]ed\s+on|went\s+to|"
-        r"(?:has\s+)?upgraded\s+to|targets|supports|requires|builds\s+with|builds\s+on|"
-        r"is\s+built\s+on|relies\s+on|depends\s+on)\s+(?:version\s+)?"
-        r"(?P<a>[a-z][\w.+#-]*(?:\s+[a-z][\w+#-]*)?)\s+(?:version\s+)?v?(?P<v>\d+(?:\.\d+)*[a-z]?\d*)"
-        r"\b.*",
-        kind="version",
-    ),
-    Rule(
-        "version",
-        r"(?:upgraded|updated|bumped|moved|migrated|downgraded|pinned)\s+"
-        r"(?P<a>[a-z][\w.+#-]*(?:\s+[a-z][\w+#-]*)?)\s+(?:from\s+(?:version\s+)?v?(?P<p>[\d.]+\w*)\s+)?"
-        r"to\s+(?:version\s+)?v?(?P<v>\d+(?:\.\d+)*\w*)\b.*",
-        kind="version",
-    ),
-    Rule(
-        "version",
-        r"^(?P<s>(?:the\s+|our\s+|my\s+|user's\s+)?)(?P<a>[a-z][\w.+#-]*(?:\s+[a-z][\w+#-]*)?)"
-        r"\s+version\s+(?:is|was\s+(?:upgraded|bumped|changed|updated)\s+to|is\s+now|went\s+to|"
-        r"has\s+been\s+(?:upgraded|bumped|changed|updated)\s+to)\s+v?(?P<v>\d[\w.]*)\b.*",
-        kind="version",
-        whole=True,
-    ),
-    Rule(
-        "uses",
-        r"(?:switched|moved|migrated|changed|converted|went\s+over|has\s+switched|"
-        r"has\s+moved|made\s+the\s+switch|transitioned)\s+(?:over\s+)?(?:from\s+(?P<p>.+?)\s+)?"
-        r"to\s+(?P<v>.+)",
-        kind="tool",
-        change=True,
-    ),
-    Rule("uses", r"replaced\s+(?P<p>.+?)\s+with\s+(?P<v>.+)", kind="tool", change=True),
-    Rule(
-        "uses",
-        r"(?:uses|is\s+using|works\s+(?:in|with)|codes\s+in|writes\s+in|develops\s+in|"
-        r"programs\s+in|drives|is\s+on|runs|has\s+been\s+using|relies\s+on)\s+(?P<v>.+)",
-        kind="tool",
-        single=False,
-        weak=True,
-    ),
-    # --- names ---------------------------------------------------------------------------------
-    Rule(
-        "name",
-        r"(?:is\s+called|is\s+named|goes\s+by|is\s+known\s+as|wants\s+to\s+be\s+called|"
-        r"prefers\s+to\s+be\s+called|asked\s+to\s+be\s+called|likes\s+to\s+be\s+called|"
-        r"is\s+now\s+called|was\s+renamed(?:\s+to|\s+as)?|has\s+been\s+renamed(?:\s+to)?|"
-        r"got\s+renamed(?:\s+to)?|is\s+renamed(?:\s+to)?|"
-        r"renamed\s+(?:itself|herself|himself|themselves)(?:\s+to)?|"
-        r"changed\s+(?:her|his|their|its|my)\s+(?:last\s+|first\s+)?name\s+to|"
-        r"took\s+the\s+name|now\s+goes\s+by)\s+(?P<v>.+)",
-        kind="name",
-        change=False,
-    ),
-    Rule(
-        "name",
-        r"^(?P<w>.+?)\s+renamed\s+(?P<s>.+?)\s+(?:to|as)\s+(?P<v>.+)",
-        kind="name",
-        whole=True,
-        change=True,
     ),
     # --- relationships -------------------------------------------------------------------------
     Rule(
@@ -435,8 +357,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "status",
-        rf"(?:{_TO_BE}\s+|went\s+|has\s+gone\s+|is\s+being\s+)?(?:{ADVERB}\s+)?"
-        rf"(?P<v>{_STATUS})",
+        rf"(?:{TO_BE}\s+|went\s+|has\s+gone\s+|is\s+being\s+)?(?:{ADVERB}\s+)?"
+        rf"(?P<v>{STATUS})",
         kind="status",
     ),
     Rule(

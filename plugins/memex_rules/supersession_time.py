@@ -41,29 +41,30 @@ _MONTHS = {
     )
     for name in names.split()
 }
-_COUNTS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "a few": 3,
-    "a couple of": 2,
-    "a couple": 2,
-    "several": 3,
+#: Number words as counts ("two weeks ago", "two kids"); the supersession values share it.
+NUMBER_WORDS = {
+    word: number
+    for number, words in enumerate(
+        (
+            "zero",
+            "a an one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        )
+    )
+    for word in words.split()
 }
+_COUNTS = {**NUMBER_WORDS, "a few": 3, "a couple of": 2, "a couple": 2, "several": 3}
+_COUNTS |= {"fifteen": 15, "twenty": 20, "thirty": 30}
 MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _COUNT = r"(?:\d+|" + "|".join(sorted(_COUNTS, key=len, reverse=True)) + r")"
 _UNIT = r"(?:day|week|month|year|decade)s?"

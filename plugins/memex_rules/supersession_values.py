@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from memex_rules.rules_text import compile_pattern, squash
-from memex_rules.supersession_time import MONTH
+from memex_rules.supersession_time import MONTH, NUMBER_WORDS
 
 #: The attribute of a fact that ends a value whatever held it ("Alice left Google").
 ANY = "*"
@@ -67,24 +67,7 @@ _THING_NAMES = {
     "grandchild": "grandchildren",
     "flatmate": "roommate",
 }
-_NUMBERS = {
-    "no": 0,
-    "zero": 0,
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-}
+_NUMBERS = {**NUMBER_WORDS, "no": 0}
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
 _TENS |= {"eighty": 80, "ninety": 90}
 
@@ -132,7 +115,10 @@ _VERBISH = compile_pattern(rf"\b(?:is|are|was|were|has|have|had|will|would|{NEG}
 def normalise_subject(subject: str) -> str | None:
     """ "The user" -> "user", "our launch" -> "launch", "Alice's sister" -> "alice's sister";
     None when the words do not look like a subject (a pronoun, a clause)."""
-    words = squash(subject.lower().strip(" ,:;\"'"))
+    words = squash(
+        re.sub(r"^(?:(?:[Tt]he|[Oo]ur)\s+)?new\s+(?=[a-z])", "", subject.strip(" ,:;\"'"))
+    )
+    words = words.lower()
     if not words or _NOT_SUBJECT.match(words) or _VERBISH.search(words):
         return None
     if len(words.split()) > 7:
