@@ -25,7 +25,6 @@ need no such care.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, ParamSpec, Protocol, TypeVar
@@ -111,6 +110,8 @@ def call(memex: HasCallLock, fn: Callable[P, R], /, *args: P.args, **kwargs: P.k
 
 async def acall(memex: HasCallLock, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
     """:func:`call` in a worker thread, so the event loop keeps running meanwhile."""
+    import asyncio  # here: a command-line search has no event loop (and asyncio costs ~20 ms)
+
     return await asyncio.to_thread(call, memex, fn, *args, **kwargs)
 
 

@@ -47,6 +47,8 @@ DEFERRED = (
     # chromadb's package (its HTTP client, pydantic, OpenTelemetry: ~0.85 s): a search reads
     # the folder through chroma's Rust engine alone (memex_chroma.reader)
     "chromadb",
+    # the event loop: only the integrations' async calls (memex_core.threads.acall) need it
+    "asyncio",
 )
 
 DRIVER = """
