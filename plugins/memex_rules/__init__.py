@@ -1,13 +1,16 @@
-"""memex plugin ``rules``: memory extraction and consolidation without a model.
+"""memex plugin ``rules``: memory extraction, consolidation and supersession without a model.
 
-The default extractor and consolidator (``[extractor] use = "rules"``,
-``[consolidator] use = "rules"``). The extractor keeps first-person statements
-("I prefer tea", "my name is Dana", "remember that ...") rewritten in the third
-person ("User prefers tea"); the consolidator reads each fact's content words
-after a small English equivalence table (:mod:`memex_rules.wording`), compares
+The default extractor, consolidator and supersession judge (``[extractor] use = "rules"``,
+``[consolidator] use = "rules"``, ``[supersession] use = "rules"``). The extractor keeps
+first-person statements ("I prefer tea", "my name is Dana", "remember that ...")
+rewritten in the third person ("User prefers tea"); the consolidator reads each
+fact's content words after a small English equivalence table (:mod:`memex_rules.wording`), compares
 them (:mod:`memex_rules.compare`: a rewording has the same words, a fact with a
 changed slot adds some and drops others) and, with the cosines memex supplies,
-decides ADD, UPDATE, DELETE or NONE. Settings::
+decides ADD, UPDATE, DELETE or NONE. The supersession judge
+(:mod:`memex_rules.supersession`) reads each fact's subject, attribute and value and closes
+the earlier facts a new one updates ("Alice moved to Berlin" closes "Alice lives in Paris",
+not "Alice likes Berlin's museums"). Settings::
 
     [consolidator.rules]
     near_duplicate = 0.9
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
     from memex_rules.extractor import USER_ROLES, RulesExtractor
     from memex_rules.settings import RulesSettingError, RulesSettings, parse_settings
     from memex_rules.statements import Statement, read_statement, read_statements
+    from memex_rules.supersession import RulesSupersessionJudge
     from memex_rules.wording import FactForm, read_form
 
 #: Where each public name lives. They load on first use: every ``memex`` process imports
@@ -46,6 +50,7 @@ _EXPORTS = {
     "Statement": "statements",
     "read_statement": "statements",
     "read_statements": "statements",
+    "RulesSupersessionJudge": "supersession",
     "FactForm": "wording",
     "read_form": "wording",
 }
@@ -58,9 +63,11 @@ __all__ = [
     "RulesExtractor",
     "RulesSettingError",
     "RulesSettings",
+    "RulesSupersessionJudge",
     "Statement",
     "build_consolidator",
     "build_extractor",
+    "build_supersession_judge",
     "compare",
     "content_words",
     "contradicts",
@@ -87,6 +94,12 @@ def build_consolidator(context: PluginContext) -> RulesConsolidator:
     return RulesConsolidator(near_duplicate=parse_settings(context.settings).near_duplicate)
 
 
+def build_supersession_judge(context: PluginContext) -> RulesSupersessionJudge:
+    from memex_rules.supersession import RulesSupersessionJudge
+
+    return RulesSupersessionJudge()
+
+
 @hookimpl
 def register_extractors(register: Any) -> None:
     register(
@@ -104,5 +117,17 @@ def register_consolidators(register: Any) -> None:
         description=(
             "Text rules: rewordings (same content words after equivalences), flipped "
             "negations, facts that add detail; no model."
+        ),
+    )
+
+
+@hookimpl
+def register_supersession_judges(register: Any) -> None:
+    register(
+        "rules",
+        build_supersession_judge,
+        description=(
+            "Text rules: a new fact closes an earlier one of the same subject and "
+            "attribute (lives in, works at, a date, a version, a name...); no model."
         ),
     )

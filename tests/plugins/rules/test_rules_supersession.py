@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from memex_core.domain import PluginContext
 from memex_core.domain.memory.validity import Supersession, SupersessionJudge, TimedFact
+from memex_core.plugins import load_registry
+from memex_rules import register_supersession_judges
 from memex_rules.supersession import RulesSupersessionJudge, closes
 from memex_rules.supersession_slots import read_slots
 from memex_rules.supersession_values import Slot
@@ -370,3 +375,27 @@ def test_slots_close_by_subject_attribute_and_value(new: Slot, old: Slot, closes
 def test_reading_is_cached_and_repeatable() -> None:
     assert read_slots("Alice moved to Berlin") is read_slots("Alice moved to Berlin")
     assert read_slots("Alice moved to Berlin")[0].key == "alice: lives in"
+
+
+# --- registration ------------------------------------------------------------------------------
+
+
+def test_the_plugin_registers_the_judge_named_rules(tmp_path: Path) -> None:
+    registered: dict[str, tuple[Any, dict[str, Any]]] = {}
+
+    def register(name: str, factory: Any, **options: Any) -> None:
+        registered[name] = (factory, options)
+
+    register_supersession_judges(register)
+    factory, options = registered["rules"]
+    assert not options.get("requires")  # needs nothing but memex
+    assert isinstance(factory(PluginContext(tmp_path)), RulesSupersessionJudge)
+
+
+def test_memex_builds_the_default_judge_from_the_registry(tmp_path: Path) -> None:
+    judge = load_registry().build("supersession_judge", "rules", PluginContext(tmp_path))
+    assert isinstance(judge, SupersessionJudge)
+    moved = judge.supersedes(
+        _fact(None, "Alice moved to Berlin", LATER), [_fact("m1", "Alice lives in Paris", SAID)]
+    )
+    assert [c.memory_id for c in moved] == ["m1"]
