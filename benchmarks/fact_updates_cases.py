@@ -118,6 +118,12 @@ class Case:
     as_of: Pick | None
 
     @property
+    def allowed(self) -> frozenset[tuple[int, int]]:
+        """Closings that are not wrong: the expected ones and, for a fact told late about an
+        earlier time, the current fact ending it (its time is over: fact 0 closes fact 1)."""
+        return self.closes | {(0, 1)} if self.type == LATE else self.closes
+
+    @property
     def user(self) -> str:
         """A user id of its own: cases never share a memory."""
         return "c-" + hashlib.sha1(self.id.encode()).hexdigest()[:12]

@@ -106,7 +106,7 @@ class Outcome:
 
     @property
     def wrong(self) -> set[tuple[int, int]]:
-        return self.made - self.case.closes
+        return self.made - self.case.allowed
 
     @property
     def missed(self) -> set[tuple[int, int]]:
@@ -114,7 +114,7 @@ class Outcome:
 
     @property
     def exact(self) -> bool:
-        return self.made == set(self.case.closes)
+        return not self.missed and not self.wrong
 
     def until(self, index: int) -> float:
         closer = self.closed.get(index)

@@ -129,7 +129,7 @@ def _kinds() -> tuple[Kind, ...]:
                 "{S} broke up with {old_partner} and [is|am] now dating {partner}",
                 "{P} new partner is {partner}",
                 "{S} [is|am] seeing {partner} now",
-                "{S} and {old_partner} split up; {S} [is|am] with {partner} these days",
+                "{old_partner} and {S} split up; {S} [is|am] with {partner} these days",
             ),
             ("Who is {P} partner?", "Who [is|am|are] {S} dating?"),
             ("In {year}, {S} was dating {partner}",),

@@ -51,6 +51,8 @@ def render(pattern: str, who: str, name: str, slots: dict[str, str]) -> str:
         subject, possessive, obj = name, f"{name}'s", name
     else:
         subject, possessive, obj = SUBJECTS[who]
+    if who in ("name", "team") and -1 < pattern.find("{S}") < pattern.find("{P}"):
+        possessive = "their"  # "Dana changed their email", not "Dana changed Dana's email"
     form = person(who)
 
     def verb(match: re.Match[str]) -> str:

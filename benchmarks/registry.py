@@ -19,6 +19,7 @@ from benchmarks import (
     cold_start,
     context_budget,
     encoder_quality,
+    fact_updates,
     growth,
     hybrid_latency,
     ingest_throughput,
@@ -65,4 +66,5 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "vector_servers": (vector_servers.TITLE, vector_servers.run),
     "scale_out": (scale_out.TITLE, scale_out.run),
     "migrate": (migrate_rate.TITLE, migrate_rate.run),
+    "fact_updates": (fact_updates.TITLE, fact_updates.run),
 }

@@ -20,7 +20,14 @@ from benchmarks.fact_updates_cases import (
     load,
     parse_time,
 )
-from benchmarks.fact_updates_judge import CloseNothing, CloseSameSubject, run, tally, wrong_rate
+from benchmarks.fact_updates_judge import (
+    BASELINES,
+    CloseNothing,
+    CloseSameSubject,
+    run,
+    tally,
+    wrong_rate,
+)
 from benchmarks.fact_updates_written import generate
 from tests.support._data import shared_data_dir
 
@@ -117,3 +124,26 @@ def test_naive_judges_on_a_handful(cases: list[Case]) -> None:
     assert tally([o for o in everything if o.case.type == UPDATE]).right > 0
     closed_pairs, pairs = wrong_rate(everything)
     assert pairs > 0 and closed_pairs > 0
+
+
+def test_section_on_a_handful(
+    cases: list[Case], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchmarks import fact_updates
+    from benchmarks.context import RunContext, Sizes
+
+    handful = [c for c in cases if c.type == UPDATE][:4] + [
+        c for c in cases if c.type in (LATE, UNRELATED)
+    ][:4]
+    monkeypatch.setattr(fact_updates, "load", lambda: handful)
+    monkeypatch.setattr(fact_updates, "run_e2e", lambda ctx, cases: (None, None, "not here"))
+    # The rules judge is another module's; the section's plumbing is what is tested here.
+    monkeypatch.setattr(
+        fact_updates, "build_judge", lambda name, home: (BASELINES.get(name, CloseNothing)(), None)
+    )
+    section = fact_updates.run_benchmark(RunContext(tmp=tmp_path, sizes=Sizes(), quick=False))
+    names = [check.name for check in section.checks]
+    assert any("rules judge alone" in name for name in names)
+    text = "\n".join(section.body)
+    assert "| none | test |" in text and "| same_subject |" in text
+    assert "End to end skipped: not here." in text

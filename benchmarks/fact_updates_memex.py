@@ -1,0 +1,121 @@
+"""The end-to-end level of the knowledge-update benchmark: the facts through ``Memex``.
+
+One home with the default components (MiniLM and Chroma, the configured supersession judge),
+a user per case: user ids keep cases apart (a fact of one user never closes another's).
+Each fact is remembered in the order it was said with ``at`` its time; then
+
+- ``recall(question)``: the top hit must be the fact that answers now (*current*);
+- ``recall(question, as_of=t)``: the top hit must be the fact that answered then (*as-of*);
+- every fact's record: which facts were closed, and by which (the judge level's scoring,
+  :mod:`benchmarks.fact_updates_judge`, applied to what the home recorded); an unrelated
+  pair must keep both facts current;
+- *nothing lost*: every fact remembered is still readable, with its chain (``history``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks.context import log
+from benchmarks.fact_updates_cases import UNRELATED, Case, iso
+from benchmarks.fact_updates_judge import Outcome
+from memex_core.api import Memex
+
+LIMIT = 5
+
+
+@dataclass
+class Answered:
+    """What ``recall`` put on top, now and as of the earlier time, for one case."""
+
+    outcome: Outcome  # the closings the home recorded
+    current: bool | None = None
+    as_of: bool | None = None
+    current_top: str = ""
+    as_of_top: str = ""
+    lost: int = 0
+    history_ok: bool = True
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class HomeRun:
+    name: str
+    answered: list[Answered]
+    remember_seconds: float
+    recall_seconds: float
+    remembered: int
+    recalls: int
+
+
+def _top(hits: Sequence[Any]) -> tuple[str, str]:
+    return (hits[0].memory_id, hits[0].text) if hits else ("", "(nothing)")
+
+
+def _case(mx: Memex, case: Case, run: HomeRun) -> Answered:
+    user = case.user
+    ids: list[str] = []
+    started = time.perf_counter()
+    for fact in case.facts:
+        result = mx.remember(fact.text, user=user, at=fact.at)
+        ids.append(result.memory_ids[0] if result.memory_ids else "")
+    run.remember_seconds += time.perf_counter() - started
+    run.remembered += len(case.facts)
+    index = {memory_id: i for i, memory_id in enumerate(ids) if memory_id}
+    records = {}
+    lost = 0
+    for memory_id in ids:
+        try:
+            records[memory_id] = mx.agent(user).get(memory_id)
+        except Exception:  # a fact that can no longer be read is lost
+            lost += 1
+    valid_from = [
+        float(getattr(records.get(i), "valid_from", None) or case.facts[n].at)
+        for n, i in enumerate(ids)
+    ]
+    outcome = Outcome(case, valid_from)
+    for n, memory_id in enumerate(ids):
+        closer = getattr(records.get(memory_id), "superseded_by", None)
+        if closer in index:
+            outcome.closed[n] = index[closer]
+        elif closer is not None or getattr(records.get(memory_id), "valid_until", None):
+            outcome.errors.append(f"fact {n} closed by a memory outside the case ({closer})")
+    answered = Answered(outcome, lost=lost)
+    if ids and ids[-1]:
+        try:
+            chain = mx.history(ids[-1], user=user)
+            answered.history_ok = bool(chain)
+        except Exception as exc:
+            answered.history_ok = False
+            answered.errors.append(f"history: {exc!r}")
+    if case.type == UNRELATED or case.current is None or case.as_of is None:
+        return answered
+    started = time.perf_counter()
+    now = mx.recall(case.question, user=user, limit=LIMIT)
+    answered.current_top = _top(now)[1]
+    answered.current = _top(now)[0] == ids[case.current.fact]
+    assert case.as_of.at is not None
+    then = mx.recall(case.question, user=user, limit=LIMIT, as_of=iso(case.as_of.at))
+    answered.as_of_top = _top(then)[1]
+    answered.as_of = _top(then)[0] == ids[case.as_of.fact]
+    run.recall_seconds += time.perf_counter() - started
+    run.recalls += 2
+    return answered
+
+
+def run_home(mx: Memex, name: str, cases: Sequence[Case]) -> HomeRun:
+    run = HomeRun(name, [], 0.0, 0.0, 0, 0)
+    for number, case in enumerate(cases, 1):
+        run.answered.append(_case(mx, case, run))
+        if number % 100 == 0:
+            log(f"fact updates, {name}: {number}/{len(cases)} cases")
+    return run
+
+
+def accuracy(answered: Sequence[Answered], name: str) -> tuple[int, int]:
+    """Right answers and cases asked, for ``current`` or ``as_of``."""
+    verdicts = [getattr(a, name) for a in answered if getattr(a, name) is not None]
+    return sum(verdicts), len(verdicts)
