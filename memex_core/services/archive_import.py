@@ -42,6 +42,10 @@ from memex_core.services.archive_format import (
 from memex_core.services.archive_reading import ArchiveReader
 from memex_core.services.ports import NoProgress, Progress
 
+#: Columns a later schema added, filled from another column of the same row when an archive
+#: written before them lacks them, as that schema's migration filled existing rows
+#: (schema 9: a fact is valid from when it was created).
+LEGACY_FILL = {("memories", "valid_from"): "created_at"}
 #: Conflicts listed one by one in a report (the counts are always complete).
 MAX_LISTED_CONFLICTS = 200
 #: Members an agent's import may hold rows in: its user's memory and nothing of the corpus.
@@ -185,7 +189,9 @@ class ArchiveImporter:
         return report
 
     def _columns(self, member: Member, manifest: dict[str, Any]) -> list[str]:
-        """The archive's columns of ``member``, each one the home's table has."""
+        """The columns ``member``'s rows are written with: the archive's (each one the
+        home's table must have) and those an older archive lacks that the home fills from
+        another column, as its own migration did (:data:`LEGACY_FILL`)."""
         columns = manifest["members"][member.name]["columns"]
         known = set(table_columns(self.catalog, member.table)) - member.local
         unknown = sorted(set(columns) - known)
@@ -194,7 +200,15 @@ class ArchiveImporter:
                 f"{member.name} has columns this home's {member.table} table lacks "
                 f"({', '.join(unknown)}); upgrade memex (pip install -U memex) to import it"
             )
-        return list(columns)
+        filled = [
+            column
+            for (table, column), source in LEGACY_FILL.items()
+            if table == member.table
+            and column in known
+            and column not in columns
+            and source in columns
+        ]
+        return [*columns, *filled]
 
 
 class _Import:
@@ -232,7 +246,15 @@ class _Import:
             self.progress.start(f"Importing {member.table}", rows)
             counts = self.report.counts(member.table)
             columns = targets[member.name]
+            fills = [
+                (column, LEGACY_FILL[member.table, column])
+                for column in columns
+                if (member.table, column) in LEGACY_FILL
+            ]
             for batch in self.reader.rows(member.name):
+                for row in batch:
+                    for column, source in fills:
+                        row.setdefault(column, row[source])
                 if self.agent is not None and member.table != "settings":
                     self._check_agent(member, batch)
                 if member.table == "settings" and self.agent is not None:

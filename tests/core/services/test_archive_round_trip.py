@@ -225,6 +225,30 @@ def test_an_agent_exports_and_imports_only_its_own_user(
     assert len(refusals) == 2
 
 
+def test_an_archive_from_before_fact_validity_imports_with_the_defaults(
+    exported: Exported, target: Memex, tmp_path: Path
+) -> None:
+    older = tmp_path / "older.zip"
+    dropped = ("valid_from", "valid_until", "superseded_by")
+    rewrite(
+        exported.archive,
+        older,
+        "memories.jsonl",
+        lambda row: {k: v for k, v in row.items() if k not in dropped},
+    )
+    with zipfile.ZipFile(older) as zf:
+        assert (
+            "valid_from"
+            not in json.loads(zf.read(MANIFEST))["members"]["memories.jsonl"]["columns"]
+        )
+    report = target.import_archive(older)
+    assert report.tables["memories"].added > 0
+    for row in rows_of(target, "memories"):
+        assert row["valid_from"] == row["created_at"] and row["valid_until"] is None
+    # The same memories from the current archive are then the same rows: nothing to add.
+    assert target.import_archive(exported.archive).tables["memories"].unchanged > 0
+
+
 def rewrite(source: Path, target: Path, member: str, change: object) -> None:
     """A copy of the archive with ``member``'s rows changed and the manifest made to match
     (a valid archive whose content differs)."""
@@ -241,6 +265,8 @@ def rewrite(source: Path, target: Path, member: str, change: object) -> None:
     manifest["members"][member].update(
         rows=len(rows), bytes=len(data), sha256=hashlib.sha256(data).hexdigest()
     )
+    if rows:
+        manifest["members"][member]["columns"] = sorted(rows[0])
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, content in contents.items():
             zf.writestr(name, content)
