@@ -354,6 +354,10 @@ class ScopedGraph:
         found = self._graph.recent_fragments(limit, offset, replace(filters, owners=owners))
         return [f for f in found if self._fragment_ok(f)]
 
+    def memory_validity(self, memory_ids: Sequence[str]) -> dict[str, tuple[float, float | None]]:
+        """When each memory held (times only; the fragments asked about passed the scope)."""
+        return dict(self._graph.memory_validity(memory_ids))
+
 
 class CorpusGraph(ScopedGraph):
     """The operator's corpus only: notes to explore, never memory files."""

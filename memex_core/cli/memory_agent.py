@@ -114,7 +114,15 @@ def _timestamp(value: Any, where: str) -> float:
 @click.option(
     "--consolidate",
     is_flag=True,
-    help="Compare with similar memories first: ADD, UPDATE, DELETE or NONE.",
+    help="Compare with similar memories first: ADD, UPDATE, DELETE or NONE (a fact that "
+    "supersedes an earlier one is always added, closing it).",
+)
+@click.option(
+    "--at",
+    "at",
+    metavar="DATE",
+    help="When the fact was said (ISO 8601 date or time, e.g. 2024-05-01; default now): "
+    "it holds from then, or from the time its own words name.",
 )
 @click.option(
     "--conversation",
@@ -139,6 +147,7 @@ def remember(
     operator: bool,
     tool_call_id: str | None,
     output_format: str,
+    at: str | None,
 ) -> None:
     """Remember a fact (TEXT, or '-' to read it from stdin) or a conversation for a user.
 
@@ -146,9 +155,14 @@ def remember(
     Examples:
       memex remember "Alice prefers green tea" --user alice -c acme:support
       memex remember --conversation chat.json --user alice --consolidate
+      memex remember "Alice moved to Berlin" --user alice --at 2024-05-01
     <private>...</private> spans are never stored and likely secrets are
-    redacted. Prints each decision (ADD, or NONE when already remembered) with
-    the memory id.
+    redacted. A fact that updates an earlier one of the user's in the same
+    collection (where someone lives, a preference, a version...) closes it:
+    the earlier fact is kept, valid until then (`memex history ID --chain`).
+    This happens with and without --consolidate; --consolidate also merges
+    repeats and rewordings. Prints each decision (ADD, or NONE when already
+    remembered) with the memory id.
     """
     from memex_core.cli.memory_render import print_remembered
     from memex_core.domain.memory.facts import FACT_TYPE_NAME
@@ -176,6 +190,7 @@ def remember(
         "private": private,
         "consolidate": consolidate,
         "tool_call_id": tool_call_id,
+        "at": moment_option(at, "--at"),
     }
     if operator:
         if user_id is None:
@@ -216,6 +231,16 @@ def remember(
     help="How to match: hybrid (words and meaning fused, as `memex dig`), keyword (exact "
     "words, BM25) or semantic (meaning, by embedding similarity).",
 )
+@click.option(
+    "--as-of",
+    metavar="DATE",
+    help="The facts that were valid then (ISO 8601 date or time), superseded ones included.",
+)
+@click.option(
+    "--include-superseded",
+    is_flag=True,
+    help="Every fact, superseded ones too, each with its validity.",
+)
 @agent_name_option("Name of the searching agent in the access log.")
 @format_option("panel", "json")
 def recall(
@@ -228,16 +253,35 @@ def recall(
     mode: str,
     agent_name: str,
     output_format: str,
+    as_of: str | None,
+    include_superseded: bool,
 ) -> None:
-    """Search memory as the user's agent would: their memory and shared memory, nothing else."""
+    """Search memory as the user's agent would: their memory and shared memory, nothing else.
+
+    Current facts only: a fact another superseded is left out unless --as-of asks
+    for what was valid at a date or --include-superseded for everything.
+    """
     from memex_core.cli.memory_render import print_hits
     from memex_core.domain.search_options import SearchOptions
 
     asked = SearchOptions(
-        query, mode, limit, collection=collection or None, include_private=include_private
+        query,
+        mode,
+        limit,
+        collection=collection or None,
+        include_private=include_private,
+        as_of=moment_option(as_of, "--as-of"),
+        include_superseded=include_superseded,
     )
     hits = agent_handle(ctx, "recall", user_id, agent_name).search(asked)
     if output_format == "json":
         echo_json([h.to_dict() for h in hits])
     else:
         print_hits(hits)
+
+
+def moment_option(value: str | None, option: str) -> float | None:
+    """A date option read as epoch seconds; a bad one is one clear line (exit 1)."""
+    from memex_core.domain.memory.timestamps import to_epoch
+
+    return None if value is None else to_epoch(value, option)

@@ -75,20 +75,36 @@ def memories(
 @click.command()
 @click.argument("ref")
 @click.option("--full", is_flag=True, help="Show whole contents, not snippets.")
+@click.option(
+    "--chain",
+    is_flag=True,
+    help="The facts this one belongs to in time instead (Paris -> Berlin), oldest first, "
+    "each with when it held and what superseded it.",
+)
 @format_option("panel", "json")
-def history(ctx: click.Context, ref: str, full: bool, output_format: str) -> None:
-    """Every revision of a memory, oldest first.
+def history(ctx: click.Context, ref: str, full: bool, chain: bool, output_format: str) -> None:
+    """Every revision of a memory, oldest first; with --chain, the facts it replaced and
+    those that replaced it.
 
     REF is a memory id (mem_...) or a storage path (users/alice/notes.md,
-    shared/handbook.md).
+    shared/handbook.md). A fact that has been superseded, or superseded
+    another, also shows that chain above its revisions.
     """
-    from memex_core.cli.memory_render import print_history
+    from memex_core.cli.memory_render import print_chain, print_history
 
+    handle = operator_handle(ctx, "history")
+    chain_of = getattr(handle, "chain", None)  # a memex serve's client may not offer it yet
+    if chain and chain_of is None:
+        raise MemexError("`memex history --chain` is not offered by this memex serve yet.")
     with hinted(ref):
-        revisions = operator_handle(ctx, "history").history(ref)
+        facts = chain_of(ref) if chain_of is not None else []
+        revisions = [] if chain else handle.history(ref)
     if output_format == "json":
-        echo_json([r.to_dict() for r in revisions])
-    else:
+        echo_json([r.to_dict() for r in (facts if chain else revisions)])
+        return
+    if chain or len(facts) > 1:
+        print_chain(facts, full)
+    if not chain:
         print_history(revisions, full)
 
 
@@ -227,6 +243,7 @@ def _purge(
     confirm: str | None,
     output_format: str,
 ) -> None:
+    from memex_core.cli.purge_receipt import print_receipt
     from memex_core.domain.memory.paths import validate_user_id
 
     operator = operator_handle(ctx, "forget --purge")
@@ -258,14 +275,15 @@ def _purge(
                 f"Purging cannot be undone; it removes {what}. Nothing was purged{given}. "
                 f"To confirm, run again with --confirm {shlex.quote(expected)}"
             )
-    purged = operator.purge(memory_ids=refs, user_id=user_id, confirm=confirm)
+    receipt = operator.purge_receipt(memory_ids=refs, user_id=user_id, confirm=confirm)
     if output_format == "json":
-        echo_json({"purged": purged, "user_id": user_id, "memory_ids": list(refs)})
+        echo_json(receipt.to_dict())
     else:
         click.echo(
-            f"Purged {purged} memories: every revision, fragment, vector and link. "
+            f"Purged {receipt.purged} memories: every revision, fragment, vector and link. "
             "The access log records that a purge happened."
         )
+        print_receipt(receipt)
 
 
 # -- dream and the log ----------------------------------------------------------------------------

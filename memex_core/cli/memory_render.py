@@ -295,3 +295,42 @@ def print_hits(hits: Sequence[MemoryHit]) -> None:
             f"[bold]{position:>2}.[/] [cyan]{esc(h.memory_id)}[/]  [dim]{esc(facts)}[/]{private}"
         )
         console.print("    " + esc(snippet(h.text, 110)))
+        if not h.is_current:  # asked for with --as-of or --include-superseded
+            console.print(superseded_line(h.valid_from, h.valid_until, h.superseded_by))
+
+
+# -- facts that change over time: validity and chains (lines within 80 columns) -------------
+
+
+def validity(valid_from: float | None, valid_until: float | None) -> str:
+    """``2023-11-14 22:13 → 2023-12-14 22:13`` (UTC), or ``since 2023-11-14 22:13`` while
+    the fact holds."""
+    if valid_until is None:
+        return f"since {when(valid_from)}"
+    return f"{when(valid_from)} → {when(valid_until)}"
+
+
+def superseded_line(valid_from: float | None, valid_until: float | None, by: str | None) -> str:
+    """The line under a superseded hit: when it held and what replaced it."""
+    replaced = f" by {esc(by)}" if by else ""
+    return f"    [yellow]superseded[/] [dim]{validity(valid_from, valid_until)}{replaced}[/]"
+
+
+def print_chain(chain: Sequence[MemoryRecord], full: bool) -> None:
+    """The facts one memory belongs to in time, oldest first, each with its validity."""
+    console = _console()
+    if not chain:
+        console.print("No facts.")
+        return
+    if len(chain) == 1:
+        console.print("[dim]Nothing superseded this fact and it superseded nothing.[/]")
+    for position, record in enumerate(chain, start=1):
+        state = (
+            "[green]current[/]"
+            if record.is_current
+            else f"[yellow]superseded by[/] [cyan]{esc(record.superseded_by or '?')}[/]"
+        )
+        console.print(f"[bold]{position:>2}.[/] [cyan]{esc(record.id)}[/]  {state}")
+        span = validity(record.holds_from, record.valid_until)
+        console.print(f"    [dim]{span} (UTC) · recorded {when(record.created_at)}[/]")
+        console.print("    " + esc(record.content if full else snippet(record.content, 74)))

@@ -137,7 +137,7 @@ class ContextBuilder:
             if not recent:
                 break
             offset += len(recent)
-            for fragment in recent:
+            for fragment in self._current(recent):
                 add(fragment, RECENCY, room(), "recent")
                 if room() < MIN_ITEM_CHARS:
                     break
@@ -145,6 +145,16 @@ class ContextBuilder:
         for fragment in seeds:  # still room: more of what the query found, past the share
             add(fragment, QUERY_MATCH, room(), "search hit", capped=False)
         return pack
+
+    def _current(self, fragments: list[Fragment]) -> list[Fragment]:
+        """``fragments`` without those of superseded memory facts: recent material never
+        offers a fact that stopped holding as current (searches leave them out already)."""
+        validity = getattr(self.graph, "memory_validity", None)
+        memory = [f.conversation_id for f in fragments if f.source_kind == "memory"]
+        if validity is None or not memory:
+            return fragments
+        times = validity(memory)
+        return [f for f in fragments if times.get(f.conversation_id, (0.0, None))[1] is None]
 
     def _linked_fragments(self, seed: Fragment) -> list[Fragment]:
         """Targets of the seed's links: links written in the seed itself first, then the

@@ -1,5 +1,8 @@
 """Dreaming: consolidate a collection's stored facts, oldest first, each against those before it.
 
+A fact left standing is also offered to the supersession judge with the standing facts
+before it: those it updates are closed (``superseded``), as remembering it would have.
+
 Each fact is offered to the consolidator as if it were new, with the similar
 facts written before it. A repeat is invalidated (NONE), a better wording
 becomes a revision of the earlier memory (UPDATE), a contradiction invalidates
@@ -21,9 +24,11 @@ from collections.abc import Callable, Sequence
 
 from memex_core.domain import Consolidator, MemoryFact
 from memex_core.domain.contracts import ADD, DELETE
+from memex_core.domain.memory.facts import text_similarity
 from memex_core.domain.memory.outcomes import AppliedDecision, DreamPlan, DreamReport
 from memex_core.domain.memory.records import CONVERSATION_KIND, FILE_KIND, MemoryRecord, Scope
 from memex_core.errors import MemexError
+from memex_core.services import supersession
 from memex_core.services.agent_memory import MemoryService
 from memex_core.services.ports import NoProgress, Progress
 
@@ -73,6 +78,10 @@ def dream(
                 # A NONE or UPDATE with a target means this memory repeats (or was folded
                 # into) one that stays; anything else leaves it standing.
                 if action in (ADD, DELETE) or target is None:
+                    if not dry_run:
+                        for old in _supersede(service, scope, memory, facts, earlier):
+                            earlier.discard(old)
+                            report.superseded.append((old, memory.id))
                     earlier.add(memory.id)
                 if action == DELETE and target:
                     earlier.discard(target)
@@ -87,12 +96,45 @@ def dream(
 
 
 def _facts(service: MemoryService, scope: Scope, owner: str, collection: str) -> list[MemoryRecord]:
-    """The active facts a dream examines in one group, oldest first."""
+    """The current facts a dream examines in one group, oldest first (a superseded fact is
+    history: it is neither merged nor compared)."""
     return [
         m
         for m in service.catalog.memories(scope, owners=(owner,), collections=(collection,))
-        if m.kind not in (CONVERSATION_KIND, FILE_KIND)
+        if m.kind not in (CONVERSATION_KIND, FILE_KIND) and m.is_current
     ]
+
+
+def _supersede(
+    service: MemoryService,
+    scope: Scope,
+    memory: MemoryRecord,
+    facts: Sequence[MemoryRecord],
+    earlier: set[str],
+) -> list[str]:
+    """Close the standing facts before ``memory`` that the judge says it supersedes (the
+    closest few, as remembering offers them); their ids."""
+    if service.judge is None or not earlier:
+        return []
+    standing = [
+        current
+        for m in facts
+        if m.id in earlier
+        and (current := service.catalog.memory(scope, m.id)) is not None
+        and current.is_current
+    ]
+    standing.sort(key=lambda m: -text_similarity(memory.content, m.content))
+    found = supersession.plan(
+        service.judge,
+        memory.id,
+        memory.content,
+        memory.created_at,
+        standing[: supersession.CANDIDATES],
+        valid_from=memory.holds_from,
+    )
+    for old, why in found.closes:
+        service.close(scope, old, why, memory)
+    return [old.id for old, _ in found.closes]
 
 
 class DreamPlanStale(MemexError):

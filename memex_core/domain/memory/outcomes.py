@@ -47,6 +47,7 @@ class DreamReport:
     examined: int = 0
     decisions: list[AppliedDecision] = field(default_factory=list)
     dry_run: bool = False
+    superseded: list[tuple[str, str]] = field(default_factory=list)  # (closed, closed by)
 
     def counts(self) -> dict[str, int]:
         out = {action: 0 for action in (ADD, UPDATE, DELETE, NONE)}
@@ -60,6 +61,7 @@ class DreamReport:
             "dry_run": self.dry_run,
             "counts": self.counts(),
             "decisions": [d.to_dict() for d in self.decisions],
+            "superseded": [{"memory_id": a, "superseded_by": b} for a, b in self.superseded],
         }
 
 

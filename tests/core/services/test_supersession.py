@@ -188,3 +188,34 @@ def test_bad_times_are_one_clear_error(mx: Memex) -> None:
         mx.remember("Alice lives in Paris", user="alice", at="next tuesday-ish")
     with pytest.raises(MemexError, match="as_of"):
         mx.recall("alice", user="alice", as_of="soonish")
+
+
+def test_dream_closes_what_was_remembered_without_a_judge(memex_home: Path) -> None:
+    plain = timed_memex(memex_home, supersession_judge="none")
+    try:
+        paris = _id(plain.remember("Alice lives in Paris", user="alice", at=T0))
+        berlin = _id(plain.remember("Alice moved to Berlin", user="alice", at=T0 + DAY))
+    finally:
+        plain.close()
+    memex = timed_memex(memex_home)
+    try:
+        report = memex.agent("alice").dream()
+        assert report.superseded == [(paris, berlin)]
+        assert report.to_dict()["superseded"] == [{"memory_id": paris, "superseded_by": berlin}]
+        assert [h.memory_id for h in memex.recall("alice live", user="alice")] == [berlin]
+        again = memex.agent("alice").dream()  # a closed fact is history: not examined again
+        assert again.superseded == [] and again.examined == 1
+    finally:
+        memex.close()
+
+
+def test_context_never_offers_a_superseded_fact(mx: Memex) -> None:
+    mx.remember("Alice lives in Paris", user="alice", at=T0)
+    mx.remember("Alice moved to Berlin", user="alice", at=T0 + DAY)
+    for pack in (
+        mx.view(user="alice", corpus=False).context("where does alice live", budget_chars=2000),
+        mx.view(user="alice", corpus=False).context("tea", budget_chars=2000),  # recent only
+    ):
+        texts = [item.text for item in pack.items]
+        assert not any("Paris" in t for t in texts), texts
+    assert any("Berlin" in i.text for i in mx.view(user="alice").context("alice live").items)

@@ -1,0 +1,110 @@
+"""Facts that change over time on the command line: the issue's Alice scenario end to end
+(Paris -> Berlin), reading as of a date, everything with its validity, the chain, reopening
+and bad dates. Each invocation opens its own Memex on the temp home, as separate shell
+commands would, with the lives-in test double as the supersession judge."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from memex_core.cli import cli
+from memex_core.config import default_home
+from tests.support.supersession_doubles import timed_memex
+
+
+@pytest.fixture
+def run(memex_home: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(
+        "memex_core.cli.opening.Memex",
+        lambda home=None: timed_memex(Path(home) if home else default_home()),
+    )
+    runner = CliRunner()
+
+    def invoke(*args: str, code: int = 0) -> Result:
+        result = runner.invoke(cli, list(args), catch_exceptions=False)
+        assert result.exit_code == code, result.output
+        return result
+
+    return invoke
+
+
+def remember(run: Any, text: str, *options: str) -> str:
+    out = json.loads(run("remember", text, "--user", "alice", "--format", "json", *options).stdout)
+    return str(out["decisions"][0]["memory_id"])
+
+
+def recall(run: Any, *options: str) -> list[dict[str, Any]]:
+    found = run("recall", "where does alice live", "--user", "alice", "--format", "json", *options)
+    return list(json.loads(found.stdout))
+
+
+def test_alice_moves_from_paris_to_berlin(run: Any) -> None:
+    paris = remember(run, "Alice lives in Paris", "--at", "2024-01-10", "--consolidate")
+    berlin = remember(run, "Alice moved to Berlin", "--at", "2024-06-01", "--consolidate")
+    again = remember(run, "Alice now lives in Berlin", "--at", "2024-06-02", "--consolidate")
+
+    current = recall(run)
+    assert [h["memory_id"] for h in current] == [again]  # Berlin first and only
+    assert current[0]["valid_until"] is None
+    assert current[0]["valid_from"] == "2024-06-02T00:00:00Z"
+    assert {"valid_from", "valid_until", "superseded_by", "recorded_at"} <= set(current[0])
+
+    before = recall(run, "--as-of", "2024-03-01")
+    assert [h["memory_id"] for h in before] == [paris]
+    assert before[0]["valid_until"] == "2024-06-01T00:00:00Z"
+    assert before[0]["superseded_by"] == berlin
+
+    every = recall(run, "--include-superseded")
+    assert {h["memory_id"] for h in every} == {paris, berlin, again}
+
+    chain = json.loads(run("history", paris, "--chain", "--format", "json").stdout)
+    assert [r["id"] for r in chain] == [paris, berlin, again]
+    assert [r["valid_until"] for r in chain] == [
+        "2024-06-01T00:00:00Z",
+        "2024-06-02T00:00:00Z",
+        None,
+    ]
+    text = run("history", berlin, "--chain").output
+    assert "superseded" in text and "current" in text
+    assert "2024-01-10 00:00 → 2024-06-01 00:00 (UTC)" in text
+    assert f"superseded by {berlin}" in text
+
+    shown = run("recall", "where does alice live", "--user", "alice", "--as-of", "2024-03-01")
+    assert "superseded" in shown.output and "2024-06-01" in shown.output
+
+
+def test_history_shows_the_chain_above_the_revisions(run: Any) -> None:
+    paris = remember(run, "Alice lives in Paris", "--at", "2024-01-10")
+    remember(run, "Alice moved to Berlin", "--at", "2024-06-01")
+    text = run("history", paris).output
+    assert text.index("current") < text.index("History of")
+    assert "supersede" in text  # the revision that closed it
+    revisions = json.loads(run("history", paris, "--format", "json").stdout)
+    assert [r["action"] for r in revisions] == ["create", "supersede"]
+
+
+def test_undelete_reopens_a_superseded_fact(run: Any) -> None:
+    paris = remember(run, "Alice lives in Paris", "--at", "2024-01-10")
+    remember(run, "Alice moved to Berlin", "--at", "2024-06-01")
+    reopened = json.loads(run("undelete", paris, "--format", "json").stdout)
+    assert reopened["valid_until"] is None and reopened["superseded_by"] is None
+    assert paris in {h["memory_id"] for h in recall(run)}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("remember", "Alice lives in Paris", "--user", "alice", "--at", "someday"),
+        ("recall", "alice", "--user", "alice", "--as-of", "2024-13-45"),
+    ],
+)
+def test_a_bad_date_is_one_clear_line(run: Any, args: tuple[str, ...]) -> None:
+    result = run(*args, code=1)
+    assert "is not a date or time" in result.output and "2024-05-01" in result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
