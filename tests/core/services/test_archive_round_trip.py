@@ -198,6 +198,32 @@ def test_an_export_to_a_stream(exported: Exported) -> None:
         assert MANIFEST in zf.namelist()
 
 
+class _Pipe(io.RawIOBase):
+    """A stream that can only be written to, as an HTTP response body."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        self.chunks.append(bytes(data))
+        return len(data)
+
+
+def test_an_export_to_a_stream_that_cannot_seek(exported: Exported, tmp_path: Path) -> None:
+    mx = doctor_memex(exported.home)
+    try:
+        pipe = _Pipe()
+        mx.export_archive(pipe)  # type: ignore[arg-type]
+    finally:
+        mx.close()
+    written = tmp_path / "piped.zip"
+    written.write_bytes(b"".join(pipe.chunks))
+    assert members(written) == members(exported.archive)
+
+
 def test_an_agent_exports_and_imports_only_its_own_user(
     exported: Exported, target: Memex, tmp_path: Path
 ) -> None:
