@@ -15,6 +15,12 @@ config.toml::
     chat_model = "langchain_ollama:ChatOllama"
     chat_model_args = { model = "llama3.1" }
 
+    [supersession]
+    use = "llm"          # the rules decide what they can read, the model the rest
+    [supersession.llm]
+    chat_model = "langchain_openai:ChatOpenAI"
+    chat_model_args = { model = "gpt-4o-mini", temperature = 0 }
+
 or from Python, with a model object::
 
     from memex_llm import LLMConsolidator, LLMExtractor
@@ -38,23 +44,31 @@ if TYPE_CHECKING:
     from memex_llm.chat import AnsweringChatModel
     from memex_llm.consolidator import LLMConsolidator
     from memex_llm.extractor import LLMExtractor
+    from memex_llm.supersession import LLMSupersessionJudge
 
 __all__ = [
     "LLMConsolidator",
     "LLMExtractor",
     "LLMSettingError",
     "LLMSettings",
+    "LLMSupersessionJudge",
     "ModelOutputError",
     "build_chat_model",
     "build_consolidator",
     "build_extractor",
+    "build_supersession_judge",
     "load_chat_model",
     "parse_settings",
 ]
 
 # The classes import langchain_core; they load on first use, not with the plugin.
 __getattr__ = lazy_exports(
-    __name__, {"LLMExtractor": "extractor", "LLMConsolidator": "consolidator"}
+    __name__,
+    {
+        "LLMExtractor": "extractor",
+        "LLMConsolidator": "consolidator",
+        "LLMSupersessionJudge": "supersession",
+    },
 )
 
 
@@ -72,6 +86,17 @@ def build_consolidator(context: PluginContext) -> LLMConsolidator:
     settings = parse_settings(context.settings, role="consolidator")
     model = load_chat_model(settings, role="consolidator")
     return LLMConsolidator(model, max_retries=settings.max_retries)
+
+
+def build_supersession_judge(context: PluginContext) -> LLMSupersessionJudge:
+    """The rules judge (memex_rules, shipped with memex) backed by the ``[supersession.llm]``
+    chat model for the facts the rules cannot read."""
+    from memex_llm.supersession import LLMSupersessionJudge
+    from memex_rules.supersession import RulesSupersessionJudge
+
+    settings = parse_settings(context.settings, role="supersession")
+    model = load_chat_model(settings, role="supersession")
+    return LLMSupersessionJudge(model, RulesSupersessionJudge(), max_retries=settings.max_retries)
 
 
 def build_chat_model(context: PluginContext) -> AnsweringChatModel:
@@ -119,4 +144,17 @@ def register_consolidators(register: Any) -> None:
         build_consolidator,
         **_NEEDS_LANGCHAIN,
         description="A chat model decides ADD/UPDATE/DELETE/NONE ([consolidator.llm] ...).",
+    )
+
+
+@hookimpl
+def register_supersession_judges(register: Any) -> None:
+    register(
+        "llm",
+        build_supersession_judge,
+        **_NEEDS_LANGCHAIN,
+        description=(
+            "The rules judge, and a chat model for the facts it cannot read "
+            "([supersession.llm] chat_model = ...)."
+        ),
     )

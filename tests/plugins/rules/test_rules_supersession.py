@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,6 +14,7 @@ from memex_rules import register_supersession_judges
 from memex_rules.supersession import RulesSupersessionJudge, closes
 from memex_rules.supersession_slots import read_slots
 from memex_rules.supersession_values import Slot
+from tests.support.registrations import registered
 
 JUDGE = RulesSupersessionJudge()
 #: When the earlier fact was said; the new one comes ten days later.
@@ -381,13 +381,7 @@ def test_reading_is_cached_and_repeatable() -> None:
 
 
 def test_the_plugin_registers_the_judge_named_rules(tmp_path: Path) -> None:
-    registered: dict[str, tuple[Any, dict[str, Any]]] = {}
-
-    def register(name: str, factory: Any, **options: Any) -> None:
-        registered[name] = (factory, options)
-
-    register_supersession_judges(register)
-    factory, options = registered["rules"]
+    factory, options = registered(register_supersession_judges)["rules"]
     assert not options.get("requires")  # needs nothing but memex
     assert isinstance(factory(PluginContext(tmp_path)), RulesSupersessionJudge)
 
