@@ -229,6 +229,20 @@ class LinkGraph(CatalogPart):
             message = fid if message is None else str(message)
             found.setdefault(conversation, []).append(TurnText(fid, message, text, seq))
 
+    def fragment_positions(self, ids: Sequence[str]) -> dict[str, tuple[str, int]]:
+        """(conversation id, position) of each of ``ids`` stored with a position (a rerank
+        tells from them which candidates are next to each other), in one query per 500."""
+        found: dict[str, tuple[str, int]] = {}
+        for chunk in _chunks([i for i in dict.fromkeys(ids) if is_storable(i)]):
+            marks = ",".join("?" * len(chunk))
+            for fid, conversation, position in self._db.execute(
+                "SELECT id, conversation_id, position FROM fragments "
+                f"WHERE id IN ({marks}) AND position IS NOT NULL",
+                chunk,
+            ):
+                found[fid] = (conversation, int(position))
+        return found
+
     def neighbours(self, fragment_id: str, before: int, after: int) -> list[Fragment]:
         """Up to ``before`` fragments preceding ``fragment_id`` in its conversation, the
         fragment itself, and up to ``after`` following it; empty if the id is unknown."""

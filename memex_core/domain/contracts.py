@@ -286,6 +286,34 @@ class GraphAwareRanker(Ranker, Protocol):
     def bind_graph(self, graph: LinkGraphView) -> None: ...
 
 
+@runtime_checkable
+class RerankCatalog(Protocol):
+    """What a :class:`QueryAwareRanker` may read of the catalog about its candidates."""
+
+    def get_many(self, ids: Sequence[str]) -> Mapping[str, Fragment]: ...
+
+    def fragment_positions(self, ids: Sequence[str]) -> Mapping[str, tuple[str, int]]:
+        """(conversation id, position in it) of each id that has a position."""
+        ...
+
+
+@runtime_checkable
+class QueryAwareRanker(Ranker, Protocol):
+    """A ranker that re-orders the fused candidates knowing the query and the fragments.
+
+    Hybrid search asks :meth:`fuse` for at least ``rerank_depth`` candidates, applies the
+    relevance floor, and hands the best ``rerank_depth`` it kept to :meth:`rerank`, which
+    returns them in its order; signals it adds to a hit's ``ranks``/``scores`` (by name)
+    are shown with the result (``--explain``, JSON).
+    """
+
+    rerank_depth: int
+
+    def rerank(
+        self, query: str, hits: Sequence[FusedHit], catalog: RerankCatalog
+    ) -> list[FusedHit]: ...
+
+
 @dataclass(frozen=True)
 class FactType:
     """A kind of fact an extractor looks for (mem0's seven are the defaults).

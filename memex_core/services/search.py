@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from memex_core.domain import (
     KEYWORD,
     SEMANTIC,
     Embedder,
+    FusedHit,
     KeywordStore,
+    QueryAwareRanker,
     Ranker,
     SearchFilters,
     SearchResult,
@@ -214,7 +217,9 @@ class SearchService:
             floor = None  # nothing to hold a similarity against: keyword results as found
         # With a floor every candidate is judged before the best ``limit`` are taken, so
         # one left out makes room for the next that carries evidence.
-        fused = self.ranker.fuse(signals, weights, limit if floor is None else depth * 2)
+        rerank_depth = int(getattr(self.ranker, "rerank_depth", 0) or 0)
+        wanted = max(limit if floor is None else depth * 2, rerank_depth)
+        fused = self.ranker.fuse(signals, weights, wanted)
         keyword_hits = signals.get(KEYWORD, ())
         # Without a floor a label only says which signals found a hit: no shares to measure.
         shares = (
@@ -226,15 +231,22 @@ class SearchService:
             [(shares.get(h.id), h.scores.get(SEMANTIC)) for h in fused],
             floor,
         )
-        kept = [(h, e) for h, e in zip(fused, labels, strict=True) if e is not None][:limit]
+        kept = [(h, e) for h, e in zip(fused, labels, strict=True) if e is not None]
+        if rerank_depth:
+            kept = self._reranked(query, kept, rerank_depth)
+        kept = kept[:limit]
         below = labels.count(None)
         fragments = self.catalog.get_many([h.id for h, _ in kept])
         results = [
             SearchResult(
                 fragment=fragments[h.id],
                 score=h.score,
-                ranks={KEYWORD: h.ranks.get(KEYWORD), SEMANTIC: h.ranks.get(SEMANTIC)},
-                scores={KEYWORD: h.scores.get(KEYWORD), SEMANTIC: h.scores.get(SEMANTIC)},
+                ranks={KEYWORD: h.ranks.get(KEYWORD), SEMANTIC: h.ranks.get(SEMANTIC), **h.ranks},
+                scores={
+                    KEYWORD: h.scores.get(KEYWORD),
+                    SEMANTIC: h.scores.get(SEMANTIC),
+                    **h.scores,
+                },
                 evidence=evidence,
             )
             for h, evidence in kept
@@ -242,6 +254,20 @@ class SearchService:
         ]
         out = SearchResults("hybrid", results, notes, floor=floor, below_floor=below)
         return out if failure is None else self._fell_back(out, "hybrid", failure)
+
+    def _reranked(
+        self, query: str, kept: list[tuple[FusedHit, str]], depth: int
+    ) -> list[tuple[FusedHit, str]]:
+        """The best ``depth`` candidates the floor kept, in the order of a ranker that reranks
+        (:class:`memex_core.domain.QueryAwareRanker`); the rest after them, as fused. The
+        evidence labels stay with their hits: a rerank re-orders, it does not judge."""
+        head = kept[:depth]
+        if not head:
+            return kept
+        evidence = {h.id: e for h, e in head}
+        ranker = cast(QueryAwareRanker, self.ranker)  # it has a rerank_depth: hybrid asked
+        reranked = ranker.rerank(query, [h for h, _ in head], self.catalog)
+        return [(h, evidence[h.id]) for h in reranked if h.id in evidence] + kept[depth:]
 
     def _keyword_shares(self, query: str, hits: Sequence[SignalHit]) -> dict[str, float]:
         """Share of the query's information each keyword hit holds (1.0 for every hit when

@@ -257,6 +257,18 @@ def test_a_conversation_continued_by_another_file_keeps_its_order(catalog: SqlCa
     assert catalog.neighbours("nope", 1, 1) == []
 
 
+def test_fragment_positions_tell_which_fragments_are_next_to_each_other(
+    catalog: SqlCatalog,
+) -> None:
+    """What a rerank reads to find a candidate's neighbours among the others (issue 33)."""
+    add(catalog, [fragment("a", "conv"), fragment("b", "conv"), fragment("x", "other")])
+    add(catalog, [fragment("c", "conv")], path="/more.json", sha="2")
+    found = catalog.fragment_positions(["c", "a", "b", "x", "nope"])
+    assert set(found) == {"a", "b", "c", "x"}
+    assert [found[i][0] for i in "abc"] == ["conv"] * 3
+    assert [found[i][1] - found["a"][1] for i in "abc"] == [0, 1, 2]
+
+
 def test_conversation_span_takes_the_earliest_and_latest(catalog: SqlCatalog) -> None:
     add(catalog, [fragment("a", "conv", timestamp=50.0), fragment("b", "conv", timestamp=None)])
     add(catalog, [fragment("c", "conv", timestamp=10.0)], path="/2", sha="2")

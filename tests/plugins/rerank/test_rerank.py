@@ -1,0 +1,187 @@
+"""The rerank ranker: RRF, then the best candidates re-ordered by a JSON logistic regression."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from memex_rerank import LearnedRerank, RerankModel, RerankModelError, load_model
+from memex_rerank.features import NAMES, Unit, feature_rows, unit_of
+from memex_rerank.query import keyword_query
+from memex_rerank.settings import RerankSettingError, parse_settings
+
+from memex_core.api import Memex
+from memex_core.config import Config, load_config
+from memex_core.domain import (
+    Fragment,
+    FusedHit,
+    PluginContext,
+    QueryAwareRanker,
+    RerankCatalog,
+    SignalHit,
+)
+from memex_core.domain.chunking import message_fragments
+from memex_core.plugins import load_registry
+from memex_rrf import ReciprocalRankFusion
+from tests.core.catalog.test_catalog_contract_sessions import fragment
+from tests.support.component_doubles import DoublesPlugin
+
+
+def only(name: str, weight: float = 1.0) -> RerankModel:
+    """A model that reads one feature."""
+    return RerankModel(tuple(weight if n == name else 0.0 for n in NAMES))
+
+
+def hit(fid: str, keyword: float | None, cosine: float | None, score: float = 0.1) -> FusedHit:
+    return FusedHit(
+        fid,
+        score,
+        {"keyword": None if keyword is None else 1, "semantic": None if cosine is None else 1},
+        {"keyword": keyword, "semantic": cosine},
+    )
+
+
+class Catalog:
+    """A RerankCatalog over fixed turns: ``(id, conversation, position, content)``."""
+
+    def __init__(self, turns: Sequence[tuple[str, str, int, str]]) -> None:
+        self.turns = {t[0]: t for t in turns}
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, Fragment]:
+        return {
+            i: replace(fragment(i, self.turns[i][1], None), content=self.turns[i][3])
+            for i in ids
+            if i in self.turns
+        }
+
+    def fragment_positions(self, ids: Sequence[str]) -> dict[str, tuple[str, int]]:
+        return {i: (self.turns[i][1], self.turns[i][2]) for i in ids if i in self.turns}
+
+
+def test_the_ranker_and_the_double_satisfy_the_contracts() -> None:
+    assert isinstance(LearnedRerank(only("fused")), QueryAwareRanker)
+    assert isinstance(Catalog([]), RerankCatalog)
+    assert not isinstance(ReciprocalRankFusion(), QueryAwareRanker)
+
+
+def test_fuse_is_rrf() -> None:
+    signals = {
+        "keyword": [SignalHit("a", 3.0), SignalHit("b", 2.0)],
+        "semantic": [SignalHit("b", 0.9), SignalHit("c", 0.5)],
+    }
+    weights = {"keyword": 0.6, "semantic": 0.4}
+    assert LearnedRerank(only("fused"), k=10).fuse(signals, weights, 5) == (
+        ReciprocalRankFusion(10).fuse(signals, weights, 5)
+    )
+
+
+def test_the_speaker_a_question_names_is_a_feature() -> None:
+    assert unit_of("Caroline: I went hiking", "user") == Unit("Caroline", 13)
+    assert unit_of("no speaker here", "assistant") == Unit("assistant", 15)
+    units = {"a": Unit("Caroline"), "b": Unit("Melanie")}
+    rows = feature_rows("What did Caroline paint?", [hit("a", 1, 0.5), hit("b", 1, 0.5)], units)
+    named, other = NAMES.index("speaker_named"), NAMES.index("other_speaker_named")
+    assert (rows[0][named], rows[0][other]) == (1.0, 0.0)
+    assert (rows[1][named], rows[1][other]) == (0.0, 1.0)
+
+
+def test_neighbours_count_only_when_next_to_each_other() -> None:
+    pool = [hit("a", 2.0, 0.6, score=0.2), hit("b", None, 0.3), hit("c", None, 0.3)]
+    units = {"b": Unit(previous="a"), "c": Unit(previous="x")}
+    rows = feature_rows("q", pool, units)
+    near = NAMES.index("neighbour_keyword")
+    assert [r[near] for r in rows] == [0.0, 1.0, 0.0]
+
+
+def test_rerank_orders_by_the_model_and_names_its_signal() -> None:
+    catalog = Catalog(
+        [
+            ("a", "c1", 0, "Anna: hi"),
+            ("b", "c1", 1, "Ben: a much longer turn that says a great deal more"),
+        ]
+    )
+    hits = [hit("a", 2.0, 0.5, 0.2), hit("b", 1.0, 0.4, 0.1)]
+    out = LearnedRerank(only("length")).rerank("q", hits, catalog)
+    assert [h.id for h in out] == ["b", "a"]
+    assert [h.ranks["rerank"] for h in out] == [1, 2]
+    assert out[0].ranks["keyword"] == 1 and out[0].scores["keyword"] == 1.0
+    assert out[0].scores["rerank"] > out[1].scores["rerank"]  # type: ignore[operator]
+
+
+def test_the_shipped_model_loads_and_a_stale_one_is_refused(tmp_path: Path) -> None:
+    model = load_model()
+    assert len(model.weights) == len(NAMES)
+    assert "LoCoMo" in str(model.provenance.get("data"))
+    stale = tmp_path / "model.json"
+    stale.write_text(json.dumps({"features": ["fused"], "weights": [1.0]}))
+    with pytest.raises(RerankModelError, match="other features"):
+        load_model(stale)
+    with pytest.raises(RerankModelError, match="cannot read"):
+        load_model(tmp_path / "missing.json")
+
+
+def test_settings_are_checked() -> None:
+    assert parse_settings({"k": 5, "depth": 20}).depth == 20
+    with pytest.raises(RerankSettingError, match="depth"):
+        parse_settings({"depth": 0})
+    with pytest.raises(RerankSettingError):
+        parse_settings({"deep": 3})
+
+
+def test_question_words_dropped_for_the_keyword_signal() -> None:
+    assert keyword_query("How many kinds of pottery did Melanie make?") == (
+        "How of pottery did Melanie make?"
+    )
+    assert keyword_query("many much") == ""
+
+
+def test_registered_and_used_by_hybrid_search(memex_home: Path) -> None:
+    """Through Memex with ``[ranker] use = "rerank"``: hybrid results carry the rerank's
+    rank, keyword searches do not."""
+    registry = load_registry()
+    assert "rerank" in {r.name for r in registry.registrations("ranker")}
+    ranker = registry.build("ranker", "rerank", PluginContext(home=memex_home))
+    assert isinstance(ranker, LearnedRerank) and ranker.rerank_depth == 50
+    registry.register_plugin(DoublesPlugin(memex_home), name="doubles")
+    components = {
+        **load_config(memex_home).components,
+        "embedder": "hashing",
+        "vector_store": "memory",
+        "ranker": "rerank",
+    }
+    mx = Memex(registry=registry, config=Config(home=memex_home, components=components, raw={}))
+    try:
+        turns = [
+            ("Anna", "I adopted a puppy named Biscuit last week"),
+            ("Ben", "That is lovely, what breed is Biscuit?"),
+            ("Anna", "A beagle, he loves the beach"),
+        ]
+        mx.add_fragments(
+            [
+                f
+                for n, (speaker, text) in enumerate(turns)
+                for f in message_fragments(
+                    source_kind="chatgpt",
+                    source_path="x.json",
+                    conversation_id="c1",
+                    message_id=f"m{n}",
+                    role="user" if speaker == "Anna" else "assistant",
+                    text=f"{speaker}: {text}",
+                    timestamp=None,
+                    title="chat",
+                )
+            ],
+            origin="test",
+        )
+        found = mx.search("Biscuit puppy", mode="hybrid", limit=3, floor="off")
+        assert found.results and all(r.ranks.get("rerank") for r in found.results)
+        assert sorted(r.ranks["rerank"] or 0 for r in found.results) == list(
+            range(1, len(found.results) + 1)
+        )
+        keyword = mx.search("Biscuit puppy", mode="keyword", limit=3)
+        assert all("rerank" not in r.ranks for r in keyword.results)
+    finally:
+        mx.close()
