@@ -25,6 +25,7 @@ from benchmarks import (
     ingest_throughput,
     keyword_latency,
     locomo,
+    locomo_levers,
     memory_duplicates,
     memory_throughput,
     migrate_rate,
@@ -44,6 +45,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "adds": ("2. Adding fragments to a large keyword index", adds.run),
     "scifact": ("3. BEIR SciFact nDCG@10", scifact.run),
     "locomo": ("4. LoCoMo evidence recall@10", locomo.run),
+    "locomo_levers": ("4b. LoCoMo levers, leave one conversation out", locomo_levers.run),
     "cold": ("5. Cold `memex dig` wall time", cold_start.run),
     "context_budget": (
         "6. LoCoMo evidence recall within a 2,000-character context",
