@@ -15,6 +15,7 @@ from memex_client.errors import MemexClientError, PermissionDeniedError
 from memex_client.transport import Transport, decode
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import ContextPack, Timeline
+from memex_core.domain.memory.receipts import PurgeReceipt
 from memex_core.domain.memory.records import AccessEntry, MemoryRecord, Revision
 from memex_core.domain.search_options import SearchOptions
 from memex_core.errors import require_query
@@ -317,11 +318,11 @@ class RemoteOperatorMemory(RemoteMemory, PurgeCall):
         body = {"ref": ref, "revision": revision}
         return decode(MemoryRecord, self._post("restore", body, tool_call_id))
 
-    def _purge(self, asked: PurgeRequest, tool_call_id: str | None) -> int:
+    def _purge(self, asked: PurgeRequest, tool_call_id: str | None) -> PurgeReceipt:
         body = _drop_none(
             memory_ids=builtins.list(asked.memory_ids), user_id=asked.user_id, confirm=asked.confirm
         )
-        return int(self._post("purge", body, tool_call_id)["purged"])
+        return decode(PurgeReceipt, self._post("purge", body, tool_call_id))
 
     def access_log(self, **filters: Any) -> builtins.list[AccessEntry]:
         found = self._t.post("/v1/admin/access-log", _drop_none(**filters))

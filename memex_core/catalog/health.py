@@ -144,6 +144,20 @@ class HealthQueries(CatalogPart):
     def count_memories(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM memories").fetchone()[0])
 
+    def row_counts(self, tables: Sequence[str]) -> dict[str, int]:
+        """Rows in each of ``tables`` (names from the schema, never from a caller's input)."""
+        return {
+            name: int(self._db.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0])
+            for name in tables
+        }
+
+    def erase_freed(self) -> None:
+        """Leave no copy of deleted rows in the catalog's own files (after a purge).
+
+        An engine whose files keep the bytes of deleted rows until they are reused
+        overrides this (SQLite rewrites its file and empties its write-ahead log); a
+        database server's files, logs and backups are its administrator's to manage."""
+
     def memory_drift(self) -> MemoryDrift:
         db = self._db
         return MemoryDrift(

@@ -171,6 +171,15 @@ class SqliteCatalog(SqlCatalog):
     def transaction(self) -> SqliteCatalog._Transaction:
         return SqliteCatalog._Transaction(self._sqlite)
 
+    def erase_freed(self) -> None:
+        """Rewrite ``catalog.sqlite`` (``VACUUM``) so that no free page or free space in a
+        page keeps the bytes of a deleted row (a purge's, or an earlier revision's), then
+        empty the write-ahead log (``wal_checkpoint(TRUNCATE)``), whose frames hold earlier
+        images of the pages. Rowids are kept (every memex table is copied whole). Takes
+        time in proportion to the catalog's size; a purge calls it, holding the write lock."""
+        self._db.execute("VACUUM")
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
     # -- change journal ---------------------------------------------------------------
 
     def last_fragment_change(self) -> int:

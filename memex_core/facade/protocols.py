@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         IngestReport,
         SearchFilters,
     )
+    from memex_core.domain.contracts import VectorStore
     from memex_core.domain.disclosure import ContextPack, Timeline
     from memex_core.domain.exploration import Exploration
     from memex_core.domain.memory.records import Scope
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from memex_core.plugins import PluginRegistry
     from memex_core.services.agent_memory import MemoryService
     from memex_core.services.context import ContextSettings
-    from memex_core.services.indexing import MemoryIndexUpdater
+    from memex_core.services.indexing import KeywordSync, MemoryIndexUpdater
     from memex_core.services.ports import Progress
     from memex_core.services.search import SearchService
 
@@ -97,6 +98,15 @@ class MemoryHome(Searches, Protocol):
     def consolidator(self) -> Consolidator: ...
 
     def fact_types(self) -> Sequence[FactType]: ...
+
+    # what a purge counts and compacts (its receipt, and no trace left on disk)
+    @property
+    def keyword_sync(self) -> KeywordSync: ...
+
+    @property
+    def vector_store(self) -> VectorStore: ...
+
+    def semantic_unavailable_reason(self) -> str | None: ...
 
 
 class AskingHome(Protocol):

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memex_core.domain.memory.outcomes import MemoryHit
+from memex_core.domain.memory.receipts import PurgeReceipt
 from memex_core.domain.memory.records import MemoryRecord
 from memex_core.domain.search_options import SearchOptions, TimeBound
 from memex_core.errors import require_query
@@ -148,7 +149,19 @@ class PurgeCall:
         """Hard-delete memories for a data-protection request: every revision, fragment,
         vector and link. ``confirm`` must repeat the user id (or the single memory id).
         Returns how many memories were purged. The access log keeps that it happened."""
+        return self._purge(PurgeRequest(memory_ids, user_id, confirm), tool_call_id).purged
+
+    def purge_receipt(
+        self,
+        *,
+        memory_ids: Sequence[str] = (),
+        user_id: str | None = None,
+        confirm: str,
+        tool_call_id: str | None = None,
+    ) -> PurgeReceipt:
+        """As :meth:`purge`, returning its receipt: rows removed per catalog table, entries
+        removed from the keyword index and the vector store, the counts before and after."""
         return self._purge(PurgeRequest(memory_ids, user_id, confirm), tool_call_id)
 
-    def _purge(self, asked: PurgeRequest, tool_call_id: str | None) -> int:
+    def _purge(self, asked: PurgeRequest, tool_call_id: str | None) -> PurgeReceipt:
         raise NotImplementedError

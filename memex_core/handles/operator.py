@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from memex_core.domain.memory.paths import validate_storage_path, validate_user_id
+from memex_core.domain.memory.receipts import PurgeReceipt
 from memex_core.domain.memory.records import (
     ACTIVE,
     DELETED,
@@ -25,6 +26,7 @@ from memex_core.handles.agent import AgentMemory
 from memex_core.handles.base import MemoryNotFound
 from memex_core.handles.calls import PurgeCall, PurgeRequest
 from memex_core.handles.handle import MemoryHandle
+from memex_core.handles.purging import erase_purged, home_counts, store_name
 from memex_core.handles.writing import reopened
 from memex_core.services.agent_memory import Prepared
 
@@ -102,7 +104,7 @@ class OperatorMemory(MemoryHandle, PurgeCall):
                 )
         return record
 
-    def _purge(self, asked: PurgeRequest, tool_call_id: str | None) -> int:
+    def _purge(self, asked: PurgeRequest, tool_call_id: str | None) -> PurgeReceipt:
         memory_ids, user_id, confirm = asked.memory_ids, asked.user_id, asked.confirm
         if bool(memory_ids) == (user_id is not None):
             raise MemexError("purge needs either memory_ids or user_id, not both")
@@ -127,11 +129,26 @@ class OperatorMemory(MemoryHandle, PurgeCall):
             ]
         else:
             ids = [self._find(i).id for i in memory_ids]
-        with self._mx.writing(), self._mx.memory_indexes().held():
-            removed = catalog.purge_memories(self.scope, ids)
-            self._mx.memory_indexes().apply([], removed)
-            if user_id is not None:
-                catalog.scrub_access_log(user_id)
+        blanked = 0
+        with self._mx.writing():
+            before = home_counts(self._mx)
+            with self._mx.memory_indexes().held():
+                removed = catalog.purge_memories(self.scope, ids)
+                self._mx.memory_indexes().apply([], removed)
+                if user_id is not None:
+                    blanked = catalog.scrub_access_log(user_id)
+            erase_purged(self._mx)
+            after = home_counts(self._mx)
+        receipt = PurgeReceipt(
+            len(ids),
+            user_id,
+            ids,
+            before,
+            after,
+            blanked,
+            store_name(self._mx.keyword_sync.keyword),
+            "" if after.vectors is None else store_name(self._mx.vector_store),
+        )
         self._log(
             "purge",
             f"user {user_id}" if user_id else f"{len(ids)} memories",
@@ -139,7 +156,7 @@ class OperatorMemory(MemoryHandle, PurgeCall):
             tool_call_id=tool_call_id,
             purged=len(ids),
         )
-        return len(ids)
+        return receipt
 
     def access_log(self, **filters: Any) -> builtins.list[Any]:
         """The access log, newest first (filters: user_id, actor, actor_kind, action,

@@ -319,6 +319,20 @@ class KeywordSync:
             self.keyword.flush()
             self.flushed()
 
+    def compact(self) -> bool:
+        """As :meth:`flush`, then leave no deleted document's words in the store's files
+        (after a purge), through the store's optional ``compact()``. Returns whether the
+        store has one (without it, a flush is all that can be done)."""
+        with self._lock:
+            self.catch_up()
+            compact = getattr(self.keyword, "compact", None)
+            if compact is None:
+                self.keyword.flush()
+            else:
+                compact()
+            self.flushed()
+        return compact is not None
+
 
 def sync_keyword_index(catalog: JournalCatalog, keyword: KeywordStore) -> tuple[int, int]:
     """Bring ``keyword`` up to the catalog (in memory). Returns (added, removed)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -143,6 +144,23 @@ def merge_into_base(index: MemoryIndex) -> None:
     index.deleted = np.zeros(index.base.n_docs, dtype=bool)
     index.n_deleted = 0
     index.n_private = int(np.count_nonzero(index.base.docs.private))
+    index.slot_of = None
+    index.base_dirty = True
+    index.invalidate()
+
+
+def drop_unused_values(index: MemoryIndex) -> None:
+    """After :func:`merge_into_base` (one segment, no tombstones): keep in each filter
+    column's table only the values a live document uses, re-coding the documents, so a
+    purged memory's conversation id or a collection name nobody uses any more is gone."""
+    docs = index.base.docs
+    columns = {}
+    for name, table in index.tables.items():
+        codes = np.asarray(getattr(docs, name))
+        used = np.unique(codes)
+        columns[name] = np.searchsorted(used, codes).astype(np.int32)
+        index.tables[name] = StringTable([table.values[int(code)] for code in used])
+    index.base = replace(index.base, docs=replace(docs, **columns))
     index.slot_of = None
     index.base_dirty = True
     index.invalidate()

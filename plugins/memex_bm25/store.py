@@ -285,7 +285,26 @@ class BM25Store:
                     raise
                 raise translated from exc
 
-    def _write_generation(self) -> None:
+    def compact(self) -> None:
+        """Rewrite the index as one base of the live documents and the terms they use, and
+        delete every earlier generation: after a purge no file may keep a deleted
+        document's words (a plain flush keeps tombstoned postings, unused terms and the
+        previous generation for readers; a reader that loses it re-reads the manifest)."""
+        with self._rw:
+            self._require_usable()
+            self._materialise()
+            index_changes.merge_into_base(self._index)
+            index_changes.drop_unused_values(self._index)
+            self._index.dirty = True
+            try:
+                self._write_generation(keep_previous=False)
+            except OSError as exc:
+                translated = from_os_error(exc, self.directory)
+                if translated is None:
+                    raise
+                raise translated from exc
+
+    def _write_generation(self, *, keep_previous: bool = True) -> None:
         root = self.directory
         root.mkdir(parents=True, exist_ok=True)
         index = self._index
@@ -307,7 +326,8 @@ class BM25Store:
         self._sums = sums
         index.dirty = index.base_dirty = False
         self._stamp = storage.manifest_stamp(root)
-        storage.remove_unreferenced(root, keep={base_name, delta_name, *previous})
+        kept = previous if keep_previous else set()
+        storage.remove_unreferenced(root, keep={base_name, delta_name, *kept})
 
     def _should_merge(self) -> bool:
         base, delta = self._index.base.n_docs, self._index.delta.n_docs

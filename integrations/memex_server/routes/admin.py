@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel
 
 from memex_core.domain.agent_keys import AgentKey
+from memex_core.domain.memory.receipts import PurgeReceipt
 from memex_core.domain.memory.records import AccessEntry, MemoryRecord, Revision
 from memex_core.domain.results import CorpusStats, IngestReport
 from memex_server.auth import Caller, operator, state_of
@@ -51,20 +52,22 @@ def restore(request: Request, body: RestoreRequest, who: Operator) -> MemoryReco
 
 
 @router.post("/memory/purge", summary="Hard-delete memories (cannot be undone)")
-def purge(request: Request, body: PurgeRequest, who: Operator) -> dict[str, int]:
-    """Either ``memory_ids`` or ``user_id`` (all of that user's memory). Answers
-    ``{"purged": n}``: how many memories lost every revision, fragment, vector and link.
+def purge(request: Request, body: PurgeRequest, who: Operator) -> dict[str, Any]:
+    """Either ``memory_ids`` or ``user_id`` (all of that user's memory). Answers the
+    purge's receipt: ``purged`` (how many memories lost every revision, fragment, vector
+    and link), ``rows_removed`` per catalog table, ``keyword_entries_removed``,
+    ``vectors_removed``, ``log_entries_blanked``, and the counts ``before`` and ``after``.
     The access log keeps that it happened."""
     state = state_of(request)
     handle = state.operator_memory(who)
-    purged = state.write(
-        handle.purge,
+    receipt: PurgeReceipt = state.write(
+        handle.purge_receipt,
         memory_ids=body.memory_ids,
         user_id=body.user_id,
         confirm=body.confirm,
         tool_call_id=who.tool_call_id,
     )
-    return {"purged": purged}
+    return receipt.to_dict()
 
 
 @router.post("/access-log", response_model=list[AccessEntry], summary="The access log")
