@@ -29,13 +29,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
-from memex_rules.supersession_slots import prepare, read_slots
+from memex_rules.supersession_slots import prepare, read_slots, rough_subject
 from memex_rules.supersession_time import named_time
 from memex_rules.supersession_values import (
     ANY,
     NEG,
     Slot,
-    normalise_subject,
     same_subject,
     same_value,
     tool_category,
@@ -158,18 +157,11 @@ def _same_text(one: str, other: str) -> bool:
     return _SAME.sub(" ", one.lower()).strip() == _SAME.sub(" ", other.lower()).strip()
 
 
-#: Without slots, the subject is the first word (with its determiner or possessed noun).
-_ROUGH_SUBJECT = re.compile(
-    r"^(?P<s>(?:(?:the|our|my)\s+)?[\w-]+(?:'s\s+[\w-]+)?)\s", re.IGNORECASE
-)
-
-
 def _subject(text: str, slots: Sequence[Slot]) -> str | None:
     """The fact's subject: its slots', or the words before its first verb."""
     if slots:
         return slots[0].subject
-    match = _ROUGH_SUBJECT.match(prepare(text))
-    return normalise_subject(match.group("s")) if match else None
+    return rough_subject(text)
 
 
 _CHANGE_WORDS = frozenset({"stopped", "quit", "anymore", "again", "now", "start", "started"})

@@ -69,6 +69,8 @@ def _place(m: _Match) -> list[Slot]:
     value = tidy_value(raw)
     if not value or NOT_PLACE.match(raw.strip()) or tool_category(value) or is_date(raw):
         return []
+    if any(pattern.match(value) for _name, pattern in _STATUS_OF) or value.startswith("in "):
+        return []  # "moved to in review" is a status
     attribute = "address" if value[:1].isdigit() else None
     return [m.slot(value, attribute, previous=tidy_value(m.text("p")))]
 
@@ -190,6 +192,16 @@ def _multi_not(m: _Match) -> list[Slot]:
     return [m.slot(value, positive=False)] if value else []
 
 
+def _thing_ended(m: _Match) -> list[Slot]:
+    """ "Heroku was retired": whoever used it, the team or the user, no longer does."""
+    value = tidy_value(m.text("v"))
+    if not value or normalise_subject(m.text("v")) in (None, "user", "we"):
+        return []
+    return [
+        Slot(who, ANY, value, positive=False, ended=True, change=True) for who in ("we", "user")
+    ]
+
+
 def _fixed(m: _Match) -> list[Slot]:
     return [m.slot(m.rule.value)]
 
@@ -302,10 +314,12 @@ _STATUSES = (
     (
         "in progress",
         r"in\s+progress|underway|under\s+way|ongoing|in\s+development|in\s+the\s+works|"
-        r"started|kicked\s+off|resumed|restarted|on\s+track|behind\s+schedule|in\s+review|"
-        r"in\s+testing|in\s+beta",
+        r"started|kicked\s+off|resumed|restarted|on\s+track|behind\s+schedule",
     ),
-    ("on hold", r"on\s+hold|paused|stalled|halted|put\s+on\s+hold|blocked"),
+    ("in review", r"in\s+review|under\s+review"),
+    ("in testing", r"in\s+testing|in\s+qa|in\s+beta"),
+    ("on hold", r"on\s+hold|paused|stalled|halted|put\s+on\s+hold"),
+    ("blocked", r"blocked"),
     ("done", r"done|finished|complete|completed|wrapped\s+up|over|closed|merged"),
     ("shipped", r"shipped|launched|released|live|went\s+live|deployed"),
     ("cancelled", r"cancell?ed|abandoned|shelved|scrapped|dropped"),
@@ -513,6 +527,7 @@ _READERS: dict[str, Callable[[_Match], list[Slot]]] = {
     "multi": _multi,
     "multi_not": _multi_not,
     "fixed": _fixed,
+    "thing_ended": _thing_ended,
     "date": _date,
     "version": _version,
     "tool": _tool,
@@ -539,6 +554,6 @@ _READERS: dict[str, Callable[[_Match], list[Slot]]] = {
 def read(rule: Rule, match: re.Match[str], source: str, change: bool) -> list[Slot]:
     """The slots ``rule``'s match stands for; none when its value is not of the rule's kind."""
     found = _Match(rule, match, source, change)
-    if found.subject is None and rule.kind not in ("version", "email_to_me"):
+    if found.subject is None and rule.kind not in ("version", "email_to_me", "thing_ended"):
         return []
     return _READERS[rule.kind](found)

@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memex_rules.rules_text import compile_pattern, squash
+from memex_rules.rules_text import compile_pattern, squash, word_set
 from memex_rules.statement_objects import third_singular
 from memex_rules.supersession_readers import read
 from memex_rules.supersession_table import ADVERB, ADVERB_WORDS, CHANGE_WORDS, PERSONAL_RULES, Rule
 from memex_rules.supersession_table_projects import PROJECT_RULES
 from memex_rules.supersession_time import without_times
-from memex_rules.supersession_values import NEG, Slot
+from memex_rules.supersession_values import NEG, Slot, normalise_subject
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 _SPELL = tuple(
@@ -40,6 +40,8 @@ _SPELL = tuple(
             r"(?:\s+that)?[:,]?\s+",
             "",
         ),
+        # a heading: "The team reversed the decision: the frontend will use Vue"
+        (r"^[\w' ]{0,40}\b(?:decision|plan|plans|update|news|change)\s*:\s+", ""),
         # a leading time or circumstance: "After the wedding, Omar's last name is Larsen"
         (
             r"^(?:after|since|as\s+of|from|starting|following|by|today|these\s+days|this\s+week|"
@@ -47,6 +49,7 @@ _SPELL = tuple(
             "",
         ),
         (r"^my\s+", "user's "),
+        (r"\bmy\s+(?=(?:new\s+)?(?:favou?rite|preferred|go-to)\b)", "user's "),
         (r"^the user's\s+", "user's "),
         (r"^the user\b", "user"),
     )
@@ -82,23 +85,14 @@ def prepare(text: str) -> str:
 _PLURAL_SUBJECT = compile_pattern(
     rf"^(?P<who>I|we|user)\s+(?P<adv>(?:(?:{ADVERB_WORDS}|no\s+longer|never)\s+)*)(?P<verb>[a-z]+)\b"
 )
-_KEEP_VERB = frozenset(
-    [
-        "is",
-        "was",
-        "has",
-        "will",
-        "would",
-        "can",
-        "could",
-        "should",
-        "might",
-        "must",
-        "may",
-        "had",
-        "did",
-        "does",
-    ]
+_KEEP_VERB = word_set("is was has will would can could should might must may had did does")
+
+
+#: Irregular past forms: "I got", "we went" stay as they are.
+_PAST = word_set(
+    "got went became left quit sold bought took made met had did ran began came gave found "
+    "lost won broke fell grew knew saw said told thought kept paid put set split wrote drove "
+    "spent taught felt held led read sent stood understood wore"
 )
 
 
@@ -111,7 +105,7 @@ def _plural_verb(text: str) -> str:
     verb = match.group("verb")
     if who == "user" and match.group("who").lower() == "user":
         return text  # already third person ("User lives in Oslo")
-    if verb.lower() not in _KEEP_VERB and not verb.lower().endswith("ed"):
+    if verb.lower() not in _KEEP_VERB | _PAST and not verb.lower().endswith("ed"):
         verb = third_singular(verb)
     return f"{who} {match.group('adv')}{verb}{text[match.end() :]}"
 
@@ -143,6 +137,8 @@ def read_slots(text: str) -> tuple[Slot, ...]:
             found = _read_clause(clause)
             if not found and subject and _STARTS_WITH_VERB.match(clause):
                 found = _read_clause(_with_subject(subject, clause))
+            elif not found and subject and _THEIR.match(clause):
+                found = _read_clause(_THEIR.sub(f"{subject}'s ", clause))
             slots.extend(slot for slot in found if slot not in slots)
     return tuple(slots)
 
@@ -155,9 +151,22 @@ _STARTS_WITH_VERB = compile_pattern(
 )
 
 
+_THEIR = compile_pattern(r"^(?:her|his|their|its)\s+")
+
+
 def _first_subject(clause: str) -> str | None:
     found = _read_clause(clause)
-    return found[0].subject if found else None
+    return found[0].subject if found else rough_subject(clause)
+
+
+#: Without slots, the subject is the first word (with its determiner or possessed noun).
+_ROUGH_SUBJECT = compile_pattern(r"^(?P<s>(?:(?:the|our|my)\s+)?[\w-]+(?:'s\s+[\w-]+)?)\s")
+
+
+def rough_subject(text: str) -> str | None:
+    """The subject of a fact the rules cannot read: its first word ("Alice keeps bees")."""
+    match = _ROUGH_SUBJECT.match(prepare(text))
+    return normalise_subject(match.group("s")) if match else None
 
 
 def _with_subject(subject: str, clause: str) -> str:

@@ -71,7 +71,8 @@ STATUS = (
     r"kicked\s+off|went\s+live|not\s+started|a\s+go|green-?lit|greenlit"
 )
 _POSSESSED = (
-    r"(?:(?:full|first|last|middle|nick|maiden|legal|preferred)\s*name|name|job(?:\s+title)?|"
+    r"(?:(?:full|first|last|middle|nick|maiden|legal|preferred|family)\s*name|surname|name|"
+    r"job(?:\s+title)?|"
     r"occupation|profession|role|title|position|employer|company|workplace|email(?:\s+address)?|"
     r"e-mail(?:\s+address)?|phone(?:\s+number)?|mobile(?:\s+number)?|cell(?:\s+(?:phone|number))?|"
     r"(?:phone\s+)?number|(?:home\s+|mailing\s+|postal\s+)?address|age|birthday|hometown|"
@@ -91,7 +92,7 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         "lives in",
         r"(?:lives|is\s+living|resides|is\s+residing|is\s+staying|stays|has\s+lived|"
         r"has\s+been\s+living|is\s+(?:based|located|settled)|settled|has\s+settled|"
-        rf"makes\s+{POSS}home|calls)\s+(?:down\s+)?{_PLACE_PREP}?\s*(?P<v>.+)",
+        rf"makes\s+{POSS}home)\s+(?:down\s+)?{_PLACE_PREP}?\s*(?P<v>.+)",
         kind="place",
     ),
     Rule("lives in", rf"lived\s+{_PLACE_PREP}\s+(?P<v>.+)", kind="place", past=True),

@@ -32,7 +32,8 @@ PROJECT_RULES: tuple[Rule, ...] = (
     # --- versions and tools --------------------------------------------------------------------
     Rule(
         "version",
-        r"(?:uses|is\s+using|runs|is\s+running|runs\s+on|is\s+on|is\s+running\s+on|deploys|"
+        r"(?:uses?|is\s+using|runs?|is\s+running|runs?\s+on|is\s+on|are\s+on|is\s+running\s+on|"
+        r"deploys|"
         r"is\s+at|upgraded\s+to|updated\s+to|migrated\s+to|moved\s+to|switched\s+to|"
         r"downgraded\s+to|installed|bumped\s+to|pinned|standardi[sz]ed\s+on|went\s+to|"
         r"(?:has\s+)?upgraded\s+to|targets|supports|requires|builds\s+with|builds\s+on|"
@@ -81,7 +82,7 @@ PROJECT_RULES: tuple[Rule, ...] = (
         r"is\s+now\s+called|was\s+renamed(?:\s+to|\s+as)?|has\s+been\s+renamed(?:\s+to)?|"
         r"got\s+renamed(?:\s+to)?|is\s+renamed(?:\s+to)?|"
         r"renamed\s+(?:itself|herself|himself|themselves)(?:\s+to)?|"
-        r"changed\s+(?:her|his|their|its|my)\s+(?:last\s+|first\s+)?name\s+to|"
+        r"changed\s+(?:her|his|their|its|my)\s+name\s+to|"
         r"took\s+the\s+name|now\s+goes\s+by)\s+(?P<v>.+)",
         kind="name",
         change=False,
@@ -195,7 +196,7 @@ PROJECT_RULES: tuple[Rule, ...] = (
     Rule(
         "name",
         r"^(?P<w>.+?)\s+(?:calls?|named|renamed)\s+(?P<s>(?:the|our|their|her|his)\s+.+?)\s+"
-        r"(?:from\s+(?P<p>.+?)\s+)?(?:to\s+|as\s+)?(?P<v>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)",
+        r"(?:from\s+(?P<p>.+?)\s+)?(?:to\s+|as\s+)?(?P<v>(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)*)",
         kind="name",
         whole=True,
     ),
@@ -253,7 +254,7 @@ PROJECT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "car",
-        r"(?:drives|owns|has|bought|got|leases)\s+(?:a|an)\s+(?:new\s+)?(?P<v>[A-Z].+)",
+        r"(?:drives|owns|has|bought|got|leases)\s+(?:a|an)\s+(?:new\s+)?(?P<v>(?-i:[A-Z]).+)",
         kind="car",
     ),
     Rule(
@@ -273,13 +274,66 @@ PROJECT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "works at",
-        r"is\s+(?:now\s+)?(?:at|with)\s+(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)",
+        r"is\s+(?:now\s+)?(?:at|with)\s+(?P<v>(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*)*)",
         kind="joined",
     ),
     Rule(
         "relationship",
         r"(?:has\s+been\s+seeing|has\s+been\s+dating|is\s+with|is\s+(?:now\s+)?together\s+with)\s+"
-        r"(?P<v>[A-Z][\w-]*)",
+        r"(?P<v>(?-i:[A-Z])[\w-]*)",
         kind="relationship",
+    ),
+    Rule(
+        "version",
+        r"^(?:the\s+|our\s+)?(?P<a>[a-z][\w.+#-]*(?:\s+[a-z][\w+#-]*)?)\s+(?:was|got|has\s+been|is)\s+"
+        r"(?:bumped|upgraded|updated|moved|pinned|downgraded|migrated)\s+(?:from\s+(?:version\s+)?"
+        r"v?(?P<p>[\d.]+\w*)\s+)?to\s+(?:version\s+)?v?(?P<v>\d+(?:\.\d+)*\w*)\b.*",
+        kind="version",
+        whole=True,
+    ),
+    Rule(
+        "version",
+        r"^(?:the\s+|our\s+)?(?:upgrade|update|migration|move|switch|bump)\s+(?:of\s+\S+\s+)?to\s+"
+        r"(?P<a>[a-z][\w.+#-]*(?:\s+[a-z][\w+#-]*)?)\s+v?(?P<v>\d+(?:\.\d+)*\w*)\s+(?:is\s+(?:now\s+)?"
+        r"(?:done|complete|completed|finished|live|through)|(?:has\s+)?(?:landed|shipped|finished|"
+        r"completed|gone\s+out)|went\s+(?:out|live)).*",
+        kind="version",
+        whole=True,
+    ),
+    Rule(
+        ANY,
+        r"^(?P<v>.+?)\s+(?:was|got|has\s+been|is\s+being|is\s+now|were|have\s+been)\s+(?:retired|"
+        r"decommissioned|shut\s+down|sunset|sunsetted|removed|dropped|turned\s+off|cancell?ed|"
+        r"abandoned|phased\s+out|ripped\s+out|uninstalled)\b.*",
+        kind="thing_ended",
+        whole=True,
+        change=True,
+    ),
+    Rule(
+        ANY,
+        r"(?:cancell?ed|ended|terminated|closed|stopped)\s+(?:our|my|her|his|their|the)\s+(?P<v>.+?)\s+"
+        r"(?:subscription|account|plan|license|licence|contract|membership)\b.*",
+        kind="ended",
+        change=True,
+        ended=True,
+    ),
+    Rule(
+        "works at",
+        r"accepted\s+(?:an?\s+)?(?:new\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s+(?P<v>.+)",
+        kind="employer",
+        change=True,
+    ),
+    Rule(
+        "possessed",
+        r"(?:changed|updated|switched)\s+(?:her|his|their|my|its)\s+(?P<a>[\w-]+(?:\s+[\w-]+)?)\s+"
+        r"to\s+(?P<v>.+)",
+        kind="possessed",
+        keeps_times=True,
+    ),
+    Rule(
+        "lives in",
+        r"(?:has|owns|rents|bought)\s+(?:an?|her|his|their)\s+(?:apartment|flat|house|home|place|"
+        r"condo)\s+in\s+(?P<v>.+)",
+        kind="place",
     ),
 )

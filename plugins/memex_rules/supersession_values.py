@@ -109,7 +109,9 @@ _NOT_SUBJECT = compile_pattern(
     r"^(?:if|when|whether|maybe|perhaps|because|it|there|this|that|what|who|how|why|so|but|"
     r"he|she|they|his|her|their|him|them|its|you|your|one|someone|everyone|nobody)\b"
 )
-_VERBISH = compile_pattern(rf"\b(?:is|are|was|were|has|have|had|will|would|{NEG})\b")
+_VERBISH = compile_pattern(
+    rf"\b(?:is|are|was|were|has|have|had|will|would|{NEG})\b|^\S+\s+\w+ed\b|\band\s+\w+ed\b"
+)
 
 
 def normalise_subject(subject: str) -> str | None:
