@@ -23,6 +23,7 @@ import would change.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -230,6 +231,8 @@ class _Import:
         self.report = report
         self.progress = progress
         self.memory_ids: set[str] = set()
+        #: How often each row without a key has come in the archive so far, per table.
+        self.keyless_seen: dict[str, Counter[tuple[Any, ...]]] = {}
         self.conversations: set[str] = set()
         self.claimed_conversations: set[str] = set()
         self.empty = self._empty()
@@ -446,11 +449,17 @@ class _Import:
         batch: list[dict[str, Any]],
         counts: TableCounts,
     ) -> None:
-        """Rows named by all their columns: added unless an equal row is there."""
+        """Rows named by all their columns. A row the archive holds k times is added as
+        many times as the home holds it fewer (a note may link to the same place twice),
+        so importing twice adds nothing and the round trip keeps every copy."""
         new: list[dict[str, Any]] = []
+        pending: Counter[tuple[Any, ...]] = Counter()
+        seen = self.keyless_seen.setdefault(member.table, Counter())
         selected = ", ".join(columns)
         lookup = member.lookup
         for row in batch:
+            whole = tuple(row[c] for c in columns)
+            seen[whole] += 1
             if row[lookup] is None:
                 candidates = self.db.execute(
                     f"SELECT {selected} FROM {member.table} WHERE {lookup} IS NULL"
@@ -459,14 +468,14 @@ class _Import:
                 candidates = self.db.execute(
                     f"SELECT {selected} FROM {member.table} WHERE {lookup} = ?", (row[lookup],)
                 ).fetchall()
-            same = any(
-                {c: value(v) for c, v in zip(columns, held, strict=True)} == row
-                for held in candidates
-            ) or any(row == other for other in new)
-            if same:
+            held = pending[whole] + sum(
+                1 for values in candidates if tuple(value(v) for v in values) == whole
+            )
+            if seen[whole] <= held:
                 counts.unchanged += 1
             else:
                 new.append(row)
+                pending[whole] += 1
         self._insert(member.table, columns, new)
         counts.added += len(new)
 

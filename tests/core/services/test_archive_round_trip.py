@@ -275,6 +275,27 @@ def test_an_archive_from_before_fact_validity_imports_with_the_defaults(
     assert target.import_archive(exported.archive).tables["memories"].unchanged > 0
 
 
+def test_a_row_without_a_key_held_twice_travels_twice(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "A.md").write_text("# A\n\nSee [[B]], and once more [[B]].\n", encoding="utf-8")
+    (vault / "B.md").write_text("# B\n\nThe other note.\n", encoding="utf-8")
+    source = doctor_memex(tmp_path / "source")
+    target = doctor_memex(tmp_path / "target")
+    try:
+        source.ingest(vault)
+        source.export_archive(tmp_path / "a.zip")
+        links = [json.loads(x) for x in members(tmp_path / "a.zip")["links.jsonl"]]
+        assert len(links) == 2 and links[0] == links[1]
+        target.import_archive(tmp_path / "a.zip")
+        assert target.import_archive(tmp_path / "a.zip").added == 0
+        target.export_archive(tmp_path / "b.zip")
+        assert members(tmp_path / "b.zip") == members(tmp_path / "a.zip")
+    finally:
+        source.close()
+        target.close()
+
+
 def rewrite(source: Path, target: Path, member: str, change: object) -> None:
     """A copy of the archive with ``member``'s rows changed and the manifest made to match
     (a valid archive whose content differs)."""
