@@ -64,10 +64,10 @@ class RulesSupersessionJudge:
         """The time ``text`` names for its fact ("in 2019", "since May 2023", "two weeks
         ago"), or ``said_at``. A plan's date ("the launch is on May 3") is its value, not
         when it became true."""
-        if any(slot.attribute == "date" for slot in read_slots(text)):
-            return said_at
         found = named_time(text, said_at)
-        return said_at if found is None else found
+        if found is None or any(slot.attribute == "date" for slot in read_slots(text)):
+            return said_at
+        return found
 
     def supersedes(self, new: TimedFact, earlier: Sequence[TimedFact]) -> list[Supersession]:
         """The facts among ``earlier`` that ``new`` closes, each with its key and reason."""
@@ -114,7 +114,7 @@ def closes(new: Slot, old: Slot) -> str | None:
         return None
     who, what = old.subject, old.attribute
     if new.attribute == ANY:
-        if not old.positive or not (old.single or old.attribute in ("uses", "hobby")):
+        if not old.positive or not (old.single or old.attribute in ("uses", "hobby", "has named")):
             return None
         if new.previous and same_value(new.previous, old.value):
             return f"{who} {_verb(what)} {new.value} now, no longer {old.value}"

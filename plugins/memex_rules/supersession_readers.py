@@ -302,7 +302,14 @@ def _count(m: _Match) -> list[Slot]:
     if count is None:
         return []
     thing = thing_name(m.text("a") or "children")
-    return [m.slot(str(count), f"has {thing}")]
+    slots = [m.slot(str(count), f"has {thing}")]
+    named = _NAMED.search(m.match.group(0))
+    if named and named.group("n")[:1].isupper():  # "a hamster named Pepper": Pepper may end
+        slots.append(m.slot(named.group("n").lower(), "has named", single=False))
+    return slots
+
+
+_NAMED = compile_pattern(r"\b(?:named|called)\s+(?P<n>[\w-]+)")
 
 
 def _count_end(m: _Match) -> list[Slot]:

@@ -18,7 +18,14 @@ from functools import lru_cache
 from memex_rules.rules_text import compile_pattern, squash, word_set
 from memex_rules.statement_objects import third_singular
 from memex_rules.supersession_readers import read
-from memex_rules.supersession_table import ADVERB, ADVERB_WORDS, CHANGE_WORDS, PERSONAL_RULES, Rule
+from memex_rules.supersession_table import (
+    ADVERB,
+    ADVERB_WORDS,
+    CHANGE_WORDS,
+    PERSONAL_RULES,
+    POSSESSED,
+    Rule,
+)
 from memex_rules.supersession_table_projects import PROJECT_RULES
 from memex_rules.supersession_time import without_times
 from memex_rules.supersession_values import NEG, Slot, normalise_subject
@@ -139,6 +146,8 @@ def read_slots(text: str) -> tuple[Slot, ...]:
                 found = _read_clause(_with_subject(subject, clause))
             elif not found and subject and _THEIR.match(clause):
                 found = _read_clause(_THEIR.sub(f"{subject}'s ", clause))
+            elif not found and subject and _OWN_NOUN.match(clause):
+                found = _read_clause(f"{subject}'s {clause}")  # "...; home is Cairo"
             slots.extend(slot for slot in found if slot not in slots)
     return tuple(slots)
 
@@ -152,6 +161,7 @@ _STARTS_WITH_VERB = compile_pattern(
 
 
 _THEIR = compile_pattern(r"^(?:her|his|their|its)\s+")
+_OWN_NOUN = compile_pattern(rf"^{POSSESSED}\s+(?:is|are)\b")
 
 
 def _first_subject(clause: str) -> str | None:

@@ -70,7 +70,7 @@ STATUS = (
     r"behind\s+schedule|wrapped\s+up|over|closed|open|merged|started|halted|dropped|"
     r"kicked\s+off|went\s+live|not\s+started|a\s+go|green-?lit|greenlit"
 )
-_POSSESSED = (
+POSSESSED = (
     r"(?:(?:full|first|last|middle|nick|maiden|legal|preferred|family)\s*name|surname|name|"
     r"job(?:\s+title)?|"
     r"occupation|profession|role|title|position|employer|company|workplace|email(?:\s+address)?|"
@@ -385,7 +385,7 @@ PERSONAL_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "possessed",
-        rf"^(?P<s>.+?)'s\s+(?:new\s+|current\s+|updated\s+|present\s+|actual\s+)?(?P<a>{_POSSESSED})"
+        rf"^(?P<s>.+?)'s\s+(?:new\s+|current\s+|updated\s+|present\s+|actual\s+)?(?P<a>{POSSESSED})"
         rf"\s+(?:{ADVERB}\s+)?(?:is|are|has\s+become|became|is\s+now|changed\s+to|was\s+changed\s+to|"
         r"has\s+changed\s+to|moved\s+to|was\s+moved\s+to|will\s+be|reads|=)\s+(?P<v>.+)",
         kind="possessed",

@@ -336,4 +336,12 @@ PROJECT_RULES: tuple[Rule, ...] = (
         r"condo)\s+in\s+(?P<v>.+)",
         kind="place",
     ),
+    Rule(
+        "tool",
+        r"^for\s+(?:(?:the|our)\s+)?(?P<s>[\w-]+(?:\s+[\w-]+){0,2}),\s+(?P<w>.+?)\s+(?:uses?|use|"
+        r"relies\s+on|rely\s+on|runs?\s+on|(?:is|are)\s+(?:now\s+)?on|picked|chose|"
+        r"(?:is|are)\s+going\s+with|went\s+with|switched\s+to|moved\s+to|used)\s+(?P<v>.+)",
+        kind="purpose",
+        whole=True,
+    ),
 )

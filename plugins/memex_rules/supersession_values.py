@@ -41,8 +41,11 @@ JOB = (
 )
 THINGS = (
     r"(?:kids?|child|children|sons?|daughters?|bab(?:y|ies)|grandchild(?:ren)?|"
-    r"grandkids?|dogs?|pupp(?:y|ies)|cats?|kittens?|pets?|fish|birds?|parrots?|hamsters?|"
-    r"rabbits?|bunn(?:y|ies)|horses?|snakes?|turtles?|guinea\s+pigs?|cars?|bikes?|bicycles?|"
+    r"grandkids?|dogs?|pupp(?:y|ies)|cats?|kittens?|pets?|fish|goldfish|birds?|parrots?|"
+    r"hamsters?|rabbits?|bunn(?:y|ies)|horses?|pon(?:y|ies)|snakes?|turtles?|tortoises?|"
+    r"guinea\s+pigs?|geckos?|lizards?|iguanas?|ferrets?|chinchillas?|gerbils?|mice|mouse|rats?|"
+    r"budgies?|canar(?:y|ies)|cockatiels?|chickens?|hens?|goats?|sheep|donkeys?|frogs?|"
+    r"axolotls?|hedgehogs?|cars?|bikes?|bicycles?|"
     r"motorcycles?|motorbikes?|houses?|homes?|apartments?|flats?|condos?|siblings?|brothers?|"
     r"sisters?|roommates?|flatmates?|tattoos?|boats?|trucks?|vans?)"
 )

@@ -153,6 +153,106 @@ CLOSES = [
     # no attribute the rules know: the same words with the polarity flipped
     ("Alice plays tennis", "Alice stopped playing tennis", None),
     ("Alice smokes", "Alice quit smoking", None),
+    # what a team uses for a purpose, and who owns a service
+    ("Team chat runs on Discord", "We use Slack for team chat", "team chat: tool"),
+    ("Team chat runs on Discord", "We switched team chat from Discord to Slack", "team chat: tool"),
+    (
+        "For hosting, the team relies on Heroku",
+        "The team replaced Heroku with Fly for hosting",
+        None,
+    ),
+    (
+        "Issue tracking runs on Jira",
+        "The team dropped Jira; issue tracking is on Linear now",
+        "issue tracking: tool",
+    ),
+    (
+        "We are going with React for the frontend",
+        "Change of plan: the frontend will use Vue instead of React",
+        "frontend: tool",
+    ),
+    ("The decision for auth is Okta", "We decided to use Auth0 for auth", "auth: tool"),
+    (
+        "Bob owns the login service",
+        "The login service is owned by the data team",
+        "login service: owner",
+    ),
+    (
+        "The growth team is responsible for reporting",
+        "The infra team now owns the reporting service",
+        "reporting: owner",
+    ),
+    # more wordings of versions, dates, names, statuses
+    ("Our services run on Node 16", "Node was bumped from 16 to 18", "we: version of node"),
+    (
+        "Production uses Kubernetes 1.28",
+        "The upgrade to Kubernetes 1.29 is done",
+        "we: version of kubernetes",
+    ),
+    ("We use Heroku", "Heroku was decommissioned last sprint", "we: uses"),
+    ("We use Trello", "We cancelled our Trello subscription", "we: uses"),
+    (
+        "The board review is on September 5",
+        "We pushed the board review to August 9",
+        "board review: date",
+    ),
+    (
+        "The customer demo will happen on July 1",
+        "The customer demo slipped from July 1 to July 22",
+        "customer demo: date",
+    ),
+    ("We call the new app Nimbus", "We renamed the app from Nimbus to Atlas", "app: name"),
+    ("The new app is called Phoenix", "Nimbus is the new name of the app", "app: name"),
+    (
+        "The status of the security review is in progress",
+        "The security review moved to in review",
+        "security review: status",
+    ),
+    ("The data export: in progress", "The data export is blocked", "data export: status"),
+    (
+        "Omar's surname is Haddad",
+        "After the wedding, Omar's last name is Larsen",
+        "omar: last name",
+    ),
+    ("Goran's surname is Tanaka", "Goran changed his last name to Fischer", "goran: last name"),
+    # more wordings of personal facts
+    ("Julia left Denver; home is Cairo these days", "Julia lives in Lima", "julia: lives in"),
+    ("Julia lives in Denver", "Julia left Denver; home is Cairo these days", "julia: lives in"),
+    ("Tariq joined Datadog", "Tariq switched jobs and is at Shopify now", "tariq: works at"),
+    ("Lena's employer is Umbrella", "Lena accepted an offer from Initech", "lena: works at"),
+    ("Rosa has a job at Stripe", "Rosa is no longer at Stripe", "rosa: works at"),
+    ("I work as a nurse", "I got promoted to senior developer", "user: job"),
+    ("I am dating Mia", "I broke up with Mia and am now dating Elena", "user: relationship"),
+    ("Emeka has been seeing Elena", "Emeka is with Jonas these days", "emeka: relationship"),
+    (
+        "Parasite is Hana's favourite film",
+        "Hana has gone off Parasite; her favourite film is Arrival",
+        "hana: favourite film",
+    ),
+    (
+        "I love rugby more than any other sport",
+        "Tennis has replaced rugby as my favourite sport",
+        "user: favourite sport",
+    ),
+    ("Omar is vegan", "Omar switched from a vegan diet to a gluten-free one", "omar: diet"),
+    ("Priya follows a keto diet", "Priya went pescatarian", "priya: diet"),
+    ("My email is sam@old.example", "Use sam@new.example for me from now on", "user: email"),
+    (
+        "Tariq's email is t@old.example",
+        "Tariq no longer uses t@old.example; write to t@new.example",
+        "tariq: email",
+    ),
+    (
+        "Goran's home address is 4 Harbour Road",
+        "Goran lives at 12 Elm Street now",
+        "goran: address",
+    ),
+    ("Nadia drives a Tesla Model 3", "Nadia's new car is a Ford Focus", "nadia: car"),
+    ("Rosa drives a Kia Niro", "Rosa traded in her Kia Niro for a Ford Focus", "rosa: car"),
+    ("Bob has a hamster named Pepper", "Bob had to rehome Pepper", "bob: has named"),
+    ("Nadia owns a dog called Miso", "Nadia's dog Miso died", "nadia: has dog"),
+    ("Goran practises karate every week", "Goran does not do karate any more", "goran: hobby"),
+    ("Sven practises violin every week", "Sven gave up violin", "sven: hobby"),
 ]
 
 
@@ -222,6 +322,20 @@ KEEPS = [
     # names of other things
     ("User's name is Dana", "User's dog is named Rex"),
     ("The project is called Atlas", "The app is called Orion"),
+    ("Omar's last name is Haddad", "Omar's first name is Sam"),
+    # purposes, owners and tools of different things
+    ("We use Slack for team chat", "We use Jira for issue tracking"),
+    ("Team chat runs on Slack", "Alice is on vacation"),
+    ("Alice is on the design team", "Alice is on vacation"),
+    ("Bob owns the login service", "Bob owns a car"),
+    ("Bob owns the login service", "Bob runs the marathon"),
+    ("We use Heroku", "Our intern was retired from the project"),
+    ("We call the new app Nimbus", "We call the shots"),
+    ("Alice practises karate every week", "Alice practises violin every week"),
+    ("Alice has a hamster named Pepper", "Alice has a friend named Pepper"),
+    ("Tariq joined Datadog", "Tariq switched desks"),
+    ("Nadia drives a Tesla", "Nadia drives to work"),
+    ("Julia lives in Denver", "Julia left the meeting early"),
 ]
 
 
