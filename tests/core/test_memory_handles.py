@@ -19,6 +19,7 @@ from memex_core.domain import (
 from memex_core.errors import MemexError
 from memex_core.handles import MemoryNotFound
 from tests.support.component_doubles import fast_memex
+from tests.support.supersession_doubles import timed_memex
 
 
 @pytest.fixture
@@ -143,7 +144,17 @@ def test_remember_needs_a_fact_or_a_conversation(mx: Memex) -> None:
 # -- consolidation at write time ----------------------------------------------------------------
 
 
-def test_update_from_the_consolidator_writes_a_revision(mx: Memex) -> None:
+@pytest.fixture
+def plain(tmp_path: Path) -> Iterator[Memex]:
+    """The consolidator decides alone: no supersession judge (a fact that supersedes an
+    earlier one is added and closes it: tests/core/services/test_supersession.py)."""
+    memex = timed_memex(tmp_path / "home", supersession_judge="none")
+    yield memex
+    memex.close()
+
+
+def test_update_from_the_consolidator_writes_a_revision(plain: Memex) -> None:
+    mx = plain
     alice = mx.agent("alice")
     first = alice.remember("Alice lives in Lisbon, Portugal").memory_ids[0]
     consolidator = ScriptedConsolidator(("UPDATE", 0, "Alice lives in Porto since May"))
@@ -164,7 +175,8 @@ def test_update_from_the_consolidator_writes_a_revision(mx: Memex) -> None:
     assert texts(alice.search("Lisbon", mode="keyword")) == []
 
 
-def test_delete_from_the_consolidator_invalidates_and_adds(mx: Memex) -> None:
+def test_delete_from_the_consolidator_invalidates_and_adds(plain: Memex) -> None:
+    mx = plain
     alice = mx.agent("alice")
     old = alice.remember("Alice likes spicy food").memory_ids[0]
     consolidator = ScriptedConsolidator(("DELETE", 0, None))

@@ -97,6 +97,9 @@ def memory_memex(home: Path) -> Memex:
         "redactor": "test-keys",
         "extractor": "test-sentences",
         "consolidator": "test-wording",
+        # The consolidator double decides alone here; facts that supersede others (which
+        # are added, closing the earlier ones) are tests/core/cli/test_cli_timeline.py's.
+        "supersession_judge": "none",
     }
     return Memex(registry=registry, config=Config(home=home, components=components, raw={}))
 
