@@ -18,7 +18,7 @@ import threading
 import time
 import weakref
 from functools import cache
-from typing import Any
+from typing import IO, Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -276,3 +276,20 @@ class Transport:
 
     def get(self, path: str, **options: Any) -> Any:
         return self.request("GET", path, **options)
+
+    def download(self, path: str, target: IO[bytes], params: dict[str, Any]) -> int:
+        """GET ``path`` and write its body to ``target`` as it arrives (an archive: never
+        whole in memory). Returns the bytes written; an error status raises as :meth:`get`."""
+        try:
+            with self._http.stream(
+                "GET", self.url + path, params=params, headers=self._headers
+            ) as response:
+                if response.status_code >= 400:
+                    self._payload(path, response.status_code, response.read())
+                written = 0
+                for chunk in response.iter_bytes():
+                    target.write(chunk)
+                    written += len(chunk)
+                return written
+        except httpx.TransportError as exc:
+            raise self._unreachable(exc) from exc

@@ -27,7 +27,7 @@ from fastapi import FastAPI
 from memex_server.errors import CODES, install_error_handlers
 from memex_server.hosts import HostGuard
 from memex_server.limits import DEFAULT_MAX_BODY, DEFAULT_MAX_UPLOAD, BodyLimit
-from memex_server.routes import admin, health, memory, reading
+from memex_server.routes import admin, archives, health, memory, reading
 from memex_server.state import ServerState
 from memex_server.throttle import AuthLimits, FailedAuth
 
@@ -121,6 +121,7 @@ def build_app(
         memory.agent_router,
         memory.operator_router,
         admin.router,
+        archives.router,
     ):
         app.include_router(router)
     if viewer:

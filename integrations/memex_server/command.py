@@ -39,7 +39,9 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 )
 @number_option("--max-body", DEFAULT_MAX_BODY, "Largest JSON request body, in bytes (413 above).")
 @number_option(
-    "--max-upload", DEFAULT_MAX_UPLOAD, "Largest export uploaded to /v1/admin/ingest, in bytes."
+    "--max-upload",
+    DEFAULT_MAX_UPLOAD,
+    "Largest upload (an export to /v1/admin/ingest, an archive to /v1/admin/import), in bytes.",
 )
 @click.option(
     "--log-level",

@@ -2,7 +2,7 @@
 
 A request that declares a larger ``Content-Length`` is refused at once; one that
 streams more than it declared (or declares nothing) is cut off when it passes the
-limit. Uploads to the ingest route get their own, larger limit.
+limit. Uploads (an export to ingest, an archive to import) get their own, larger limit.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ Scope = dict[str, Any]
 Receive = Callable[[], Any]
 Send = Callable[[dict[str, Any]], Any]
 
-UPLOAD_PATHS = ("/v1/admin/ingest",)
+UPLOAD_PATHS = ("/v1/admin/ingest", "/v1/admin/import")
 
 
 class BodyTooLarge(HTTPException):

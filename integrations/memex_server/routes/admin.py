@@ -3,9 +3,7 @@ uploaded export, corpus counts. The operator secret only; an agent key gets 403.
 
 from __future__ import annotations
 
-import hashlib
 import re
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,11 +24,11 @@ from memex_server.requests import (
     RefRequest,
     RestoreRequest,
 )
+from memex_server.uploads import receive_upload, uploads_folder
 
 router = APIRouter(prefix="/v1/admin", tags=["operator"])
 Operator = Annotated[Caller, Depends(operator)]
 
-UPLOADS = "uploads"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 #: The longest upload name kept: stored as ``<16 hex digits>-<name>``, which must stay under
 #: the 255 bytes most file systems allow in a name.
@@ -161,27 +159,12 @@ async def ingest(
 
     state = state_of(request)
     name = _upload_name(filename)
-    folder = Path(state.memex.home) / UPLOADS
-    folder.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256()
-    size = 0
-    with tempfile.NamedTemporaryFile(dir=folder, prefix=".part-", delete=False) as part:
-        try:
-            async for chunk in request.stream():
-                digest.update(chunk)
-                size += len(chunk)
-                part.write(chunk)
-        except BaseException:
-            Path(part.name).unlink(missing_ok=True)
-            raise
-    if size == 0:
-        Path(part.name).unlink(missing_ok=True)
-        raise ApiError("invalid_request", "The upload is empty: send the export file as the body.")
-    target = folder / f"{digest.hexdigest()[:16]}-{name}"
-    try:
-        Path(part.name).replace(target)
-    finally:
-        Path(part.name).unlink(missing_ok=True)  # gone already unless the rename failed
+    target = await receive_upload(
+        request,
+        uploads_folder(state.memex.home),
+        name,
+        "The upload is empty: send the export file as the body.",
+    )
     return await run_in_threadpool(_ingest_apart, state.memex, target)
 
 
