@@ -6,7 +6,8 @@ are answered by it. Timed as the user runs them, each a fresh ``python -m memex_
 process, wall clock from start to exit:
 
 - ``python -c pass``: the floor of any Python process here;
-- cold: a ``dig`` with no warm process and ``MEMEX_WARM_AUTOSTART=0`` (nothing started);
+- cold: a ``dig`` with no warm process and ``MEMEX_WARM_AUTOSTART=0`` (nothing started),
+  with its CPU time (user + system, which the load of a shared machine inflates less);
 - first: a ``dig`` with no warm process and the default environment (it starts one);
 - later: ``dig`` after the process it started listens.
 
@@ -17,7 +18,9 @@ figures are the min, median and max over the rounds. Run from the repository roo
 
     python -m benchmarks.first_dig --rounds 10 --tree /tmp/new-tree --compare /tmp/old-tree
 
-(``--tree`` defaults to this repository.)
+(``--tree`` defaults to this repository.) ``--home H`` times an existing home instead of
+the examples' (built by this repository's code): give one both trees can read, built by
+the older of them, when their catalog schemas differ.
 
 Its figures are recorded by hand in ``docs/benchmarks-first-dig.md``.
 """
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -64,10 +68,23 @@ def _env(tree: Path | None, **extra: str) -> dict[str, str]:
     return env
 
 
+#: CPU seconds (user + system) of the last command :func:`_timed` ran: what a cold dig costs
+#: whatever else the shared machine runs, where its wall time grows with the load.
+_last_cpu = 0.0
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _timed(command: list[str], env: dict[str, str], cwd: Path) -> float:
+    global _last_cpu
+    cpu = _children_cpu()
     start = time.perf_counter()
     done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    _last_cpu = _children_cpu() - cpu
     if done.returncode != 0:
         raise RuntimeError(f"{command} failed: {done.stderr[-2000:]}")
     return elapsed
@@ -142,6 +159,7 @@ def measure(home: Path, rounds: int, tree: Path, compare: Path | None) -> dict[s
             times.setdefault(f"{name}: cold dig, no warm process", []).append(
                 _timed(_dig(home, query), off, cwd)
             )
+            times.setdefault(f"{name}: cold dig, CPU time (user + system)", []).append(_last_cpu)
         # The session as a user has it, with the default environment.
         for name, tree in trees.items():
             _stop(home, tree, cwd)

@@ -51,6 +51,16 @@ def is_missing(exc: BaseException) -> bool:
 
 
 def _chromadb_major() -> str | None:
+    """The installed chromadb's major version, read from the name of its ``dist-info``
+    folder beside the bindings (``importlib.metadata`` scans every folder on the path:
+    5-20 ms), else through ``importlib.metadata``."""
+    try:
+        import chromadb_rust_bindings
+    except ImportError:
+        return None
+    site = Path(chromadb_rust_bindings.__file__).resolve().parent.parent
+    for info in site.glob("chromadb-*.dist-info"):
+        return info.name.removeprefix("chromadb-").split(".", 1)[0]
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -190,10 +200,6 @@ def open_reader(folder: Path) -> FolderReader | None:
     """A :class:`FolderReader` on ``folder``, or None when this chromadb is not one it
     was checked against (or has no Rust bindings): then use ``PersistentClient``."""
     if _chromadb_major() != CHECKED_MAJOR:
-        return None
-    try:
-        import chromadb_rust_bindings  # noqa: F401
-    except ImportError:
         return None
     folder.mkdir(parents=True, exist_ok=True)
     return FolderReader(folder)
