@@ -13,6 +13,7 @@ from collections.abc import Callable
 from benchmarks import (
     abstention,
     adds,
+    archive_rate,
     ask_recall,
     capture_freshness,
     capture_hooks,
@@ -69,4 +70,5 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "scale_out": (scale_out.TITLE, scale_out.run),
     "migrate": (migrate_rate.TITLE, migrate_rate.run),
     "fact_updates": (fact_updates.TITLE, fact_updates.run),
+    "archive": (archive_rate.TITLE, archive_rate.run),
 }

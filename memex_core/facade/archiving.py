@@ -7,6 +7,7 @@ catalog's change journal; fragments without a vector are embedded, as after an i
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -77,6 +78,7 @@ def import_archive(
         )
         if dry_run or not report.changed:
             return report
+        started = time.perf_counter()
         sync.flush()  # replays the journal the import's rows wrote: added and removed
         if not embed:
             report.embedding_skipped_reason = "skipped on request (run `memex backfill`)"
@@ -93,4 +95,5 @@ def import_archive(
                 report.embedding_skipped_reason = f"{exc} Run `memex backfill` later."
             finally:
                 parts.job_lock("vectors").release()
+        report.index_seconds = time.perf_counter() - started
     return report
