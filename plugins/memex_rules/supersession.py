@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
-from memex_rules.supersession_slots import prepare, read_slots, rough_subject
+from memex_rules.supersession_slots import MAX_CHARS, prepare, read_slots, rough_subject
 from memex_rules.supersession_time import named_time
 from memex_rules.supersession_values import (
     ANY,
@@ -64,7 +64,7 @@ class RulesSupersessionJudge:
         """The time ``text`` names for its fact ("in 2019", "since May 2023", "two weeks
         ago"), or ``said_at``. A plan's date ("the launch is on May 3") is its value, not
         when it became true."""
-        found = named_time(text, said_at)
+        found = named_time(text[:MAX_CHARS], said_at)
         if found is None or any(slot.attribute == "date" for slot in read_slots(text)):
             return said_at
         return found
@@ -169,8 +169,8 @@ _CHANGE_WORDS = frozenset({"stopped", "quit", "anymore", "again", "now", "start"
 
 def _flipped(new: str, old: str, subject: str | None) -> tuple[str, str] | None:
     """Same words, opposite polarity ("plays tennis" / "no longer plays tennis")."""
-    one = read_form(prepare(new).replace(NEG, "no longer"))
-    other = read_form(prepare(old).replace(NEG, "no longer"))
+    one = read_form(prepare(new[:MAX_CHARS]).replace(NEG, "no longer"))
+    other = read_form(prepare(old[:MAX_CHARS]).replace(NEG, "no longer"))
     if one.negated == other.negated:
         return None
     words, old_words = one.words - _CHANGE_WORDS, other.words - _CHANGE_WORDS

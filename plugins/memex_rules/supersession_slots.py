@@ -131,11 +131,17 @@ def _compiled() -> tuple[tuple[Rule, re.Pattern[str]], ...]:
 _CHANGE = compile_pattern(CHANGE_WORDS)
 
 
+#: Only a fact's first characters are read: a fact is a sentence or two, and a long note
+#: (a pasted document) would cost time on every remember for nothing.
+MAX_CHARS = 600
+
+
 @lru_cache(maxsize=8192)
 def read_slots(text: str) -> tuple[Slot, ...]:
     """Every slot the rules read in ``text``: in the whole sentence, then in each clause
     ("Julia left Denver; home is Cairo"), a clause without a subject taking the first's
     ("I broke up with Mia and am now dating Elena")."""
+    text = text[:MAX_CHARS]
     slots = list(_read_clause(text))
     clauses = [c for c in _CLAUSES.split(squash(text)) if c]
     if len(clauses) > 1:

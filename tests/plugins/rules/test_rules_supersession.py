@@ -12,7 +12,7 @@ from memex_core.domain.memory.validity import Supersession, SupersessionJudge, T
 from memex_core.plugins import load_registry
 from memex_rules import register_supersession_judges
 from memex_rules.supersession import RulesSupersessionJudge, closes
-from memex_rules.supersession_slots import read_slots
+from memex_rules.supersession_slots import MAX_CHARS, read_slots
 from memex_rules.supersession_values import Slot
 from tests.support.registrations import registered
 
@@ -507,3 +507,9 @@ def test_memex_builds_the_default_judge_from_the_registry(tmp_path: Path) -> Non
         _fact(None, "Alice moved to Berlin", LATER), [_fact("m1", "Alice lives in Paris", SAID)]
     )
     assert [c.memory_id for c in moved] == ["m1"]
+
+
+def test_a_long_note_is_read_by_its_start_only() -> None:
+    note = "Alice moved to Berlin. " + "She wrote a long diary entry about the trip. " * 400
+    assert read_slots(note) == read_slots(note[:MAX_CHARS])
+    assert [c.memory_id for c in _closed("Alice lives in Paris", note)] == ["m1"]
