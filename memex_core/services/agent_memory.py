@@ -103,6 +103,8 @@ class MemoryCatalog(Protocol):
 
     def memories_by_fragment(self, scope: Scope, fragment_ids: Sequence[str]) -> dict[str, str]: ...
 
+    def supersession_chain(self, scope: Scope, memory_id: str) -> list[MemoryRecord]: ...
+
     def write_memory(
         self, scope: Scope, write: MemoryWrite
     ) -> tuple[list[Fragment], list[str]]: ...
@@ -312,7 +314,11 @@ class MemoryService:
             return None
         candidates = self.nearest_facts(scope, owner, collection, text)
         said_at = self.clock() if at is None else at
-        return supersession.plan(self.judge, new_memory_id(), text, said_at, candidates)
+        found = supersession.plan(self.judge, new_memory_id(), text, said_at, candidates)
+        if found.closed_by is not None:  # told late: ended by the first later fact of the chain
+            chain = self.catalog.supersession_chain(scope, found.closed_by.id)
+            found.closed_by = supersession.first_closer(self.judge, found, text, said_at, chain)
+        return found
 
     def _closing(
         self, scope: Scope, old: MemoryRecord, found: Supersession, by: MemoryRecord

@@ -151,6 +151,28 @@ def plan(
     return out
 
 
+def first_closer(
+    judge: SupersessionJudge,
+    found: Plan,
+    text: str,
+    said_at: float,
+    chain: Sequence[MemoryRecord],
+) -> MemoryRecord | None:
+    """For a fact told late that a current fact closes: the earliest fact of that fact's
+    chain (``chain``, oldest first, the current one last) that became true after it and
+    supersedes it. "Alice lived in Rome in 2019", told after Paris (2024-01) was replaced by
+    Berlin (2024-06), held until Paris, not until Berlin."""
+    new = TimedFact(found.memory_id, text, found.valid_from, said_at)
+    for record in chain:
+        if record.holds_from <= found.valid_from or record.id == found.memory_id:
+            continue
+        if record.id == (found.closed_by.id if found.closed_by else None):
+            return record
+        if any(s.memory_id == found.memory_id for s in judge.supersedes(timed(record), [new])):
+            return record
+    return found.closed_by
+
+
 def closed(record: MemoryRecord, until: float, by: str, now: float) -> MemoryRecord:
     """``record`` as a ``supersede`` revision leaves it: closed at ``until`` by ``by``."""
     return replace(

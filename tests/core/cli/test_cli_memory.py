@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 
 from memex_core.api import Memex
 from memex_core.cli import cli
-from memex_core.config import Config, default_home, load_config
+from memex_core.config import Config, load_config
 from memex_core.domain import (
     ConsolidationDecision,
     FactType,
@@ -30,6 +30,7 @@ from memex_core.domain import (
 )
 from memex_core.hookspecs import hookimpl
 from memex_core.plugins import load_registry
+from tests.support.cli_runs import Run, memex_runner
 from tests.support.component_doubles import DoublesPlugin
 
 KEY = "AKIAIOSFODNN7EXAMPLE"
@@ -104,25 +105,9 @@ def memory_memex(home: Path) -> Memex:
     return Memex(registry=registry, config=Config(home=home, components=components, raw={}))
 
 
-Run = Callable[..., Result]
-
-
 @pytest.fixture
 def run(memex_home: Path, monkeypatch: pytest.MonkeyPatch) -> Run:
-    monkeypatch.setattr(
-        "memex_core.cli.opening.Memex",
-        lambda home=None: memory_memex(Path(home) if home else default_home()),
-    )
-    runner = CliRunner()
-
-    def invoke(*args: str, code: int = 0, input: str | None = None) -> Result:
-        result = runner.invoke(cli, list(args), input=input, catch_exceptions=False)
-        assert result.exit_code == code, result.output
-        if code == 1:
-            assert "Error: " in result.output and "Traceback" not in result.output
-        return result
-
-    return invoke
+    return memex_runner(monkeypatch, memory_memex)
 
 
 @pytest.fixture

@@ -10,40 +10,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from memex_core.cli import cli
-from memex_core.config import default_home
+from tests.support.cli_runs import Run, memex_runner
 from tests.support.supersession_doubles import timed_memex
 
 
 @pytest.fixture
-def run(memex_home: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setattr(
-        "memex_core.cli.opening.Memex",
-        lambda home=None: timed_memex(Path(home) if home else default_home()),
-    )
-    runner = CliRunner()
-
-    def invoke(*args: str, code: int = 0) -> Result:
-        result = runner.invoke(cli, list(args), catch_exceptions=False)
-        assert result.exit_code == code, result.output
-        return result
-
-    return invoke
+def run(memex_home: Path, monkeypatch: pytest.MonkeyPatch) -> Run:
+    return memex_runner(monkeypatch, timed_memex)
 
 
-def remember(run: Any, text: str, *options: str) -> str:
+def remember(run: Run, text: str, *options: str) -> str:
     out = json.loads(run("remember", text, "--user", "alice", "--format", "json", *options).stdout)
     return str(out["decisions"][0]["memory_id"])
 
 
-def recall(run: Any, *options: str) -> list[dict[str, Any]]:
+def recall(run: Run, *options: str) -> list[dict[str, Any]]:
     found = run("recall", "where does alice live", "--user", "alice", "--format", "json", *options)
     return list(json.loads(found.stdout))
 
 
-def test_alice_moves_from_paris_to_berlin(run: Any) -> None:
+def test_alice_moves_from_paris_to_berlin(run: Run) -> None:
     paris = remember(run, "Alice lives in Paris", "--at", "2024-01-10", "--consolidate")
     berlin = remember(run, "Alice moved to Berlin", "--at", "2024-06-01", "--consolidate")
     again = remember(run, "Alice now lives in Berlin", "--at", "2024-06-02", "--consolidate")
@@ -78,7 +65,7 @@ def test_alice_moves_from_paris_to_berlin(run: Any) -> None:
     assert "superseded" in shown.output and "2024-06-01" in shown.output
 
 
-def test_history_shows_the_chain_above_the_revisions(run: Any) -> None:
+def test_history_shows_the_chain_above_the_revisions(run: Run) -> None:
     paris = remember(run, "Alice lives in Paris", "--at", "2024-01-10")
     remember(run, "Alice moved to Berlin", "--at", "2024-06-01")
     text = run("history", paris).output
@@ -88,7 +75,7 @@ def test_history_shows_the_chain_above_the_revisions(run: Any) -> None:
     assert [r["action"] for r in revisions] == ["create", "supersede"]
 
 
-def test_undelete_reopens_a_superseded_fact(run: Any) -> None:
+def test_undelete_reopens_a_superseded_fact(run: Run) -> None:
     paris = remember(run, "Alice lives in Paris", "--at", "2024-01-10")
     remember(run, "Alice moved to Berlin", "--at", "2024-06-01")
     reopened = json.loads(run("undelete", paris, "--format", "json").stdout)
@@ -103,7 +90,7 @@ def test_undelete_reopens_a_superseded_fact(run: Any) -> None:
         ("recall", "alice", "--user", "alice", "--as-of", "2024-13-45"),
     ],
 )
-def test_a_bad_date_is_one_clear_line(run: Any, args: tuple[str, ...]) -> None:
+def test_a_bad_date_is_one_clear_line(run: Run, args: tuple[str, ...]) -> None:
     result = run(*args, code=1)
     assert "is not a date or time" in result.output and "2024-05-01" in result.output
     assert "Traceback" not in result.output

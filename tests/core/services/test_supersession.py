@@ -219,3 +219,16 @@ def test_context_never_offers_a_superseded_fact(mx: Memex) -> None:
         texts = [item.text for item in pack.items]
         assert not any("Paris" in t for t in texts), texts
     assert any("Berlin" in i.text for i in mx.view(user="alice").context("alice live").items)
+
+
+def test_a_fact_told_late_holds_until_the_first_later_fact_of_the_chain(mx: Memex) -> None:
+    paris = _id(mx.remember("Alice lives in Paris", user="alice", at="2024-01-10"))
+    mx.remember("Alice moved to Berlin", user="alice", at="2024-06-01")
+    rome = mx.operator().get(
+        _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-07-01"))
+    )
+    assert rome.superseded_by == paris
+    assert rome.to_dict()["valid_until"] == "2024-01-10T00:00:00Z"
+    assert [h.text for h in mx.recall("alice live", user="alice", as_of="2023-05-01")] == [
+        "Alice lived in Rome in 2019"
+    ]
