@@ -15,7 +15,7 @@ import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import httpx
 
@@ -24,7 +24,9 @@ from memex_client.handles import RemoteAgentMemory, RemoteOperatorMemory, Remote
 from memex_client.transport import Transport, decode
 from memex_core.closing import ClosesOnExit
 from memex_core.domain.agent_keys import AgentKey
+from memex_core.domain.memory.records import MemoryRecord
 from memex_core.domain.results import CorpusStats, IngestReport
+from memex_core.handles import MemoryHit, RememberResult
 from memex_core.memex_like import ViewOpener
 
 URL_ENV = "MEMEX_URL"
@@ -175,6 +177,56 @@ class MemexClient(ViewOpener[RemoteView], ClosesOnExit):
             )
         return RemoteOperatorMemory(self._t, name=name, collection=collection)
 
+    # -- facts over time (Memex.remember / recall / history) ---------------------------------
+
+    def _memory(self, user: str | None) -> RemoteAgentMemory | RemoteOperatorMemory:
+        """An agent key's own memory; with the operator secret, ``user``'s (or everyone's)."""
+        if self._is_operator:
+            return self.operator() if user is None else self.operator().agent(user)
+        return self.agent(user)
+
+    def remember(
+        self,
+        text: str | None = None,
+        *,
+        user: str | None = None,
+        at: Any = None,
+        consolidate: bool = False,
+        **options: Any,
+    ) -> RememberResult:
+        """``Memex.remember``: a fact as said at ``at`` (a datetime, date, ISO 8601 text or
+        epoch seconds; default now). A fact updating an earlier one closes it from then.
+        ``user`` is the key's own (naming another raises PermissionDeniedError); the
+        operator must name one."""
+        if self._is_operator and user is None:
+            raise MemexClientError(
+                "Say whose fact this is: client.remember(text, user=...) with the operator secret.",
+                code="no_user",
+            )
+        return self._memory(user).remember(text, at=at, consolidate=consolidate, **options)
+
+    def recall(
+        self,
+        query: str,
+        *,
+        user: str | None = None,
+        as_of: Any = None,
+        include_superseded: bool = False,
+        **options: Any,
+    ) -> list[MemoryHit]:
+        """``Memex.recall``: current facts; those valid at ``as_of`` (a datetime, date,
+        ISO 8601 text or epoch seconds); or with ``include_superseded`` every fact, each
+        hit with its validity."""
+        return self._memory(user).search(
+            query, as_of=as_of, include_superseded=include_superseded, **options
+        )
+
+    def history(self, memory_id: str, *, user: str | None = None) -> list[MemoryRecord]:
+        """``Memex.history``: the chain of facts ``memory_id`` belongs to, oldest first
+        (Paris -> Berlin), each with its validity. A memory's revisions are
+        ``client.operator().history(id)``."""
+        return self._memory(user).chain(memory_id)
+
     def fact_types(self) -> list[RemoteFactType]:
         """The kinds ``remember`` accepts on this server."""
         return [RemoteFactType(n) for n in self._t.get("/v1/fact-types")]
@@ -203,53 +255,6 @@ class MemexClient(ViewOpener[RemoteView], ClosesOnExit):
                 "POST", "/v1/admin/ingest", params={"filename": source.name}, content=data
             )
         return decode(IngestReport, found)
-
-    def export_archive(
-        self,
-        target: str | Path | IO[bytes],
-        *,
-        user: str | None = None,
-        collection: str | None = None,
-        source: str | None = None,
-        since: Any = None,
-        until: Any = None,
-        with_log: bool = True,
-    ) -> int:
-        """Download an archive (``memex export``'s zip) to ``target``, a path or a binary
-        file, as it streams; returns its size in bytes. The operator: the whole memex or
-        the part the filters name. An agent key: its own user's memory, revisions and the
-        access-log entries about them (naming another user raises PermissionDeniedError)."""
-        from memex_client.archives import download_archive
-
-        if not self._is_operator:
-            if user is not None:
-                self._same_user(self._agent_identity(), user)
-            if (collection, source, since, until) != (None, None, None, None):
-                raise MemexClientError(
-                    "An agent key exports its user's memory whole: give no collection, "
-                    "source, since or until (the operator's export takes them).",
-                    code="invalid_request",
-                )
-        return download_archive(
-            self._t,
-            target,
-            operator=self._is_operator,
-            user=user,
-            collection=collection,
-            source=source,
-            since=since,
-            until=until,
-            with_log=with_log,
-        )
-
-    def import_archive(
-        self, source: str | Path | IO[bytes], *, dry_run: bool = False
-    ) -> dict[str, Any]:
-        """Upload an archive for the server to import (operator only); returns the report
-        ``memex import --format json`` gives: rows added per table, conflicts, refusals."""
-        from memex_client.archives import upload_archive
-
-        return upload_archive(self._t, source, dry_run=dry_run)
 
     def stats(self) -> CorpusStats:
         return decode(CorpusStats, self._t.get("/v1/admin/stats"))

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memex_client.errors import MemexClientError, PermissionDeniedError
+from memex_client.timed import epoch_times
 from memex_client.transport import Transport, decode
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import ContextPack, Timeline
@@ -89,8 +90,17 @@ class RemoteMemory(MemoryCalls):
 
     # -- reading --------------------------------------------------------------------------
 
+    def _records(self, kind: Any, op: str, body: dict[str, Any], tool_call_id: str | None) -> Any:
+        """A route answering memory records or hits, read as ``kind``."""
+        return decode(kind, epoch_times(self._post(op, body, tool_call_id)))
+
     def get(self, ref: str, *, tool_call_id: str | None = None) -> MemoryRecord:
-        return decode(MemoryRecord, self._post("get", {"ref": ref}, tool_call_id))
+        return self._records(MemoryRecord, "get", {"ref": ref}, tool_call_id)
+
+    def chain(self, ref: str, *, tool_call_id: str | None = None) -> builtins.list[MemoryRecord]:
+        """The facts ``ref`` belongs to in time, oldest first (Paris -> Berlin), each with
+        its validity: ``Memex.history(id)``. Only the caller's own and shared facts."""
+        return self._records(builtins.list[MemoryRecord], "chain", {"ref": ref}, tool_call_id)
 
     read = get
 
@@ -103,14 +113,14 @@ class RemoteMemory(MemoryCalls):
             offset=asked.offset,
             **self._user(asked.user_id),
         )
-        return decode(builtins.list[MemoryRecord], self._post("list", body, tool_call_id))
+        return self._records(builtins.list[MemoryRecord], "list", body, tool_call_id)
 
     def _search(
         self, options: SearchOptions, user_id: str | None, tool_call_id: str | None
     ) -> builtins.list[MemoryHit]:
         body = _body(options, MEMORY_SEARCH_FIELDS, self._collection(options.collection))
         body.update(self._user(user_id))
-        return self._post_as(builtins.list[MemoryHit], "search", body, tool_call_id)
+        return self._records(builtins.list[MemoryHit], "search", body, tool_call_id)
 
     def links(self, ref: str, *, tool_call_id: str | None = None) -> MemoryLinks:
         return decode(MemoryLinks, self._post("links", {"ref": ref}, tool_call_id))
@@ -130,7 +140,10 @@ class RemoteMemory(MemoryCalls):
         consolidator: Any = None,
         user_id: str | None = None,
         tool_call_id: str | None = None,
+        at: Any = None,
     ) -> RememberResult:
+        """As the local handle's: ``at`` (a datetime, date, ISO 8601 text or epoch seconds)
+        is when the fact was said; a fact updating an earlier one closes it from then."""
         _local_only("extractor", extractor)
         _local_only("consolidator", consolidator)
         body = _drop_none(
@@ -140,6 +153,7 @@ class RemoteMemory(MemoryCalls):
             kind=kind,
             private=private,
             consolidate=consolidate,
+            at=_listed(at),
             **self._user(user_id),
         )
         return decode(RememberResult, self._post("remember", body, tool_call_id))
@@ -152,17 +166,15 @@ class RemoteMemory(MemoryCalls):
             private=asked.private,
             reason=asked.reason,
         )
-        return decode(MemoryRecord, self._post("write", body, tool_call_id))
+        return self._records(MemoryRecord, "write", body, tool_call_id)
 
     def forget(
         self, ref: str, *, reason: str = "", tool_call_id: str | None = None
     ) -> MemoryRecord:
-        return decode(
-            MemoryRecord, self._post("forget", {"ref": ref, "reason": reason}, tool_call_id)
-        )
+        return self._records(MemoryRecord, "forget", {"ref": ref, "reason": reason}, tool_call_id)
 
     def undelete(self, ref: str, *, tool_call_id: str | None = None) -> MemoryRecord:
-        return decode(MemoryRecord, self._post("undelete", {"ref": ref}, tool_call_id))
+        return self._records(MemoryRecord, "undelete", {"ref": ref}, tool_call_id)
 
     def _dream_body(
         self, collection: str | None, consolidator: Any, user_id: str | None, **more: Any
@@ -316,7 +328,7 @@ class RemoteOperatorMemory(RemoteMemory, PurgeCall):
 
     def restore(self, ref: str, revision: int, *, tool_call_id: str | None = None) -> MemoryRecord:
         body = {"ref": ref, "revision": revision}
-        return decode(MemoryRecord, self._post("restore", body, tool_call_id))
+        return self._records(MemoryRecord, "restore", body, tool_call_id)
 
     def _purge(self, asked: PurgeRequest, tool_call_id: str | None) -> PurgeReceipt:
         body = _drop_none(
@@ -431,7 +443,17 @@ class RemoteView(ViewLike):
 SEARCH_FIELDS = frozenset(SearchOptions.__dataclass_fields__)
 CONTEXT_FIELDS = SEARCH_FIELDS - {"limit"}
 MEMORY_SEARCH_FIELDS = frozenset(
-    {"query", "mode", "limit", "collection", "include_private", "since", "until"}
+    {
+        "query",
+        "mode",
+        "limit",
+        "collection",
+        "include_private",
+        "since",
+        "until",
+        "as_of",
+        "include_superseded",
+    }
 )
 
 

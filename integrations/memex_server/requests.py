@@ -6,8 +6,10 @@ from __future__ import annotations
 import functools
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
+from memex_core.domain.memory.timestamps import InvalidMoment, to_epoch
 from memex_core.domain.search_options import SearchOptions
 
 #: The names a request shares with :class:`SearchOptions` (query, mode, limit, filters, ...).
@@ -52,6 +54,17 @@ class Body(BaseModel):
         return data
 
 
+def readable_moment(value: Any, name: str) -> Any:
+    """``value`` if it is a time memory reads (``as_of``, ``at``); a bad one is refused
+    (422) with the one line that says how to write it."""
+    if value is not None:
+        try:
+            to_epoch(value, name)
+        except InvalidMoment as exc:
+            raise PydanticCustomError("invalid_time", str(exc)) from None
+    return value
+
+
 class SearchBody(Body):
     """A body that asks for a search: :meth:`search_options` is the one place a route's
     request becomes the :class:`SearchOptions` the views take."""
@@ -63,7 +76,25 @@ class SearchBody(Body):
         return SearchOptions(**{k: v for k, v in given.items() if k in _OPTION_NAMES})
 
 
-class Filters(SearchBody):
+class ByTime(SearchBody):
+    """A search that reads memory facts by time (issue 30)."""
+
+    as_of: str | float | None = Field(
+        None,
+        description="Memory facts valid at this time (ISO 8601 date or time, UTC if no "
+        "zone; or epoch seconds), superseded ones included; default: current facts only.",
+    )
+    include_superseded: bool = Field(
+        False, description="Every memory fact, superseded ones too, each with its validity."
+    )
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of(cls, value: Any) -> Any:
+        return readable_moment(value, "as_of")
+
+
+class Filters(ByTime):
     source: Texts = Field(None, description="Source kind(s): chatgpt, claude_ai, obsidian, ...")
     conversation: Texts = Field(None, description="Conversation id(s).")
     role: Texts = Field(None, description="Role(s): user, assistant, tool, note, ...")
@@ -132,7 +163,7 @@ class ListRequest(Body):
     offset: int = Field(0, ge=0)
 
 
-class MemorySearchRequest(SearchBody):
+class MemorySearchRequest(ByTime):
     query: str
     limit: int = Field(10, ge=1, le=MAX_LIMIT)
     mode: Mode = "hybrid"
@@ -155,6 +186,16 @@ class RememberRequest(Body):
     kind: str = "misc"
     private: bool = False
     consolidate: bool = Field(False, description="Run each fact through the consolidator.")
+    at: str | float | None = Field(
+        None,
+        description="When the fact was said or became true (ISO 8601, UTC if no zone; or "
+        "epoch seconds); default now. A fact that updates an earlier one closes it from then.",
+    )
+
+    @field_validator("at")
+    @classmethod
+    def _at(cls, value: Any) -> Any:
+        return readable_moment(value, "at")
 
 
 class WriteRequest(Body):

@@ -17,13 +17,12 @@ from typing import Annotated, Any, TypeVar
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel
 
-from memex_core.domain.memory.records import MemoryRecord
-from memex_core.handles import MemoryHit, MemoryLinks, RememberResult
+from memex_core.handles import MemoryLinks, RememberResult
 from memex_core.services.agent_memory import DreamReport
 from memex_core.services.dream import DreamPlan, DreamPlanStale
 from memex_server.auth import Caller, agent, operator, state_of
-from memex_server.encoded import encoded
 from memex_server.errors import ApiError
+from memex_server.memory_json import HitsOut, MemoryRecordOut, RecordsOut, as_json
 from memex_server.requests import (
     Body,
     CollectionsRequest,
@@ -87,31 +86,45 @@ def make_router(*, for_operator: bool) -> APIRouter:
             return state.fresh_call(target, *args, **kwargs)
         return state.call(target, *args, **kwargs)
 
-    @router.post("/get", response_model=MemoryRecord, summary="A memory by id or path")
+    @router.post("/get", response_model=MemoryRecordOut, summary="A memory by id or path")
     def get(request: Request, body: RefRequest, who: Who) -> Any:
-        return call(request, who, "get", body.ref)
+        return as_json(call(request, who, "get", body.ref))
 
-    @router.post("/list", response_model=list[MemoryRecord], summary="Memories in a collection")
+    @router.post(
+        "/chain",
+        response_model=RecordsOut,
+        summary="A fact's history: the facts it superseded and those superseding it",
+    )
+    def chain(request: Request, body: RefRequest, who: Who) -> Any:
+        """The chain a fact belongs to in time, oldest first (Paris -> Berlin), each with
+        ``valid_from``, ``valid_until`` and ``superseded_by``: ``Memex.history``. Only the
+        caller's own (and shared) facts: another user's are never part of a chain."""
+        return as_json(call(request, who, "chain", body.ref))
+
+    @router.post("/list", response_model=RecordsOut, summary="Memories in a collection")
     @body_of(ListRequest)
     def list_memories(request: Request, body: ListRequest, who: Who) -> Any:
-        return call(
-            request,
-            who,
-            "list",
-            body.collection,
-            include_deleted=body.include_deleted,
-            kind=body.kind,
-            limit=body.limit,
-            offset=body.offset,
-            **user(body),
+        return as_json(
+            call(
+                request,
+                who,
+                "list",
+                body.collection,
+                include_deleted=body.include_deleted,
+                kind=body.kind,
+                limit=body.limit,
+                offset=body.offset,
+                **user(body),
+            )
         )
 
-    @router.post("/search", response_model=list[MemoryHit], summary="Search memory (recall)")
+    @router.post("/search", response_model=HitsOut, summary="Search memory (recall)")
     @body_of(MemorySearchRequest)
     def search(request: Request, body: MemorySearchRequest, who: Who) -> Any:
+        """Current facts by default; ``as_of`` gives the facts valid then and
+        ``include_superseded`` every fact, each hit with its validity."""
         options = body.search_options()
-        hits = call(request, who, "search", options, **user(body))
-        return encoded(list[MemoryHit], hits)
+        return as_json(call(request, who, "search", options, **user(body)))
 
     @router.post("/links", response_model=MemoryLinks, summary="A memory file's links")
     def links(request: Request, body: RefRequest, who: Who) -> Any:
@@ -133,29 +146,38 @@ def make_router(*, for_operator: bool) -> APIRouter:
             kind=body.kind,
             private=body.private,
             consolidate=body.consolidate,
+            at=body.at,
             **user(body),
         )
 
-    @router.post("/write", response_model=MemoryRecord, summary="Create or replace a memory file")
+    @router.post(
+        "/write", response_model=MemoryRecordOut, summary="Create or replace a memory file"
+    )
     def write(request: Request, body: WriteRequest, who: Who) -> Any:
-        return call(
-            request,
-            who,
-            "write",
-            body.path,
-            body.content,
-            collection=body.collection,
-            private=body.private,
-            reason=body.reason,
+        return as_json(
+            call(
+                request,
+                who,
+                "write",
+                body.path,
+                body.content,
+                collection=body.collection,
+                private=body.private,
+                reason=body.reason,
+            )
         )
 
-    @router.post("/forget", response_model=MemoryRecord, summary="Soft-delete a memory")
+    @router.post("/forget", response_model=MemoryRecordOut, summary="Soft-delete a memory")
     def forget(request: Request, body: ForgetRequest, who: Who) -> Any:
-        return call(request, who, "forget", body.ref, reason=body.reason)
+        return as_json(call(request, who, "forget", body.ref, reason=body.reason))
 
-    @router.post("/undelete", response_model=MemoryRecord, summary="Bring a forgotten memory back")
+    @router.post(
+        "/undelete",
+        response_model=MemoryRecordOut,
+        summary="Bring a forgotten memory back (or reopen a fact closed by mistake)",
+    )
     def undelete(request: Request, body: RefRequest, who: Who) -> Any:
-        return call(request, who, "undelete", body.ref)
+        return as_json(call(request, who, "undelete", body.ref))
 
     @router.post("/dream", response_model=DreamReport, summary="Consolidate a collection's facts")
     @body_of(DreamRequest)
