@@ -15,7 +15,7 @@ import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 
@@ -255,6 +255,53 @@ class MemexClient(ViewOpener[RemoteView], ClosesOnExit):
                 "POST", "/v1/admin/ingest", params={"filename": source.name}, content=data
             )
         return decode(IngestReport, found)
+
+    def export_archive(
+        self,
+        target: str | Path | IO[bytes],
+        *,
+        user: str | None = None,
+        collection: str | None = None,
+        source: str | None = None,
+        since: Any = None,
+        until: Any = None,
+        with_log: bool = True,
+    ) -> int:
+        """Download an archive (``memex export``'s zip) to ``target``, a path or a binary
+        file, as it streams; returns its size in bytes. The operator: the whole memex or
+        the part the filters name. An agent key: its own user's memory, revisions and the
+        access-log entries about them (naming another user raises PermissionDeniedError)."""
+        from memex_client.archives import download_archive
+
+        if not self._is_operator:
+            if user is not None:
+                self._same_user(self._agent_identity(), user)
+            if (collection, source, since, until) != (None, None, None, None):
+                raise MemexClientError(
+                    "An agent key exports its user's memory whole: give no collection, "
+                    "source, since or until (the operator's export takes them).",
+                    code="invalid_request",
+                )
+        return download_archive(
+            self._t,
+            target,
+            operator=self._is_operator,
+            user=user,
+            collection=collection,
+            source=source,
+            since=since,
+            until=until,
+            with_log=with_log,
+        )
+
+    def import_archive(
+        self, source: str | Path | IO[bytes], *, dry_run: bool = False
+    ) -> dict[str, Any]:
+        """Upload an archive for the server to import (operator only); returns the report
+        ``memex import --format json`` gives: rows added per table, conflicts, refusals."""
+        from memex_client.archives import upload_archive
+
+        return upload_archive(self._t, source, dry_run=dry_run)
 
     def stats(self) -> CorpusStats:
         return decode(CorpusStats, self._t.get("/v1/admin/stats"))
