@@ -4,6 +4,7 @@ any row of another namespace). Both are logged in the access log."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol, cast
@@ -18,31 +19,14 @@ if TYPE_CHECKING:
 
 
 class _ArchivingHome(Protocol):
-    """``Memex.export_archive`` and ``Memex.import_archive``."""
+    """``Memex.export_archive`` and ``Memex.import_archive`` (read as attributes: their
+    keywords are not restated here)."""
 
-    def export_archive(
-        self,
-        target: Path | BinaryIO,
-        *,
-        user: str | None = None,
-        collection: str | None = None,
-        source: str | None = None,
-        since: float | datetime | None = None,
-        until: float | datetime | None = None,
-        with_vectors: bool = False,
-        with_log: bool = True,
-        progress: Progress | None = None,
-    ) -> ExportReport: ...
+    @property
+    def export_archive(self) -> Callable[..., ExportReport]: ...
 
-    def import_archive(
-        self,
-        source: Path | BinaryIO,
-        *,
-        dry_run: bool = False,
-        user: str | None = None,
-        embed: bool = True,
-        progress: Progress | None = None,
-    ) -> ImportReport: ...
+    @property
+    def import_archive(self) -> Callable[..., ImportReport]: ...
 
 
 class ArchiveCalls(HandleBase):

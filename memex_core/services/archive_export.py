@@ -101,7 +101,9 @@ class ExportReport:
         }
 
 
-def _fragment_where(filters: Filters) -> tuple[list[str], list[Any]]:
+def _scope_where(filters: Filters, moment: str) -> tuple[list[str], list[Any]]:
+    """The user, collection and time span of ``filters`` over a table with ``owner`` and
+    ``collection`` columns, its time in column ``moment``."""
     where: list[str] = []
     params: list[Any] = []
     if filters.user is not None:
@@ -111,37 +113,27 @@ def _fragment_where(filters: Filters) -> tuple[list[str], list[Any]]:
         where.append("(collection = ? OR substr(collection, 1, ?) = ?)")
         prefix = filters.collection + SEPARATOR
         params.extend([filters.collection, len(prefix), prefix])
+    if filters.since is not None:
+        where.append(f"{moment} >= ?")
+        params.append(filters.since)
+    if filters.until is not None:
+        where.append(f"{moment} <= ?")
+        params.append(filters.until)
+    return where, params
+
+
+def _fragment_where(filters: Filters) -> tuple[list[str], list[Any]]:
+    where, params = _scope_where(filters, "timestamp")
     if filters.source is not None:
         where.append("source_kind = ?")
         params.append(filters.source)
-    if filters.since is not None:
-        where.append("timestamp >= ?")
-        params.append(filters.since)
-    if filters.until is not None:
-        where.append("timestamp <= ?")
-        params.append(filters.until)
     return where, params
 
 
 def _memory_where(filters: Filters) -> tuple[list[str], list[Any]]:
     if filters.source is not None and filters.source != MEMORY_SOURCE:
         return ["1 = 0"], []
-    where: list[str] = []
-    params: list[Any] = []
-    if filters.user is not None:
-        where.append("owner = ?")
-        params.append(user_owner(filters.user))
-    if filters.collection:
-        where.append("(collection = ? OR substr(collection, 1, ?) = ?)")
-        prefix = filters.collection + SEPARATOR
-        params.extend([filters.collection, len(prefix), prefix])
-    if filters.since is not None:
-        where.append("updated_at >= ?")
-        params.append(filters.since)
-    if filters.until is not None:
-        where.append("updated_at <= ?")
-        params.append(filters.until)
-    return where, params
+    return _scope_where(filters, "updated_at")
 
 
 def _joined(where: list[str]) -> str:
