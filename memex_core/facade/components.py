@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from memex_core.catalog import Catalog, SqlCatalog, WriteLock
 from memex_core.catalog.faults import storage_error
 from memex_core.closing import ClosesOnExit
-from memex_core.config import Config, load_config
+from memex_core.config import DEFAULT_COMPONENTS, Config, load_config
 from memex_core.crashpoints import crash_point
 from memex_core.domain import (
     Consolidator,
@@ -527,8 +527,11 @@ class HomeComponents(ClosesOnExit):
         try:
             return self._build("supersession_judge"), None
         except PluginUnavailable as exc:
-            if self.config.table("supersession").get("use") is not None:
-                raise  # named in config.toml: the user asked for that one
+            asked = self.config.component("supersession_judge")
+            if asked != DEFAULT_COMPONENTS["supersession_judge"] or self.config.table(
+                "supersession"
+            ).get("use"):
+                raise  # named in config.toml (or in code): the user asked for that one
             return None, str(exc)
 
     def fact_types(self) -> tuple[FactType, ...]:

@@ -232,3 +232,35 @@ def test_a_fact_told_late_holds_until_the_first_later_fact_of_the_chain(mx: Meme
     assert [h.text for h in mx.recall("alice live", user="alice", as_of="2023-05-01")] == [
         "Alice lived in Rome in 2019"
     ]
+
+
+def test_without_the_default_judge_remember_works_and_doctor_says_so(
+    memex_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.component_doubles import fast_memex
+
+    monkeypatch.setenv("MEMEX_LOAD_PLUGINS", "sqlite,bm25,rrf,secrets")  # no memex_rules
+    memex = fast_memex(memex_home)
+    try:
+        assert memex.supersession_judge() is None
+        memex.remember("Alice lives in Paris", user="alice", at=T0)
+        memex.remember("Alice moved to Berlin", user="alice", at=T0 + DAY)
+        assert len(memex.recall("alice", user="alice", mode="keyword")) == 2
+        note = next(
+            f for f in memex.doctor().findings if f.code == "memory.supersession_unavailable"
+        )
+        assert note.severity == "note" and "rules" in note.summary
+        assert 'use = "none"' in note.fix
+    finally:
+        memex.close()
+
+
+def test_a_judge_named_in_config_that_is_missing_is_an_error(memex_home: Path) -> None:
+    from memex_core.plugins import PluginUnavailable
+
+    memex = timed_memex(memex_home, supersession_judge="oracle")
+    try:
+        with pytest.raises(PluginUnavailable, match="oracle"):
+            memex.remember("Alice lives in Paris", user="alice")
+    finally:
+        memex.close()
