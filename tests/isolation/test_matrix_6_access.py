@@ -15,6 +15,7 @@ from memex_client.errors import MemexClientError
 from memex_core.domain.memory.paths import InvalidUserId
 from memex_core.errors import MemexError
 from memex_server.routes import admin as admin_routes
+from memex_server.routes import archives as archive_routes
 from memex_server.routes import memory as memory_routes
 from tests.isolation.surface_http import ACME_BOT, MEMORY_ONLY_BOT, Http
 from tests.isolation.surfaces import (
@@ -163,7 +164,8 @@ def test_operator_only_methods_are_not_on_agents(
 
 
 def _admin_routes() -> list[Any]:
-    routes = [*admin_routes.router.routes, *memory_routes.operator_router.routes]
+    archives = [r for r in archive_routes.router.routes if "/admin/" in getattr(r, "path", "")]
+    routes = [*admin_routes.router.routes, *memory_routes.operator_router.routes, *archives]
     out = []
     for route in routes:
         for method in sorted(getattr(route, "methods", ())):
