@@ -59,7 +59,7 @@ class ArchiveCalls(HandleBase):
         """Write the memory this handle may read as one archive (an agent: its user's
         memory, revisions and log entries only); see ``Memex.export_archive``."""
         home = cast(_ArchivingHome, self._mx)
-        with self._logged("export", str(getattr(target, "name", target)), None) as info:
+        with self._logged("export", _named(target), None) as info:
             info["user_id"] = whose = self._archive_user(user)
             report = home.export_archive(
                 target,
@@ -84,8 +84,16 @@ class ArchiveCalls(HandleBase):
         """Import an archive; an agent's is refused whole if any row is not its user's
         memory; see ``Memex.import_archive``."""
         home = cast(_ArchivingHome, self._mx)
-        with self._logged("import", str(getattr(source, "name", source)), None) as info:
+        with self._logged("import", _named(source), None) as info:
             info["user_id"] = whose = self._archive_user(None)
             report = home.import_archive(source, dry_run=dry_run, user=whose, progress=progress)
             info["detail"] = {"added": report.added, "dry_run": dry_run}
         return report
+
+
+def _named(where: Path | BinaryIO) -> str:
+    """The archive as the access log names it: its path, or ``<stream>``."""
+    if isinstance(where, Path):
+        return str(where)
+    name = getattr(where, "name", None)
+    return name if isinstance(name, str) else "<stream>"
