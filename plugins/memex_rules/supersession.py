@@ -99,6 +99,10 @@ class RulesSupersessionJudge:
         return review
 
 
+#: Multi-valued attributes whose value a fact may end ("We dropped Redis", "gave up coffee").
+_ENDED_MULTI = ("uses", "hobby", "has named", "consumes")
+
+
 def _closing(new: Sequence[Slot], old: Sequence[Slot]) -> tuple[str, str] | None:
     for slot in new:
         for earlier in old:
@@ -114,7 +118,7 @@ def closes(new: Slot, old: Slot) -> str | None:
         return None
     who, what = old.subject, old.attribute
     if new.attribute == ANY:
-        if not old.positive or not (old.single or old.attribute in ("uses", "hobby", "has named")):
+        if not old.positive or not (old.single or old.attribute in _ENDED_MULTI):
             return None
         if new.previous and same_value(new.previous, old.value):
             return f"{who} {_verb(what)} {new.value} now, no longer {old.value}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from memex_rules.rules_text import compile_pattern, word_set
 from memex_rules.supersession_table import Rule
@@ -321,7 +322,7 @@ _STATUSES = (
     (
         "in progress",
         r"in\s+progress|underway|under\s+way|ongoing|in\s+development|in\s+the\s+works|"
-        r"started|kicked\s+off|resumed|restarted|on\s+track|behind\s+schedule",
+        r"started|kicked\s+off|resumed|restarted|unblocked|reopened|on\s+track|behind\s+schedule",
     ),
     ("in review", r"in\s+review|under\s+review"),
     ("in testing", r"in\s+testing|in\s+qa|in\s+beta"),
@@ -463,6 +464,33 @@ _OWNED_THINGS = compile_pattern(
 )
 
 
+_PURPOSE_OF_VERB = {
+    "host": "hosting",
+    "deploy": "deployment",
+    "build": "builds",
+    "test": "testing",
+    "monitor": "monitoring",
+    "log": "logging",
+    "track bugs": "issue tracking",
+    "track issues": "issue tracking",
+    "chat": "team chat",
+    "store data": "storage",
+}
+
+
+def _purpose_verb(m: _Match) -> list[Slot]:
+    """ "We host on AWS" -> hosting: aws; "we now deploy with GitHub Actions" -> deployment."""
+    verb = " ".join(
+        w[:-1] if w.endswith("s") and w != "bugs" else w for w in m.text("s").lower().split()
+    )
+    verb = verb.replace("issue", "issues") if verb.endswith("issue") else verb
+    purpose = _PURPOSE_OF_VERB.get(verb)
+    value = tidy_value(m.text("v"))
+    if purpose is None or not value or is_date(m.text("v")):
+        return []
+    return [Slot(purpose, "tool", value, change=m.change)]
+
+
 def _owner(m: _Match) -> list[Slot]:
     subject = m.subject or ""
     if not _OWNED_THINGS.search(subject):
@@ -549,6 +577,7 @@ _READERS: dict[str, Callable[[_Match], list[Slot]]] = {
     "possessed": _possessed,
     "purpose": _purpose,
     "purpose_first": _purpose,
+    "purpose_verb": _purpose_verb,
     "owner": _owner,
     "email_to_me": _email_to_me,
     "favourite_of": _favourite_of,
@@ -561,6 +590,20 @@ _READERS: dict[str, Callable[[_Match], list[Slot]]] = {
 def read(rule: Rule, match: re.Match[str], source: str, change: bool) -> list[Slot]:
     """The slots ``rule``'s match stands for; none when its value is not of the rule's kind."""
     found = _Match(rule, match, source, change)
-    if found.subject is None and rule.kind not in ("version", "email_to_me", "thing_ended"):
+    if found.subject is None and rule.kind not in (
+        "version",
+        "email_to_me",
+        "thing_ended",
+        "purpose_verb",
+    ):
         return []
-    return _READERS[rule.kind](found)
+    slots = _READERS[rule.kind](found)
+    if found.subject and " and " in found.subject:  # "Maria and Joe got divorced": each of them
+        parts = [normalise_subject(part) for part in found.subject.split(" and ")]
+        slots = [
+            replace(slot, subject=part)
+            for slot in slots
+            for part in (parts if slot.subject == found.subject else [slot.subject])
+            if part
+        ]
+    return slots

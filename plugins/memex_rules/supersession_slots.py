@@ -90,7 +90,8 @@ def prepare(text: str) -> str:
 
 
 _PLURAL_SUBJECT = compile_pattern(
-    rf"^(?P<who>I|we|user)\s+(?P<adv>(?:(?:{ADVERB_WORDS}|no\s+longer|never)\s+)*)(?P<verb>[a-z]+)\b"
+    rf"^(?P<who>I|we|user|(?-i:[A-Z])\w+\s+and\s+(?-i:[A-Z])\w+)\s+"
+    rf"(?P<adv>(?:(?:{ADVERB_WORDS}|no\s+longer|never)\s+)*)(?P<verb>[a-z]+)\b"
 )
 _KEEP_VERB = word_set("is was has will would can could should might must may had did does")
 
@@ -104,13 +105,15 @@ _PAST = word_set(
 
 
 def _plural_verb(text: str) -> str:
-    """ "I live" / "we use" -> "user lives" / "we uses": the rules read third-person verbs."""
+    """ "I live" / "we use" / "Ana and Joe live" -> "user lives" / "we uses" / "Ana and Joe
+    lives": the rules read third-person verbs."""
     match = _PLURAL_SUBJECT.match(text)
     if match is None:
         return text
-    who = "we" if match.group("who").lower() == "we" else "user"
+    said = match.group("who")
+    who = {"we": "we", "i": "user", "user": "user"}.get(said.lower(), said)  # or "Ana and Joe"
     verb = match.group("verb")
-    if who == "user" and match.group("who").lower() == "user":
+    if said.lower() == "user" or (" and " in who and verb.lower() in ("is", "has")):
         return text  # already third person ("User lives in Oslo")
     if verb.lower() not in _KEEP_VERB | _PAST and not verb.lower().endswith("ed"):
         verb = third_singular(verb)

@@ -68,7 +68,8 @@ STATUS = (
     r"released|live|cancell?ed|abandoned|shelved|scrapped|approved|rejected|deployed|"
     r"in\s+review|in\s+testing|in\s+beta|deprecated|archived|delayed|postponed|on\s+track|"
     r"behind\s+schedule|wrapped\s+up|over|closed|open|merged|started|halted|dropped|"
-    r"kicked\s+off|went\s+live|not\s+started|a\s+go|green-?lit|greenlit"
+    r"kicked\s+off|went\s+live|not\s+started|a\s+go|green-?lit|greenlit|resumed|restarted|"
+    r"unblocked|reopened"
 )
 POSSESSED = (
     r"(?:(?:full|first|last|middle|nick|maiden|legal|preferred|family)\s*name|surname|name|"
@@ -196,7 +197,7 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         r"is\s+doing\s+(?:a|an|her|his|their|my)\s+[\w'.]+(?:\s+degree)?\s+in|is\s+pursuing\s+"
         r"(?:a|an)\s+(?:[\w'.]+\s+)?(?:degree\s+)?in|is\s+a\s+(?:[\w-]+\s+)?student\s+(?:of|in)|"
         r"switched\s+(?:her|his|their|my)\s+major\s+to|changed\s+(?:her|his|their|my)\s+major\s+to)"
-        r"\s+(?!at\s)(?P<v>.+?)(?:\s+at\s+.+)?",
+        r"\s+(?!(?:at|in|on|with|for|from|during|hard|late|abroad)\b)(?P<v>.+?)(?:\s+at\s+.+)?",
         kind="plain",
     ),
     Rule(
@@ -387,7 +388,8 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         "possessed",
         rf"^(?P<s>.+?)'s\s+(?:new\s+|current\s+|updated\s+|present\s+|actual\s+)?(?P<a>{POSSESSED})"
         rf"\s+(?:{ADVERB}\s+)?(?:is|are|has\s+become|became|is\s+now|changed\s+to|was\s+changed\s+to|"
-        r"has\s+changed\s+to|moved\s+to|was\s+moved\s+to|will\s+be|reads|=)\s+(?P<v>.+)",
+        r"has\s+changed\s+to|moved\s+to|was\s+moved\s+to|will\s+be|reads|went\s+(?:up|down)\s+to|"
+        r"rose\s+to|dropped\s+to|fell\s+to|increased\s+to|decreased\s+to|is\s+up\s+to|=)\s+(?P<v>.+)",
         kind="possessed",
         whole=True,
         keeps_times=True,

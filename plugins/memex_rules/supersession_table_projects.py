@@ -9,7 +9,15 @@ lacks. Same :class:`~memex_rules.supersession_table.Rule` shape.
 
 from __future__ import annotations
 
-from memex_rules.supersession_table import ADVERB, DATE_CHANGE, DATE_PREP, DATE_STATE, STATUS, Rule
+from memex_rules.supersession_table import (
+    ADVERB,
+    DATE_CHANGE,
+    DATE_PREP,
+    DATE_STATE,
+    POSSESSED,
+    STATUS,
+    Rule,
+)
 from memex_rules.supersession_values import ANY
 
 PROJECT_RULES: tuple[Rule, ...] = (
@@ -343,5 +351,59 @@ PROJECT_RULES: tuple[Rule, ...] = (
         r"(?:is|are)\s+going\s+with|went\s+with|switched\s+to|moved\s+to|used)\s+(?P<v>.+)",
         kind="purpose",
         whole=True,
+    ),
+    Rule(
+        "lives in",
+        r"(?:now\s+)?calls\s+(?P<v>.+?)\s+home\b.*",
+        kind="place",
+    ),
+    Rule(
+        "works at",
+        r"(?:started|starts|began|begins)\s+(?:work\s+|working\s+)?at\s+(?P<v>.+)",
+        kind="joined",
+        change=True,
+    ),
+    Rule(
+        "version",
+        r"^(?:the\s+|our\s+)?(?P<a>[a-z][\w.+#-]*(?:\s+[a-z][\w+#-]*)?)\s+is\s+(?:now\s+)?(?:on|at)\s+"
+        r"(?:version\s+)?v?(?P<v>\d+(?:\.\d+)*\w*)\b.*",
+        kind="version",
+        whole=True,
+    ),
+    Rule(
+        "possessed",
+        rf"(?:has|got)\s+(?:a|an)\s+new\s+(?P<a>{POSSESSED})\s*(?::|,|-|of|which\s+is)?\s*(?P<v>.+)",
+        kind="possessed",
+        keeps_times=True,
+    ),
+    Rule("boss", r"(?:reports|answers)\s+(?:directly\s+)?to\s+(?P<v>.+)", kind="plain"),
+    Rule(
+        "tool",
+        r"^(?P<w>.+?)\s+(?:switched|moved|migrated)\s+(?P<s>[\w-]+(?:\s+[\w-]+){0,2})\s+(?:over\s+)?"
+        r"to\s+(?P<v>.+)",
+        kind="purpose",
+        whole=True,
+    ),
+    Rule(
+        "tool",
+        r"^(?P<w>we|user|the\s+team|i)\s+(?:(?:now|currently|still)\s+)?(?P<s>hosts?|deploys?|builds?|"
+        r"tests?|monitors?|logs?|tracks?\s+bugs|tracks?\s+issues|chats?|stores?\s+data)\s+"
+        r"(?:on|with|in|to|using|via|through)\s+(?P<v>.+)",
+        kind="purpose_verb",
+        whole=True,
+    ),
+    Rule(
+        "tool",
+        r"^(?:the\s+|our\s+)(?P<s>[\w-]+(?:\s+[\w-]+)?)\s+is\s+(?:now\s+)?(?P<v>(?-i:[A-Z])[\w.+#-]*"
+        r"(?:\s+(?-i:[A-Z])[\w.+#-]*)*)",
+        kind="purpose_first",
+        whole=True,
+    ),
+    Rule(
+        "consumes",
+        r"(?:drinks|eats|smokes|vapes|takes)\s+(?P<v>.+)",
+        kind="multi",
+        single=False,
+        weak=True,
     ),
 )

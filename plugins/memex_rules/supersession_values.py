@@ -171,7 +171,8 @@ _VALUE_NOISE = compile_pattern(
 
 def tidy_value(value: str, cut: re.Pattern[str] | None = None) -> str:
     """A value as compared: cut at its clause's end, articles and possessives gone."""
-    value = _CUT.sub("", " " + value.strip())
+    value = re.sub(r"(?<=\d),(?=\d{3}\b)", "", value.strip())  # "$1,200" is one number
+    value = _CUT.sub("", " " + value)
     if cut is not None:
         value = cut.sub("", value)
     value = _VALUE_NOISE.sub(" ", value.lower())

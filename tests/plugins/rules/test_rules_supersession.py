@@ -253,6 +253,19 @@ CLOSES = [
     ("Nadia owns a dog called Miso", "Nadia's dog Miso died", "nadia: has dog"),
     ("Goran practises karate every week", "Goran does not do karate any more", "goran: hobby"),
     ("Sven practises violin every week", "Sven gave up violin", "sven: hobby"),
+    ("Maria lives in Lisbon", "Maria now calls Porto home", "maria: lives in"),
+    ("We use React 17", "React is now on version 18", "we: version of react"),
+    ("Maria is married to Joe", "Maria and Joe got divorced", "maria: relationship"),
+    ("Alice and Bob live in Paris", "Alice moved to Rome", "alice: lives in"),
+    ("Maria's phone number is 555-1234", "Maria has a new phone number: 555-9876", "maria: phone"),
+    ("The project is on hold", "The project resumed", "project: status"),
+    ("Maria drinks coffee", "Maria gave up coffee", "maria: consumes"),
+    ("Maria reports to Tom", "Maria now reports to Ana", "maria: boss"),
+    ("Maria's manager is Tom", "Maria now reports to Ana", "maria: boss"),
+    ("We host on AWS", "We moved hosting to GCP", "hosting: tool"),
+    ("We deploy with Jenkins", "We now deploy with GitHub Actions", "deployment: tool"),
+    ("Our database is MySQL", "Our database is now Postgres", "database: tool"),
+    ("Maria's rent is $1,200", "Maria's rent went up to $1,400", "maria: rent"),
 ]
 
 
@@ -336,6 +349,17 @@ KEEPS = [
     ("Tariq joined Datadog", "Tariq switched desks"),
     ("Nadia drives a Tesla", "Nadia drives to work"),
     ("Julia lives in Denver", "Julia left the meeting early"),
+    ("Maria lives in Lisbon", "Maria loves Lisbon's food"),
+    ("Maria works at Acme", "Maria's friend works at Globex"),
+    ("Maria's manager is Tom", "Maria's dentist is Ana"),
+    ("The release is planned for March 3", "The release is planned by Ana"),
+    ("Maria drinks coffee", "Maria drinks tea"),
+    ("Maria studies law", "Maria studies in the library"),
+    ("Our database is MySQL", "Our cache is Redis"),
+    ("Maria's rent is $1,200", "Maria's salary is 80k"),
+    ("We host on AWS", "We deploy with Jenkins"),
+    ("Maria reports to Tom", "Maria reports bugs to Ana"),
+    ("Alice and Bob live in Paris", "Bob's sister moved to Rome"),
 ]
 
 
