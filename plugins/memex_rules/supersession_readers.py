@@ -30,6 +30,18 @@ from memex_rules.supersession_values import (
     tool_category,
     tool_name,
 )
+from memex_rules.supersession_words import (
+    OWNED_THINGS,
+    POSSESSED_OF,
+    PURPOSE_STOP,
+    PURPOSES,
+    STATUS_OF,
+)
+
+
+def _pairs(text: str) -> dict[str, str]:
+    """ "a:b c:d" -> {"a": "b", "c": "d"}: keeps the small word tables one line each."""
+    return dict(pair.split(":", 1) for pair in text.split())
 
 
 class _Match:
@@ -70,7 +82,7 @@ def _place(m: _Match) -> list[Slot]:
     value = tidy_value(raw)
     if not value or NOT_PLACE.match(raw.strip()) or tool_category(value) or is_date(raw):
         return []
-    if any(pattern.match(value) for _name, pattern in _STATUS_OF) or value.startswith("in "):
+    if any(pattern.match(value) for _name, pattern in STATUS_OF) or value.startswith("in "):
         return []  # "moved to in review" is a status
     attribute = "address" if value[:1].isdigit() else None
     return [m.slot(value, attribute, previous=tidy_value(m.text("p")))]
@@ -266,18 +278,11 @@ def _name(m: _Match) -> list[Slot]:
     return [m.slot(value, previous=tidy_value(m.text("p")))]
 
 
-_STATUS_WORDS = {
-    "married": "married",
-    "wed": "married",
-    "wife": "married",
-    "husband": "married",
-    "engaged": "engaged",
-    "fiance": "engaged",
-    "fiancé": "engaged",
-    "fiancee": "engaged",
-    "fiancée": "engaged",
-    "unmarried": "single",
-}
+#: What a relationship word says of the status: "wife" -> married, "fiancée" -> engaged.
+_STATUS_WORDS = _pairs(
+    "married:married wed:married wife:married husband:married engaged:engaged fiance:engaged "
+    "fiancé:engaged fiancee:engaged fiancée:engaged unmarried:single"
+)
 
 
 def _relationship(m: _Match) -> list[Slot]:
@@ -318,32 +323,11 @@ def _count_end(m: _Match) -> list[Slot]:
     return [m.slot("", f"has {thing}", positive=False, ended=True)]
 
 
-_STATUSES = (
-    (
-        "in progress",
-        r"in\s+progress|underway|under\s+way|ongoing|in\s+development|in\s+the\s+works|"
-        r"started|kicked\s+off|resumed|restarted|unblocked|reopened|on\s+track|behind\s+schedule",
-    ),
-    ("in review", r"in\s+review|under\s+review"),
-    ("in testing", r"in\s+testing|in\s+qa|in\s+beta"),
-    ("on hold", r"on\s+hold|paused|stalled|halted|put\s+on\s+hold"),
-    ("blocked", r"blocked"),
-    ("done", r"done|finished|complete|completed|wrapped\s+up|over|closed|merged"),
-    ("shipped", r"shipped|launched|released|live|went\s+live|deployed"),
-    ("cancelled", r"cancell?ed|abandoned|shelved|scrapped|dropped"),
-    ("planned", r"planned|approved|a\s+go|green-?lit|greenlit|not\s+started|open"),
-    ("delayed", r"delayed|postponed"),
-    ("rejected", r"rejected"),
-    ("deprecated", r"deprecated|archived"),
-)
-_STATUS_OF = tuple((name, compile_pattern(rf"^(?:{words})$")) for name, words in _STATUSES)
-
-
 def _status(m: _Match) -> list[Slot]:
     said = " ".join(m.text("v").lower().split())
     if m.subject in (None, "user"):
         return []
-    for name, pattern in _STATUS_OF:
+    for name, pattern in STATUS_OF:
         if pattern.match(said):
             return [m.slot(name)]
     return []
@@ -364,35 +348,9 @@ def _contact(m: _Match) -> list[Slot]:
     return [m.slot(digits, "phone")] if len(digits) >= 6 else []
 
 
-_POSSESSED_AS = (
-    ("last name", r"(?:last\s+|family\s+|maiden\s+|sur)name"),
-    ("first name", r"first\s+name"),
-    ("name", r"(?:full\s+|middle\s+|nick|legal\s+|preferred\s+)?name"),
-    ("job", r"job(?:\s+title)?|occupation|profession|role|title|position"),
-    ("works at", r"employer|company|workplace"),
-    ("email", r"e-?mail(?:\s+address)?"),
-    ("phone", r"phone(?:\s+number)?|mobile(?:\s+number)?|cell(?:\s+(?:phone|number))?|number"),
-    ("address", r"(?:home\s+|mailing\s+|postal\s+)?address"),
-    ("is from", r"hometown|home\s+town"),
-    ("lives in", r"city|home"),
-    ("school", r"school|university|college"),
-    ("studies", r"major"),
-    ("boss", r"manager|boss|supervisor"),
-    ("team", r"team|department"),
-    ("time zone", r"time\s*zone"),
-    ("date", r"deadline|due\s+date|date"),
-    (
-        "relationship",
-        r"wife|husband|spouse|partner|girlfriend|boyfriend|fianc[ée]e?|"
-        r"relationship\s+status|marital\s+status",
-    ),
-)
-_POSSESSED_OF = tuple((name, compile_pattern(rf"^(?:{words})$")) for name, words in _POSSESSED_AS)
-
-
 def _possessed(m: _Match) -> list[Slot]:
     noun = " ".join(m.text("a").lower().split())
-    attribute = next((name for name, pattern in _POSSESSED_OF if pattern.match(noun)), noun)
+    attribute = next((name for name, pattern in POSSESSED_OF if pattern.match(noun)), noun)
     raw = m.text("v")
     if attribute == "date" or noun.endswith("date"):
         date = re.sub(r"\s*(?:,|;|\s(?:and|but|because|instead)\s).*$", "", raw).strip()
@@ -424,28 +382,12 @@ def _possessed(m: _Match) -> list[Slot]:
     return [m.slot(value, attribute)] if value else []
 
 
-_PURPOSE_STOP = compile_pattern(
-    r"^(?:work|love|fun|now|good|years?|months?|weeks?|days?|a\s+while|ages|free|real|"
-    r"sure|once|school|a\s+living|her|him|them|me|us|it|this|that|example|instance|"
-    r"the\s+(?:first|last|next)|myself|herself|himself|themselves|ourselves|user)\b"
-)
-#: One word a subject-first purpose fact may start with ("Hosting is on Hetzner").
-_PURPOSES = compile_pattern(
-    r"^(?:hosting|ci|cd|deploys?|deployments?|auth|authentication|login|frontend|backend|"
-    r"storage|logging|logs|monitoring|alerting|analytics|search|payments?|billing|email|"
-    r"chat|messaging|docs|documentation|tracking|testing|tests|database|db|cache|caching|"
-    r"queues?|infra|infrastructure|production|prod|staging|builds?|packaging|linting|"
-    r"formatting|orm|routing|state|styling|css|observability|tracing|metrics|secrets|dns|"
-    r"cdn|email|notes|design|planning|backups?)$"
-)
-
-
 def _purpose(m: _Match) -> list[Slot]:
     raw_subject = (m.text("s") or "").strip()
-    if not raw_subject or _PURPOSE_STOP.match(raw_subject.lower()):
+    if not raw_subject or PURPOSE_STOP.match(raw_subject.lower()):
         return []
     first = m.rule.kind == "purpose_first"
-    if first and len(raw_subject.split()) == 1 and not _PURPOSES.match(raw_subject.lower()):
+    if first and len(raw_subject.split()) == 1 and not PURPOSES.match(raw_subject.lower()):
         return []  # "Alice is on vacation": a person, not a purpose
     if m.subject in (None, "user", "we"):
         return []
@@ -456,25 +398,13 @@ def _purpose(m: _Match) -> list[Slot]:
     return [Slot(m.subject, "tool", value, change=m.change, previous=previous)]
 
 
-_OWNED_THINGS = compile_pattern(
-    r"\b(?:service|system|api|app|pipeline|repo|repository|project|module|component|dashboard|"
-    r"database|library|feature|process|platform|infrastructure|infra|website|site|backend|"
-    r"frontend|codebase|reporting|login|billing|payments|deploys|deployment|on-call|roadmap|"
-    r"onboarding|search|analytics|sdk|cli|integration|migration|release|budget|account)$"
-)
-
-
+#: The purpose a verb names: "we host on AWS" -> hosting (spaces written as "_").
 _PURPOSE_OF_VERB = {
-    "host": "hosting",
-    "deploy": "deployment",
-    "build": "builds",
-    "test": "testing",
-    "monitor": "monitoring",
-    "log": "logging",
-    "track bugs": "issue tracking",
-    "track issues": "issue tracking",
-    "chat": "team chat",
-    "store data": "storage",
+    verb.replace("_", " "): purpose.replace("_", " ")
+    for verb, purpose in _pairs(
+        "host:hosting deploy:deployment build:builds test:testing monitor:monitoring log:logging "
+        "track_bugs:issue_tracking track_issues:issue_tracking chat:team_chat store_data:storage"
+    ).items()
 }
 
 
@@ -493,7 +423,7 @@ def _purpose_verb(m: _Match) -> list[Slot]:
 
 def _owner(m: _Match) -> list[Slot]:
     subject = m.subject or ""
-    if not _OWNED_THINGS.search(subject):
+    if not OWNED_THINGS.search(subject):
         return []
     value = tidy_value(m.text("v"))
     return [Slot(subject, "owner", value, change=m.change)] if value else []

@@ -1,0 +1,74 @@
+"""Word tables the supersession readers check values against: statuses, possessed nouns,
+purposes, owned things. Kept apart so :mod:`memex_rules.supersession_readers` reads as code."""
+
+from __future__ import annotations
+
+from memex_rules.rules_text import compile_pattern
+
+STATUSES = (
+    (
+        "in progress",
+        r"in\s+progress|underway|under\s+way|ongoing|in\s+development|in\s+the\s+works|"
+        r"started|kicked\s+off|resumed|restarted|unblocked|reopened|on\s+track|behind\s+schedule",
+    ),
+    ("in review", r"in\s+review|under\s+review"),
+    ("in testing", r"in\s+testing|in\s+qa|in\s+beta"),
+    ("on hold", r"on\s+hold|paused|stalled|halted|put\s+on\s+hold"),
+    ("blocked", r"blocked"),
+    ("done", r"done|finished|complete|completed|wrapped\s+up|over|closed|merged"),
+    ("shipped", r"shipped|launched|released|live|went\s+live|deployed"),
+    ("cancelled", r"cancell?ed|abandoned|shelved|scrapped|dropped"),
+    ("planned", r"planned|approved|a\s+go|green-?lit|greenlit|not\s+started|open"),
+    ("delayed", r"delayed|postponed"),
+    ("rejected", r"rejected"),
+    ("deprecated", r"deprecated|archived"),
+)
+STATUS_OF = tuple((name, compile_pattern(rf"^(?:{words})$")) for name, words in STATUSES)
+
+POSSESSED_AS = (
+    ("last name", r"(?:last\s+|family\s+|maiden\s+|sur)name"),
+    ("first name", r"first\s+name"),
+    ("name", r"(?:full\s+|middle\s+|nick|legal\s+|preferred\s+)?name"),
+    ("job", r"job(?:\s+title)?|occupation|profession|role|title|position"),
+    ("works at", r"employer|company|workplace"),
+    ("email", r"e-?mail(?:\s+address)?"),
+    ("phone", r"phone(?:\s+number)?|mobile(?:\s+number)?|cell(?:\s+(?:phone|number))?|number"),
+    ("address", r"(?:home\s+|mailing\s+|postal\s+)?address"),
+    ("is from", r"hometown|home\s+town"),
+    ("lives in", r"city|home"),
+    ("school", r"school|university|college"),
+    ("studies", r"major"),
+    ("boss", r"manager|boss|supervisor"),
+    ("team", r"team|department"),
+    ("time zone", r"time\s*zone"),
+    ("date", r"deadline|due\s+date|date"),
+    (
+        "relationship",
+        r"wife|husband|spouse|partner|girlfriend|boyfriend|fianc[ée]e?|"
+        r"relationship\s+status|marital\s+status",
+    ),
+)
+POSSESSED_OF = tuple((name, compile_pattern(rf"^(?:{words})$")) for name, words in POSSESSED_AS)
+
+PURPOSE_STOP = compile_pattern(
+    r"^(?:work|love|fun|now|good|years?|months?|weeks?|days?|a\s+while|ages|free|real|"
+    r"sure|once|school|a\s+living|her|him|them|me|us|it|this|that|example|instance|"
+    r"the\s+(?:first|last|next)|myself|herself|himself|themselves|ourselves|user)\b"
+)
+
+#: One word a subject-first purpose fact may start with ("Hosting is on Hetzner").
+PURPOSES = compile_pattern(
+    r"^(?:hosting|ci|cd|deploys?|deployments?|auth|authentication|login|frontend|backend|"
+    r"storage|logging|logs|monitoring|alerting|analytics|search|payments?|billing|email|"
+    r"chat|messaging|docs|documentation|tracking|testing|tests|database|db|cache|caching|"
+    r"queues?|infra|infrastructure|production|prod|staging|builds?|packaging|linting|"
+    r"formatting|orm|routing|state|styling|css|observability|tracing|metrics|secrets|dns|"
+    r"cdn|email|notes|design|planning|backups?)$"
+)
+
+OWNED_THINGS = compile_pattern(
+    r"\b(?:service|system|api|app|pipeline|repo|repository|project|module|component|dashboard|"
+    r"database|library|feature|process|platform|infrastructure|infra|website|site|backend|"
+    r"frontend|codebase|reporting|login|billing|payments|deploys|deployment|on-call|roadmap|"
+    r"onboarding|search|analytics|sdk|cli|integration|migration|release|budget|account)$"
+)
