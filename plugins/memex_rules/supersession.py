@@ -180,6 +180,8 @@ def _flipped(new: str, old: str, subject: str | None) -> tuple[str, str] | None:
     words, old_words = one.words - _CHANGE_WORDS, other.words - _CHANGE_WORDS
     if len(words) < 2 or words != old_words:
         return None
-    said = " ".join(sorted(other.show(old_words)))
+    said = " ".join(old.lower().split()).rstrip(".")
+    if subject and said.startswith(subject + " "):
+        said = said[len(subject) + 1 :]  # "alice: plays tennis"
     state = "no longer holds" if one.negated else "holds again"
     return f"{subject or 'fact'}: {said}", f"{old.strip()!r} {state}"
