@@ -151,7 +151,8 @@ CLOSES = [
     ("User's phone number is 555-0100", "User's phone number is 555-0199", "user: phone"),
     ("User's address is 1 Elm Street", "User's address is 9 Oak Avenue", "user: address"),
     # no attribute the rules know: the same words with the polarity flipped
-    ("Alice plays tennis", "Alice stopped playing tennis", "alice: plays tennis"),
+    ("Alice plays tennis", "Alice stopped playing tennis", "alice: hobby"),
+    ("Alice keeps bees", "Alice no longer keeps bees", "alice: keeps bees"),
     ("Alice smokes", "Alice quit smoking", None),
     # what a team uses for a purpose, and who owns a service
     ("Team chat runs on Discord", "We use Slack for team chat", "team chat: tool"),
