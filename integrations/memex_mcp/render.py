@@ -214,6 +214,29 @@ def remembered(result: Any, user: str, collection: str) -> tuple[str, dict[str, 
     return "\n".join(lines), data
 
 
+def recalled(
+    query: str, hits: Sequence[Any], as_of: str | None, include_superseded: bool
+) -> tuple[str, dict[str, Any]]:
+    """``hits`` are :class:`memex_core.handles.MemoryHit`: each fact with when it held."""
+    found = [hit.to_dict() for hit in hits]
+    asked = (
+        f"as of {as_of}" if as_of else "all, superseded too" if include_superseded else "current"
+    )
+    data = {"query": query, "as_of": as_of, "include_superseded": include_superseded}
+    lines = [f"{len(hits)} remembered fact(s) for {query!r} ({asked})."]
+    for n, (hit, shown) in enumerate(zip(hits, found, strict=True), start=1):
+        held = f"valid from {shown['valid_from'][:10]}" if shown["valid_from"] else "valid"
+        if shown["valid_until"]:
+            held += f" until {shown['valid_until'][:10]}, superseded by {hit.superseded_by}"
+        else:
+            held += ", current"
+        lines.append(f"{n}. [{hit.memory_id}] {hit.kind} · {held}")
+        lines.append(f"   {hit.text}")
+    if not hits and not (as_of or include_superseded):
+        lines.append("None current; superseded facts show with as_of or include_superseded.")
+    return "\n".join(lines), {**data, "hits": found}
+
+
 def ask_pack(result: Any) -> tuple[str, dict[str, Any]]:
     """``result`` is a :class:`memex_core.services.ask_fusion.AskResult`: numbered items, each
     labelled memory or code, then the answer (when a chat model is configured)."""

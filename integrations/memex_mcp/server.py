@@ -40,7 +40,8 @@ Work in small steps so you read only what you need:
 2. `timeline` shows what surrounds a promising hit in its conversation or note.
 3. `get` returns the few fragments you need verbatim, by id.
 `context` assembles background on a topic in one call, within a character budget.
-`explore` walks an Obsidian note's links. `remember` stores a durable fact for later sessions.
+`explore` walks an Obsidian note's links. `remember` stores a durable fact for later sessions;
+`recall` reads remembered facts: current ones, or as they stood on a date (as_of).
 `ask` answers a question from memory and the current repository's code together.
 Ids are long: copy them whole from a result."""
 
@@ -66,7 +67,8 @@ Search the user's past conversations, agent transcripts, notes and remembered fa
 By default it returns up to 5 compact hits (id, title, snippet, why it matched), cheap to scan. \
 Then call `timeline` on a promising hit's id to read it in its conversation, and `get` for the \
 full text of the few you need. Set concise=false only when you need every hit's full text now.
-A phrase such as "last week" or "in March" in the query becomes a time filter."""
+A phrase such as "last week" or "in March" in the query becomes a time filter.
+Remembered facts come back current only: `recall` reads them as they stood on a date."""
 
 TIMELINE = """\
 Show the turns (or note sections) just before and after one fragment, in order, the fragment \
@@ -103,7 +105,20 @@ Store one durable fact in the user's long-term memory so that later sessions fin
 `search`: a preference, a decision and its reason, a name, a convention, a fact about a \
 project. Write one short sentence that stands on its own (name the subject) per call. \
 Exact repeats are recognised and not stored twice; likely secrets are redacted and \
-<private>...</private> spans dropped. It never changes or deletes earlier memories."""
+<private>...</private> spans dropped. It never deletes earlier memories: a fact that updates \
+one (Alice moved to Berlin) closes it, and `recall` still finds it with as_of."""
+
+RECALL = """\
+Look up the user's remembered facts (from `remember`), each with when it held: valid_from, \
+valid_until and superseded_by. By default only current facts: a fact replaced by a later one \
+(Alice moved from Paris to Berlin) is left out. as_of (a date, 2024-05-01, or an ISO 8601 \
+time) answers with the facts that held then; include_superseded=true with every fact, \
+superseded ones too. To search conversations and notes as well, use `search`."""
+
+AS_OF_HELP = (
+    "The facts that held at this time: an ISO 8601 date (2024-05-01) or time "
+    "(2024-05-01T09:30:00Z); default: current facts only."
+)
 
 HANDOVER = (
     "Summarise recent work on a topic for the next agent: goal, state, decisions, open "
@@ -166,6 +181,13 @@ class AskOutput(TypedDict):
     invalid_citations: list[int]
     index: dict[str, Any]
     notes: list[str]
+
+
+class RecallOutput(TypedDict):
+    query: str
+    as_of: str | None
+    include_superseded: bool
+    hits: list[dict[str, Any]]
 
 
 class RememberOutput(TypedDict):
@@ -364,6 +386,31 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
             until=until,
             collection=collection,
             tags=tags,
+        )
+
+    @server.tool(description=RECALL, annotations=_reader("Recall remembered facts"))
+    async def recall(
+        query: Annotated[str, Field(description="What to recall, in a few words.")],
+        limit: Annotated[int, Field(ge=1, le=50, description="Most facts to return.")] = 5,
+        as_of: Annotated[str | None, Field(description=AS_OF_HELP)] = None,
+        include_superseded: Annotated[
+            bool,
+            Field(description="Every fact, superseded ones too, each with when it held."),
+        ] = False,
+        mode: Annotated[
+            Literal["hybrid", "keyword", "semantic"],
+            Field(description="hybrid (default), keyword for exact terms, semantic for meaning."),
+        ] = "hybrid",
+        collection: Annotated[str | None, Field(description=COLLECTION_HELP)] = None,
+    ) -> Annotated[CallToolResult, RecallOutput]:
+        return await worker.tool(
+            tools.recall,
+            query=query,
+            limit=limit,
+            as_of=as_of,
+            include_superseded=include_superseded,
+            mode=mode,
+            collection=collection,
         )
 
     @server.tool(description=TIMELINE, annotations=_reader("Read around a hit"))

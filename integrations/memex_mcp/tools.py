@@ -99,6 +99,36 @@ class MemexTools:
         found = self.view.search(query, mode, limit, **options)
         return render.full_search(query, mode, found.results, found.notes)
 
+    def recall(
+        self,
+        query: str,
+        limit: int = 5,
+        mode: str = "hybrid",
+        as_of: str | None = None,
+        include_superseded: bool = False,
+        collection: str | None = None,
+    ) -> Output:
+        """The user's remembered facts (and shared ones): current ones, those valid at
+        ``as_of``, or every one with ``include_superseded``, each with when it held."""
+        if not query.strip():
+            raise ToolFailure("The query is empty: say what to recall, in a few words.")
+        if mode not in SEARCH_MODES:
+            raise ToolFailure(f"Unknown mode {mode!r}: use one of {', '.join(SEARCH_MODES)}.")
+        memory = self.view.memory
+        if memory is None:
+            raise ToolFailure(
+                "This server has no user's memory to recall from: use `search` instead."
+            )
+        hits = memory.search(
+            query,
+            mode,
+            limit,
+            collection=self.scope.narrow(collection),
+            as_of=as_of or None,
+            include_superseded=include_superseded,
+        )
+        return render.recalled(query, hits, as_of or None, include_superseded)
+
     def timeline(self, fragment_id: str, before: int = 3, after: int = 3) -> Output:
         return render.timeline(self.view.timeline(fragment_id.strip(), before, after))
 

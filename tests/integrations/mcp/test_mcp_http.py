@@ -222,7 +222,7 @@ def test_the_official_client_with_the_token_works(served: Served) -> None:
             ):
                 await session.initialize()
                 tools = {tool.name for tool in (await session.list_tools()).tools}
-                readers = {"search", "timeline", "get", "explore", "context"}
+                readers = {"search", "recall", "timeline", "get", "explore", "context"}
                 assert readers | {"remember", "ask"} == tools
                 found = await session.call_tool("search", {"query": "sqlite database locked"})
                 assert found.structured_content["hits"][0]["id"] == served.home.corpus_fragment

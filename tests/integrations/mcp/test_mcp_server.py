@@ -14,7 +14,7 @@ import pytest
 from memex_core.api import Memex
 from tests.integrations.mcp.test_mcp_harness import Home, build_home, mcp_session, run, text_of
 
-READERS = {"search", "timeline", "get", "explore", "context"}
+READERS = {"search", "recall", "timeline", "get", "explore", "context"}
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,82 @@
+"""The MCP ``recall`` tool reads remembered facts by time (issue 30): current facts by
+default, ``as_of`` for what held then, ``include_superseded`` for every fact, each with
+``valid_from``, ``valid_until``, ``superseded_by`` and ``recorded_at``; a bad date is a tool
+error the model can act on; bob's facts never show, superseded or not. Driven through the
+official MCP client over stdio (tests/integrations/mcp/test_mcp_harness.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from memex_core.api import Memex
+from tests.integrations.mcp.test_mcp_harness import mcp_session, run, text_of
+
+FIELDS = {"valid_from", "valid_until", "superseded_by", "recorded_at"}
+
+
+@dataclass
+class Moves:
+    path: Path
+    paris: str
+    berlin: str
+
+
+@pytest.fixture(scope="module")
+def moves(tmp_path_factory: pytest.TempPathFactory) -> Moves:
+    root = tmp_path_factory.mktemp("mcp-validity") / "home"
+    root.mkdir()
+    (root / "config.toml").write_text('[embedder]\nuse = "none"\n', encoding="utf-8")
+    with Memex(root) as mx:
+        paris = mx.remember("Alice lives in Paris", user="alice", at="2024-01-10")
+        berlin = mx.remember("Alice moved to Berlin", user="alice", at="2024-06-01")
+        mx.remember("Bob lives in Oslo", user="bob", at="2024-01-10")
+        mx.remember("Bob moved to Alice's old flat in Lisbon", user="bob", at="2024-02-01")
+    return Moves(root, paris.memory_ids[0], berlin.memory_ids[0])
+
+
+def test_recall_reads_facts_by_time(moves: Moves) -> None:
+    async def body() -> None:
+        async with mcp_session(moves.path, "--user", "alice") as session:
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+            recall = tools["recall"]
+            assert recall.annotations.read_only_hint is True
+            assert {"as_of", "include_superseded"} <= set(recall.input_schema["properties"])
+            assert "as_of" in recall.description and "superseded" in recall.description
+            assert "`recall`" in tools["search"].description
+
+            def ask(**arguments: object) -> object:
+                return session.call_tool(
+                    "recall", {"query": "Alice", "mode": "keyword", **arguments}
+                )
+
+            now = await ask()
+            hits = now.structured_content["hits"]
+            assert [h["memory_id"] for h in hits] == [moves.berlin]
+            assert set(hits[0]) >= FIELDS and hits[0]["valid_until"] is None
+            assert "valid from 2024-06-01, current" in text_of(now)
+
+            then = await ask(as_of="2024-03-01")
+            hits = then.structured_content["hits"]
+            assert [h["memory_id"] for h in hits] == [moves.paris]
+            assert hits[0]["valid_until"] == "2024-06-01T00:00:00Z"
+            assert hits[0]["superseded_by"] == moves.berlin
+            assert f"until 2024-06-01, superseded by {moves.berlin}" in text_of(then)
+
+            everything = await ask(include_superseded=True)
+            found = {h["memory_id"] for h in everything.structured_content["hits"]}
+            assert found == {moves.paris, moves.berlin}
+
+            bad = await ask(as_of="the spring before")
+            assert bad.is_error and "ISO 8601" in text_of(bad)
+
+            for arguments in ({}, {"as_of": "2024-01-20"}, {"include_superseded": True}):
+                theirs = await session.call_tool(
+                    "recall", {"query": "Bob flat", "mode": "keyword", **arguments}
+                )
+                assert theirs.structured_content["hits"] == [], arguments
+                assert "Oslo" not in text_of(theirs) and "Lisbon" not in text_of(theirs)
+
+    run(body)
