@@ -14,15 +14,18 @@ Files under ``<repo>/.memex-bench/locomo-levers/`` (gitignored): the home, and
 from __future__ import annotations
 
 import json
+import math
+import re
 import shutil
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memex_rerank.query import keyword_query
-
 from benchmarks.data import REPO_ROOT, LocomoSet, load_locomo
 from benchmarks.fragments import locomo_fragments
+from memex_bm25.stopwords import ENGLISH
 from memex_core.domain import Fragment, SignalHit
+from memex_rerank.query import keyword_query
 
 if TYPE_CHECKING:  # the home is built once: re-ranking cached candidates needs no Memex
     from benchmarks.context import RunContext
@@ -31,8 +34,11 @@ if TYPE_CHECKING:  # the home is built once: re-ranking cached candidates needs 
 ROOT = REPO_ROOT / ".memex-bench" / "locomo-levers"
 #: Hits kept per signal and question: the rerank's pool and the deepest fusion studied.
 DEPTH = 100
+_WORD = re.compile(r"\w+")
 #: Bump when what candidates.json holds changes.
-VERSION = 2
+VERSION = 3
+#: Pseudo-relevance feedback (lever 5): terms taken from the first keyword hits.
+PRF_DOCS, PRF_TERMS = 3, 5
 
 
 @dataclass
@@ -61,6 +67,8 @@ class Candidates:
     semantic: list[tuple[str, float]]
     shares: dict[str, float] = field(default_factory=dict)  # of the asked question
     shares_plain: dict[str, float] = field(default_factory=dict)
+    keyword_prf: list[tuple[str, float]] = field(default_factory=list)  # expanded (lever 5)
+    shares_prf: dict[str, float] = field(default_factory=dict)  # of the asked question
 
 
 @dataclass
@@ -93,6 +101,25 @@ def _turns(data: LocomoSet, fragments: list[Fragment]) -> dict[str, Turn]:
     return out
 
 
+def expanded(question: str, top: list[str], turns: dict[str, Turn], df: Counter[str]) -> str:
+    """RM3-like feedback: the question and the :data:`PRF_TERMS` words that weigh most in
+    its first keyword hits (tf x idf, the n-th hit's words weighing 1/n), speakers left out."""
+    speakers = {t.speaker.lower() for t in turns.values()}
+    score: dict[str, float] = defaultdict(float)
+    for rank, fid in enumerate(top):
+        words = [
+            w
+            for w in _WORD.findall(turns[fid].text.lower())
+            if w not in ENGLISH and len(w) > 2 and w not in speakers
+        ]
+        for word, count in Counter(words).items():
+            score[word] += count / len(words) * math.log(len(turns) / df[word]) / (rank + 1)
+    asked = set(_WORD.findall(question.lower()))
+    ranked = sorted(score, key=lambda w: (-score[w], w))
+    extra = [w for w in ranked if w not in asked][:PRF_TERMS]
+    return " ".join([question, *extra])
+
+
 def _hits(hits: list[SignalHit]) -> list[tuple[str, float]]:
     return [(h.id, float(h.score)) for h in hits]
 
@@ -113,7 +140,7 @@ def build_home(ctx: RunContext, fragments: list[Fragment]) -> Memex:
     return ctx.memex(home)
 
 
-def collect(mx: Memex, data: LocomoSet) -> dict[str, Any]:
+def collect(mx: Memex, data: LocomoSet, turns: dict[str, Turn]) -> dict[str, Any]:
     from benchmarks.context import log
     from memex_core.api import make_filters
 
@@ -122,6 +149,9 @@ def collect(mx: Memex, data: LocomoSet) -> dict[str, Any]:
     keyword_store: Any = service.keyword_store  # bm25's, which has query_share
     floor = mx.relevance_floor()
     out: list[dict[str, Any]] = []
+    df: Counter[str] = Counter()
+    for turn in turns.values():
+        df.update(set(_WORD.findall(turn.text.lower())))
     for number, q in enumerate(data.questions):
         filters = make_filters(conversation=q.conversation_id)
         plain = keyword_query(q.question)
@@ -132,8 +162,13 @@ def collect(mx: Memex, data: LocomoSet) -> dict[str, Any]:
         shares_plain = (
             keyword_store.query_share(plain, [h.id for h in keyword_plain]) if plain else {}
         )
+        prf = service.keyword_hits(
+            expanded(q.question, [h.id for h in keyword[:PRF_DOCS]], turns, df), DEPTH, filters
+        )
         out.append(
             {
+                "keyword_prf": _hits(prf),
+                "shares_prf": keyword_store.query_share(q.question, [h.id for h in prf]),
                 "question": q.question,
                 "conversation": q.conversation_id,
                 "category": q.category,
@@ -164,7 +199,7 @@ def load(rebuild: bool = False) -> Study:
         ctx = RunContext(tmp=ROOT, sizes=Sizes(), quick=False)
         mx = build_home(ctx, fragments)
         try:
-            cached = collect(mx, data)
+            cached = collect(mx, data, turns)
         finally:
             mx.close()
         path.write_text(json.dumps(cached))
@@ -179,6 +214,8 @@ def load(rebuild: bool = False) -> Study:
             [tuple(h) for h in q["semantic"]],
             q["shares"],
             q["shares_plain"],
+            [tuple(h) for h in q["keyword_prf"]],
+            q["shares_prf"],
         )
         for q in cached["questions"]
     ]

@@ -28,10 +28,20 @@ class Fusion:
     rrf_k: float = 10.0
     depth: int = 40
     plain: bool = False  # the keyword signal reads the question without its question words
+    prf: bool = False  # the keyword signal reads the question with feedback terms (lever 5)
+
+
+def keyword_side(q: Candidates, fusion: Fusion) -> tuple[list[tuple[str, float]], dict]:
+    """The keyword hits the setting reads, and their query shares (for the floor)."""
+    if fusion.prf:
+        return q.keyword_prf, q.shares_prf
+    if fusion.plain and q.keyword_plain:
+        return q.keyword_plain, q.shares_plain
+    return q.keyword, q.shares
 
 
 def signals(q: Candidates, fusion: Fusion) -> dict[str, list[SignalHit]]:
-    keyword = q.keyword_plain if fusion.plain and q.keyword_plain else q.keyword
+    keyword = keyword_side(q, fusion)[0]
     return {
         KEYWORD: [SignalHit(i, s) for i, s in keyword[: fusion.depth]],
         SEMANTIC: [SignalHit(i, s) for i, s in q.semantic[: fusion.depth]],
@@ -44,7 +54,7 @@ def fused_pool(q: Candidates, fusion: Fusion, floor: float | None) -> list[Fused
     fused = ranker.fuse(
         signals(q, fusion), {KEYWORD: 1 - fusion.weight, SEMANTIC: fusion.weight}, fusion.depth * 2
     )
-    shares = q.shares_plain if fusion.plain and q.keyword_plain else q.shares
+    shares = keyword_side(q, fusion)[1]
     labels = select(
         [(shares.get(h.id), h.scores.get(SEMANTIC)) for h in fused],
         floor,

@@ -21,14 +21,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from memex_rerank.features import NAMES, Unit, feature_rows, unit_of
-from memex_rerank.model import DEFAULT_MODEL, RerankModel
-from memex_rerank.ranker import DEFAULT_DEPTH
-
 from benchmarks import locomo_fusion as lf
 from benchmarks.context import RunContext
 from benchmarks.locomo_candidates import Candidates, Study, load
 from benchmarks.report import Check, Section, table
+from memex_rerank.features import NAMES, Unit, feature_rows, unit_of
+from memex_rerank.model import DEFAULT_MODEL, RerankModel
+from memex_rerank.ranker import DEFAULT_DEPTH
 
 TARGET_AT10, TARGET_AT5 = 0.83, 0.75
 WEIGHTS = (0.2, 0.3, 0.4, 0.5, 0.6)
@@ -45,7 +44,7 @@ def units(study: Study) -> dict[str, Unit]:
     """Each turn as the plugin sees it (content ``"speaker: text"``, neighbours by position)."""
     return {
         fid: unit_of(
-            f"{t.speaker}: {t.text}", "", study.neighbour(fid, -1), study.neighbour(fid, 1)
+            f"{t.speaker}: {t.text}", "user", study.neighbour(fid, -1), study.neighbour(fid, 1)
         )
         for fid, t in study.turns.items()
     }
@@ -136,6 +135,9 @@ def lever_rows(study: Study) -> tuple[list[list[object]], dict[str, PerQuery], l
     levers: dict[str, PerQuery] = {
         "defaults (RRF w 0.4, k 10, depth 40, floor on)": single(base),
         "1. question words dropped for the keyword signal": single(plain),
+        "5. pseudo-relevance feedback for the keyword signal (3 hits, 5 terms)": single(
+            lf.Fusion(prf=True)
+        ),
         f"2. fusion chosen by CV ({len(grid)} settings)": held_out(study, grid),
         f"1+2. both chosen by CV ({len(grid_plain)} settings)": held_out(study, grid_plain),
         "6. rerank of the best 50 (logistic regression)": Reranking(study, base).cross_validate(),

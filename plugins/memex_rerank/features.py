@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from memex_core.domain import KEYWORD, SEMANTIC, FusedHit
+from memex_core.domain.turn_context import DIALOGUE_ROLES
 
 #: Feature names, in the order :func:`feature_rows` writes them (the model file names them too).
 NAMES = (
@@ -55,12 +57,19 @@ _SPEAKER = re.compile(r"^([^\W\d][\w .'-]{0,38}): ")
 def unit_of(
     content: str, role: str, previous: str | None = None, next_id: str | None = None
 ) -> Unit:
-    """A turn's unit: its speaker is the name a transcript writes before the text
-    (``"Caroline: ..."``), else its role; its length leaves that name out."""
+    """A candidate's unit. A dialogue turn's speaker is the name a transcript writes before
+    the text (``"Caroline: ..."``), else its role, and its length leaves that name out;
+    other fragments (notes, documents: "Title: subtitle" is no speaker) have none."""
+    if role not in DIALOGUE_ROLES:
+        return Unit(None, len(content), previous, next_id)
     match = _SPEAKER.match(content)
     speaker = match.group(1) if match else role
     text = content[match.end() :] if match else content
     return Unit(speaker, len(text), previous, next_id)
+
+
+def _first_name(speaker: str | None) -> str:
+    return (speaker or "").lower().split(" ")[0]
 
 
 def _inverse(rank: int | None) -> float:
@@ -80,15 +89,18 @@ def feature_rows(
     top_cosine = max(cosines, default=0.0)
     by_id = {h.id: h for h in pool}
     words = {w.lower() for w in _WORD.findall(query)}
-    speakers = {u.speaker.lower().split(" ")[0] for u in units.values() if u.speaker}
+    # A name is a speaker when it heads two candidates or more: a conversation's speakers
+    # recur, while a document whose text starts "Aspirin: ..." is alone with its prefix.
+    heads = Counter(_first_name(units[h.id].speaker) for h in pool if h.id in units)
+    speakers = {name for name, count in heads.items() if name and count > 1}
     rows = []
     for position, hit in enumerate(pool, start=1):
         keyword = hit.scores.get(KEYWORD)
         cosine = hit.scores.get(SEMANTIC)
         unit = units.get(hit.id, Unit())
         near = [by_id[n] for n in (unit.previous, unit.next) if n is not None and n in by_id]
-        speaker = (unit.speaker or "").lower().split(" ")[0]
-        named = bool(speaker) and speaker in words
+        speaker = _first_name(unit.speaker)
+        named = speaker in speakers and speaker in words
         others = bool((speakers - {speaker}) & words)
         rows.append(
             [

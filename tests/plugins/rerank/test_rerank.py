@@ -8,10 +8,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from memex_rerank import LearnedRerank, RerankModel, RerankModelError, load_model
-from memex_rerank.features import NAMES, Unit, feature_rows, unit_of
-from memex_rerank.query import keyword_query
-from memex_rerank.settings import RerankSettingError, parse_settings
 
 from memex_core.api import Memex
 from memex_core.config import Config, load_config
@@ -25,6 +21,10 @@ from memex_core.domain import (
 )
 from memex_core.domain.chunking import message_fragments
 from memex_core.plugins import load_registry
+from memex_rerank import LearnedRerank, RerankModel, RerankModelError, load_model
+from memex_rerank.features import NAMES, Unit, feature_rows, unit_of
+from memex_rerank.query import keyword_query
+from memex_rerank.settings import RerankSettingError, parse_settings
 from memex_rrf import ReciprocalRankFusion
 from tests.core.catalog.test_catalog_contract_sessions import fragment
 from tests.support.component_doubles import DoublesPlugin
@@ -81,11 +81,17 @@ def test_fuse_is_rrf() -> None:
 def test_the_speaker_a_question_names_is_a_feature() -> None:
     assert unit_of("Caroline: I went hiking", "user") == Unit("Caroline", 13)
     assert unit_of("no speaker here", "assistant") == Unit("assistant", 15)
-    units = {"a": Unit("Caroline"), "b": Unit("Melanie")}
-    rows = feature_rows("What did Caroline paint?", [hit("a", 1, 0.5), hit("b", 1, 0.5)], units)
+    assert unit_of("Aspirin: a review", "note") == Unit(None, 17)  # a title, not a speaker
+    units = {"a": Unit("Caroline"), "b": Unit("Melanie"), "c": Unit("Caroline")}
+    units["d"] = Unit("Melanie")
+    pool = [hit(i, 1, 0.5) for i in "abcd"]
+    rows = feature_rows("What did Caroline paint?", pool, units)
     named, other = NAMES.index("speaker_named"), NAMES.index("other_speaker_named")
     assert (rows[0][named], rows[0][other]) == (1.0, 0.0)
     assert (rows[1][named], rows[1][other]) == (0.0, 1.0)
+    # A name heading one candidate only is a title ("Caroline: a biography"), no speaker.
+    rows = feature_rows("What did Caroline paint?", pool[:2], units)
+    assert [(r[named], r[other]) for r in rows] == [(0.0, 0.0), (0.0, 0.0)]
 
 
 def test_neighbours_count_only_when_next_to_each_other() -> None:
