@@ -147,7 +147,16 @@ def closes(new: Slot, old: Slot) -> str | None:
         kind = tool_category(new.value)
         if kind and kind == tool_category(old.value):
             return f"{who}: {kind} changed from {old.value} to {new.value}"
+    if what == "likes" and new.change and _same_head(new.value, old.value):
+        # "now prefers light mode" after "prefers dark mode": one kind of thing, another choice
+        return f"{who}: {what} changed from {old.value} to {new.value}"
     return None
+
+
+def _same_head(one: str, other: str) -> bool:
+    """Two phrases of two or more words with the same last word ("dark mode", "light mode")."""
+    a, b = one.split(), other.split()
+    return len(a) >= 2 and len(b) >= 2 and a[-1] == b[-1] and a != b
 
 
 def _verb(attribute: str) -> str:

@@ -378,8 +378,16 @@ def _possessed(m: _Match) -> list[Slot]:
     if attribute == "status":
         m.groups["v"] = raw
         return _status(m)
+    employer = re.match(r"(?i)(?:at|with|for)\s+(?P<v>.+)", raw.strip())
+    if attribute == "job" and employer:  # "User's new job is at Globex"
+        return _employer_value(m, employer.group("v"))
     value = tidy_value(raw)
     return [m.slot(value, attribute)] if value else []
+
+
+def _employer_value(m: _Match, raw: str) -> list[Slot]:
+    value = tidy_value(raw, _EMPLOYER_CUT)
+    return [m.slot(value, "works at")] if value else []
 
 
 def _purpose(m: _Match) -> list[Slot]:
@@ -389,6 +397,9 @@ def _purpose(m: _Match) -> list[Slot]:
     first = m.rule.kind == "purpose_first"
     if first and len(raw_subject.split()) == 1 and not PURPOSES.match(raw_subject.lower()):
         return []  # "Alice is on vacation": a person, not a purpose
+    words = raw_subject.split()
+    if first and len(words) > 1 and all(word[:1].isupper() for word in words):
+        return []  # "Alice Smith moved to the sales team": a name
     if m.subject in (None, "user", "we"):
         return []
     value = tidy_value(re.sub(r"(?i)^(?:using|to\s+use)\s+", "", m.text("v")))

@@ -139,7 +139,8 @@ PROJECT_RULES: tuple[Rule, ...] = (
         "tool",
         r"^(?:the\s+)?(?P<s>[\w-]+(?:\s+[\w-]+){0,2})\s+(?:runs\s+on|is\s+(?:now\s+)?on|"
         r"is\s+(?:now\s+)?(?:handled|done|hosted|managed)\s+(?:by|on|in|with)|"
-        r"(?:will|would)\s+use|is\s+going\s+to\s+use|is\s+(?:now\s+)?going\s+with)\s+"
+        r"(?:will|would)\s+use|is\s+going\s+to\s+use|is\s+(?:now\s+)?going\s+with|"
+        r"(?:was\s+|has\s+been\s+|got\s+)?(?:moved|migrated)\s+(?:over\s+)?to)\s+"
         r"(?P<v>.+?)(?:\s+instead\s+of\s+(?P<p>.+))?",
         kind="purpose_first",
         whole=True,
@@ -183,7 +184,8 @@ PROJECT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "date",
-        r"(?:will\s+happen|will\s+take\s+place|happens|is\s+happening|slipped|slid)\s+"
+        r"(?:will\s+happen|will\s+take\s+place|happens?|is\s+happening|are\s+happening|slipped|"
+        r"slid|(?:now\s+)?happen)\s+"
         r"(?:from\s+.+?\s+)?(?:on|to|in|at|until)\s+(?P<v>.+)",
         kind="date",
         keeps_times=True,
@@ -405,5 +407,11 @@ PROJECT_RULES: tuple[Rule, ...] = (
         kind="multi",
         single=False,
         weak=True,
+    ),
+    Rule(
+        "written in",
+        r"(?:is|was|has\s+been|got|are|were)\s+(?:now\s+|being\s+|fully\s+)?(?:re)?(?:written|"
+        r"implemented|built|coded|ported)\s+(?:in|to|with)\s+(?P<v>.+)",
+        kind="plain",
     ),
 )

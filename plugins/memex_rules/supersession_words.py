@@ -63,7 +63,8 @@ PURPOSES = compile_pattern(
     r"chat|messaging|docs|documentation|tracking|testing|tests|database|db|cache|caching|"
     r"queues?|infra|infrastructure|production|prod|staging|builds?|packaging|linting|"
     r"formatting|orm|routing|state|styling|css|observability|tracing|metrics|secrets|dns|"
-    r"cdn|email|notes|design|planning|backups?)$"
+    r"cdn|email|notes|design|planning|backups?|repo|repository|code|source|wiki|website|site|"
+    r"blog|newsletter|app|api)$"
 )
 
 OWNED_THINGS = compile_pattern(

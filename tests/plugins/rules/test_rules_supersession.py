@@ -267,6 +267,14 @@ CLOSES = [
     ("We deploy with Jenkins", "We now deploy with GitHub Actions", "deployment: tool"),
     ("Our database is MySQL", "Our database is now Postgres", "database: tool"),
     ("Maria's rent is $1,200", "Maria's rent went up to $1,400", "maria: rent"),
+    ("Hosting is on Heroku", "Hosting moved to Fly", "hosting: tool"),
+    ("User works at Acme", "User's new job is at Globex", "user: works at"),
+    ("User prefers dark mode", "User now prefers light mode", "user: likes"),
+    ("User uses a MacBook", "User switched to a ThinkPad", "user: uses"),
+    ("The API uses REST", "The API now uses GraphQL", "api: uses"),
+    ("The app is written in Python", "The app was rewritten in Go", "app: written in"),
+    ("Deploys happen on Fridays", "Deploys now happen on Tuesdays", "deploys: date"),
+    ("The repo is on GitHub", "The repo moved to GitLab", "repo: tool"),
 ]
 
 
@@ -361,6 +369,12 @@ KEEPS = [
     ("We host on AWS", "We deploy with Jenkins"),
     ("Maria reports to Tom", "Maria reports bugs to Ana"),
     ("Alice and Bob live in Paris", "Bob's sister moved to Rome"),
+    ("User prefers dark mode", "User prefers tea"),
+    ("User prefers window seats", "User now prefers dark mode"),
+    ("User likes jazz music", "User likes rock music"),
+    ("The app is written in Python", "The app is hosted on AWS"),
+    ("The repo is on GitHub", "The wiki is on Notion"),
+    ("Alice Smith lives in Rome", "Alice Smith moved to the sales team"),
 ]
 
 
