@@ -3,11 +3,15 @@
 ``read_slots("Alice moved to Berlin")`` gives ``(Slot("alice", "lives in", "berlin",
 change=True),)``; ``read_slots("Alice likes Berlin's museums")`` gives a slot of the
 multi-valued attribute ``likes``, which another value never closes. The attributes are the
-rules of :mod:`memex_rules.supersession_table`, their values read by
-:mod:`memex_rules.supersession_readers`. Here the text is prepared (contractions spelt out,
-every negation made one token, time phrases set aside) and the rules run; the slots kept are
-those with the shortest subject ("Alice" rather than "Alice moved to Berlin and"). English
-only, no model; the same text always gives the same slots.
+rules of :mod:`memex_rules.supersession_table` (personal facts) and
+:mod:`memex_rules.supersession_table_projects` (plans, tools, names, purposes), their values
+read by :mod:`memex_rules.supersession_readers`. Here the text is prepared (contractions
+spelt out, every negation made one token, "I"/"we" verbs put in the third person, a leading
+"After the wedding," dropped, time phrases set aside) and the rules run, on the whole text and
+on each clause (a clause without a subject takes the first one's); the slots kept are those
+with the shortest subject ("Alice" rather than "Alice moved to Berlin and"). Only the first
+:data:`MAX_CHARS` characters are read. English only, no model; the same text always gives the
+same slots.
 """
 
 from __future__ import annotations

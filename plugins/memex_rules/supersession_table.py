@@ -1,4 +1,6 @@
-"""The attributes the rules judge knows, as patterns over a prepared fact.
+"""The attributes the rules judge knows, as patterns over a prepared fact: this module holds
+the personal ones (where someone lives, work, studies, preferences, relationships, statuses,
+age, contact), :mod:`memex_rules.supersession_table_projects` the rest.
 
 Each :class:`Rule` is a pattern for what follows the subject ("lives in X", "works at X",
 "is married to X") or, with ``whole``, for the whole sentence ("X is Alice's favourite
