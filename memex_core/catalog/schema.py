@@ -331,7 +331,7 @@ MIGRATIONS.append(
 #: recorded. Closing a fact is a revision (action 'supersede'; 'reopen' undoes it).
 VALIDITY = """
         UPDATE memories SET valid_from = created_at;
-        CREATE INDEX memories_current ON memories(owner, collection, valid_until);
+        CREATE INDEX memories_valid_until ON memories(valid_until);  -- "was any closed?"
         CREATE INDEX memories_superseded_by ON memories(superseded_by);
 """
 

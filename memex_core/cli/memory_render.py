@@ -241,6 +241,8 @@ def print_memories(records: Sequence[MemoryRecord], limit: int) -> None:
         )
         text = f"{r.path}: {snippet(r.content, 90)}" if r.path else snippet(r.content, 110)
         console.print("    " + esc(text))
+        if not r.is_current:
+            console.print(superseded_line(r.holds_from, r.valid_until, r.superseded_by))
     more = f" (the first {limit}; --limit shows more)" if len(records) >= limit else ""
     console.print(f"[dim]{len(records)} memories{more}.[/]")
 

@@ -75,6 +75,14 @@ def test_history_shows_the_chain_above_the_revisions(run: Run) -> None:
     assert [r["action"] for r in revisions] == ["create", "supersede"]
 
 
+def test_memories_marks_superseded_facts(run: Run) -> None:
+    remember(run, "Alice lives in Paris", "--at", "2024-01-10")
+    berlin = remember(run, "Alice moved to Berlin", "--at", "2024-06-01")
+    listed = run("memories", "--user", "alice").output
+    assert f"superseded 2024-01-10 00:00 → 2024-06-01 00:00 by {berlin}" in listed
+    assert listed.count("superseded") == 1
+
+
 def test_undelete_reopens_a_superseded_fact(run: Run) -> None:
     paris = remember(run, "Alice lives in Paris", "--at", "2024-01-10")
     remember(run, "Alice moved to Berlin", "--at", "2024-06-01")
