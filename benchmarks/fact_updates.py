@@ -25,7 +25,7 @@ from benchmarks.context import RunContext, log, write_config
 from benchmarks.fact_updates_cases import DEV, LATE, TEST, UNRELATED, UPDATE, Case, load
 from benchmarks.fact_updates_judge import Outcome, build_judge, share, tally, wrong_rate
 from benchmarks.fact_updates_judge import run as judge_all
-from benchmarks.fact_updates_memex import Answered, HomeRun, accuracy, run_home
+from benchmarks.fact_updates_memex import Answered, HomeRun, accuracy, empty, run_home
 from benchmarks.memory_throughput import missing_components
 from benchmarks.report import Check, Section, ms, table
 from memex_core.api import Memex
@@ -123,6 +123,10 @@ def _e2e_figures(run_: HomeRun, split: str) -> dict[str, tuple[int, int]]:
         "as_of": accuracy(answered, "as_of"),
         "closings": (updates.exact, updates.cases),
         "wrong": _wrong(outcomes),
+        "current_unfloored": accuracy(answered, "current_unfloored"),
+        "as_of_unfloored": accuracy(answered, "as_of_unfloored"),
+        "empty_now": empty(answered, "current"),
+        "empty_then": empty(answered, "as_of"),
         "lost": (sum(a.lost for a in answered), sum(len(a.outcome.case.facts) for a in answered)),
         "history": (sum(a.history_ok for a in answered), len(answered)),
     }
@@ -158,12 +162,17 @@ def run_e2e(ctx: RunContext, cases: list[Case]) -> tuple[HomeRun | None, HomeRun
     skipped = ctx.embedder_available()
     if skipped:
         return None, None, skipped
-    homes = (("rules (default)", ""), ("supersession off", '[supersession]\nuse = "none"\n'))
+    # The peer closes nothing: only its answers on the test split's questions are compared.
+    asked = [c for c in cases if c.split == TEST and c.type != UNRELATED]
+    homes = (
+        ("rules (default)", "", cases),
+        ("supersession off", '[supersession]\nuse = "none"\n', asked),
+    )
     runs = []
-    for name, extra in homes:
-        log(f"fact updates, end to end, {name}: {len(cases)} cases")
+    for name, extra, some in homes:
+        log(f"fact updates, end to end, {name}: {len(some)} cases")
         with _home(ctx, "fact-updates-" + name.split()[0], extra) as mx:
-            runs.append(run_home(mx, name, cases))
+            runs.append(run_home(mx, name, some))
     return runs[0], runs[1], ""
 
 
@@ -281,6 +290,20 @@ def _e2e_section(section: Section, main: HomeRun, peer: HomeRun) -> None:
             _rate(*as_of) >= TARGET,
         ),
         Check(
+            "current fact on top, relevance floor off (test)",
+            share(*test["current_unfloored"]),
+            f">= {TARGET}",
+            f"supersession off {share(*off['current_unfloored'])}",
+            _rate(*test["current_unfloored"]) >= TARGET,
+        ),
+        Check(
+            "`as_of` top is the fact valid then, relevance floor off (test)",
+            share(*test["as_of_unfloored"]),
+            f">= {TARGET}",
+            f"supersession off {share(*off['as_of_unfloored'])}",
+            _rate(*test["as_of_unfloored"]) >= TARGET,
+        ),
+        Check(
             "unrelated pairs and late facts with a wrong closing, end to end (test)",
             f"{_rate(*wrong):.1%} ({wrong[0]}/{wrong[1]})",
             f"<= {WRONG_TARGET:.0%}",
@@ -295,21 +318,15 @@ def _e2e_section(section: Section, main: HomeRun, peer: HomeRun) -> None:
             lost[0] == 0 and history[0] == history[1],
         ),
     ]
-    rows = [
-        [
-            run_.name,
-            split,
-            share(*f["current"]),
-            share(*f["as_of"]),
-            share(*f["closings"]),
-            share(*f["wrong"]),
-        ]
-        for run_, split, f in (
-            (main, DEV, figures[DEV]),
-            (main, TEST, test),
-            (peer, TEST, off),
-        )
+    columns = (
+        "current", "as_of", "empty_now", "empty_then", "current_unfloored", "as_of_unfloored",
+        "closings", "wrong",
+    )  # fmt: skip
+    rows: list[list[object]] = [
+        [main.name, split, *(share(*f[k]) for k in columns)] for split, f in figures.items()
     ]
+    rows.append([peer.name, "test (questions only)", *(share(*off[k]) for k in columns[:6])])
+    rows[-1] += ["-", "-"]
     per_fact = main.remember_seconds / max(1, main.remembered)
     per_recall = main.recall_seconds / max(1, main.recalls)
     section.add(
@@ -321,6 +338,10 @@ def _e2e_section(section: Section, main: HomeRun, peer: HomeRun) -> None:
                 "split",
                 "current on top",
                 "as-of on top",
+                "no hit at all, now",
+                "no hit at all, as of",
+                "current on top, floor off",
+                "as-of on top, floor off",
                 "updates closed right",
                 "wrong closings (late + unrelated)",
             ),

@@ -23,6 +23,7 @@ from benchmarks.context import log
 from benchmarks.fact_updates_cases import UNRELATED, Case, iso
 from benchmarks.fact_updates_judge import Outcome
 from memex_core.api import Memex
+from memex_core.domain.search_options import SearchOptions
 
 LIMIT = 5
 
@@ -36,6 +37,8 @@ class Answered:
     as_of: bool | None = None
     current_top: str = ""
     as_of_top: str = ""
+    current_unfloored: bool | None = None  # the same with the relevance floor off
+    as_of_unfloored: bool | None = None
     lost: int = 0
     history_ok: bool = True
     errors: list[str] = field(default_factory=list)
@@ -52,7 +55,7 @@ class HomeRun:
 
 
 def _top(hits: Sequence[Any]) -> tuple[str, str]:
-    return (hits[0].memory_id, hits[0].text) if hits else ("", "(nothing)")
+    return (hits[0].memory_id, hits[0].text) if hits else ("", NOTHING)
 
 
 def _case(mx: Memex, case: Case, run: HomeRun) -> Answered:
@@ -103,6 +106,14 @@ def _case(mx: Memex, case: Case, run: HomeRun) -> Answered:
     answered.as_of = _top(then)[0] == ids[case.as_of.fact]
     run.recall_seconds += time.perf_counter() - started
     run.recalls += 2
+    # Without the relevance floor: whether the right fact leads once every hit is shown
+    # (a question sharing no word with its facts may fall under the floor).
+    agent = mx.agent(user)
+    for name, pick in (("current", case.current), ("as_of", case.as_of)):
+        at = iso(pick.at) if pick.at is not None else None
+        asked = SearchOptions(query=case.question, limit=LIMIT, floor="off", as_of=at)
+        top = _top(agent.search(asked))[0]
+        setattr(answered, f"{name}_unfloored", top == ids[pick.fact])
     return answered
 
 
@@ -113,6 +124,16 @@ def run_home(mx: Memex, name: str, cases: Sequence[Case]) -> HomeRun:
         if number % 100 == 0:
             log(f"fact updates, {name}: {number}/{len(cases)} cases")
     return run
+
+
+NOTHING = "(nothing)"
+
+
+def empty(answered: Sequence[Answered], name: str) -> tuple[int, int]:
+    """Questions ``recall`` answered with no hit at all (a retrieval miss, not a closing's),
+    for ``current`` or ``as_of``, and the questions asked."""
+    asked = [a for a in answered if getattr(a, name) is not None]
+    return sum(getattr(a, f"{name}_top") == NOTHING for a in asked), len(asked)
 
 
 def accuracy(answered: Sequence[Answered], name: str) -> tuple[int, int]:
