@@ -333,6 +333,13 @@ def _status(m: _Match) -> list[Slot]:
     return []
 
 
+def _work_status(m: _Match) -> list[Slot]:
+    """ "Joanna started writing her second screenplay" / "... finished her second screenplay"."""
+    done = m.text("d").lower()
+    value = "in progress" if not done else "cancelled" if done == "abandoned" else "done"
+    return [m.slot(value)] if m.subject else []
+
+
 def _age(m: _Match) -> list[Slot]:
     years = number(m.text("v"))
     if years is None or not 0 < years < 125:
@@ -514,6 +521,7 @@ _READERS: dict[str, Callable[[_Match], list[Slot]]] = {
     "count_end": _count_end,
     "status": _status,
     "age": _age,
+    "work_status": _work_status,
     "contact": _contact,
     "possessed": _possessed,
     "purpose": _purpose,

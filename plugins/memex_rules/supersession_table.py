@@ -166,7 +166,8 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         "works at",
         r"(?:is\s+(?:now\s+)?(?P<x>unemployed|jobless|between\s+jobs|out\s+of\s+work|retired|"
         r"self-employed|a\s+freelancer|freelancing)|(?P<y>retired|lost\s+(?:her|his|their|my)\s+job|"
-        r"(?:quit|left)\s+(?:her|his|their|my)\s+job|(?:was|got)\s+(?:laid\s+off|fired|let\s+go)))",
+        r"(?:quit|left)\s+(?:her|his|their|my)\s+job|(?:was|got)\s+(?:laid\s+off|fired|let\s+go))"
+        r"(?:\s+(?:at|with|from|by)\s+.+)?)",
         kind="no_employer",
         change=True,
     ),

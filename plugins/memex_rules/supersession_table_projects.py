@@ -414,4 +414,21 @@ PROJECT_RULES: tuple[Rule, ...] = (
         r"implemented|built|coded|ported)\s+(?:in|to|with)\s+(?P<v>.+)",
         kind="plain",
     ),
+    Rule(
+        "status",
+        r"^(?P<w>.+?)\s+(?:(?P<v>started|began|is|are)\s+(?:writing|working\s+on|building|making|"
+        r"painting|recording|knitting|drafting|renovating)|(?P<d>finished|completed|wrapped\s+up|"
+        r"abandoned|published|released|launched|shipped))\s+(?:her|his|their|my|our|a|an|the)\s+"
+        r"(?P<s>.+)",
+        kind="work_status",
+        whole=True,
+    ),
+    Rule(
+        "works at",
+        r"(?:started|began|got|landed|accepted|took)\s+(?:a|an)\s+(?:new\s+)?(?:part-time\s+|"
+        r"full-time\s+|paid\s+|summer\s+)?(?:internship|apprenticeship|placement|traineeship|"
+        r"job|position|role)\s+(?:as\s+.+?\s+)?(?:at|with|in|for)\s+(?P<v>.+)",
+        kind="employer",
+        change=True,
+    ),
 )

@@ -275,6 +275,16 @@ CLOSES = [
     ("The app is written in Python", "The app was rewritten in Go", "app: written in"),
     ("Deploys happen on Fridays", "Deploys now happen on Tuesdays", "deploys: date"),
     ("The repo is on GitHub", "The repo moved to GitLab", "repo: tool"),
+    (
+        "Joanna started writing her second novel",
+        "Joanna finished her second novel",
+        "second novel: status",
+    ),
+    (
+        "Gina lost her job at DoorDash",
+        "Gina started a part-time internship at Zara",
+        "gina: works at",
+    ),
 ]
 
 
