@@ -373,7 +373,7 @@ def _kinds() -> tuple[Kind, ...]:
             {"project": PROJECTS},
             (
                 "The new app is called {project}",
-                "{P} project is named {project}",
+                "{P} new app is named {project}",
                 "{S} [calls|call] the new app {project}",
             ),
             (
