@@ -19,6 +19,7 @@ from tests.support.server_fixtures import assert_clean_response, error_of
 #: Agent routes and a body each accepts (``{ref}`` etc. filled in per test).
 AGENT_ROUTES: dict[str, dict[str, Any]] = {
     "/v1/memory/get": {"ref": "user/notes.md"},
+    "/v1/memory/chain": {"ref": "user/notes.md"},
     "/v1/memory/list": {},
     "/v1/memory/search": {"query": "tea"},
     "/v1/memory/links": {"ref": "user/notes.md"},
@@ -40,7 +41,7 @@ AGENT_ROUTES: dict[str, dict[str, Any]] = {
 READ_ROUTES = [
     r
     for r in AGENT_ROUTES
-    if r.rsplit("/", 1)[1] in ("get", "list", "search", "links", "fragments", "context")
+    if r.rsplit("/", 1)[1] in ("get", "chain", "list", "search", "links", "fragments", "context")
 ]
 INJECTED_FIELDS = {
     "user_id": "bob",

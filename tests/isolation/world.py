@@ -58,17 +58,21 @@ class NoFacts:
         return []
 
 
-def isolation_memex(home: Path) -> Memex:
-    """``fast_memex`` plus a pass-through redactor (no model, no secrets plugin needed)."""
+def isolation_memex(home: Path, *, plugins: dict[str, Any] | None = None, **chosen: str) -> Memex:
+    """``fast_memex`` plus a pass-through redactor (no model, no secrets plugin needed);
+    ``plugins`` (name -> plugin) registered too and ``chosen`` components picked."""
     registry = load_registry()
     registry.register_plugin(DoublesPlugin(home), name="doubles")
     registry.register_plugin(IsolationPlugin(), name="isolation")
+    for name, plugin in (plugins or {}).items():
+        registry.register_plugin(plugin, name=name)
     base = load_config(home)
     components = {
         **base.components,
         "embedder": "hashing",
         "vector_store": "memory",
         "redactor": "isolation-plain",
+        **chosen,
     }
     return Memex(registry=registry, config=Config(home=home, components=components, raw={}))
 

@@ -1,0 +1,297 @@
+"""Isolation matrix, family 9: facts that change over time (issue 30).
+
+Bob's facts change too: he lived in Oslo (2023-01-10), then moved to Lisbon (2023-06-01),
+so his Oslo fact is superseded and readable by time. Alice's agent must never
+
+* close one of bob's facts or a shared memory with a fact of hers, whatever she writes
+  (bob's words exactly, "Bob moved to ...", "no longer"), and whatever a judge says (a
+  hostile judge naming every memory in the home);
+* read bob's facts, superseded or not, through ``as_of`` or ``include_superseded`` (memory
+  search, the view's search, the MCP ``recall`` tool);
+* read bob's chain through history (``chain``, ``POST /v1/memory/chain``,
+  ``Memex.history``): it is not found, exactly as an unknown id, and logged as such.
+
+Bob's chain is added to each surface's session home by the operator the first time a
+case needs it (the surfaces' own tables of foreign ids are fixed before it, so the cases
+check these ids themselves).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memex_core.domain.memory.validity import Supersession, TimedFact
+from memex_core.handles import MemoryNotFound
+from memex_core.hookspecs import hookimpl
+from tests.isolation.surfaces import ACCESS_LOG, HANDLE, MEMORY_SEARCH, RAW_HTTP, Surface, on
+from tests.isolation.world import ALICE, READABLE, UNKNOWN_ID, Home, isolation_memex
+from tests.support.memory_attacks import BOB_CANARY, BOB_HIDDEN
+
+OSLO = f"Bob lives in Trondheim ({BOB_CANARY})"
+LISBON = f"Bob moved to Coimbra ({BOB_HIDDEN})"
+#: What alice's agent writes to try to close bob's facts or a shared one (bob's own words
+#: but for the canaries, which must stay bob's alone).
+ALICE_TRIES = (
+    "Bob lives in Trondheim",
+    "Bob moved to Coimbra",
+    "Bob no longer lives in Trondheim",
+    "Bob moved to Berlin",
+    "Bob now lives in Madrid",
+    "Team handbook: refunds within sixty days now.",
+    "Everyone on the team likes the espresso machine",
+    "Nobody on the team likes the espresso machine any more",
+)
+#: (as_of, include_superseded) asked of memory search: during Oslo, after the move, before
+#: anything, everything.
+TIMES: list[tuple[str | None, bool]] = [
+    ("2023-03-01", False),
+    ("2023-07-01", False),
+    ("2020-01-01", False),
+    (None, True),
+    ("2023-03-01", True),
+]
+QUERY = "Bob lives Trondheim moved Coimbra"
+
+_chains: dict[str, tuple[str, str]] = {}
+
+
+def bob_chain(surface: Surface) -> tuple[str, str]:
+    """Bob's Oslo and Lisbon facts in ``surface``'s home (Oslo superseded by Lisbon), made
+    once per home by the operator acting for bob."""
+    key = surface.name  # each surface of this family has a home of its own
+    if key not in _chains:
+        if hasattr(surface, "op"):  # http: the operator's client, acting for bob
+            bob: Any = surface.op.operator().agent("bob")  # type: ignore[attr-defined]
+        else:
+            local = getattr(surface, "local", surface)
+            bob = local.bob()
+        oslo = bob.remember(OSLO, at="2023-01-10").memory_ids[0]
+        lisbon = bob.remember(LISBON, at="2023-06-01").memory_ids[0]
+        closed = surface.rows(
+            "SELECT valid_until, superseded_by FROM memories WHERE id = ?", (oslo,)
+        )
+        assert closed[0][1] == lisbon, closed  # the world this family needs
+        _chains[key] = (oslo, lisbon)
+    return _chains[key]
+
+
+def validity(surface: Surface) -> list[tuple[Any, ...]]:
+    """Every memory alice does not own, with its validity and revision."""
+    return surface.rows(
+        "SELECT id, owner, revision, valid_from, valid_until, superseded_by FROM memories "
+        "WHERE owner != 'users/alice' ORDER BY id"
+    )
+
+
+def assert_no_bob(
+    value: object,
+    surface: Surface,
+    ids: Sequence[str],
+    *,
+    corpus: bool = False,
+    typed: Sequence[str] = (),
+) -> None:
+    """Nothing of bob's in ``value`` (``corpus``: the operator's corpus may show; ``typed``:
+    what alice typed, which an error may repeat)."""
+    from tests.support.server_fixtures import exposed
+
+    text = exposed(value)
+    for own in typed:
+        text = text.replace(own, "")
+    for secret in (*ids, BOB_CANARY, BOB_HIDDEN):
+        assert secret not in text, f"{secret} leaked: {text[:400]}"
+    surface.assert_reveals_nothing(value, corpus=corpus, typed=typed)
+
+
+# -- alice's facts never close bob's or shared ones ---------------------------------------------
+
+
+@pytest.mark.parametrize("surface", ["inprocess", "http", "mcp"], indirect=True)
+def test_alices_facts_never_close_bobs_or_shared_ones(surface: Surface) -> None:
+    bob_chain(surface)
+    before, foreign = validity(surface), surface.foreign_state()
+    for text in ALICE_TRIES:
+        for collection in (None, "acme"):
+            if surface.name == "mcp":
+                arguments = {"text": text, "collection": collection}
+                result = surface.call("remember", arguments)  # type: ignore[attr-defined]
+                assert not result.is_error, result.text
+            else:
+                surface.alice().remember(text, at="2024-01-01", collection=collection)
+    assert validity(surface) == before
+    assert surface.foreign_state() == foreign
+    closed_by_alice = surface.rows(
+        "SELECT m.id, m.owner FROM memories m JOIN memories a ON a.id = m.superseded_by "
+        "WHERE a.owner = 'users/alice'"
+    )
+    assert all(owner == "users/alice" for _, owner in closed_by_alice), closed_by_alice
+
+
+class Everything:
+    """A hostile judge: every memory id it knows is superseded by every new fact."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+
+    def valid_from(self, text: str, said_at: float) -> float:
+        return said_at
+
+    def supersedes(self, new: TimedFact, earlier: Sequence[TimedFact]) -> list[Supersession]:
+        named = [*self.ids, *(f.memory_id or "" for f in earlier)]
+        return [Supersession(i, "everything", "hostile") for i in named if i != new.memory_id]
+
+
+class HostilePlugin:
+    def __init__(self, judge: Everything) -> None:
+        self.judge = judge
+
+    @hookimpl
+    def register_supersession_judges(self, register: Any) -> None:
+        register("hostile", lambda context: self.judge)
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Iterator[Home]:
+    """A home of its own whose supersession judge is :class:`Everything`."""
+    judge = Everything()
+    mx = isolation_memex(
+        tmp_path / "home", plugins={"hostile": HostilePlugin(judge)}, supersession_judge="hostile"
+    )
+    home = Home(mx)
+    home.ids["bob"] = home.bob().remember(OSLO).memory_ids[0]
+    home.ids["bob_acme"] = (
+        home.bob().remember("Bob handles acme billing", collection="acme").memory_ids[0]
+    )
+    home.ids["shared"] = mx.operator("admin").write("shared/handbook.md", "Refunds in 30 days.").id
+    judge.ids = list(home.ids.values())
+    yield home
+    mx.close()
+
+
+def test_a_hostile_judge_cannot_close_bobs_or_shared_facts(
+    hostile: Home,
+) -> None:
+    home = hostile
+    alice = home.alice()
+    first = alice.remember("Alice lives in Paris").memory_ids[0]
+    for text in ALICE_TRIES:
+        for collection in (None, "acme"):
+            alice.remember(text, collection=collection)
+    rows = home.mx.query("SELECT id, owner, valid_until, superseded_by FROM memories ORDER BY id")[
+        1
+    ]
+    for memory_id, owner, valid_until, superseded_by in rows:
+        if owner != "users/alice":
+            assert (valid_until, superseded_by) == (None, None), (memory_id, owner)
+    # The judge was heard on alice's own facts: her first one is closed.
+    assert home.alice().get(first).valid_until is not None
+
+
+# -- reading by time never reaches bob's facts --------------------------------------------------
+
+
+def _recall(surface: Surface, as_of: str | None, everything: bool, mode: str) -> Any:
+    if surface.name == "mcp":
+        arguments: dict[str, Any] = {"query": QUERY, "mode": mode, "limit": 50}
+        if as_of:
+            arguments["as_of"] = as_of
+        if everything:
+            arguments["include_superseded"] = True
+        result = surface.call("recall", arguments)  # type: ignore[attr-defined]
+        assert not result.is_error, result.text
+        return result
+    return surface.alice().search(
+        QUERY, mode=mode, limit=50, as_of=as_of, include_superseded=everything
+    )
+
+
+@on(MEMORY_SEARCH)
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+@pytest.mark.parametrize(("as_of", "everything"), TIMES)
+def test_reading_by_time_never_shows_bobs_facts(
+    surface: Surface, as_of: str | None, everything: bool, mode: str
+) -> None:
+    ids = bob_chain(surface)
+    found = _recall(surface, as_of, everything, mode)
+    assert_no_bob(found, surface, ids)
+    if surface.name != "mcp":
+        owners = surface.owners()
+        assert all(owners.get(hit.memory_id) in READABLE for hit in found), found
+
+
+@on(RAW_HTTP)
+@pytest.mark.parametrize("route", ["/v1/memory/search", "/v1/search", "/v1/context"])
+@pytest.mark.parametrize(("as_of", "everything"), TIMES)
+def test_raw_routes_by_time_never_show_bobs_facts(
+    surface: Surface, route: str, as_of: str | None, everything: bool
+) -> None:
+    ids = bob_chain(surface)
+    body: dict[str, Any] = {"query": QUERY, "mode": "keyword", "include_superseded": everything}
+    if as_of:
+        body["as_of"] = as_of
+    for key in surface.keys:  # type: ignore[attr-defined]
+        response = surface.raw(key).post(route, body)  # type: ignore[attr-defined]
+        assert response.status_code == 200, response.text[:300]
+        assert_no_bob(response, surface, ids, corpus=route != "/v1/memory/search")
+
+
+# -- history: bob's chain is not found ----------------------------------------------------------
+
+
+def _shape(result: object, ref: str) -> tuple[str, str]:
+    return type(result).__name__, str(result).replace(ref, "<ref>")
+
+
+def _chain(surface: Surface, ref: str) -> object:
+    return surface.attempt(surface.alice(), "chain", ref)
+
+
+@on(HANDLE, ACCESS_LOG)
+def test_history_of_bobs_facts_is_not_found_like_an_unknown_id(surface: Surface) -> None:
+    ids = bob_chain(surface)
+    unknown = _chain(surface, UNKNOWN_ID)
+    assert surface.is_not_found(unknown), unknown
+    for ref in ids:
+        result = _chain(surface, ref)
+        assert surface.is_not_found(result), result
+        assert _shape(result, ref) == _shape(unknown, UNKNOWN_ID)
+        assert_no_bob(result, surface, ids, typed=(ref,))
+        entry = surface.assert_logged("history", result)
+        assert entry["user_id"] == ALICE
+
+
+@on(RAW_HTTP)
+def test_the_chain_route_refuses_bobs_facts_for_every_key(surface: Surface) -> None:
+    ids = bob_chain(surface)
+    for key in surface.keys:  # type: ignore[attr-defined]
+        raw = surface.raw(key)  # type: ignore[attr-defined]
+        unknown = raw.post("/v1/memory/chain", {"ref": UNKNOWN_ID})
+        for ref in ids:
+            response = raw.post("/v1/memory/chain", {"ref": ref})
+            assert response.status_code == 404, response.text[:300]
+            assert response.text.replace(ref, "<ref>") == unknown.text.replace(UNKNOWN_ID, "<ref>")
+            assert_no_bob(response, surface, ids, typed=(ref,))
+
+
+@on(HANDLE, ACCESS_LOG)
+def test_alices_own_chain_holds_only_her_facts(surface: Surface) -> None:
+    ids = bob_chain(surface)
+    alice = surface.alice()
+    paris = alice.remember("Alice lives in Vienna", at="2022-01-01").memory_ids[0]
+    alice.remember("Alice moved to Prague", at="2022-06-01")
+    chain = alice.chain(paris)
+    assert [r.owner for r in chain] == ["users/alice"] * len(chain) and len(chain) >= 2
+    assert_no_bob(chain, surface, ids)
+
+
+@pytest.mark.parametrize("surface", ["inprocess"], indirect=True)
+def test_memex_history_for_alice_refuses_bobs_facts(surface: Surface) -> None:
+    ids = bob_chain(surface)
+    mx = surface.mx  # type: ignore[attr-defined]
+    for ref in ids:
+        with pytest.raises(MemoryNotFound):
+            mx.history(ref, user=ALICE)
