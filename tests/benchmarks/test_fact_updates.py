@@ -147,3 +147,24 @@ def test_section_on_a_handful(
     text = "\n".join(section.body)
     assert "| none | test |" in text and "| same_subject |" in text
     assert "End to end skipped: not here." in text
+
+
+def test_end_to_end_on_a_handful(cases: list[Case], tmp_path: Path) -> None:
+    """The end-to-end scorer against a keyword-only home (no model): ids, closings read from
+    the records, recall now and as of, history; cases kept apart by user."""
+    from benchmarks.context import write_config
+    from benchmarks.fact_updates_memex import accuracy, run_home
+    from benchmarks.memory_throughput import KEYWORD_ONLY_CONFIG
+    from memex_core.api import Memex
+
+    handful = [c for c in cases if c.kind == "residence" and c.type == UPDATE][:2]
+    handful += [c for c in cases if c.type == UNRELATED][:2]
+    write_config(tmp_path, KEYWORD_ONLY_CONFIG, cached_embedder=False)
+    with Memex(home=tmp_path) as mx:
+        home = run_home(mx, "keyword only", handful)
+    assert home.remembered == sum(len(c.facts) for c in handful)
+    assert all(a.lost == 0 and a.history_ok for a in home.answered)
+    assert accuracy(home.answered, "current")[1] == 2
+    assert all(a.current_unfloored is not None for a in home.answered[:2])
+    assert all(len(a.outcome.valid_from) == len(a.outcome.case.facts) for a in home.answered)
+    assert not any(a.outcome.errors for a in home.answered)  # no closing across cases
