@@ -7,6 +7,7 @@ lock and calls these around it, so the counts are the purge's own.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 from memex_core.domain.memory.receipts import RECEIPT_TABLES, HomeCounts
@@ -33,9 +34,17 @@ def home_counts(mx: MemoryHome) -> HomeCounts:
 
 def erase_purged(mx: MemoryHome) -> None:
     """After the purge's transaction: rewrite the keyword index without the deleted
-    documents' words and generations, and the catalog without the deleted rows' bytes."""
+    documents' words and generations, the catalog without the deleted rows' bytes, and
+    the vector store's own files without the deleted vectors (a store's optional
+    ``compact()``)."""
     mx.keyword_sync.compact()
     mx.catalog.erase_freed()
+    if mx.semantic_unavailable_reason() is None:
+        compact = getattr(mx.vector_store, "compact", None)  # optional (chroma's folder)
+        if compact is not None:
+            # out of reach: its deletes are done (or queued); its log goes at a later sync
+            with contextlib.suppress(MemexError):
+                compact()
 
 
 def store_name(store: object) -> str:

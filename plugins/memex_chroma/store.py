@@ -22,6 +22,7 @@ from memex_chroma.connection import (
     open_client,
     resolve_location,
 )
+from memex_chroma.erasure import push_log, vacuum
 from memex_chroma.log_tail import unsynced_records
 from memex_chroma.metadata import fragment_metadata, passes, where_clause
 from memex_chroma.outage import ServerHealth
@@ -534,6 +535,23 @@ class ChromaVectorStore(ClosesOnExit):
                     )
                 rewritten += len(ids)
         return rewritten
+
+    def compact(self) -> int:
+        """After a purge: leave no copy of deleted vectors in chroma's log or free pages
+        (see :mod:`memex_chroma.erasure`); returns the placeholder records written to make
+        chroma sync. A server: 0."""
+        if self.location.path is None:
+            return 0
+        written = 0
+        with self._operation(write=True):
+            collection = self._writable_collection()
+            dimension = (collection.metadata or {}).get(DIMENSION_KEY) if collection else None
+            if collection is not None and isinstance(dimension, int) and dimension > 0:
+                threshold = _sync_threshold(collection)
+                batch = self.max_batch_size()
+                written = push_log(collection, self.location.path, threshold, dimension, batch)
+            vacuum(self.location.path)
+        return written
 
     def count(self) -> int:
         def work() -> int:

@@ -151,10 +151,14 @@ def test_a_purge_leaves_no_trace_of_the_users_text(home: Home) -> None:
     assert receipt.log_entries_blanked >= 4
     assert receipt.after.tables["memories"] == BOB_FACTS + 1
 
-    # The home's files: the catalog (and its write-ahead log), keyword index, chroma.
+    # The home's files: the catalog (and its write-ahead log), keyword index, chroma
+    # (whose own log kept every vector's id and metadata until it synced).
+    ids = (*made["fragments"], *made["alice"])
     assert _found_in_files(root, words) == {}
+    assert _found_in_files(root, ids) == {}
     if home.url is not None:
         assert _found_in_database(home.url, words) == {}
+        assert _found_in_database(home.url, ids) == {}
     vectors = mx.vector_store
     assert not set(made["fragments"]) & set(vectors.ids())  # type: ignore[attr-defined]
     assert not set(made["fragments"]) & mx.keyword_store.ids()
@@ -171,7 +175,8 @@ def test_a_purge_leaves_no_trace_of_the_users_text(home: Home) -> None:
     if home.engine == "sqlite":
         assert set(_found_in_files(root, (BOB, SHARED))["catalog.sqlite"]) == {BOB, SHARED}
     mx.close()
-    assert _found_in_files(root, words) == {}  # and once closed (the log checkpointed)
+    # and once closed (the memory ids are back in the log: the viewer was asked for them)
+    assert _found_in_files(root, (*words, *made["fragments"])) == {}
 
 
 def test_a_purge_by_id_removes_that_memory_only(tmp_path: Path) -> None:
