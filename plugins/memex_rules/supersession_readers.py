@@ -402,11 +402,9 @@ def _purpose(m: _Match) -> list[Slot]:
     if not raw_subject or PURPOSE_STOP.match(raw_subject.lower()):
         return []
     first = m.rule.kind == "purpose_first"
-    if first and len(raw_subject.split()) == 1 and not PURPOSES.match(raw_subject.lower()):
-        return []  # "Alice is on vacation": a person, not a purpose
     words = raw_subject.split()
-    if first and len(words) > 1 and all(word[:1].isupper() for word in words):
-        return []  # "Alice Smith moved to the sales team": a name
+    if first and not PURPOSES.match(words[-1].lower()):
+        return []  # "Alice is on vacation", "My sister lives in Rome": no purpose
     if m.subject in (None, "user", "we"):
         return []
     value = tidy_value(re.sub(r"(?i)^(?:using|to\s+use)\s+", "", m.text("v")))

@@ -94,7 +94,7 @@ PERSONAL_RULES: tuple[Rule, ...] = (
     Rule(
         "lives in",
         r"(?:lives|is\s+living|resides|is\s+residing|is\s+staying|stays|has\s+lived|"
-        r"has\s+been\s+living|is\s+(?:based|located|settled)|settled|has\s+settled|"
+        r"has\s+been\s+living|is\s+(?:based|located|settled)|settled|has\s+settled|is\s+settling|"
         rf"makes\s+{POSS}home)\s+(?:down\s+)?{_PLACE_PREP}?\s*(?P<v>.+)",
         kind="place",
     ),
@@ -103,7 +103,7 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         "lives in",
         r"(?:moved|has\s+moved|relocated|has\s+relocated|moved\s+house|emigrated|immigrated|"
         r"went\s+back|returned|is\s+back|came\s+back|has\s+returned|moves|moved\s+over)\s+"
-        r"(?:back\s+|over\s+|away\s+)?(?:from\s+(?P<p>.+?)\s+)?(?:to|into|in\s+to|home\s+to)\s+"
+        r"(?:back\s+|over\s+|away\s+|house\s+)?(?:from\s+(?P<p>.+?)\s+)?(?:to|into|in\s+to|home\s+to)\s+"
         r"(?P<v>.+)",
         kind="place",
         change=True,
@@ -150,7 +150,7 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         r"(?:job|position|role|offer)(?:\s+offer)?|landed\s+a\s+(?:new\s+)?(?:job|role|position)|"
         r"got\s+hired|was\s+hired|has\s+been\s+hired|signed\s+with|moved\s+to\s+a\s+job|"
         r"switched\s+jobs?|changed\s+jobs?|began\s+working)"
-        r"(?:\s+as\s+(?P<r>.+?))?\s+(?:at|for|with|by)\s+(?P<v>.+)",
+        r"(?:\s+as\s+(?P<r>.+?))?\s+(?:at|for|with|by|to)\s+(?P<v>.+)",
         kind="employer",
         change=True,
     ),
@@ -346,8 +346,8 @@ PERSONAL_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "has",
-        r"(?:sold|gave\s+away|gave\s+up|lost|got\s+rid\s+of|rehomed|gave\s+up)\s+"
-        rf"(?:her|his|their|my|the|its)\s+(?:[\w-]+\s+){{0,2}}?(?P<a>{THINGS})\b.*",
+        r"(?:sold|gave\s+away|gave\s+up|lost|got\s+rid\s+of|rehomed|gave|found\s+a\s+home\s+for)\s+"
+        rf"(?:her|his|their|my|the|its)\s+(?:[\w-]+\s+){{0,2}}?(?P<a>{THINGS})\b(?:\s+away)?.*",
         kind="count_end",
         change=True,
     ),

@@ -33,7 +33,7 @@ PROJECT_RULES: tuple[Rule, ...] = (
     Rule(
         "date",
         r"(?:is|are|was|were|will\s+be|has\s+been|falls|lands|happens|starts|begins|ends|"
-        r"takes\s+place)\s+(?:on|in|at|for|by)?\s*(?P<v>.+)",
+        rf"takes\s+place)\s+(?:(?:{ADVERB})\s+)?(?:on|in|at|for|by)?\s*(?P<v>.+)",
         kind="date",
         keeps_times=True,
     ),
@@ -88,6 +88,7 @@ PROJECT_RULES: tuple[Rule, ...] = (
         r"(?:is\s+called|is\s+named|goes\s+by|is\s+known\s+as|wants\s+to\s+be\s+called|"
         r"prefers\s+to\s+be\s+called|asked\s+to\s+be\s+called|likes\s+to\s+be\s+called|"
         r"is\s+now\s+called|was\s+renamed(?:\s+to|\s+as)?|has\s+been\s+renamed(?:\s+to)?|"
+        r"is\s+code-?named|was\s+code-?named|"
         r"got\s+renamed(?:\s+to)?|is\s+renamed(?:\s+to)?|"
         r"renamed\s+(?:itself|herself|himself|themselves)(?:\s+to)?|"
         r"changed\s+(?:her|his|their|its|my)\s+name\s+to|"
@@ -140,7 +141,8 @@ PROJECT_RULES: tuple[Rule, ...] = (
         r"^(?:the\s+)?(?P<s>[\w-]+(?:\s+[\w-]+){0,2})\s+(?:runs\s+on|is\s+(?:now\s+)?on|"
         r"is\s+(?:now\s+)?(?:handled|done|hosted|managed)\s+(?:by|on|in|with)|"
         r"(?:will|would)\s+use|is\s+going\s+to\s+use|is\s+(?:now\s+)?going\s+with|"
-        r"(?:was\s+|has\s+been\s+|got\s+)?(?:moved|migrated)\s+(?:over\s+)?to)\s+"
+        r"(?:was\s+|has\s+been\s+|got\s+)?(?:moved|migrated)\s+(?:over\s+)?to|(?:now\s+)?lives?\s+"
+        r"(?:on|in))\s+"
         r"(?P<v>.+?)(?:\s+instead\s+of\s+(?P<p>.+))?",
         kind="purpose_first",
         whole=True,
@@ -154,7 +156,8 @@ PROJECT_RULES: tuple[Rule, ...] = (
     Rule(
         "owner",
         r"^(?P<v>.+?)\s+(?:(?:now\s+)?owns?|(?:is|are)\s+(?:now\s+)?(?:responsible\s+for|in\s+charge\s+of)|"
-        r"took\s+over|(?:has|have)\s+taken\s+over|(?:now\s+)?runs?|(?:now\s+)?maintains?)\s+"
+        r"took\s+over|(?:has|have)\s+taken\s+over|(?:now\s+)?runs?|(?:now\s+)?maintains?|"
+        r"(?:took|has\s+taken|have\s+taken)\s+ownership\s+of)\s+"
         r"(?P<s>(?:the\s+)?[\w-]+(?:\s+[\w-]+){0,2})",
         kind="owner",
         whole=True,
@@ -184,7 +187,8 @@ PROJECT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "date",
-        r"(?:will\s+happen|will\s+take\s+place|happens?|is\s+happening|are\s+happening|slipped|"
+        r"(?:will\s+happen|will\s+take\s+place|happens?|is\s+happening|are\s+happening|"
+        r"(?:has\s+)?slipped|"
         r"slid|(?:now\s+)?happen)\s+"
         r"(?:from\s+.+?\s+)?(?:on|to|in|at|until)\s+(?P<v>.+)",
         kind="date",
@@ -429,6 +433,13 @@ PROJECT_RULES: tuple[Rule, ...] = (
         r"full-time\s+|paid\s+|summer\s+)?(?:internship|apprenticeship|placement|traineeship|"
         r"job|position|role)\s+(?:as\s+.+?\s+)?(?:at|with|in|for)\s+(?P<v>.+)",
         kind="employer",
+        change=True,
+    ),
+    Rule(
+        "relationship",
+        r"(?:broke\s+up|split\s+up|split|separated|called\s+it\s+off|ended\s+things)\b.*",
+        kind="fixed",
+        value="single",
         change=True,
     ),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memex_rules.rules_text import compile_pattern, squash
+from memex_rules.rules_text import compile_pattern, squash, word_set
 from memex_rules.supersession_time import MONTH, NUMBER_WORDS
 
 #: The attribute of a fact that ends a value whatever held it ("Alice left Google").
@@ -144,15 +144,17 @@ def version_subject(subject: str) -> str:
     return subject
 
 
+_GENERIC = word_set("service system app project feature api platform pipeline tool")
+
+
 def same_subject(one: str, other: str) -> bool:
-    """True for the same subject, or a name and the fuller name ("alice", "alice smith")."""
+    """True for the same subject, or one with a generic last word ("login", "login service");
+    "launch" and "launch party" are two subjects."""
     if one == other:
         return True
-    if "'" in one or "'" in other:
-        return False
     a, b = one.split(), other.split()
     shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
-    return len(shorter) == 1 and longer[0] == shorter[0] and len(longer) == 2
+    return len(longer) == len(shorter) + 1 and longer[:-1] == shorter and longer[-1] in _GENERIC
 
 
 # --- values --------------------------------------------------------------------------------------

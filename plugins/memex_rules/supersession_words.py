@@ -64,7 +64,7 @@ PURPOSES = compile_pattern(
     r"queues?|infra|infrastructure|production|prod|staging|builds?|packaging|linting|"
     r"formatting|orm|routing|state|styling|css|observability|tracing|metrics|secrets|dns|"
     r"cdn|email|notes|design|planning|backups?|repo|repository|code|source|wiki|website|site|"
-    r"blog|newsletter|app|api)$"
+    r"blog|newsletter|app|api|tickets|issues|bugs|tasks|chat|tracking)$"
 )
 
 OWNED_THINGS = compile_pattern(

@@ -285,6 +285,20 @@ CLOSES = [
         "Gina started a part-time internship at Zara",
         "gina: works at",
     ),
+    ("Ken lives in Nairobi", "Ken has moved house to Mombasa", "ken: lives in"),
+    ("Ken lives in Nairobi", "Ken is settling in Mombasa now", "ken: lives in"),
+    ("Ken works for Safaricom", "Ken changed jobs to Equity Bank", "ken: works at"),
+    ("Ken is dating Ana", "Ken and Ana broke up", "ken: relationship"),
+    ("We use Jira for tickets", "Tickets now live in Linear", "tickets: tool"),
+    ("The launch is on May 3", "The launch date is now May 10", "launch: date"),
+    ("The launch is on May 3", "The launch has slipped to May 10", "launch: date"),
+    (
+        "Ana owns the billing service",
+        "The payments team took ownership of the billing service",
+        "billing service: owner",
+    ),
+    ("The project is codenamed Falcon", "The project was renamed Hawk", "project: name"),
+    ("Ken has a cat", "Ken gave his cat away", "ken: has cat"),
 ]
 
 
@@ -385,6 +399,15 @@ KEEPS = [
     ("The app is written in Python", "The app is hosted on AWS"),
     ("The repo is on GitHub", "The wiki is on Notion"),
     ("Alice Smith lives in Rome", "Alice Smith moved to the sales team"),
+    ("The launch is on May 3", "The launch party is on May 5"),
+    ("My sister lives in Rome", "My sister is on vacation"),
+    ("Ken lives in Nairobi", "Ken flew to Mombasa for work"),
+    ("Ken works for Safaricom", "Ken banks with Equity Bank"),
+    ("Ken is dating Ana", "Ken is friends with Mia"),
+    ("Our CI uses Jenkins", "Our chat uses Slack"),
+    ("Ana owns the billing service", "Ana owns the search service"),
+    ("Ken has a dog named Rex", "Ken's friend has a dog named Max"),
+    ("Ken studies economics", "Ken studies at night"),
 ]
 
 
@@ -517,7 +540,8 @@ def test_two_read_facts_of_different_attributes_are_not_unsure() -> None:
     [
         (Slot("alice", "lives in", "berlin"), Slot("alice", "lives in", "paris"), True),
         (Slot("alice", "lives in", "berlin"), Slot("bob", "lives in", "paris"), False),
-        (Slot("alice smith", "lives in", "berlin"), Slot("alice", "lives in", "paris"), True),
+        (Slot("login service", "owner", "data team"), Slot("login", "owner", "bob"), True),
+        (Slot("launch party", "date", "may 5"), Slot("launch", "date", "may 3"), False),
         (Slot("alice's sister", "lives in", "rome"), Slot("alice", "lives in", "paris"), False),
         (
             Slot("alice", "likes", "rock", single=False),
