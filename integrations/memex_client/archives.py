@@ -25,25 +25,16 @@ def download_archive(
     target: str | Path | IO[bytes],
     *,
     operator: bool,
-    user: str | None = None,
-    collection: str | None = None,
-    source: str | None = None,
-    since: Any = None,
-    until: Any = None,
     with_log: bool = True,
+    filters: dict[str, Any] | None = None,
 ) -> int:
     """Write the server's archive to ``target`` (a path or a binary file); returns its size
-    in bytes. With an agent key only ``with_log`` applies: the key fixes whose memory."""
+    in bytes. ``filters`` (the operator's only: user, collection, source, since, until)
+    become the query; an agent key's user is the key's."""
     params: dict[str, Any] = {"with_log": "true" if with_log else "false"}
-    if operator:
-        chosen = {
-            "user": user,
-            "collection": collection,
-            "source": source,
-            "since": _seconds(since),
-            "until": _seconds(until),
-        }
-        params.update({k: v for k, v in chosen.items() if v is not None})
+    for name, value in (filters or {}).items():
+        if value is not None:
+            params[name] = _seconds(value) if name in ("since", "until") else value
     path = "/v1/admin/export" if operator else "/v1/export"
     with ExitStack() as stack:
         if isinstance(target, str | Path):

@@ -273,25 +273,19 @@ class MemexClient(ViewOpener[RemoteView], ClosesOnExit):
         access-log entries about them (naming another user raises PermissionDeniedError)."""
         from memex_client.archives import download_archive
 
+        filters = {"collection": collection, "source": source, "since": since, "until": until}
         if not self._is_operator:
             if user is not None:
                 self._same_user(self._agent_identity(), user)
-            if (collection, source, since, until) != (None, None, None, None):
+            if any(value is not None for value in filters.values()):
                 raise MemexClientError(
                     "An agent key exports its user's memory whole: give no collection, "
                     "source, since or until (the operator's export takes them).",
                     code="invalid_request",
                 )
+        filters["user"] = user
         return download_archive(
-            self._t,
-            target,
-            operator=self._is_operator,
-            user=user,
-            collection=collection,
-            source=source,
-            since=since,
-            until=until,
-            with_log=with_log,
+            self._t, target, operator=self._is_operator, with_log=with_log, filters=filters
         )
 
     def import_archive(

@@ -194,3 +194,28 @@ def test_a_purge_by_id_removes_that_memory_only(tmp_path: Path) -> None:
         assert _found_in_files(tmp_path / "home", (ALICE[0],))
     finally:
         mx.close()
+
+
+def test_forget_purge_prints_the_receipt(memex_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.support.cli_runs import memex_runner
+
+    run = memex_runner(monkeypatch, lambda home: _open(home, "sqlite", None))
+    run("remember", f"Alice keeps the {ALICE[0]} ledger", "-u", "alice")
+    run("remember", f"Bob keeps the {BOB} jar", "-u", "bob")
+    out = run("forget", "--purge", "-u", "alice", "--confirm", "alice").output
+    assert "Purged 1 memories" in out and "Receipt" in out and "blanked" in out
+    rows = {
+        cells[1].strip(): [c.strip() for c in cells[2:5]]
+        for cells in (line.split("│") for line in out.splitlines())
+        if len(cells) == 6
+    }
+    for name in ("memories", "memory_revisions", "fragments"):
+        assert rows[name] == ["2", "1", "1"], rows
+    assert rows["keyword index (BM25Store)"] == ["2", "1", "1"]
+    assert rows["vector store (ChromaVectorStore)"] == ["2", "1", "1"]
+    made = json.loads(
+        run("forget", "--purge", "-u", "bob", "--confirm", "bob", "--format", "json").stdout
+    )
+    assert (made["purged"], made["user_id"], made["rows_removed"]["memories"]) == (1, "bob", 1)
+    assert (made["keyword_entries_removed"], made["vectors_removed"]) == (1, 1)
+    assert made["before"]["tables"]["memories"] == 1 and made["after"]["tables"]["memories"] == 0

@@ -7,9 +7,7 @@ them with every admin route)."""
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from typing import Any
 
 import pytest
@@ -17,20 +15,12 @@ import pytest
 from tests.isolation.surface_http import ACME_BOT, MEMORY_ONLY_BOT, Http
 from tests.isolation.surfaces import RAW_HTTP, on
 from tests.isolation.world import ALICE, ALICE_BOT, ALICE_OWNER
+from tests.support.archive_members import archive_rows
 from tests.support.memory_attacks import BOB_CANARY, BOB_HIDDEN, CAROL_CANARY, FOREIGN_MARKERS
 from tests.support.server_fixtures import Raw, error_of
 
 CONTENT = ("memories.jsonl", "memory_revisions.jsonl", "fragments.jsonl", "documents.jsonl")
 BENT_PARAMS = {"user": "bob", "user_id": "bob", "owner": "users/bob", "collection": "acme:bob"}
-
-
-def archive_rows(data: bytes) -> dict[str, list[dict[str, Any]]]:
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        return {
-            name: [json.loads(line) for line in archive.read(name).splitlines() if line]
-            for name in archive.namelist()
-            if name.endswith(".jsonl")
-        }
 
 
 def export(raw: Raw, **options: Any) -> dict[str, list[dict[str, Any]]]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ pytest.importorskip("fastapi", reason="memex serve needs memex[server]")
 from memex_client import MemexClient
 from memex_client.errors import MemexClientError, PermissionDeniedError
 from memex_core.api import Memex
+from tests.support.archive_members import archive_rows
 from tests.support.memex_service import Service, running_service
 from tests.support.server_fixtures import CLIENT_TIMEOUT, keyword_only_home
 
@@ -58,20 +58,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         yield Served(service, alice_key, bob_key, home)
 
 
-def members(data: bytes) -> dict[str, list[dict[str, Any]]]:
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        return {
-            name: [json.loads(line) for line in archive.read(name).splitlines() if line]
-            for name in archive.namelist()
-            if name.endswith(".jsonl")
-        }
-
-
 def exported(client: MemexClient, **filters: Any) -> tuple[bytes, dict[str, list[Any]]]:
     out = io.BytesIO()
     size = client.export_archive(out, **filters)
     assert size == len(out.getvalue()) > 0
-    return out.getvalue(), members(out.getvalue())
+    return out.getvalue(), archive_rows(out.getvalue())
 
 
 def text(rows: dict[str, list[dict[str, Any]]]) -> str:
@@ -101,7 +92,7 @@ def test_an_agent_exports_its_own_users_memory_only(served: Served, tmp_path: Pa
         size = client.export_archive(target)
         data = target.read_bytes()
         assert size == len(data)
-        rows = members(data)
+        rows = archive_rows(data)
         assert owners(rows) == {"users/alice"}
         assert len(rows["memory_revisions.jsonl"]) == 2
         assert rows["access_log.jsonl"]
@@ -159,3 +150,25 @@ def test_an_archive_imports_into_another_served_home(served: Served, tmp_path: P
                 client.import_archive(io.BytesIO(b""))
             assert empty.value.status == 422 and "upload is empty" in str(empty.value)
     assert not [p for p in (other / "uploads").iterdir() if p.name.startswith(".")]
+
+
+def test_a_purge_over_http_answers_its_receipt(tmp_path: Path) -> None:
+    """The other half of a data request: the receipt travels (POST /v1/admin/memory/purge)."""
+    home = keyword_only_home(tmp_path / "home")
+    with Memex(home) as mx:
+        mx.agent("alice").remember(f"Alice keeps the {ALICE} ledger")
+        mx.agent("alice").write("user/diary.md", f"# Diary\n\n{ALICE} plans.\n")
+        mx.agent("bob").remember(f"Bob keeps the {BOB} jar")
+    with running_service(home) as service:
+        client = MemexClient(service.url, admin_secret=service.admin_secret, timeout=CLIENT_TIMEOUT)
+        with client:
+            receipt = client.operator().purge_receipt(user_id="alice", confirm="alice")
+            assert (receipt.purged, receipt.user_id, len(receipt.memory_ids)) == (2, "alice", 2)
+            assert receipt.rows_removed["memories"] == 2
+            assert receipt.rows_removed["documents"] == 1
+            assert receipt.keyword_entries_removed == 2
+            assert receipt.vectors_removed is None  # keyword-only: no vector store in use
+            assert receipt.before.tables["memories"] == 3
+            assert client.operator().purge(user_id="bob", confirm="bob") == 1
+            _, rows = exported(client)
+            assert "memories.jsonl" not in rows or rows["memories.jsonl"] == []
