@@ -31,14 +31,15 @@ Operator = Annotated[Caller, Depends(operator)]
 Agent = Annotated[Caller, Depends(agent)]
 
 _ZIP = {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}}
+#: What both export routes answer: the archive, a zip streamed from disk.
+_ARCHIVE: dict[str, Any] = {"response_class": FileResponse, "responses": {200: _ZIP}}
 _WITH_LOG = Query(description="False: leave the access log out of the archive.")
 
 
 @router.get(
     "/v1/admin/export",
     summary="Export the memex, or one user's part, as an archive (a zip)",
-    response_class=FileResponse,
-    responses={200: _ZIP},
+    **_ARCHIVE,
 )
 def admin_export(
     request: Request,
@@ -60,10 +61,7 @@ def admin_export(
 
 
 @router.get(
-    "/v1/export",
-    summary="Export the key's user's memory as an archive (a zip)",
-    response_class=FileResponse,
-    responses={200: _ZIP},
+    "/v1/export", summary="Export the key's user's memory as an archive (a zip)", **_ARCHIVE
 )
 def own_export(
     request: Request, who: Agent, with_log: Annotated[bool, _WITH_LOG] = True
