@@ -114,7 +114,14 @@ def _closing(new: Sequence[Slot], old: Sequence[Slot]) -> tuple[str, str] | None
 
 def closes(new: Slot, old: Slot) -> str | None:
     """Why slot ``new`` closes slot ``old``, or None when it does not."""
-    if not same_subject(new.subject, old.subject) or old.attribute == ANY:
+    if old.attribute == ANY:
+        return None
+    if new.subject == ANY:  # "Falcon was renamed Hawk", "Rex passed away": whoever's it was
+        named = new.previous or new.value
+        if old.attribute != new.attribute or not old.positive or named != old.value:
+            return None
+        return f"{old.subject}: {old.attribute} {old.value} no longer holds"
+    if not same_subject(new.subject, old.subject):
         return None
     who, what = old.subject, old.attribute
     if new.attribute == ANY:

@@ -340,6 +340,27 @@ def _work_status(m: _Match) -> list[Slot]:
     return [m.slot(value)] if m.subject else []
 
 
+def _renamed(m: _Match) -> list[Slot]:
+    """ "Falcon has been renamed to Hawk": whatever was called Falcon (any subject)."""
+    value, previous = tidy_value(m.text("v")), tidy_value(m.text("p"))
+    return [Slot(ANY, "name", value, change=True, previous=previous)] if value and previous else []
+
+
+def _pet_gone(m: _Match) -> list[Slot]:
+    """ "Rex passed away": the pet named Rex, whoever's it was."""
+    name = m.text("v").lower()
+    return [Slot(ANY, "has named", name, positive=False, ended=True, change=True)] if name else []
+
+
+def _count_gone(m: _Match) -> list[Slot]:
+    """ "Lena no longer has her parrot" (and only with the negation)."""
+    return _count_end(m) if not m.positive else []
+
+
+def _email_for(m: _Match) -> list[Slot]:
+    return [m.slot(m.text("v").lower().rstrip(".,;"), "email", change=True)]
+
+
 def _age(m: _Match) -> list[Slot]:
     years = number(m.text("v"))
     if years is None or not 0 < years < 125:
@@ -397,21 +418,25 @@ def _employer_value(m: _Match, raw: str) -> list[Slot]:
     return [m.slot(value, "works at")] if value else []
 
 
+_PURPOSE_TAIL = compile_pattern(r"\s+(?:instead|now|too|again|as\s+well|from\s+now\s+on)$")
+
+
 def _purpose(m: _Match) -> list[Slot]:
-    raw_subject = (m.text("s") or "").strip()
+    raw_subject = _PURPOSE_TAIL.sub("", (m.text("s") or "").strip())
     if not raw_subject or PURPOSE_STOP.match(raw_subject.lower()):
         return []
     first = m.rule.kind == "purpose_first"
     words = raw_subject.split()
     if first and not PURPOSES.match(words[-1].lower()):
         return []  # "Alice is on vacation", "My sister lives in Rome": no purpose
-    if m.subject in (None, "user", "we"):
+    subject = normalise_subject(raw_subject)
+    if subject in (None, "user", "we"):
         return []
     value = tidy_value(re.sub(r"(?i)^(?:using|to\s+use)\s+", "", m.text("v")))
     previous = tidy_value(m.text("p"))
-    if not value or value == m.subject:
+    if not value or value == subject:
         return []
-    return [Slot(m.subject, "tool", value, change=m.change, previous=previous)]
+    return [Slot(subject, m.rule.attribute, value, change=m.change, previous=previous)]
 
 
 #: The purpose a verb names: "we host on AWS" -> hosting (spaces written as "_").
@@ -519,6 +544,10 @@ _READERS: dict[str, Callable[[_Match], list[Slot]]] = {
     "count_end": _count_end,
     "status": _status,
     "age": _age,
+    "renamed": _renamed,
+    "pet_gone": _pet_gone,
+    "count_gone": _count_gone,
+    "email_for": _email_for,
     "work_status": _work_status,
     "contact": _contact,
     "possessed": _possessed,
@@ -542,6 +571,8 @@ def read(rule: Rule, match: re.Match[str], source: str, change: bool) -> list[Sl
         "email_to_me",
         "thing_ended",
         "purpose_verb",
+        "renamed",
+        "pet_gone",
     ):
         return []
     slots = _READERS[rule.kind](found)

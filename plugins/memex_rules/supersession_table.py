@@ -61,7 +61,7 @@ DATE_STATE = (
 #: Verbs that change a date, with its preposition ("moved to June 1", not "moved last month").
 DATE_CHANGE = (
     r"(?:moved|postponed|pushed(?:\s+back|\s+out)?|delayed|brought\s+forward|changed|"
-    r"shifted|bumped|put\s+off|rescheduled)"
+    r"shifted|bumped|put\s+off|rescheduled|extended|pulled\s+in|brought\s+in)"
 )
 DATE_PREP = r"(?:to|for|on|until|till|in|at|by|from\s+.+?\s+to)"
 STATUS = (
@@ -71,7 +71,7 @@ STATUS = (
     r"in\s+review|in\s+testing|in\s+beta|deprecated|archived|delayed|postponed|on\s+track|"
     r"behind\s+schedule|wrapped\s+up|over|closed|open|merged|started|halted|dropped|"
     r"kicked\s+off|went\s+live|not\s+started|a\s+go|green-?lit|greenlit|resumed|restarted|"
-    r"unblocked|reopened"
+    r"unblocked|reopened|back\s+on\s+track|generally\s+available|ga|went\s+ga|scheduled"
 )
 POSSESSED = (
     r"(?:(?:full|first|last|middle|nick|maiden|legal|preferred|family)\s*name|surname|name|"

@@ -18,7 +18,7 @@ from memex_rules.supersession_table import (
     STATUS,
     Rule,
 )
-from memex_rules.supersession_values import ANY
+from memex_rules.supersession_values import ANY, THINGS
 
 PROJECT_RULES: tuple[Rule, ...] = (
     # --- a plan's or event's date --------------------------------------------------------------
@@ -32,7 +32,7 @@ PROJECT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "date",
-        r"(?:is|are|was|were|will\s+be|has\s+been|falls|lands|happens|starts|begins|ends|"
+        r"(?:is|are|was|were|will\s+(?:now\s+)?be|has\s+been|falls|lands|happens|starts|begins|ends|"
         rf"takes\s+place)\s+(?:(?:{ADVERB})\s+)?(?:on|in|at|for|by)?\s*(?P<v>.+)",
         kind="date",
         keeps_times=True,
@@ -139,7 +139,7 @@ PROJECT_RULES: tuple[Rule, ...] = (
     Rule(
         "tool",
         r"^(?:the\s+)?(?P<s>[\w-]+(?:\s+[\w-]+){0,2})\s+(?:runs\s+on|is\s+(?:now\s+)?on|"
-        r"is\s+(?:now\s+)?(?:handled|done|hosted|managed)\s+(?:by|on|in|with)|"
+        r"is\s+(?:now\s+)?(?:handled|done|managed)\s+(?:by|on|in|with)|"
         r"(?:will|would)\s+use|is\s+going\s+to\s+use|is\s+(?:now\s+)?going\s+with|"
         r"(?:was\s+|has\s+been\s+|got\s+)?(?:moved|migrated)\s+(?:over\s+)?to|(?:now\s+)?lives?\s+"
         r"(?:on|in))\s+"
@@ -164,8 +164,9 @@ PROJECT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "owner",
-        r"^(?P<s>(?:the\s+)?[\w-]+(?:\s+[\w-]+){0,2})\s+(?:is|are)\s+(?:now\s+)?(?:owned|run|"
-        r"maintained|managed)\s+by\s+(?P<v>.+)",
+        r"^(?P<s>(?:the\s+)?[\w-]+(?:\s+[\w-]+){0,2})\s+(?:(?:is|are)\s+(?:now\s+)?(?:owned|run|"
+        r"maintained|managed|handled|led)\s+by|(?:now\s+)?belongs\s+to|(?:is|are)\s+(?:now\s+)?"
+        r"(?:the\s+)?responsibility\s+of)\s+(?P<v>.+)",
         kind="owner",
         whole=True,
     ),
@@ -352,7 +353,8 @@ PROJECT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "tool",
-        r"^for\s+(?:(?:the|our)\s+)?(?P<s>[\w-]+(?:\s+[\w-]+){0,2}),\s+(?P<w>.+?)\s+(?:uses?|use|"
+        r"^for\s+(?:(?:the|our)\s+)?(?P<s>[\w-]+(?:\s+[\w-]+){0,2})(?:,\s+(?P<w>.+?)|\s+(?P<x>we|i|user|"
+        r"the\s+team|our\s+team))\s+(?:uses?|use|"
         r"relies\s+on|rely\s+on|runs?\s+on|(?:is|are)\s+(?:now\s+)?on|picked|chose|"
         r"(?:is|are)\s+going\s+with|went\s+with|switched\s+to|moved\s+to|used)\s+(?P<v>.+)",
         kind="purpose",
@@ -441,5 +443,67 @@ PROJECT_RULES: tuple[Rule, ...] = (
         kind="fixed",
         value="single",
         change=True,
+    ),
+    Rule(
+        "tool",
+        r"^(?P<v>.+?)\s+(?:has\s+)?replaced\s+(?P<p>.+?)\s+(?:for|as)\s+(?:(?:the|our)\s+)?"
+        r"(?P<s>[\w-]+(?:\s+[\w-]+){0,2})",
+        kind="purpose",
+        whole=True,
+    ),
+    Rule(
+        "hosted on",
+        r"^(?:the\s+)?(?P<s>[\w-]+(?:\s+[\w-]+){0,2})\s+(?:is|are)\s+(?:now\s+)?(?:hosted|deployed|"
+        r"running)\s+(?:on|in|at|with|by)\s+(?P<v>.+)",
+        kind="purpose_first",
+        whole=True,
+    ),
+    Rule(
+        "built with",
+        r"^(?:the\s+)?(?P<s>[\w-]+(?:\s+[\w-]+){0,2})\s+is\s+(?:now\s+)?(?:built|written|done|made|"
+        r"implemented)\s+(?:with|in|using)\s+(?P<v>.+)",
+        kind="purpose_first",
+        whole=True,
+    ),
+    Rule(
+        "owner",
+        r"^(?P<v>.+?)\s+is\s+(?:now\s+)?the\s+(?:new\s+)?(?:owner|maintainer|lead|person\s+"
+        r"responsible)\s+(?:of|for)\s+(?P<s>(?:the\s+)?[\w-]+(?:\s+[\w-]+){0,2})",
+        kind="owner",
+        whole=True,
+    ),
+    Rule(
+        "name",
+        r"^(?P<p>(?-i:[A-Z])[\w-]*)\s+(?:has\s+been|was|got|is\s+now|is)\s+(?:renamed|called|"
+        r"rebranded)\s+(?:to\s+|as\s+)?(?P<v>(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)*)",
+        kind="renamed",
+        whole=True,
+    ),
+    Rule(
+        "has named",
+        r"^(?:(?P<v>(?-i:[A-Z])[\w-]*)(?:,\s+.+?,|\s+the\s+[\w-]+)?)\s+(?:died|passed\s+away|"
+        r"ran\s+away|was\s+put\s+down|was\s+rehomed)\b.*",
+        kind="pet_gone",
+        whole=True,
+    ),
+    Rule(
+        ANY,
+        r"(?:gave|had\s+to\s+give\s+up|had\s+to\s+give\s+away|gave\s+up|had\s+to\s+rehome)\s+"
+        r"(?P<v>(?-i:[A-Z])[\w-]*)(?:\s+(?:away|up|to\s+.+))?",
+        kind="ended",
+        change=True,
+        ended=True,
+    ),
+    Rule(
+        "has",
+        rf"(?:has|owns|keeps)\s+(?:her|his|their|my|its|the|any)\s+(?:[\w-]+\s+){{0,2}}?(?P<a>{THINGS})\b.*",
+        kind="count_gone",
+    ),
+    Rule(
+        "email",
+        r"^(?:please\s+)?(?:email|e-mail|write\s+to|contact|reach)\s+(?P<s>(?-i:[A-Z])[\w-]*)\s+"
+        r"(?:at|on|via)\s+(?P<v>\S+@\S+).*",
+        kind="email_for",
+        whole=True,
     ),
 )

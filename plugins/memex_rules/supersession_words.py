@@ -9,16 +9,21 @@ STATUSES = (
     (
         "in progress",
         r"in\s+progress|underway|under\s+way|ongoing|in\s+development|in\s+the\s+works|"
-        r"started|kicked\s+off|resumed|restarted|unblocked|reopened|on\s+track|behind\s+schedule",
+        r"started|kicked\s+off|resumed|restarted|unblocked|reopened|on\s+track|behind\s+schedule|"
+        r"back\s+on\s+track",
     ),
     ("in review", r"in\s+review|under\s+review"),
     ("in testing", r"in\s+testing|in\s+qa|in\s+beta"),
     ("on hold", r"on\s+hold|paused|stalled|halted|put\s+on\s+hold"),
     ("blocked", r"blocked"),
     ("done", r"done|finished|complete|completed|wrapped\s+up|over|closed|merged"),
-    ("shipped", r"shipped|launched|released|live|went\s+live|deployed"),
+    (
+        "shipped",
+        r"shipped|launched|released|live|went\s+live|deployed|generally\s+available|ga|"
+        r"went\s+ga",
+    ),
     ("cancelled", r"cancell?ed|abandoned|shelved|scrapped|dropped"),
-    ("planned", r"planned|approved|a\s+go|green-?lit|greenlit|not\s+started|open"),
+    ("planned", r"planned|scheduled|approved|a\s+go|green-?lit|greenlit|not\s+started|open"),
     ("delayed", r"delayed|postponed"),
     ("rejected", r"rejected"),
     ("deprecated", r"deprecated|archived"),

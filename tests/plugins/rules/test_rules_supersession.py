@@ -299,6 +299,41 @@ CLOSES = [
     ),
     ("The project is codenamed Falcon", "The project was renamed Hawk", "project: name"),
     ("Ken has a cat", "Ken gave his cat away", "ken: has cat"),
+    ("Lena has a parrot named Kiwi", "Kiwi, Lena's parrot, died", "lena: has named"),
+    ("Lena has a parrot named Kiwi", "Lena no longer has her parrot", "lena: has parrot"),
+    ("Lena has a parrot named Kiwi", "Lena gave Kiwi to her cousin", "lena: has named"),
+    ("Lena keeps a turtle named Shelly", "Shelly the turtle died", "lena: has named"),
+    ("Ken has a dog named Rex", "Rex passed away", "ken: has named"),
+    (
+        "We use Datadog for monitoring",
+        "Grafana replaced Datadog for monitoring",
+        "monitoring: tool",
+    ),
+    ("For CI we use Travis", "CI is now handled by GitHub Actions", "ci: tool"),
+    (
+        "The plan is to use Kafka for events",
+        "We decided on RabbitMQ for events instead",
+        "events: tool",
+    ),
+    (
+        "The data team owns the ETL pipeline",
+        "The ETL pipeline now belongs to the platform team",
+        "etl pipeline: owner",
+    ),
+    (
+        "Bob maintains the mobile app",
+        "Carol is the new maintainer of the mobile app",
+        "mobile app: owner",
+    ),
+    ("Bob is responsible for on-call", "On-call is now handled by Carol", "on-call: owner"),
+    ("The project is called Falcon", "Falcon has been renamed to Hawk", "project: name"),
+    ("Our app is named Nimbus", "Nimbus is now called Stratus", "app: name"),
+    ("The migration is blocked", "The migration is back on track", "migration: status"),
+    ("The feature is in beta", "The feature is generally available", "feature: status"),
+    ("The audit is scheduled", "The audit is complete", "audit: status"),
+    ("The review is on Monday", "The review will now be on Wednesday", "review: date"),
+    ("The deadline is June 1", "The deadline was extended to June 15", "deadline: date"),
+    ("Lena's email is l@a.com", "Please email Lena at l@b.com from now on", "lena: email"),
 ]
 
 
@@ -408,6 +443,14 @@ KEEPS = [
     ("Ana owns the billing service", "Ana owns the search service"),
     ("Ken has a dog named Rex", "Ken's friend has a dog named Max"),
     ("Ken studies economics", "Ken studies at night"),
+    ("We use Datadog for monitoring", "We use Sentry for errors"),
+    ("Bob maintains the mobile app", "Bob maintains the website"),
+    ("The project is called Falcon", "The team is called Platform"),
+    ("The project is called Falcon", "Hawk is called Hawk"),
+    ("Lena drives a Golf", "Lena bought a lamp"),
+    ("Lena has a parrot named Kiwi", "Lena has a friend named Kiwi"),
+    ("Lena has a parrot named Kiwi", "Mia's parrot Kiwi died"),
+    ("The app is written in Python", "The app is hosted on AWS"),
 ]
 
 
