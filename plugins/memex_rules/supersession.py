@@ -154,7 +154,14 @@ def closes(new: Slot, old: Slot) -> str | None:
         kind = tool_category(new.value)
         if kind and kind == tool_category(old.value):
             return f"{who}: {kind} changed from {old.value} to {new.value}"
-    if what == "likes" and new.change and _same_head(new.value, old.value):
+    if (
+        what == "likes"
+        and new.change
+        and (
+            _same_head(new.value, old.value)
+            or (tool_category(new.value) and tool_category(new.value) == tool_category(old.value))
+        )
+    ):
         # "now prefers light mode" after "prefers dark mode": one kind of thing, another choice
         return f"{who}: {what} changed from {old.value} to {new.value}"
     return None

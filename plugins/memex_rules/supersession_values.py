@@ -260,6 +260,7 @@ for _category, _names in (
         "scala elixir haskell clojure",
     ),
     ("container", "docker podman"),
+    ("drink", "coffee tea espresso latte cappuccino matcha soda beer wine whisky"),
     ("laptop", "macbook thinkpad xps surface pixelbook chromebook"),
     ("api style", "rest graphql grpc soap trpc"),
     ("code host", "github gitlab bitbucket gitea codeberg"),

@@ -334,6 +334,7 @@ CLOSES = [
     ("The review is on Monday", "The review will now be on Wednesday", "review: date"),
     ("The deadline is June 1", "The deadline was extended to June 15", "deadline: date"),
     ("Lena's email is l@a.com", "Please email Lena at l@b.com from now on", "lena: email"),
+    ("User prefers tea", "User prefers coffee now", "user: likes"),
 ]
 
 
@@ -451,6 +452,8 @@ KEEPS = [
     ("Lena has a parrot named Kiwi", "Lena has a friend named Kiwi"),
     ("Lena has a parrot named Kiwi", "Mia's parrot Kiwi died"),
     ("The app is written in Python", "The app is hosted on AWS"),
+    ("User prefers tea", "User prefers coffee"),
+    ("User prefers tea", "User now prefers dark mode"),
 ]
 
 
