@@ -308,8 +308,9 @@ def dream(
     Each collection's facts are taken oldest first and offered to the
     consolidator with the similar facts before them: ADD keeps a fact, UPDATE
     rewrites an earlier one, DELETE invalidates an earlier one, NONE retires a
-    repeat. Changes are revisions (`memex history`, `memex undelete`).
-    Runs as the operator.
+    repeat. A fact left standing also closes the earlier facts it supersedes
+    (same subject and attribute; not in --dry-run). Changes are revisions
+    (`memex history`, `memex undelete`). Runs as the operator.
     """
     from memex_core.cli.memory_render import dream_json, print_dream
     from memex_core.cli.progress import RichProgress

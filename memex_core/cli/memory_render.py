@@ -182,6 +182,8 @@ def print_dream(report: DreamReport) -> None:
             "revisions; `memex history ID` shows them, `memex undelete ID` brings a retired "
             "memory back."
         )
+    for closed, by in report.superseded:
+        console.print(f"[yellow]Superseded[/] [cyan]{esc(closed)}[/] by [cyan]{esc(by)}[/]")
 
 
 # -- history, memories ----------------------------------------------------------------------

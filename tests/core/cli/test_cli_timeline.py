@@ -103,3 +103,16 @@ def test_a_bad_date_is_one_clear_line(run: Run, args: tuple[str, ...]) -> None:
     assert "is not a date or time" in result.output and "2024-05-01" in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_dream_closes_what_remembering_without_a_judge_left_current(
+    memex_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = memex_runner(monkeypatch, lambda home: timed_memex(home, supersession_judge="none"))
+    paris = remember(plain, "Alice lives in Paris", "--at", "2024-01-10")
+    berlin = remember(plain, "Alice moved to Berlin", "--at", "2024-06-01")
+    judged = memex_runner(monkeypatch, timed_memex)
+    shown = judged("dream", "--user", "alice", "--quiet").output
+    assert f"Superseded {paris} by {berlin}" in shown
+    report = json.loads(judged("dream", "--user", "alice", "--format", "json").stdout)
+    assert report["superseded"] == []  # closed already: history, not examined again
