@@ -5,7 +5,9 @@ relevance floor kept, and it re-orders them by a small logistic regression over 
 already knows of each (each signal's rank and score, the fused score, how the turns next
 to it scored, whether the question names its speaker, its length). The model is a JSON
 file (``model.json``, trained on the LoCoMo development conversations: see
-docs/benchmarks.md, section 4b). Keyword-only and semantic-only searches are unchanged.
+docs/benchmarks.md, section 4b). Candidates that do not look like turns of conversations
+(documents, one per conversation) stay as fused; keyword-only and semantic-only searches
+are unchanged.
 Choose it in config.toml::
 
     [ranker]

@@ -24,6 +24,7 @@ from memex_core.plugins import load_registry
 from memex_rerank import LearnedRerank, RerankModel, RerankModelError, load_model
 from memex_rerank.features import NAMES, Unit, feature_rows, unit_of
 from memex_rerank.query import keyword_query
+from memex_rerank.ranker import conversational
 from memex_rerank.settings import RerankSettingError, parse_settings
 from memex_rrf import ReciprocalRankFusion
 from tests.core.catalog.test_catalog_contract_sessions import fragment
@@ -115,6 +116,16 @@ def test_rerank_orders_by_the_model_and_names_its_signal() -> None:
     assert [h.ranks["rerank"] for h in out] == [1, 2]
     assert out[0].ranks["keyword"] == 1 and out[0].scores["keyword"] == 1.0
     assert out[0].scores["rerank"] > out[1].scores["rerank"]  # type: ignore[operator]
+
+
+def test_documents_one_per_conversation_stay_as_fused() -> None:
+    """The model was fitted on conversations; on abstracts (SciFact) it cost nDCG@10."""
+    catalog = Catalog([(i, f"doc-{i}", 0, "x" * n) for n, i in enumerate("ab", start=1)])
+    hits = [hit("a", 2.0, 0.5, 0.2), hit("b", 1.0, 0.4, 0.1)]
+    assert LearnedRerank(only("length")).rerank("q", hits, catalog) == hits
+    assert conversational(["c1", "c1", "c2", "c3"])
+    assert not conversational(["c1", "c1", "c2", "c3", "c4"])
+    assert not conversational([])
 
 
 def test_the_shipped_model_loads_and_a_stale_one_is_refused(tmp_path: Path) -> None:
