@@ -264,3 +264,14 @@ def test_a_judge_named_in_config_that_is_missing_is_an_error(memex_home: Path) -
             memex.remember("Alice lives in Paris", user="alice")
     finally:
         memex.close()
+
+
+def test_superseded_facts_never_leave_the_page_short(mx: Memex) -> None:
+    for town in range(15):  # 14 superseded facts, each closer to the query than the rest
+        mx.remember(f"Alice lives in town {town} where alice lives", user="alice", at=T0 + town)
+    for hobby in range(12):
+        mx.remember(f"Alice likes hobby {hobby}", user="alice", at=T0)
+    for mode in ("keyword", "hybrid"):
+        hits = mx.recall("where alice lives town", user="alice", mode=mode, limit=10)
+        assert len(hits) == 10 and all(h.is_current for h in hits), mode
+        assert hits[0].text == "Alice lives in town 14 where alice lives"
