@@ -34,6 +34,10 @@ MAX_LINE_BYTES = 64 * 1024**2
 _MAX_MANIFEST_BYTES = 1024**2
 
 
+def _not_a_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a value a memex archive holds")
+
+
 def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, str) or type(value) in (int, float)
 
@@ -146,7 +150,7 @@ class ArchiveReader:
         batch: list[dict[str, Any]] = []
         for number, data in enumerate(self._lines(name), 1):
             try:
-                row = json.loads(data)
+                row = json.loads(data, parse_constant=_not_a_number)
             except ValueError as exc:
                 raise ArchiveError(f"{name} line {number} is not JSON ({exc})") from exc
             if not isinstance(row, dict) or set(row) != wanted:

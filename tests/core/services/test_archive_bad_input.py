@@ -198,6 +198,30 @@ def test_a_member_claiming_another_users_namespace(
     assert target.digest == before
 
 
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        (b'{"key":"keyword_context","value":NaN}\n', "not JSON"),
+        (b'{"key":"keyword_context","value":[1]}\n', "not plain"),
+        (b'{"key":"keyword_context"}\n', "columns"),
+        (b'{"key":"catalog_id","value":"x"}\n', "does not import"),
+    ],
+)
+def test_a_row_that_is_not_what_the_manifest_says(
+    setting: Setting, target: Target, tmp_path: Path, line: bytes, said: str
+) -> None:
+    entries = [
+        (n, line if n == "settings.jsonl" else d) for n, d in entries_of(setting.archive, tmp_path)
+    ]
+    entries = edit_manifest(
+        entries,
+        lambda m: m["members"]["settings.jsonl"].update(
+            rows=1, bytes=len(line), sha256=hashlib.sha256(line).hexdigest()
+        ),
+    )
+    target.refuses(zip_of(tmp_path / "x.zip", entries), said)
+
+
 def _as_file(tmp: Path, data: bytes) -> Path:
     path = tmp / "archive.zip"
     path.write_bytes(data)
