@@ -152,7 +152,8 @@ class MemoryService:
         self.settings = settings or MemorySettings()
         self.clock = clock
         self.judge = judge  # None: facts are never closed (supersession off or unavailable)
-        self.nearest_facts = supersession.Nearest(catalog, indexes.nearest)
+        self.nearest = supersession.NearestOnce(indexes.nearest)
+        self.nearest_facts = supersession.Nearest(catalog, self.nearest)
 
     # -- preparing text -------------------------------------------------------------------
 
@@ -249,6 +250,7 @@ class MemoryService:
             closes=closes,
         )
         new, removed = self.catalog.write_memory(scope, write)
+        self.nearest.forget()
         self.indexes.apply(new, removed)
         return record
 
@@ -312,6 +314,7 @@ class MemoryService:
         current facts in ``collection`` closest to ``text``."""
         if self.judge is None:
             return None
+        self.nearest.forget()  # fresh for each fact; the consolidator's ask reuses it
         candidates = self.nearest_facts(scope, owner, collection, text)
         said_at = self.clock() if at is None else at
         found = supersession.plan(self.judge, new_memory_id(), text, said_at, candidates)
@@ -339,6 +342,7 @@ class MemoryService:
         """Close ``old`` (superseded by ``by``, a fact already stored): a revision."""
         write = self._closing(scope, old, found, by)
         new, removed = self.catalog.write_memory(scope, write)
+        self.nearest.forget()
         self.indexes.apply(new, removed)
         return write.record
 
@@ -401,7 +405,7 @@ class MemoryService:
             include_private=True,
         )
         depth = limit + 5 + (4 * limit + 20 if only is not None else min(len(skip), 50))
-        nearest = self.indexes.nearest(text, filters, depth)
+        nearest = self.nearest(text, filters, depth)
         found: list[SimilarMemory] = []
         if nearest is not None:
             by_fragment = self.catalog.memories_by_fragment(scope, [f for f, _ in nearest])

@@ -51,6 +51,32 @@ class Plan:
     closed_by: MemoryRecord | None = None
 
 
+class NearestOnce:
+    """``nearest(text, filters, limit)`` asked once per text between writes: remembering
+    with ``--consolidate`` asks for a fact's neighbours twice (the judge's candidates, then
+    the consolidator's similar memories), and the second is the first's head, without
+    embedding the text again. :meth:`forget` after every write."""
+
+    def __init__(
+        self, nearest: Callable[[str, SearchFilters, int], list[tuple[str, float]] | None]
+    ) -> None:
+        self.nearest = nearest
+        self._last: tuple[str, SearchFilters, int, list[tuple[str, float]] | None] | None = None
+
+    def __call__(
+        self, text: str, filters: SearchFilters, limit: int
+    ) -> list[tuple[str, float]] | None:
+        last = self._last
+        if last is not None and last[:2] == (text, filters) and last[2] >= limit:
+            return None if last[3] is None else last[3][:limit]
+        found = self.nearest(text, filters, limit)
+        self._last = (text, filters, limit, found)
+        return found
+
+    def forget(self) -> None:
+        self._last = None
+
+
 class Nearest:
     """The owner's current facts closest to a text, in one collection."""
 

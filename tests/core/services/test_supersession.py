@@ -275,3 +275,18 @@ def test_superseded_facts_never_leave_the_page_short(mx: Memex) -> None:
         hits = mx.recall("where alice lives town", user="alice", mode=mode, limit=10)
         assert len(hits) == 10 and all(h.is_current for h in hits), mode
         assert hits[0].text == "Alice lives in town 14 where alice lives"
+
+
+def test_consolidating_embeds_a_new_fact_once_for_both_asks(mx: Memex) -> None:
+    mx.remember("Alice lives in Paris", user="alice", at=T0)
+    embedder = mx.embedder
+    asked: list[str] = []
+    original = embedder.embed_query
+
+    def counted(text: str) -> object:
+        asked.append(text)
+        return original(text)
+
+    embedder.embed_query = counted  # type: ignore[method-assign]
+    mx.remember("Alice likes green tea", user="alice", consolidate=True)
+    assert asked == ["Alice likes green tea"]
