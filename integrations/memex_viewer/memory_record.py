@@ -10,7 +10,9 @@ session's name; afterwards the record page says what was done (a fixed message c
 name: nothing from the request is echoed into it).
 
 History and restore are the operator's, as on the API (``/v1/admin/memory/history``,
-``/restore``): an agent session sees the current revision only.
+``/restore``): an agent session sees the current revision only. A fact that replaced another
+or was replaced (issue 30) shows its chain as a timeline, as ``POST /v1/memory/chain`` gives
+it to the same credential: oldest first, each fact with when it held and what replaced it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from markupsafe import Markup
 
-from memex_core.domain.memory.records import ACTIVE, Revision
+from memex_core.domain.memory.records import ACTIVE, MemoryRecord, Revision
 from memex_server.auth import state_of
 from memex_viewer.memory_access import handle_of, run
 from memex_viewer.memory_views import diff_counts, diff_markup, status_label
@@ -89,6 +91,17 @@ def changes(revisions: list[Revision], a: int | None, b: int | None) -> list[Cha
     return out[::-1]
 
 
+def fact_chain(request: Request, viewer: Viewer, record: MemoryRecord) -> list[MemoryRecord]:
+    """The facts ``record`` belongs to in time, as the session's handle may read them (the
+    catalog's scoped chain: never another user's). Read with the record it was opened by,
+    so the page logs one read, not a history too."""
+    if record.path is not None:  # memory files are revised, not superseded
+        return [record]
+    state = state_of(request)
+    handle = handle_of(state, viewer)
+    return run(request, viewer, state.memex.catalog.supersession_chain, handle.scope, record.id)
+
+
 def number(value: str | None) -> int | None:
     try:
         return int(value) if value not in (None, "") else None
@@ -123,6 +136,7 @@ def record_page(
         changes=changes(revisions, left, right),
         compared=(left, right) if left is not None and right is not None else None,
         done=DONE.get(done),
+        chain=fact_chain(request, viewer, record),
     )
 
 

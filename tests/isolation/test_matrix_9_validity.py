@@ -62,7 +62,9 @@ _chains: dict[str, tuple[str, str]] = {}
 def bob_chain(surface: Surface) -> tuple[str, str]:
     """Bob's Oslo and Lisbon facts in ``surface``'s home (Oslo superseded by Lisbon), made
     once per home by the operator acting for bob."""
-    key = surface.name  # each surface of this family has a home of its own
+    if surface.name == "viewer":  # the http surface's server and home
+        return bob_chain(surface.http)  # type: ignore[attr-defined]
+    key = surface.name  # each other surface has a home of its own
     if key not in _chains:
         if hasattr(surface, "op"):  # http: the operator's client, acting for bob
             bob: Any = surface.op.operator().agent("bob")  # type: ignore[attr-defined]
@@ -295,3 +297,22 @@ def test_memex_history_for_alice_refuses_bobs_facts(surface: Surface) -> None:
     for ref in ids:
         with pytest.raises(MemoryNotFound):
             mx.history(ref, user=ALICE)
+
+
+@pytest.mark.parametrize("surface", ["viewer"], indirect=True)
+def test_the_viewer_never_shows_bobs_chain(surface: Surface) -> None:
+    ids = bob_chain(surface)
+    unknown = surface.refer("get", UNKNOWN_ID)
+    for ref in ids:
+        page = surface.refer("get", ref)
+        assert surface.answer_shape(page, ref) == surface.answer_shape(unknown, UNKNOWN_ID)
+        assert_no_bob(page, surface, ids, typed=(ref,))
+    alice = surface.http.alice()  # type: ignore[attr-defined]
+    vienna = alice.remember("Alice lives in Salzburg", at="2021-01-01").memory_ids[0]
+    prague = alice.remember("Alice moved to Brno", at="2021-06-01").memory_ids[0]
+    for own in (vienna, prague):
+        page = surface.page(f"/memory/{own}")  # type: ignore[attr-defined]
+        assert page.status_code == 200 and 'id="fact-timeline"' in page.text
+        for fact in (vienna, prague):  # (and alice's other homes, from other cases)
+            assert f'data-testid="fact" data-memory-id="{fact}"' in page.text
+        assert_no_bob(page, surface, ids)
