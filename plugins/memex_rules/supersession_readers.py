@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from memex_rules.rules_text import compile_pattern, word_set
+from memex_rules.rules_text import compile_pattern
 from memex_rules.supersession_table import Rule
 from memex_rules.supersession_time import without_times
 from memex_rules.supersession_values import (
@@ -31,12 +31,17 @@ from memex_rules.supersession_values import (
     tool_name,
 )
 from memex_rules.supersession_words import (
+    CLUBS,
+    DIETS,
+    NOT_ACTIVITY,
     OWNED_THINGS,
     POSSESSED_OF,
     PURPOSE_STOP,
     PURPOSES,
+    SCHOOLS,
     STATUS_OF,
 )
+from memex_rules.wording import key
 
 
 def _pairs(text: str) -> dict[str, str]:
@@ -102,15 +107,13 @@ def _switch(m: _Match) -> list[Slot]:
 
 _EMPLOYER_CUT = compile_pattern(r"\s+(?:in|as|on|at|from|since|for)\s.*$")
 _ROLE_CUT = compile_pattern(r"\s+(?:at|for|in|with|on|from)\s.*$")
-_CLUBS = compile_pattern(
-    r"\b(?:club|gym|group|team|class|classes|league|band|choir|community|course|program|"
-    r"programme|society|circle|meetup|forum|discord|server|church|army|navy|military|party)$"
-)
 
 
 def _employer(m: _Match) -> list[Slot]:
     value = tidy_value(m.text("v"), _EMPLOYER_CUT)
-    if not value or value in ("home", "herself", "himself", "themselves", "myself", "free"):
+    if value in ("herself", "himself", "themselves", "myself"):
+        value = "self-employed"  # "works for himself"
+    if not value or value in ("home", "free"):
         return []
     slots = [m.slot(value)]
     role = tidy_value(m.text("r"), _ROLE_CUT)
@@ -122,7 +125,7 @@ def _employer(m: _Match) -> list[Slot]:
 def _joined(m: _Match) -> list[Slot]:
     raw = m.text("v").strip()
     value = tidy_value(raw, _EMPLOYER_CUT)
-    if not value or not raw[:1].isupper() or _CLUBS.search(value):
+    if not value or not raw[:1].isupper() or CLUBS.search(value):
         return []
     return _employer(m)
 
@@ -154,15 +157,9 @@ def _job_noun(m: _Match) -> list[Slot]:
     return [m.slot(value)] if value else []
 
 
-_SCHOOLS = compile_pattern(
-    r"\b(?:school|college|university|academy|institute|uni|polytechnic|conservatory|"
-    r"seminary|kindergarten|preschool|high|mit|stanford|harvard|oxford|cambridge)\b"
-)
-
-
 def _school(m: _Match) -> list[Slot]:
     value = tidy_value(m.text("v"))
-    return [m.slot(value)] if value and _SCHOOLS.search(value) else []
+    return [m.slot(value)] if value and SCHOOLS.search(value) else []
 
 
 def _noun(text: str) -> str:
@@ -479,15 +476,9 @@ def _favourite_of(m: _Match) -> list[Slot]:
     return [m.slot(value, f"favourite {noun}")] if value and noun else []
 
 
-_DIETS = word_set(
-    "vegetarian vegan pescatarian pescetarian carnivore omnivore keto paleo flexitarian "
-    "gluten-free dairy-free plant-based mediterranean low-carb raw halal kosher"
-)
-
-
 def _diet(m: _Match) -> list[Slot]:
     value, previous = m.text("v").lower(), m.text("p").lower()
-    if value not in _DIETS or (previous and previous not in _DIETS):
+    if value not in DIETS or (previous and previous not in DIETS):
         return []
     return [m.slot(value, previous=previous)]
 
@@ -507,13 +498,21 @@ _HOBBY_TAIL = compile_pattern(
 
 
 def _hobby(m: _Match) -> list[Slot]:
-    value = tidy_value(m.text("v"))
+    alone = m.text("w")  # "Omar climbs", "Omar xneg climbs": the verb is the activity
+    value = tidy_value(m.text("v") or alone)
     previous = None
     while previous != value:
         previous, value = value, _HOBBY_TAIL.sub("", value)
     if not value or is_date(value) or value.startswith(("to ", "it", "that", "this")):
         return []
-    return [m.slot(value)]
+    if alone and (
+        value in NOT_ACTIVITY
+        or not value.endswith(("s", "ing"))
+        or len(m.text("s").split()) > 2  # "Julia bought a Ford Focus" is no activity "focus"
+    ):
+        return []
+    # "climbing" / "climbs" / "climb" are one activity (the consolidator's word keys)
+    return [m.slot(" ".join(key(word) for word in value.split()))]
 
 
 _READERS: dict[str, Callable[[_Match], list[Slot]]] = {

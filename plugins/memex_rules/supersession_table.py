@@ -112,6 +112,9 @@ PERSONAL_RULES: tuple[Rule, ...] = (
     Rule(
         ANY,
         r"(?:moved\s+out\s+of|moved\s+away\s+from|left|quit|resigned\s+from|retired\s+from|"
+        r"handed\s+in\s+(?:her|his|their|my)\s+notice\s+(?:at|to)|stopped\s+paying\s+for|"
+        rf"{NEG}\s+pays\s+for|"
+        r"got\s+rid\s+of|turned\s+off|switched\s+off|shut\s+down|killed|sunset|"
         r"stopped|gave\s+up|has\s+given\s+up|abandoned|had\s+to\s+rehome|rehomed|"
         r"stepped\s+down\s+from|graduated\s+from|dropped\s+out\s+of|finished|"
         r"(?:was|got)\s+(?:laid\s+off|fired|let\s+go)\s+(?:from|by)|divorced|broke\s+up\s+with|"
@@ -200,7 +203,8 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         r"is\s+doing\s+(?:a|an|her|his|their|my)\s+[\w'.]+(?:\s+degree)?\s+in|is\s+pursuing\s+"
         r"(?:a|an)\s+(?:[\w'.]+\s+)?(?:degree\s+)?in|is\s+a\s+(?:[\w-]+\s+)?student\s+(?:of|in)|"
         r"switched\s+(?:her|his|their|my)\s+major\s+to|changed\s+(?:her|his|their|my)\s+major\s+to)"
-        r"\s+(?!(?:at|in|on|with|for|from|during|hard|late|abroad)\b)(?P<v>.+?)(?:\s+at\s+.+)?",
+        r"\s+(?!(?:at|in|on|with|for|from|during|hard|late|abroad|every|each|daily|weekly|"
+        r"nightly|most|all|together|alone|online|part-time|full-time)\b)(?P<v>.+?)(?:\s+at\s+.+)?",
         kind="plain",
     ),
     Rule(

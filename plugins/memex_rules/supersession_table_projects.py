@@ -18,7 +18,7 @@ from memex_rules.supersession_table import (
     STATUS,
     Rule,
 )
-from memex_rules.supersession_values import ANY, THINGS
+from memex_rules.supersession_values import ANY, NEG, THINGS
 
 PROJECT_RULES: tuple[Rule, ...] = (
     # --- a plan's or event's date --------------------------------------------------------------
@@ -281,8 +281,8 @@ PROJECT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "hobby",
-        r"(?:practises|practices|plays|does|goes\s+to|takes|attends|is\s+learning|learns|"
-        r"is\s+taking|has\s+taken\s+up|took\s+up|is\s+into)\s+(?P<v>.+)",
+        r"(?:(?:practises|practices|plays|does|goes\s+to|takes|attends|is\s+learning|learns|"
+        r"is\s+taking|has\s+taken\s+up|took\s+up|is\s+into|goes|went)\s+(?P<v>.+)|(?P<w>[a-z]+(?:s|ing)))",
         kind="hobby",
         single=False,
         weak=True,
@@ -439,7 +439,8 @@ PROJECT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "relationship",
-        r"(?:broke\s+up|split\s+up|split|separated|called\s+it\s+off|ended\s+things)\b.*",
+        r"(?:broke\s+up|split\s+up|split|separated|called\s+it\s+off|ended\s+things|divorced|"
+        r"got\s+divorced)\s*$",
         kind="fixed",
         value="single",
         change=True,
@@ -505,5 +506,20 @@ PROJECT_RULES: tuple[Rule, ...] = (
         r"(?:at|on|via)\s+(?P<v>\S+@\S+).*",
         kind="email_for",
         whole=True,
+    ),
+    Rule(
+        ANY,
+        r"^(?P<s>.+?)'s\s+last\s+day\s+(?:at|with)\s+(?P<v>.+?)\s+(?:was|is|will\s+be)\b.*",
+        kind="ended",
+        whole=True,
+        change=True,
+        ended=True,
+    ),
+    Rule(
+        ANY,
+        rf"^(?P<v>.+?)\s+{NEG}\s+(?:is|are)\s+(?:used|needed|in\s+use|part\s+of\s+.+)\b.*",
+        kind="thing_ended",
+        whole=True,
+        change=True,
     ),
 )

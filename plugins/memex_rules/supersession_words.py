@@ -3,7 +3,7 @@ purposes, owned things. Kept apart so :mod:`memex_rules.supersession_readers` re
 
 from __future__ import annotations
 
-from memex_rules.rules_text import compile_pattern
+from memex_rules.rules_text import compile_pattern, word_set
 
 STATUSES = (
     (
@@ -78,3 +78,20 @@ OWNED_THINGS = compile_pattern(
     r"frontend|codebase|reporting|login|billing|payments|deploys|deployment|on-call|roadmap|"
     r"onboarding|search|analytics|sdk|cli|integration|migration|release|budget|account)$"
 )
+
+DIETS = word_set(
+    "vegetarian vegan pescatarian pescetarian carnivore omnivore keto paleo flexitarian "
+    "gluten-free dairy-free plant-based mediterranean low-carb raw halal kosher"
+)
+
+SCHOOLS = compile_pattern(
+    r"\b(?:school|college|university|academy|institute|uni|polytechnic|conservatory|"
+    r"seminary|kindergarten|preschool|high|mit|stanford|harvard|oxford|cambridge)\b"
+)
+
+CLUBS = compile_pattern(
+    r"\b(?:club|gym|group|team|class|classes|league|band|choir|community|course|program|"
+    r"programme|society|circle|meetup|forum|discord|server|church|army|navy|military|party)$"
+)
+
+NOT_ACTIVITY = word_set("is was has does goes says agrees thinks knows needs wants works lives")

@@ -335,6 +335,20 @@ CLOSES = [
     ("The deadline is June 1", "The deadline was extended to June 15", "deadline: date"),
     ("Lena's email is l@a.com", "Please email Lena at l@b.com from now on", "lena: email"),
     ("User prefers tea", "User prefers coffee now", "user: likes"),
+    ("Omar works at Stripe", "Omar handed in his notice at Stripe", "omar: works at"),
+    ("Omar works at Stripe", "Omar's last day at Stripe was Friday", "omar: works at"),
+    ("Omar works at Stripe", "Omar now works for himself", "omar: works at"),
+    ("We use Heroku", "We stopped paying for Heroku", "we: uses"),
+    ("We use Heroku", "Heroku is no longer used", "we: uses"),
+    ("We use Heroku", "We got rid of Heroku", "we: uses"),
+    ("Omar goes climbing every week", "Omar stopped climbing", "omar: hobby"),
+    ("Omar goes climbing every week", "Omar doesn't climb anymore", "omar: hobby"),
+    ("Omar is married to Lina", "Omar and Lina divorced", "omar: relationship"),
+    (
+        "Julia owns a Honda Civic",
+        "Julia sold the Honda Civic and bought a Ford Focus",
+        "julia: car",
+    ),
 ]
 
 
@@ -454,6 +468,15 @@ KEEPS = [
     ("The app is written in Python", "The app is hosted on AWS"),
     ("User prefers tea", "User prefers coffee"),
     ("User prefers tea", "User now prefers dark mode"),
+    ("Omar works at Stripe", "Omar's wife works at Plaid"),
+    ("Omar works at Stripe", "Omar shops at Plaid"),
+    ("We use Heroku", "We use GitHub"),
+    ("Omar goes climbing every week", "Omar goes to work every day"),
+    ("Omar goes climbing every week", "Omar swims"),
+    ("Omar is married to Lina", "Omar's brother is dating Sara"),
+    ("Omar studies biology", "Omar studies every evening"),
+    ("Omar lives in Cairo", "Omar's office is in Alexandria"),
+    ("Julia owns a Honda Civic", "Julia's son drives a Ford Focus"),
 ]
 
 
