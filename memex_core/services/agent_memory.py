@@ -321,6 +321,7 @@ class MemoryService:
         if found.closed_by is not None:  # told late: ended by the first later fact of the chain
             chain = self.catalog.supersession_chain(scope, found.closed_by.id)
             found.closed_by = supersession.first_closer(self.judge, found, text, said_at, chain)
+            found.closes += supersession.overlapped(self.judge, found, text, said_at, chain)
         return found
 
     def _closing(

@@ -199,6 +199,29 @@ def first_closer(
     return found.closed_by
 
 
+def overlapped(
+    judge: SupersessionJudge,
+    found: Plan,
+    text: str,
+    said_at: float,
+    chain: Sequence[MemoryRecord],
+) -> list[tuple[MemoryRecord, Supersession]]:
+    """For a fact told late: the closed facts of the chain that were holding when it became
+    true and that it supersedes; they are closed again, at its start. Paris (2020) closed
+    by Berlin (2024), then "Alice lived in Rome in 2022": Paris held until 2022."""
+    new = TimedFact(found.memory_id, text, found.valid_from, said_at)
+    out: list[tuple[MemoryRecord, Supersession]] = []
+    for record in chain:
+        until = record.valid_until
+        if until is None or not record.holds_from <= found.valid_from < until:
+            continue
+        for verdict in judge.supersedes(new, [timed(record)]):
+            if verdict.memory_id == record.id:
+                out.append((record, verdict))
+                break
+    return out
+
+
 def closed(record: MemoryRecord, until: float, by: str, now: float) -> MemoryRecord:
     """``record`` as a ``supersede`` revision leaves it: closed at ``until`` by ``by``."""
     return replace(

@@ -290,3 +290,18 @@ def test_consolidating_embeds_a_new_fact_once_for_both_asks(mx: Memex) -> None:
     embedder.embed_query = counted  # type: ignore[method-assign]
     mx.remember("Alice likes green tea", user="alice", consolidate=True)
     assert asked == ["Alice likes green tea"]
+
+
+def test_a_fact_told_late_shortens_the_closed_fact_it_followed(mx: Memex) -> None:
+    paris = _id(mx.remember("Alice lives in Paris", user="alice", at="2020-01-01"))
+    berlin = _id(mx.remember("Alice moved to Berlin", user="alice", at="2024-01-01"))
+    rome = _id(mx.remember("Alice lived in Rome in 2022", user="alice", at="2025-01-01"))
+    ops = mx.operator()
+    assert ops.get(rome).superseded_by == berlin
+    assert ops.get(paris).superseded_by == rome
+    assert ops.get(paris).to_dict()["valid_until"] == "2022-01-01T00:00:00Z"
+    assert [r.id for r in mx.history(berlin, user="alice")] == [paris, rome, berlin]
+    for moment, expected in (("2021-06-01", paris), ("2023-06-01", rome), ("2024-06-01", berlin)):
+        hits = mx.recall("alice live", user="alice", as_of=moment)
+        assert [h.memory_id for h in hits] == [expected], moment
+    assert [r.action for r in ops.history(paris)] == ["create", "supersede", "supersede"]
