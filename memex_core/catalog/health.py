@@ -151,12 +151,14 @@ class HealthQueries(CatalogPart):
             for name in tables
         }
 
-    def erase_freed(self) -> None:
+    def erase_freed(self) -> bool | None:
         """Leave no copy of deleted rows in the catalog's own files (after a purge).
 
         An engine whose files keep the bytes of deleted rows until they are reused
-        overrides this (SQLite rewrites its file and empties its write-ahead log); a
-        database server's files, logs and backups are its administrator's to manage."""
+        overrides this (SQLite rewrites its file and empties its write-ahead log, and
+        answers whether it could); a database server's files, logs and backups are its
+        administrator's to manage (None: nothing done here)."""
+        return None
 
     def memory_drift(self) -> MemoryDrift:
         db = self._db

@@ -171,14 +171,17 @@ class SqliteCatalog(SqlCatalog):
     def transaction(self) -> SqliteCatalog._Transaction:
         return SqliteCatalog._Transaction(self._sqlite)
 
-    def erase_freed(self) -> None:
+    def erase_freed(self) -> bool:
         """Rewrite ``catalog.sqlite`` (``VACUUM``) so that no free page or free space in a
         page keeps the bytes of a deleted row (a purge's, or an earlier revision's), then
         empty the write-ahead log (``wal_checkpoint(TRUNCATE)``), whose frames hold earlier
         images of the pages. Rowids are kept (every memex table is copied whole). Takes
-        time in proportion to the catalog's size; a purge calls it, holding the write lock."""
+        time in proportion to the catalog's size; a purge calls it, holding the write lock.
+        Answers whether the log was emptied: a reader still inside a read transaction when
+        the busy timeout (10 s) runs out keeps it, until a later checkpoint."""
         self._db.execute("VACUUM")
-        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return not busy
 
     # -- change journal ---------------------------------------------------------------
 

@@ -48,6 +48,12 @@ def print_receipt(receipt: PurgeReceipt) -> None:
         table.add_row(*row)
     console = Console(highlight=False)
     console.print(table)
+    if receipt.catalog_log_emptied is False:
+        console.print(
+            "The catalog's write-ahead log could not be emptied (a reader held it open): "
+            "it may hold copies of the purged rows until its next checkpoint empties it.",
+            markup=False,
+        )
     console.print(
         f"Access-log entries blanked (target and detail replaced by [purged]): "
         f"{receipt.log_entries_blanked:,}. A negative 'removed' is a row the purge's own "

@@ -137,7 +137,7 @@ class OperatorMemory(MemoryHandle, PurgeCall):
                 self._mx.memory_indexes().apply([], removed)
                 if user_id is not None:
                     blanked = catalog.scrub_access_log(user_id)
-            erase_purged(self._mx)
+            emptied = erase_purged(self._mx)
             after = home_counts(self._mx)
         receipt = PurgeReceipt(
             len(ids),
@@ -148,6 +148,7 @@ class OperatorMemory(MemoryHandle, PurgeCall):
             blanked,
             store_name(self._mx.keyword_sync.keyword),
             "" if after.vectors is None else store_name(self._mx.vector_store),
+            emptied,
         )
         self._log(
             "purge",

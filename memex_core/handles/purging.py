@@ -32,19 +32,21 @@ def home_counts(mx: MemoryHome) -> HomeCounts:
     return HomeCounts(mx.catalog.row_counts(RECEIPT_TABLES), keyword, vectors)
 
 
-def erase_purged(mx: MemoryHome) -> None:
+def erase_purged(mx: MemoryHome) -> bool | None:
     """After the purge's transaction: rewrite the keyword index without the deleted
     documents' words and generations, the catalog without the deleted rows' bytes, and
     the vector store's own files without the deleted vectors (a store's optional
-    ``compact()``)."""
+    ``compact()``). Answers whether the catalog's own log could be emptied (None: an
+    engine that keeps none of its own)."""
     mx.keyword_sync.compact()
-    mx.catalog.erase_freed()
+    emptied = mx.catalog.erase_freed()
     if mx.semantic_unavailable_reason() is None:
         compact = getattr(mx.vector_store, "compact", None)  # optional (chroma's folder)
         if compact is not None:
             # out of reach: its deletes are done (or queued); its log goes at a later sync
             with contextlib.suppress(MemexError):
                 compact()
+    return emptied
 
 
 def store_name(store: object) -> str:

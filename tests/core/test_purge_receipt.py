@@ -150,6 +150,7 @@ def test_a_purge_leaves_no_trace_of_the_users_text(home: Home) -> None:
     assert receipt.vectors_removed == len(made["fragments"])
     assert receipt.log_entries_blanked >= 4
     assert receipt.after.tables["memories"] == BOB_FACTS + 1
+    assert receipt.catalog_log_emptied is (True if home.engine == "sqlite" else None)
 
     # The home's files: the catalog (and its write-ahead log), keyword index, chroma
     # (whose own log kept every vector's id and metadata until it synced).
@@ -219,3 +220,24 @@ def test_forget_purge_prints_the_receipt(memex_home: Path, monkeypatch: pytest.M
     assert (made["purged"], made["user_id"], made["rows_removed"]["memories"]) == (1, "bob", 1)
     assert (made["keyword_entries_removed"], made["vectors_removed"]) == (1, 1)
     assert made["before"]["tables"]["memories"] == 1 and made["after"]["tables"]["memories"] == 0
+
+
+def test_the_receipt_says_when_a_reader_kept_the_catalogs_log(tmp_path: Path) -> None:
+    import sqlite3
+
+    home = tmp_path / "home"
+    mx = _open(home, "sqlite", None)
+    try:
+        mx.agent("alice").remember(f"Alice keeps the {ALICE[0]} ledger")
+        reader = sqlite3.connect(home / "catalog.sqlite", isolation_level=None)
+        reader.execute("BEGIN")
+        reader.execute("SELECT COUNT(*) FROM fragments").fetchone()  # a snapshot held open
+        mx.catalog._db.execute("PRAGMA busy_timeout = 50")  # (10 s otherwise)
+        receipt = mx.operator().purge_receipt(user_id="alice", confirm="alice")
+        assert receipt.catalog_log_emptied is False and receipt.purged == 1
+        reader.execute("COMMIT")
+        reader.close()
+        assert mx.catalog.erase_freed() is True  # the next checkpoint empties it
+        assert _found_in_files(home, (ALICE[0],)) == {}
+    finally:
+        mx.close()

@@ -63,6 +63,10 @@ class PurgeReceipt:
     log_entries_blanked: int = 0
     keyword_store: str = ""
     vector_store: str = ""
+    #: Whether the catalog's write-ahead log was emptied after the purge (SQLite; False: a
+    #: reader held it past the busy timeout, and a later checkpoint empties it). None: an
+    #: engine without a log of its own in the home (PostgreSQL).
+    catalog_log_emptied: bool | None = None
 
     @property
     def rows_removed(self) -> dict[str, int]:
@@ -89,6 +93,7 @@ class PurgeReceipt:
             "log_entries_blanked": self.log_entries_blanked,
             "keyword_store": self.keyword_store,
             "vector_store": self.vector_store,
+            "catalog_log_emptied": self.catalog_log_emptied,
             "before": self.before.to_dict(),
             "after": self.after.to_dict(),
         }
