@@ -43,7 +43,16 @@ Filter = str | list[str] | tuple[str, ...] | None
 
 #: Per-call keyword arguments and what they set (anything else is a TypeError).
 SEARCH_ARGS = ("k", "mode", "time_phrases", "tool_call_id")
-FILTER_ARGS = ("source", "conversation", "role", "since", "until", "tag")
+FILTER_ARGS = (
+    "source",
+    "conversation",
+    "role",
+    "since",
+    "until",
+    "tag",
+    "as_of",
+    "include_superseded",
+)
 SCOPE_ARGS = ("user", "collection", "corpus", "include_private")
 #: Passed by ``BaseRetriever.invoke`` itself; not ours to act on.
 IGNORED_ARGS = ("verbose",)
@@ -97,6 +106,12 @@ class MemexRetriever(BaseRetriever):
     tag: Filter = None
     """Only notes with these tags or a tag nested under one (``project`` matches
     ``#project/memex``)."""
+    as_of: TimeBound = None
+    """Remembered facts as they stood then (a datetime, ISO 8601 date or time, or epoch
+    seconds): those valid at that time, superseded ones included. None: current facts
+    only (a fact a later one replaced is left out)."""
+    include_superseded: bool = False
+    """Every remembered fact, superseded ones too."""
 
     user: str | None = None
     """Read this user's memory and shared memory too; binds the retriever to that user.

@@ -36,7 +36,7 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from llama_index.core.utils import get_tokenizer
 from pydantic import SkipValidation
 
-from memex_core.api import MODES
+from memex_core.api import MODES, TimeBound
 from memex_core.domain import SearchResult
 from memex_core.domain.fragment import ROLES
 from memex_core.domain.memory.namespaces import validate_collection
@@ -137,6 +137,11 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
     )
     similarity_top_k: int = Field(default=5, description="How many memories to recall.")
     mode: str = Field(default="hybrid", description="hybrid, keyword or semantic search.")
+    as_of: TimeBound = Field(
+        default=None,
+        description="Recall the facts as they stood then (a datetime, ISO 8601 date or time, "
+        "or epoch seconds); default: current facts only, never one a later fact replaced.",
+    )
     query_window: int = Field(
         default=3, description="How many of the latest user/assistant messages form the query."
     )
@@ -248,6 +253,7 @@ class MemexMemoryBlock(BaseMemoryBlock[str]):
             collection=scope.searched,
             # chat text is not a search command: "last week" in a message is no time filter
             time_phrases=False,
+            as_of=self.as_of,
         )
         return found.results
 

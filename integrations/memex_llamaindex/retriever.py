@@ -22,7 +22,7 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from memex_core.api import MODES
+from memex_core.api import MODES, TimeBound
 from memex_core.errors import MemexError
 from memex_core.memex_like import MemexLike, ViewLike, acting_user
 from memex_core.threads import acall, call, reads
@@ -53,6 +53,10 @@ class MemexRetriever(BaseRetriever):
         corpus: whether the operator's ingested corpus is searched.
         include_private: include the user's memory marked private.
         time_phrases: read "last week", "in March" in a query as a time filter.
+        as_of: the user's remembered facts as they stood then (a datetime, ISO 8601 date
+            or time, or epoch seconds), superseded ones included; default: current facts
+            only (a fact a later one replaced is left out).
+        include_superseded: every remembered fact, superseded ones too.
         agent_name: the name the access log files searches under.
     """
 
@@ -68,6 +72,8 @@ class MemexRetriever(BaseRetriever):
         corpus: bool = True,
         include_private: bool = False,
         time_phrases: bool = True,
+        as_of: TimeBound = None,
+        include_superseded: bool = False,
         agent_name: str = DEFAULT_NAME,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
@@ -94,6 +100,8 @@ class MemexRetriever(BaseRetriever):
         self.mode = mode
         self.include_private = include_private
         self.time_phrases = time_phrases
+        self.as_of = as_of
+        self.include_superseded = include_superseded
         self._filter_options = filter_options(filters)
         # Built once: it validates user and collection now, and holds no per-query state.
         self._view: ViewLike = memex.view(
@@ -127,6 +135,8 @@ class MemexRetriever(BaseRetriever):
             self.similarity_top_k,
             include_private=self.include_private,
             time_phrases=self.time_phrases,
+            as_of=self.as_of,
+            include_superseded=self.include_superseded,
             **self._filter_options,
         )
         return [to_node(result) for result in found]
