@@ -309,7 +309,7 @@ def dream(
     consolidator with the similar facts before them: ADD keeps a fact, UPDATE
     rewrites an earlier one, DELETE invalidates an earlier one, NONE retires a
     repeat. A fact left standing also closes the earlier facts it supersedes
-    (same subject and attribute; not in --dry-run). Changes are revisions
+    (same subject and attribute; --dry-run names them). Changes are revisions
     (`memex history`, `memex undelete`). Runs as the operator.
     """
     from memex_core.cli.memory_render import dream_json, print_dream

@@ -182,8 +182,9 @@ def print_dream(report: DreamReport) -> None:
             "revisions; `memex history ID` shows them, `memex undelete ID` brings a retired "
             "memory back."
         )
+    verb = "Would supersede" if report.dry_run else "Superseded"
     for closed, by in report.superseded:
-        console.print(f"[yellow]Superseded[/] [cyan]{esc(closed)}[/] by [cyan]{esc(by)}[/]")
+        console.print(f"[yellow]{verb}[/] [cyan]{esc(closed)}[/] by [cyan]{esc(by)}[/]")
 
 
 # -- history, memories ----------------------------------------------------------------------

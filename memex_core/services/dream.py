@@ -26,7 +26,14 @@ from memex_core.domain import Consolidator, MemoryFact
 from memex_core.domain.contracts import ADD, DELETE
 from memex_core.domain.memory.facts import text_similarity
 from memex_core.domain.memory.outcomes import AppliedDecision, DreamPlan, DreamReport
-from memex_core.domain.memory.records import CONVERSATION_KIND, FILE_KIND, MemoryRecord, Scope
+from memex_core.domain.memory.records import (
+    ACTIVE,
+    CONVERSATION_KIND,
+    FILE_KIND,
+    MemoryRecord,
+    Scope,
+)
+from memex_core.domain.memory.validity import Supersession
 from memex_core.errors import MemexError
 from memex_core.services import supersession
 from memex_core.services.agent_memory import MemoryService
@@ -78,10 +85,9 @@ def dream(
                 # A NONE or UPDATE with a target means this memory repeats (or was folded
                 # into) one that stays; anything else leaves it standing.
                 if action in (ADD, DELETE) or target is None:
-                    if not dry_run:
-                        for old in _supersede(service, scope, memory, facts, earlier):
-                            earlier.discard(old)
-                            report.superseded.append((old, memory.id))
+                    for old in _supersede(service, scope, memory, facts, earlier, dry_run):
+                        earlier.discard(old)
+                        report.superseded.append((old, memory.id))
                     earlier.add(memory.id)
                 if action == DELETE and target:
                     earlier.discard(target)
@@ -111,9 +117,10 @@ def _supersede(
     memory: MemoryRecord,
     facts: Sequence[MemoryRecord],
     earlier: set[str],
+    dry_run: bool = False,
 ) -> list[str]:
     """Close the standing facts before ``memory`` that the judge says it supersedes (the
-    closest few, as remembering offers them); their ids."""
+    closest few, as remembering offers them; a dry run only names them); their ids."""
     if service.judge is None or not earlier:
         return []
     standing = [
@@ -132,7 +139,7 @@ def _supersede(
         standing[: supersession.CANDIDATES],
         valid_from=memory.holds_from,
     )
-    for old, why in found.closes:
+    for old, why in [] if dry_run else found.closes:
         service.close(scope, old, why, memory)
     return [old.id for old, _ in found.closes]
 
@@ -196,4 +203,10 @@ def apply_plan(service: MemoryService, scope: Scope, plan: DreamPlan) -> DreamRe
         )
         applied.examined_id = memory.id
         report.decisions.append(applied)
+    for old_id, by_id in plan.report.superseded:  # the closings reviewed, as planned
+        old = service.catalog.memory(scope, old_id)
+        by = service.catalog.memory(scope, by_id)
+        if old is not None and by is not None and old.is_current and old.status == ACTIVE:
+            service.close(scope, old, Supersession(old_id, reason="a reviewed dream plan"), by)
+            report.superseded.append((old_id, by_id))
     return report

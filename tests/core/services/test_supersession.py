@@ -305,3 +305,23 @@ def test_a_fact_told_late_shortens_the_closed_fact_it_followed(mx: Memex) -> Non
         hits = mx.recall("alice live", user="alice", as_of=moment)
         assert [h.memory_id for h in hits] == [expected], moment
     assert [r.action for r in ops.history(paris)] == ["create", "supersede", "supersede"]
+
+
+def test_a_dream_plan_names_its_closings_and_applying_it_makes_them(memex_home: Path) -> None:
+    plain = timed_memex(memex_home, supersession_judge="none")
+    try:
+        paris = _id(plain.remember("Alice lives in Paris", user="alice", at=T0))
+        berlin = _id(plain.remember("Alice moved to Berlin", user="alice", at=T0 + DAY))
+    finally:
+        plain.close()
+    memex = timed_memex(memex_home)
+    try:
+        alice = memex.agent("alice")
+        plan = alice.dream_plan()
+        assert plan.report.superseded == [(paris, berlin)]
+        assert memex.operator().get(paris).is_current  # a plan writes nothing
+        applied = alice.apply_dream(plan)
+        assert applied.superseded == [(paris, berlin)]
+        assert memex.operator().get(paris).superseded_by == berlin
+    finally:
+        memex.close()
