@@ -12,10 +12,11 @@ from pydantic import BaseModel
 
 from memex_core.domain.agent_keys import AgentKey
 from memex_core.domain.memory.receipts import PurgeReceipt
-from memex_core.domain.memory.records import AccessEntry, MemoryRecord, Revision
+from memex_core.domain.memory.records import AccessEntry, Revision
 from memex_core.domain.results import CorpusStats, IngestReport
 from memex_server.auth import Caller, operator, state_of
 from memex_server.errors import ApiError
+from memex_server.memory_json import MemoryRecordOut, as_json
 from memex_server.requests import (
     AccessLogRequest,
     KeyCreateRequest,
@@ -42,11 +43,14 @@ def history(request: Request, body: RefRequest, who: Operator) -> list[Revision]
     return state.call(handle.history, body.ref, tool_call_id=who.tool_call_id)
 
 
-@router.post("/memory/restore", response_model=MemoryRecord, summary="Make a revision current")
-def restore(request: Request, body: RestoreRequest, who: Operator) -> MemoryRecord:
+@router.post("/memory/restore", response_model=MemoryRecordOut, summary="Make a revision current")
+def restore(request: Request, body: RestoreRequest, who: Operator) -> Any:
+    """The record as the memory routes answer it (with its validity: a restore also
+    reopens a fact that was closed by mistake)."""
     state = state_of(request)
     handle = state.operator_memory(who)
-    return state.write(handle.restore, body.ref, body.revision, tool_call_id=who.tool_call_id)
+    record = state.write(handle.restore, body.ref, body.revision, tool_call_id=who.tool_call_id)
+    return as_json(record)
 
 
 @router.post("/memory/purge", summary="Hard-delete memories (cannot be undone)")
