@@ -36,6 +36,7 @@ from memex_core.errors import MemexError
 from memex_core.handles.base import SHARED_WRITE_ENV, HandleBase
 from memex_core.handles.calls import FileWrite
 from memex_core.services.agent_memory import MemoryService, Message, Prepared, fingerprint
+from memex_core.services.supersession import Plan
 
 
 class MemoryWrites(HandleBase):
@@ -204,13 +205,13 @@ class MemoryWrites(HandleBase):
             )
             return AppliedDecision(decision, same[0].id, applied=True)
         plan = service.plan(self.scope, owner, collection, fact.text, at)
+        in_time = _in_time(plan)
         if consolidator is None:
-            decision = ConsolidationDecision(ADD, fact, reason="new fact")
+            decision = ConsolidationDecision(ADD, fact, reason=in_time or "new fact")
         elif plan is not None and plan.closes:
             # The fact changed: a new memory closes the earlier one (a consolidator's
             # UPDATE would rewrite it, and what was true before would be lost).
-            closed = ", ".join(old.id for old, _ in plan.closes)
-            decision = ConsolidationDecision(ADD, fact, reason=f"supersedes {closed}")
+            decision = ConsolidationDecision(ADD, fact, reason=in_time)
         else:
             similar = service.similar(
                 self.scope, owner=owner, collection=collection, text=fact.text
@@ -361,3 +362,16 @@ def _said_at(fact: MemoryFact, times: dict[str, float], said_at: float | None) -
     """When a fact was said: its latest source turn's time, else the call's ``at``."""
     found = [times[f] for f in fact.source_fragment_ids if f in times]
     return max(found) if found else said_at
+
+
+def _in_time(plan: Plan | None) -> str:
+    """What writing a fact does to the facts before and after it, for its decision's
+    reason ("supersedes mem_..."; "told late: superseded by mem_..."), or ""."""
+    if plan is None:
+        return ""
+    said = []
+    if plan.closes:
+        said.append("supersedes " + ", ".join(old.id for old, _ in plan.closes))
+    if plan.closed_by is not None:
+        said.append(f"told late: superseded by {plan.closed_by.id}")
+    return "; ".join(said)

@@ -65,6 +65,16 @@ def test_alice_moves_from_paris_to_berlin(run: Run) -> None:
     assert "superseded" in shown.output and "2024-06-01" in shown.output
 
 
+def test_remember_says_what_a_fact_supersedes(run: Run) -> None:
+    paris = remember(run, "Alice lives in Paris", "--at", "2024-01-10")
+    out = json.loads(
+        run("remember", "Alice moved to Berlin", "-u", "alice", "--format", "json").stdout
+    )
+    assert out["decisions"][0]["reason"] == f"supersedes {paris}"
+    late = run("remember", "Alice lived in Rome in 2019", "-u", "alice", "--format", "json")
+    assert json.loads(late.stdout)["decisions"][0]["reason"].startswith("told late: superseded")
+
+
 def test_history_shows_the_chain_above_the_revisions(run: Run) -> None:
     paris = remember(run, "Alice lives in Paris", "--at", "2024-01-10")
     remember(run, "Alice moved to Berlin", "--at", "2024-06-01")
