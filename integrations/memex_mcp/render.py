@@ -131,7 +131,12 @@ def fragments(
     blocks = [_fragment_text(f) for f in found]
     for memory in memories:
         where = memory.get("path") or memory.get("collection") or "memory"
-        blocks.append(f"[{memory['id']}] memory · {memory['kind']} · {where}\n{memory['content']}")
+        head = f"[{memory['id']}] memory · {memory['kind']} · {where}"
+        if memory.get("valid_until"):  # a fact a later one replaced: say so, with when
+            head += f" · held until {memory['valid_until'][:10]}"
+            if memory.get("superseded_by"):
+                head += f", superseded by {memory['superseded_by']}"
+        blocks.append(f"{head}\n{memory['content']}")
     if missing:
         blocks.append(
             f"Not found: {', '.join(missing)}. Ids come from search (or remember, for mem_ "

@@ -65,6 +65,10 @@ def test_recall_reads_facts_by_time(moves: Moves) -> None:
             assert hits[0]["superseded_by"] == moves.berlin
             assert f"until 2024-06-01, superseded by {moves.berlin}" in text_of(then)
 
+            got = await session.call_tool("get", {"ids": [moves.paris]})
+            assert got.structured_content["memories"][0]["superseded_by"] == moves.berlin
+            assert f"held until 2024-06-01, superseded by {moves.berlin}" in text_of(got)
+
             everything = await ask(include_superseded=True)
             found = {h["memory_id"] for h in everything.structured_content["hits"]}
             assert found == {moves.paris, moves.berlin}
