@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memex_core.api import Memex
+from memex_core.cli.render import print_panels, results_json
 from memex_core.config import Config, load_config
 from memex_core.domain import (
     Fragment,
@@ -155,7 +156,9 @@ def test_question_words_dropped_for_the_keyword_signal() -> None:
     assert keyword_query("many much") == ""
 
 
-def test_registered_and_used_by_hybrid_search(memex_home: Path) -> None:
+def test_registered_and_used_by_hybrid_search(
+    memex_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Through Memex with ``[ranker] use = "rerank"``: hybrid results carry the rerank's
     rank, keyword searches do not."""
     registry = load_registry()
@@ -200,5 +203,11 @@ def test_registered_and_used_by_hybrid_search(memex_home: Path) -> None:
         )
         keyword = mx.search("Biscuit puppy", mode="keyword", limit=3)
         assert all("rerank" not in r.ranks for r in keyword.results)
+        # What `memex dig` shows: the panel names the rerank beside the signals, JSON too.
+        shown = json.loads(results_json(found.results))[0]
+        assert shown["ranks"]["rerank"] == 1 and "rerank" in shown["scores"]
+        capsys.readouterr()
+        print_panels(found.results, "Biscuit puppy")
+        assert "rerank #1" in capsys.readouterr().out
     finally:
         mx.close()
