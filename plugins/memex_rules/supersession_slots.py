@@ -17,6 +17,7 @@ same slots.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from memex_rules.rules_text import compile_pattern, squash, word_set
@@ -198,9 +199,47 @@ def _with_subject(subject: str, clause: str) -> str:
     return _plural_verb(f"we {clause}").replace("we ", f"{subject} ", 1)
 
 
+#: Past forms of the verbs that state a standing fact, read as their present ("In 2017,
+#: Alice's favourite band was ABBA" as "... is ABBA") when the text reads no other way, so a
+#: fact told late about an earlier time meets the current fact of the same attribute.
+_PAST_STATE = {
+    "was": "is", "were": "are", "had": "has", "lived": "lives", "worked": "works",
+    "drove": "drives", "owned": "owns", "used": "uses", "studied": "studies",
+    "preferred": "prefers", "loved": "loves", "liked": "likes", "played": "plays",
+    "attended": "attends", "taught": "teaches", "dated": "dates", "ran": "runs",
+    "managed": "manages", "led": "leads", "kept": "keeps", "wore": "wears",
+}  # fmt: skip
+_PAST_STATE_WORD = compile_pattern(
+    r"\b(?:used\s+to\s+(?P<base>[a-z]+)|(?P<past>" + "|".join(_PAST_STATE) + r"))\b"
+)
+
+
+def _presented(text: str) -> str:
+    """``text`` with past forms of state verbs in the present ("used to live" -> "lives")."""
+
+    def present(match: re.Match[str]) -> str:
+        if match.group("base"):
+            return third_singular(match.group("base"))
+        word = match.group("past")
+        return _PAST_STATE[word.lower()]
+
+    return _PAST_STATE_WORD.sub(present, text)
+
+
 @lru_cache(maxsize=8192)
 def _read_clause(text: str) -> tuple[Slot, ...]:
-    """The slots of one clause, for the shortest subject any rule found."""
+    """The slots of one clause, for the shortest subject any rule found; a clause in the past
+    tense that reads no other way is read in the present, its slots marked ``past``."""
+    found = _read_present(text)
+    if found:
+        return found
+    presented = _presented(text)
+    if presented == text:
+        return ()
+    return tuple(replace(slot, past=True) for slot in _read_present(presented))
+
+
+def _read_present(text: str) -> tuple[Slot, ...]:
     prepared = prepare(text)
     plain = without_times(prepared)
     change = bool(_CHANGE.search(prepared))

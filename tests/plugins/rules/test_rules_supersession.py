@@ -537,6 +537,31 @@ def test_a_fact_told_late_about_an_earlier_time_closes_no_later_fact() -> None:
     assert JUDGE.supersedes(rome, [berlin]) == []
 
 
+@pytest.mark.parametrize(
+    ("current", "late"),
+    [
+        ("Alice's favourite band is Queen", "In 2017, Alice's favourite band was ABBA"),
+        ("Alice drives a Tesla Model 3", "Alice drove a Honda Civic in 2018"),
+        ("Alice is married to Tom", "In 2016 Alice was dating Mark"),
+        ("Alice lives in Berlin", "Alice used to live in Rome in 2019"),
+    ],
+)
+def test_the_current_fact_closes_a_past_tense_fact_told_late(current: str, late: str) -> None:
+    """Told after the current fact about an earlier year, the late fact holds until the
+    current one: memex asks whether the current fact supersedes it, which needs the past
+    tense read as the same attribute (before, 'was ABBA' read as nothing and stayed current)."""
+    now = _fact("now", current, SAID)
+    told = _fact("late", late, LATER)
+    assert told.valid_from < now.valid_from
+    assert [c.memory_id for c in JUDGE.supersedes(now, [told])] == ["late"]
+    assert JUDGE.supersedes(told, [now]) == []
+
+
+def test_an_undated_past_fact_closes_nothing() -> None:
+    berlin = _fact("berlin", "Alice lives in Berlin", SAID)
+    assert JUDGE.supersedes(_fact(None, "Alice used to live in Rome", LATER), [berlin]) == []
+
+
 def test_a_dated_past_fact_closes_an_earlier_one() -> None:
     paris = TimedFact(
         "paris", "Alice lives in Paris", SAID - 3 * 365 * 86400, SAID - 3 * 365 * 86400
