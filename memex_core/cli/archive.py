@@ -129,6 +129,13 @@ def _print_import(report: dict[str, Any]) -> None:
             click.echo(f"  {conflict['member']}: {key}")
     if report["settings_applied"]:
         click.echo("The archive's read settings (turn context, relevance floor) were applied.")
+    if report["vectors_in_archive"]:
+        if report["vectors_reason"]:
+            click.echo(f"Archive vectors not used: {report['vectors_reason']}.")
+        elif report["dry_run"]:
+            click.echo(f"Would store {report['vectors_used']:,} vector(s) from the archive.")
+        else:
+            click.echo(f"Stored {report['vectors_used']:,} vector(s) from the archive.")
     if report["embedded"]:
         click.echo(f"Embedded {report['embedded']:,} fragment(s).")
     elif report["embedding_skipped_reason"] and not report["dry_run"]:

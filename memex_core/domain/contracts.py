@@ -199,6 +199,9 @@ class VectorStore(Protocol):
       queries are much slower than unfiltered ones offers it, and memex then filters
       a wider unfiltered answer against the catalog itself (see
       ``SearchService._filtered_nearest``) before falling back to ``search``;
+    - ``stored_vectors(ids) -> dict[str, list[float]]``, the vectors of those of ``ids``
+      that hold one, as their float32 values (ids without one left out): ``memex export
+      --with-vectors`` writes them into the archive (a store without it: refused);
     - ``concurrent_reads``, as for :class:`KeywordStore`.
     """
 

@@ -13,9 +13,11 @@ from typing import IO, TYPE_CHECKING
 
 from memex_core.domain.memory.paths import validate_user_id
 from memex_core.services.archive_export import ArchiveWriter, ExportReport
-from memex_core.services.archive_format import Filters
+from memex_core.services.archive_format import ArchiveError, Filters
 from memex_core.services.archive_import import ArchiveImporter, ImportReport
+from memex_core.services.archive_vectors import vector_source
 from memex_core.services.index_text import KEYWORD_CONTEXT_SETTING, VECTOR_CONTEXT_SETTING
+from memex_core.services.indexing import embedder_build, embedder_signature
 from memex_core.services.ports import Progress
 from memex_core.services.search import VectorStoreUnavailableError
 
@@ -40,8 +42,13 @@ def export_archive(
 ) -> ExportReport:
     if filters.user is not None:
         validate_user_id(filters.user)
+    vectors = None
+    if with_vectors:
+        if (reason := parts.semantic_unavailable_reason()) is not None:
+            raise ArchiveError(f"--with-vectors: {reason}")
+        vectors = vector_source(parts.vector_store, parts.config.component("vector_store"))
     with parts.lock:
-        return ArchiveWriter(parts.catalog, _version()).export(
+        return ArchiveWriter(parts.catalog, _version(), vectors).export(
             target,
             filters=filters,
             with_log=with_log,
@@ -70,15 +77,21 @@ def import_archive(
         KEYWORD_CONTEXT_SETTING: configured.keyword.signature(),
         VECTOR_CONTEXT_SETTING: configured.vectors.signature(),
     }
+    embedder = None
+    if embed and parts.semantic_unavailable_reason() is None:
+        embedder = {
+            "embedder": embedder_signature(parts.embedder),
+            "build": embedder_build(parts.embedder),
+        }
     with parts.lock, parts.job_lock("ingest"):
         sync = parts.keyword_sync
         sync.catch_up()  # another process may have written since this one opened
-        report = ArchiveImporter(parts.catalog, user, defaults).run(
-            source, dry_run=dry_run, progress=progress
-        )
+        importer = ArchiveImporter(parts.catalog, user, defaults, embedder)
+        report = importer.run(source, dry_run=dry_run, progress=progress)
         if dry_run or not report.changed:
             return report
         started = time.perf_counter()
+        planned, report.vectors_used = report.vectors_used, 0  # stored below, or none
         sync.flush()  # replays the journal the import's rows wrote: added and removed
         if not embed:
             report.embedding_skipped_reason = "skipped on request (run `memex backfill`)"
@@ -89,7 +102,12 @@ def import_archive(
         else:
             try:
                 parts.apply_vector_deletes()
-                report.embedded = parts.indexer().backfill(progress=progress)
+                indexer = parts.indexer()
+                if planned:  # the archive's vectors first: backfill embeds only the rest
+                    report.vectors_used = importer.store_vectors(
+                        source, report, indexer, parts.catalog
+                    )
+                report.embedded = indexer.backfill(progress=progress)
                 parts.settle_vectors()
             except VectorStoreUnavailableError as exc:
                 report.embedding_skipped_reason = f"{exc} Run `memex backfill` later."

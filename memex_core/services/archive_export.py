@@ -29,6 +29,7 @@ from memex_core.services.archive_format import (
     MANIFEST,
     MEMBERS,
     READ_SETTINGS,
+    VECTORS,
     ArchiveError,
     Filters,
     Member,
@@ -36,6 +37,9 @@ from memex_core.services.archive_format import (
     line,
     value,
 )
+from memex_core.services.archive_vectors import IDENTITY_KEY, VectorSource, identity, vector_line
+from memex_core.services.index_text import VECTOR_CONTEXT_SETTING
+from memex_core.services.indexing import EMBEDDER_BUILD_SETTING, EMBEDDER_SETTING
 from memex_core.services.ports import NoProgress, Progress
 
 #: Every member written with this date, so the same content makes the same zip entries.
@@ -223,9 +227,16 @@ class ArchiveWriter:
     """Writes one archive of ``catalog`` (the caller holds the home's write lock, so the
     rows read are one consistent state)."""
 
-    def __init__(self, catalog: ArchiveCatalog, memex_version: str) -> None:
+    def __init__(
+        self,
+        catalog: ArchiveCatalog,
+        memex_version: str,
+        vectors: VectorSource | None = None,
+    ) -> None:
         self.catalog = catalog
         self.memex_version = memex_version
+        #: Where ``with_vectors`` reads the vectors from (the home's vector store).
+        self.vectors = vectors
 
     def export(
         self,
@@ -236,26 +247,25 @@ class ArchiveWriter:
         with_vectors: bool = False,
         progress: Progress | None = None,
     ) -> ExportReport:
-        if with_vectors:
-            raise ArchiveError(
-                "--with-vectors is not available yet: the vector stores cannot hand their "
-                "vectors out; export without it (import embeds again)"
-            )
+        if with_vectors and self.vectors is None:
+            raise ArchiveError("--with-vectors: this home's vector store is not available")
         filters = filters or Filters()
         progress = progress or NoProgress()
         started = time.perf_counter()
         name = str(target) if isinstance(target, Path) else getattr(target, "name", "<stream>")
-        report = ExportReport(str(name), filters=filters.to_dict(), with_log=with_log)
+        report = ExportReport(
+            str(name), filters=filters.to_dict(), with_log=with_log, with_vectors=with_vectors
+        )
         if isinstance(target, Path):
             partial = target.with_name(target.name + ".partial")
             try:
                 with open(partial, "wb") as out:
-                    manifest = self._write(out, filters, with_log, progress, report)
+                    manifest = self._write(out, filters, with_log, with_vectors, progress, report)
                 os.replace(partial, target)
             finally:
                 partial.unlink(missing_ok=True)
         else:
-            manifest = self._write(target, filters, with_log, progress, report)
+            manifest = self._write(target, filters, with_log, with_vectors, progress, report)
         report.bytes = sum(m["bytes"] for m in manifest["members"].values())
         report.seconds = time.perf_counter() - started
         return report
@@ -265,6 +275,7 @@ class ArchiveWriter:
         out: IO[bytes],
         filters: Filters,
         with_log: bool,
+        with_vectors: bool,
         progress: Progress,
         report: ExportReport,
     ) -> dict[str, Any]:
@@ -317,7 +328,52 @@ class ArchiveWriter:
                     "columns": names,
                 }
                 report.members[member.name] = digest.rows
+            if with_vectors:
+                found, written = self._write_vectors(archive, db, filters, progress)
+                manifest[IDENTITY_KEY] = found
+                manifest["members"][VECTORS] = written
+                report.members[VECTORS] = written["rows"]
             info = zipfile.ZipInfo(MANIFEST, date_time=_ZIP_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
         return manifest
+
+    def _write_vectors(
+        self, archive: zipfile.ZipFile, db: Connection, filters: Filters, progress: Progress
+    ) -> tuple[dict[str, str], dict[str, Any]]:
+        """``vectors.jsonl``: the vectors of the exported fragments the recorded embedder
+        built, in the fragments' order, read from the store a batch at a time."""
+        assert self.vectors is not None
+        names = (EMBEDDER_SETTING, EMBEDDER_BUILD_SETTING, VECTOR_CONTEXT_SETTING)
+        marks = ", ".join("?" * len(names))
+        settings = dict(
+            db.execute(f"SELECT key, value FROM settings WHERE key IN ({marks})", names).fetchall()
+        )
+        found = identity(settings)
+        embedder = found["embedder"].rpartition(":")[0]
+        member = next(m for m in MEMBERS if m.table == "fragments")
+        where, params = member_where(member, filters)
+        where, params = f"({where}) AND embedded_by = ?", [*params, embedder]
+        total = int(
+            db.execute(f"SELECT COUNT(*) FROM fragments WHERE {where}", params).fetchone()[0]
+        )
+        progress.start("Exporting vectors", total)
+        digest = MemberDigest()
+        info = zipfile.ZipInfo(VECTORS, date_time=_ZIP_DATE)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with archive.open(info, "w", force_zip64=True) as stream:
+            for rows in iter_rows(db, member, ["id"], ["seq"], where, params):
+                ids = [str(r[0]) for r in rows]
+                held = self.vectors.stored_vectors(ids)
+                data = b"".join(vector_line(i, held[i]) for i in ids if i in held)
+                stream.write(data)
+                digest.update(data, sum(1 for i in ids if i in held))
+                progress.advance(len(rows))
+        progress.finish()
+        written = {
+            "rows": digest.rows,
+            "bytes": digest.size,
+            "sha256": digest.sha256,
+            "columns": ["id", "vector"],
+        }
+        return found, written

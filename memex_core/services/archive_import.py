@@ -41,6 +41,13 @@ from memex_core.services.archive_format import (
     value,
 )
 from memex_core.services.archive_reading import ArchiveReader
+from memex_core.services.archive_vectors import (
+    FragmentLookup,
+    VectorStoring,
+    mismatch,
+    store_vectors,
+)
+from memex_core.services.index_text import VECTOR_CONTEXT_SETTING
 from memex_core.services.ports import NoProgress, Progress
 
 #: Columns a later schema added, filled from another column of the same row when an archive
@@ -86,6 +93,13 @@ class ImportReport:
     removed_fragments: list[str] = field(default_factory=list)
     embedded: int = 0
     embedding_skipped_reason: str | None = None
+    #: Vectors the archive holds, how many of them this import stores (or, dry, would)
+    #: instead of embedding, and why none are used when the archive's embedder differs.
+    vectors_in_archive: int = 0
+    vectors_used: int = 0
+    vectors_reason: str | None = None
+    #: The fragments this import added: the only ones an archive's vector may stand for.
+    added_fragments: set[str] = field(default_factory=set, repr=False)
     seconds: float = 0.0  # checking and writing the rows
     index_seconds: float = 0.0  # bringing the keyword index up to them (and embedding)
 
@@ -118,6 +132,9 @@ class ImportReport:
             "fragments_removed": len(self.removed_fragments),
             "embedded": self.embedded,
             "embedding_skipped_reason": self.embedding_skipped_reason,
+            "vectors_in_archive": self.vectors_in_archive,
+            "vectors_used": self.vectors_used,
+            "vectors_reason": self.vectors_reason,
             "seconds": round(self.seconds, 3),
             "index_seconds": round(self.index_seconds, 3),
             "fragments_per_s": round(self.fragments_per_s, 1),
@@ -148,8 +165,12 @@ class ArchiveImporter:
         catalog: ArchiveCatalog,
         user: str | None = None,
         defaults: Mapping[str, str] | None = None,
+        embedder: Mapping[str, str] | None = None,
     ) -> None:
         self.catalog = catalog
+        #: The target's embedder (``embedder`` as ``name:dimension``, ``build``), which an
+        #: archive's vectors must match to be stored; None: this home cannot embed.
+        self.embedder = dict(embedder) if embedder is not None else None
         self.user = user
         self.owner = user_owner(user) if user is not None else None
         #: Read settings an empty home records when the archive carries none (its own
@@ -173,6 +194,7 @@ class ArchiveImporter:
             try:
                 with self.catalog.transaction() as db:
                     _Import(self, db, reader, report, progress).all(present, targets)
+                    self._check_vectors(db, reader, report)
                     if dry_run:
                         raise _DryRun
             except _DryRun:
@@ -190,6 +212,45 @@ class ArchiveImporter:
                 reader.close()
         report.seconds = time.perf_counter() - started
         return report
+
+    def _check_vectors(self, db: Connection, reader: ArchiveReader, report: ImportReport) -> None:
+        """Inside the transaction, so a bad vector refuses the whole import: read every
+        vector of the archive (checked), and decide whether they stand for this home's."""
+        found = reader.vector_identity
+        if found is None:
+            return
+        wanted = 0
+        for batch in reader.vectors():
+            report.vectors_in_archive += len(batch)
+            wanted += sum(1 for i, _v in batch if i in report.added_fragments)
+        if self.embedder is None:
+            report.vectors_reason = "this import does not embed (--no-embed, or no embedder)"
+            return
+        held = db.execute(
+            "SELECT value FROM settings WHERE key = ?", (VECTOR_CONTEXT_SETTING,)
+        ).fetchone()
+        home = {**self.embedder, "vector_context": str(held[0]) if held else ""}
+        report.vectors_reason = mismatch(found, home)
+        if report.vectors_reason is None:
+            report.vectors_used = wanted
+
+    def store_vectors(
+        self,
+        source: Path | IO[bytes],
+        report: ImportReport,
+        indexer: VectorStoring,
+        fragments: FragmentLookup,
+    ) -> int:
+        """After the import: store the archive's vectors of the fragments it added, as
+        :meth:`run` decided (checked again, a batch at a time); the number stored."""
+        if report.dry_run:
+            return 0
+        reader = ArchiveReader(source)
+        try:
+            reader.verify()
+            return store_vectors(reader.vectors(), report.added_fragments, fragments, indexer)
+        finally:
+            reader.close()
 
     def _columns(self, member: Member, manifest: dict[str, Any]) -> list[str]:
         """The columns ``member``'s rows are written with: the archive's (each one the
@@ -393,6 +454,8 @@ class _Import:
                 self._conflict(member, dict(zip(member.key, key, strict=True)), counts)
         self._insert(member.table, columns, new)
         counts.added += len(new)
+        if member.table == "fragments":
+            self.report.added_fragments.update(str(row["id"]) for row in new)
 
     def _newer(
         self, member: Member, columns: Sequence[str], held: dict[str, Any], row: dict[str, Any]

@@ -21,11 +21,13 @@ from memex_core.services.archive_format import (
     BATCH,
     BY_NAME,
     MANIFEST,
+    VECTORS,
     ArchiveError,
     MemberDigest,
     is_safe_member_name,
     parse_manifest,
 )
+from memex_core.services.archive_vectors import IDENTITY_KEY, dimension_of, parse_vectors
 from memex_core.sources.archives import CORRUPT_ERRORS, READ_ERRORS, check_member
 from memex_core.sources.limits import DEFAULT_LIMITS
 
@@ -58,6 +60,7 @@ class ArchiveReader:
             ) from exc
         self.infos: dict[str, zipfile.ZipInfo] = {}
         self.manifest: dict[str, Any] = {}
+        self.dimension = 0  # of the archive's vectors, when it holds some
 
     def close(self) -> None:
         self.zip.close()
@@ -75,7 +78,7 @@ class ArchiveReader:
                 raise ArchiveError(f"the archive holds member {name} twice")
             if (info.external_attr >> 16) & 0o170000 == 0o120000:
                 raise ArchiveError(f"member {name} is a symbolic link")
-            if name != MANIFEST and name not in BY_NAME:
+            if name not in (MANIFEST, VECTORS) and name not in BY_NAME:
                 raise ArchiveError(f"the archive holds a member memex does not know: {name}")
             try:
                 check_member(self.where, info, DEFAULT_LIMITS)
@@ -104,9 +107,26 @@ class ArchiveReader:
                 )
                 + ")"
             )
+        if VECTORS in listed:
+            if self.manifest["members"][VECTORS]["columns"] != ["id", "vector"]:
+                raise ArchiveError(f"manifest.json describes member {VECTORS} wrongly")
+            self.dimension = dimension_of(self.manifest.get(IDENTITY_KEY))  # type: ignore[arg-type]
         for name in sorted(listed):
             self._check_digest(name)
         return self.manifest
+
+    @property
+    def vector_identity(self) -> dict[str, str] | None:
+        """The embedder the archive's vectors were built with; None: it holds none."""
+        if VECTORS not in self.manifest.get("members", {}):
+            return None
+        return dict(self.manifest[IDENTITY_KEY])
+
+    def vectors(self) -> Iterator[list[tuple[str, list[float]]]]:
+        """Batches of the archive's ``(fragment id, vector)``, each checked."""
+        if self.vector_identity is None:
+            return iter(())
+        return parse_vectors(self._lines(VECTORS), self.dimension)
 
     def _read(self, name: str) -> bytes:
         try:

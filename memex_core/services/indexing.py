@@ -466,6 +466,18 @@ class VectorIndexer:
         self.catalog.mark_embedded([f.id for f in fragments], self.embedder.name)
         return len(fragments)
 
+    def store_built(self, fragments: Sequence[Fragment], vectors: Sequence[Sequence[float]]) -> int:
+        """Store vectors this same embedder built elsewhere (an archive's, checked by the
+        caller to match) and mark the fragments embedded, as :meth:`embed` would."""
+        if not fragments:
+            return 0
+        self.check_compatible()
+        if not self.catalog.get_setting(EMBEDDER_SETTING):
+            self._record_embedder()
+        self.store.upsert(fragments, vectors)
+        self.catalog.mark_embedded([f.id for f in fragments], self.embedder.name)
+        return len(fragments)
+
     def _record_embedder(self) -> None:
         self.catalog.set_setting(EMBEDDER_SETTING, embedder_signature(self.embedder))
         build = embedder_build(self.embedder)

@@ -91,6 +91,9 @@ class MemoryVectorStore:
     def ids(self) -> set[str]:
         return set(self.vectors)
 
+    def stored_vectors(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        return {i: self.vectors[i].tolist() for i in ids if i in self.vectors}
+
     def clear(self) -> None:
         self.vectors.clear()
         self.fragments.clear()

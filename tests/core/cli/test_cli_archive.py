@@ -13,7 +13,8 @@ from click.testing import CliRunner, Result
 
 from memex_core.cli import cli
 from tests.conftest import EXAMPLES
-from tests.core.cli.test_doctor import doctor_memex
+from tests.core.cli.test_doctor import ListingVectorStore, doctor_memex
+from tests.support.component_doubles import MemoryVectorStore
 
 Run = Callable[..., Result]
 
@@ -71,7 +72,9 @@ def _fragments(home: Path) -> int:
         mx.close()
 
 
-def test_export_json_and_filters(run: Run, source: Path, tmp_path: Path) -> None:
+def test_export_json_and_filters(
+    run: Run, source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     archive = tmp_path / "alice.zip"
     done = run(
         "--home", str(source), "export", str(archive), "--user", "alice", "--no-log",
@@ -83,10 +86,35 @@ def test_export_json_and_filters(run: Run, source: Path, tmp_path: Path) -> None
     with zipfile.ZipFile(archive) as zf:
         assert "access_log.jsonl" not in zf.namelist()
     run("--home", str(source), "export", str(tmp_path / "x.zip"), "--since", "someday", code=2)
-    # Not available yet (the vector stores cannot hand their vectors out): said, nothing written.
+    # A vector store that cannot hand its vectors out: said in one line, nothing written.
+    monkeypatch.delattr(MemoryVectorStore, "stored_vectors")
     done = run("--home", str(source), "export", str(tmp_path / "v.zip"), "--with-vectors", code=1)
-    assert "--with-vectors is not available yet" in done.output
+    assert "cannot hand its vectors out" in done.output
     assert not (tmp_path / "v.zip").exists()
+
+
+def test_with_vectors_the_import_stores_them(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # One vector store per home for the whole test, as on disk (the run fixture's opens
+    # start each with an empty one).
+    stores: dict[Path, ListingVectorStore] = {}
+    monkeypatch.setattr(
+        "memex_core.cli.opening.Memex",
+        lambda home=None: doctor_memex(
+            Path(str(home)), stores.setdefault(Path(str(home)), ListingVectorStore())
+        ),
+    )
+    runner = CliRunner()
+    source, target, archive = tmp_path / "source", tmp_path / "target", tmp_path / "v.zip"
+    runner.invoke(cli, ["--home", str(source), "ingest", str(EXAMPLES), "-q"])
+    done = runner.invoke(cli, ["--home", str(source), "export", str(archive), "--with-vectors"])
+    assert done.exit_code == 0 and " vectors." in done.output, done.output
+    dry = runner.invoke(cli, ["--home", str(target), "import", str(archive), "--dry-run"])
+    assert "Would store " in dry.output and "vector(s) from the archive." in dry.output
+    done = runner.invoke(cli, ["--home", str(target), "import", str(archive), "-q"])
+    assert "Stored " in done.output and "Embedded" not in done.output, done.output
+    assert stores[target].vectors.keys() == stores[source].vectors.keys()
 
 
 def test_a_bad_archive_is_one_line_and_exit_1(run: Run, source: Path, tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ def setting(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setting]:
     source = doctor_memex(root / "source")
     fill_home(source, root)
     archive = root / "home.zip"
-    source.export_archive(archive, with_log=True)
+    source.export_archive(archive, with_log=True, with_vectors=True)
     source.close()
     spare = root / "spare"
     mx = doctor_memex(spare)
@@ -222,6 +222,50 @@ def test_a_row_that_is_not_what_the_manifest_says(
     target.refuses(zip_of(tmp_path / "x.zip", entries), said)
 
 
+@pytest.mark.parametrize(
+    ("vector", "said"),
+    [
+        ("[0.5]", "1 dimensions, manifest.json says 64"),
+        ("[" + ",".join(["0.1"] * 63) + ',"x"]', "not a number"),
+        ("[" + ",".join(["0.1"] * 63) + ",true]", "not a number"),
+        ("[" + ",".join(["0.1"] * 63) + ",NaN]", "not a number"),
+        ("[" + ",".join(["0.1"] * 63) + ",1e999]", "not a number"),
+        ("[" + ",".join(["0.1"] * 63) + ",[1]]", "not a number"),
+        ('"0.1"', "not an id and a vector"),
+    ],
+)
+def test_a_bad_vector(
+    setting: Setting, target: Target, tmp_path: Path, vector: str, said: str
+) -> None:
+    """The vectors are checked inside the import's transaction: one bad vector refuses the
+    whole archive, rows and all (the first line keeps its id, its vector replaced)."""
+    entries = entries_of(setting.archive, tmp_path)
+    lines = dict(entries)["vectors.jsonl"].splitlines(keepends=True)
+    first = json.loads(lines[0])
+    lines[0] = ('{"id":' + json.dumps(first["id"]) + ',"vector":' + vector + "}\n").encode()
+    data = b"".join(lines)
+    entries = [(n, data if n == "vectors.jsonl" else d) for n, d in entries]
+    entries = edit_manifest(
+        entries,
+        lambda m: m["members"]["vectors.jsonl"].update(
+            bytes=len(data), sha256=hashlib.sha256(data).hexdigest()
+        ),
+    )
+    target.refuses(zip_of(tmp_path / "x.zip", entries), said)
+    assert stored(target.home).count() == stored(target.spare).count()
+
+
+def test_vectors_without_their_embedder(setting: Setting, target: Target, tmp_path: Path) -> None:
+    for edit, said in (
+        (lambda m: m.pop("vectors"), "vectors incompletely"),
+        (lambda m: m["vectors"].update(embedder="hashing"), "no vector dimension"),
+        (lambda m: m["vectors"].update(embedder="hashing:0"), "no vector dimension"),
+        (lambda m: m["members"]["vectors.jsonl"].update(columns=["id"]), "wrongly"),
+    ):
+        entries = edit_manifest(entries_of(setting.archive, tmp_path), edit)
+        target.refuses(zip_of(tmp_path / "x.zip", entries), said)
+
+
 def _as_file(tmp: Path, data: bytes) -> Path:
     path = tmp / "archive.zip"
     path.write_bytes(data)
@@ -263,6 +307,9 @@ MANIFEST_EDITS: list[Callable[[dict], None]] = [
     ),
     lambda m: m["members"].update({"../evil.jsonl": m["members"]["links.jsonl"]}),
     lambda m: m.update(created_at="2001-01-01T00:00:00+00:00"),  # still valid
+    lambda m: m["vectors"].update(embedder="hashing:63"),
+    lambda m: m["members"]["vectors.jsonl"].update(columns=["id"]),
+    lambda m: m["vectors"].update(vector_context="other"),  # still valid: embedded afresh
 ]
 
 
