@@ -23,6 +23,7 @@ from memex_chroma.connection import (
     resolve_location,
 )
 from memex_chroma.erasure import push_log, vacuum
+from memex_chroma.handout import stored_vectors
 from memex_chroma.log_tail import unsynced_records
 from memex_chroma.metadata import fragment_metadata, passes, where_clause
 from memex_chroma.outage import ServerHealth
@@ -580,6 +581,11 @@ class ChromaVectorStore(ClosesOnExit):
 
         with self._operation():
             return self._again_if_dropped(work)
+
+    def stored_vectors(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Those of ``ids`` with a vector, as stored (``memex export --with-vectors``)."""
+        with self._operation():
+            return self._again_if_dropped(lambda: stored_vectors(self._existing_collection(), ids))
 
     def clear(self) -> None:
         """Drop every vector (and the recorded embedder); the next upsert starts afresh."""

@@ -89,6 +89,12 @@ def _close_quietly(conn: psycopg.Connection[Any] | None) -> None:
             conn.close()
 
 
+def _float32_list(value: Any) -> list[float]:
+    """A stored ``vector`` column as Python floats (pgvector's ``Vector``, or an array)."""
+    array = value.to_numpy() if hasattr(value, "to_numpy") else value
+    return list(np.asarray(array, dtype=np.float32).tolist())
+
+
 class PgvectorStore(ClosesOnExit):
     """A :class:`memex_core.domain.VectorStore` backed by one PostgreSQL table.
 
@@ -545,6 +551,20 @@ class PgvectorStore(ClosesOnExit):
             if self._read_meta(conn) is None:
                 return set()
             return {row[0] for row in conn.execute(f"SELECT id FROM {self.table}")}
+
+        return self._retrying_dropped_table(work)
+
+    def stored_vectors(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Those of ``ids`` with a vector, as their stored float32 values (``memex export
+        --with-vectors``)."""
+
+        def work(conn: psycopg.Connection[Any]) -> dict[str, list[float]]:
+            if not ids or self._read_meta(conn) is None:
+                return {}
+            rows = conn.execute(
+                f"SELECT id, embedding FROM {self.table} WHERE id = ANY(%s)", (list(ids),)
+            )
+            return {row[0]: _float32_list(row[1]) for row in rows}
 
         return self._retrying_dropped_table(work)
 

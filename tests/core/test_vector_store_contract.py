@@ -204,6 +204,21 @@ def test_delete_count_and_ids(store: Any) -> None:
     assert len(found) == 10
 
 
+def test_stored_vectors_hands_out_the_float32_values(store: Any) -> None:
+    """The optional ``stored_vectors`` (``memex export --with-vectors``): exactly the
+    float32 values upserted, only for ids that hold one."""
+    assert store.stored_vectors(["frag-0000"]) == {}  # nothing stored yet
+    vectors = unit_vectors(5, seed=9)
+    store.upsert([make_fragment(i) for i in range(5)], vectors)
+    got = store.stored_vectors(["frag-0001", "frag-0004", "missing"])
+    assert set(got) == {"frag-0001", "frag-0004"}
+    for key, row in (("frag-0001", 1), ("frag-0004", 4)):
+        # chroma's cosine index holds each vector normalised again: the last bit may differ.
+        np.testing.assert_allclose(got[key], vectors[row], rtol=0, atol=1e-6)
+        assert all(type(v) is float and float(np.float32(v)) == v for v in got[key])
+    assert store.stored_vectors([]) == {}
+
+
 def test_clear_empties_the_store_and_forgets_the_dimension(store: Any) -> None:
     store.upsert([make_fragment(i) for i in range(5)], unit_vectors(5))
     store.clear()
