@@ -209,3 +209,31 @@ def test_a_home_without_vectors_yet_is_said(tmp_path: Path) -> None:
             mx.export_archive(tmp_path / "v.zip", with_vectors=True)
     finally:
         mx.close()
+
+
+def test_postgres_with_pgvector_to_sqlite_and_back(
+    pgvector_url: str, tmp_path: Path, embedded: list[int]
+) -> None:
+    """PostgreSQL + pgvector -> SQLite: the vectors are pgvector's float32 values, stored
+    without embedding; the home searches exactly as one that embedded the archive afresh
+    (pgvector's HNSW and the exact double may order ties apart, so not against the source),
+    and the vectors member exports again byte for byte."""
+    pytest.importorskip("pgvector")
+    from tests.core.test_purge_receipt import _open as postgres_home  # pgvector + hashing
+
+    archive, again = tmp_path / "pg.zip", tmp_path / "again.zip"
+    with closing(postgres_home(tmp_path / "pg", "postgres", pgvector_url)) as pg:
+        fill_home(pg, tmp_path)
+        report = pg.export_archive(archive, with_vectors=True)
+        assert report.members[VECTORS] == report.fragments
+    with closing(doctor_memex(tmp_path / "fresh")) as fresh:
+        fresh.import_archive(archive, embed=False)
+        fresh.backfill()
+        searches = search_ids(fresh)
+    embedded.clear()
+    with closing(doctor_memex(tmp_path / "sqlite")) as lite:
+        done = lite.import_archive(archive)
+        assert embedded == [] and done.vectors_used == report.fragments
+        assert search_ids(lite) == searches
+        lite.export_archive(again, with_vectors=True)
+    assert members(again) == members(archive)
