@@ -11,7 +11,8 @@ by default, or a chroma server when ``MEMEX_CHROMA_URL`` is set. Settings in
     ef_search = 400                 # HNSW search breadth, fixed when the collection is made
 
 chromadb is imported only when the store is first used, so loading this plugin
-is cheap.
+is cheap; and a local folder's reads go to chroma's Rust engine without the chromadb
+package (:mod:`memex_chroma.reader`), which only writes and a server import.
 """
 
 from __future__ import annotations
