@@ -95,7 +95,8 @@ def import_command(
     nothing and a newer archive adds only what is new. A row whose id the home holds
     with other content is a conflict: the home's row is kept and the conflict listed
     (a memory at a later revision, or a conversation that went on, is taken from the
-    archive). The keyword index is brought up to date and new fragments embedded.
+    archive). The keyword index is brought up to date and new fragments embedded (or
+    given the archive's vectors, when it was exported --with-vectors by the same embedder).
     """
     mx = open_memex(ctx)
     report = mx.import_archive(

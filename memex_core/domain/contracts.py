@@ -200,8 +200,8 @@ class VectorStore(Protocol):
       a wider unfiltered answer against the catalog itself (see
       ``SearchService._filtered_nearest``) before falling back to ``search``;
     - ``stored_vectors(ids) -> dict[str, list[float]]``, the vectors of those of ``ids``
-      that hold one, as their float32 values (ids without one left out): ``memex export
-      --with-vectors`` writes them into the archive (a store without it: refused);
+      that hold one, as their float32 values (ids without one left out), which
+      ``memex export --with-vectors`` writes into the archive (without it: refused);
     - ``concurrent_reads``, as for :class:`KeywordStore`.
     """
 
