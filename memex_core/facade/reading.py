@@ -8,8 +8,9 @@ opens, runs the search service and adds the notes a user should see.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from memex_core.domain import CorpusStats, Fragment, SearchFilters
@@ -147,16 +148,25 @@ class Reader:
                 time_reading = phrase.describe()
                 time_note = f"time filter: {time_reading} (turn off with --no-time-phrases)"
         held = HeldAt.of(options)
-        found = self._search(
-            query, mode, limit, filters, semantic_weight, min_score, floor_value, held
-        )
+
+        def searched(words: str, within: SearchFilters) -> SearchResults:
+            once = partial(
+                self._search_once,
+                words,
+                mode,
+                filters=within,
+                semantic_weight=semantic_weight,
+                min_score=min_score,
+                floor=floor_value,
+            )
+            return self._search(once, limit, held)
+
+        found = searched(query, filters)
         if time_note is not None and not found.results:
             # A phrase read as a time filter that leaves nothing (say, notes or chats
             # without dates) must not hide what the words find: search them as written.
             words, plain_filters = unfiltered
-            found = self._search(
-                words, mode, limit, plain_filters, semantic_weight, min_score, floor_value, held
-            )
+            found = searched(words, plain_filters)
             time_note = (
                 f"time filter: {time_reading} matched nothing, so these results are "
                 "from any time (turn off with --no-time-phrases)"
@@ -192,20 +202,13 @@ class Reader:
         return filters if held == hidden else replace(filters, named_only=held)
 
     def _search(
-        self,
-        query: str,
-        mode: str,
-        limit: int,
-        filters: SearchFilters,
-        semantic_weight: float | None,
-        min_score: float | None,
-        floor: float | None = None,
-        held: HeldAt | None = None,
+        self, once: Callable[[int], SearchResults], limit: int, held: HeldAt | None
     ) -> SearchResults:
-        """One search; memory facts not valid at the time asked (superseded ones, by
-        default) are left out inside it: the stores are asked for more until ``limit``
-        valid hits are found or they have no more."""
-        found = self._search_once(query, mode, limit, filters, semantic_weight, min_score, floor)
+        """One search (``once(depth)`` asks the stores for ``depth`` hits); memory facts
+        not valid at the time asked (superseded ones, by default) are left out inside it:
+        the stores are asked for more until ``limit`` valid hits are found or they have
+        no more."""
+        found = once(limit)
         if held is None or held.everything:
             return found
         if held.moment is None and not self._parts.catalog.superseded_memories():
@@ -217,9 +220,7 @@ class Reader:
                 found.results = valid[:limit]
                 return found
             depth = min(depth * 4, MAX_DEPTH)
-            found = self._search_once(
-                query, mode, depth, filters, semantic_weight, min_score, floor
-            )
+            found = once(depth)
 
     def _valid(self, found: SearchResults, held: HeldAt) -> list[Any]:
         ids = [r.fragment.conversation_id for r in found.results if is_memory(r.fragment)]
