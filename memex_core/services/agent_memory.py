@@ -399,12 +399,7 @@ class MemoryService:
         threshold = self.settings.similarity_threshold
         limit = limit or self.settings.similar_limit
         skip = set(exclude)
-        filters = SearchFilters(
-            owners=(owner,),
-            collections=(collection,),
-            source_kinds=(MEMORY_SOURCE,),
-            include_private=True,
-        )
+        filters = supersession.facts_filters(owner, collection)
         depth = limit + 5 + (4 * limit + 20 if only is not None else min(len(skip), 50))
         nearest = self.nearest(text, filters, depth)
         found: list[SimilarMemory] = []

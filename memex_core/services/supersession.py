@@ -77,6 +77,16 @@ class NearestOnce:
         self._last = None
 
 
+def facts_filters(owner: str, collection: str) -> SearchFilters:
+    """A search over one owner's memory facts in one collection, private ones included."""
+    return SearchFilters(
+        owners=(owner,),
+        collections=(collection,),
+        source_kinds=(MEMORY_SOURCE,),
+        include_private=True,
+    )
+
+
 class Nearest:
     """The owner's current facts closest to a text, in one collection."""
 
@@ -100,12 +110,7 @@ class Nearest:
     ) -> list[MemoryRecord]:
         catalog = self.catalog
         skip = set(exclude)
-        filters = SearchFilters(
-            owners=(owner,),
-            collections=(collection,),
-            source_kinds=(MEMORY_SOURCE,),
-            include_private=True,
-        )
+        filters = facts_filters(owner, collection)
         # Closed facts keep their fragments, so ask for more than needed: the closest
         # current facts may sit behind a few of their closed predecessors.
         hits = self.nearest(text, filters, 4 * limit + len(skip) + 10)
