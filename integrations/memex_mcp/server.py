@@ -61,6 +61,13 @@ COLLECTION_HELP = (
     "corpus has no collections, so naming one searches memory only."
 )
 
+# Parameters several tools take, described once (the SDK reads them at runtime).
+SearchMode = Annotated[
+    Literal["hybrid", "keyword", "semantic"],
+    Field(description="hybrid (default), keyword for exact terms, semantic for meaning."),
+]
+Collection = Annotated[str | None, Field(description=COLLECTION_HELP)]
+
 SEARCH = """\
 Search the user's past conversations, agent transcripts, notes and remembered facts \
 (keyword + meaning, fused). Start here.
@@ -365,14 +372,11 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
             bool,
             Field(description="Compact hits with ids and snippets (true) or full text (false)."),
         ] = True,
-        mode: Annotated[
-            Literal["hybrid", "keyword", "semantic"],
-            Field(description="hybrid (default), keyword for exact terms, semantic for meaning."),
-        ] = "hybrid",
+        mode: SearchMode = "hybrid",
         source: Annotated[list[str] | None, Field(description=SOURCE_HELP)] = None,
         since: Annotated[str | None, Field(description=SINCE_HELP)] = None,
         until: Annotated[str | None, Field(description=UNTIL_HELP)] = None,
-        collection: Annotated[str | None, Field(description=COLLECTION_HELP)] = None,
+        collection: Collection = None,
         tags: Annotated[list[str] | None, Field(description=TAGS_HELP)] = None,
     ) -> Annotated[CallToolResult, SearchOutput]:
         return await worker.tool(
@@ -397,11 +401,8 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
             bool,
             Field(description="Every fact, superseded ones too, each with when it held."),
         ] = False,
-        mode: Annotated[
-            Literal["hybrid", "keyword", "semantic"],
-            Field(description="hybrid (default), keyword for exact terms, semantic for meaning."),
-        ] = "hybrid",
-        collection: Annotated[str | None, Field(description=COLLECTION_HELP)] = None,
+        mode: SearchMode = "hybrid",
+        collection: Collection = None,
     ) -> Annotated[CallToolResult, RecallOutput]:
         return await worker.tool(
             tools.recall,
@@ -457,7 +458,7 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
         source: Annotated[list[str] | None, Field(description=SOURCE_HELP)] = None,
         since: Annotated[str | None, Field(description=SINCE_HELP)] = None,
         until: Annotated[str | None, Field(description=UNTIL_HELP)] = None,
-        collection: Annotated[str | None, Field(description=COLLECTION_HELP)] = None,
+        collection: Collection = None,
         tags: Annotated[list[str] | None, Field(description=TAGS_HELP)] = None,
     ) -> Annotated[CallToolResult, ContextOutput]:
         return await worker.tool(
