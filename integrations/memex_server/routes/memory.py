@@ -196,6 +196,13 @@ def make_router(*, for_operator: bool) -> APIRouter:
     def collections(request: Request, body: CollectionsRequest, who: Who) -> Any:
         return call(request, who, "collections", **user(body))
 
+    def planned(
+        request: Request, who: Caller, body: DreamPlanRequest | DreamApplyRequest
+    ) -> DreamPlan:
+        """The dream plan for the collection ``body`` names, written nowhere."""
+        plan: DreamPlan = call(request, who, "dream_plan", body.collection, **user(body))
+        return plan
+
     @router.post(
         "/dream/plan",
         response_model=DreamPlanOut,
@@ -203,8 +210,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
     )
     @body_of(DreamPlanRequest)
     def dream_plan(request: Request, body: DreamPlanRequest, who: Who) -> Any:
-        plan = call(request, who, "dream_plan", body.collection, **user(body))
-        return DreamPlanOut.of(plan)
+        return DreamPlanOut.of(planned(request, who, body))
 
     @router.post(
         "/dream/apply",
@@ -216,7 +222,7 @@ def make_router(*, for_operator: bool) -> APIRouter:
         """The plan is made again and applied only if its digest is the one reviewed:
         the same facts and the same decisions. Otherwise nothing is written and the answer
         is 409 ``plan_changed``: ask for a new plan and review it."""
-        plan = call(request, who, "dream_plan", body.collection, **user(body))
+        plan = planned(request, who, body)
         if plan.digest != body.digest:
             raise ApiError(
                 "plan_changed",
