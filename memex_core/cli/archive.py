@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from memex_core.cli.opening import format_option, open_memex, quiet_option
+from memex_core.cli.opening import format_option, open_memex, quiet_option, time_span
 from memex_core.cli.progress import RichProgress
 
 
@@ -49,15 +49,7 @@ def export_command(
     machine or engine (`memex import`), or everything held about one user (--user).
     Memory use stays flat whatever the size of the home. See docs/archives.md.
     """
-    from memex_core.domain.time_bounds import parse_time_bound
-
-    try:
-        bounds = {
-            "since": parse_time_bound(since),
-            "until": parse_time_bound(until, end_of_day=True),
-        }
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--since/--until") from exc
+    bounds = time_span(since, until)
     mx = open_memex(ctx)
     report = mx.export_archive(
         path.expanduser(),

@@ -28,7 +28,7 @@ import click
 
 from memex_core.cli.memory_agent import recall, remember
 from memex_core.cli.memory_handles import echo_json, hinted, keeper, operator_handle
-from memex_core.cli.opening import format_option, limit_option, quiet_option
+from memex_core.cli.opening import format_option, limit_option, quiet_option, time_span
 from memex_core.errors import MemexError
 
 
@@ -352,15 +352,8 @@ def log(
 ) -> None:
     """The memory access log, newest first: who read or changed whose memory, and how it went."""
     from memex_core.cli.memory_render import log_json, print_log
-    from memex_core.domain.time_bounds import parse_time_bound
 
-    try:
-        bounds = {
-            "since": parse_time_bound(since),
-            "until": parse_time_bound(until, end_of_day=True),
-        }
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--since/--until") from exc
+    bounds = time_span(since, until)
     entries = operator_handle(ctx, "log").access_log(**filters, **bounds, limit=limit)
     if output_format == "json":
         echo_json(log_json(entries))

@@ -97,6 +97,20 @@ def config_default(value: float, setting: str) -> str:
     return f"{value:g}, or {setting} in config.toml"
 
 
+def time_span(since: str | None, until: str | None) -> dict[str, float | None]:
+    """``--since``/``--until`` as epoch seconds (``until`` a date: to the end of that day),
+    keyed ``since`` and ``until``; a bound memex cannot read is a usage error naming both."""
+    from memex_core.domain.time_bounds import parse_time_bound
+
+    try:
+        return {
+            "since": parse_time_bound(since),
+            "until": parse_time_bound(until, end_of_day=True),
+        }
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--since/--until") from exc
+
+
 def format_option(*choices: str, default: str | None = None) -> Callable[[F], F]:
     """``--format`` (``choices``, the first by default), and the click context as the
     command's first argument (``@click.pass_context``): every command that formats its
