@@ -405,11 +405,8 @@ class MemoryService:
         found: list[SimilarMemory] = []
         if nearest is not None:
             by_fragment = self.catalog.memories_by_fragment(scope, [f for f, _ in nearest])
-            seen: set[str] = set()
-            for fragment, cosine in nearest:
-                memory_id = by_fragment.get(fragment)
-                if memory_id is None or memory_id in skip or memory_id in seen:
-                    continue
+            # Each memory once: one turned away at its first hit would be at every later one.
+            for memory_id, cosine in supersession.first_hits(by_fragment, nearest, skip):
                 if only is not None and memory_id not in only:
                     continue
                 if cosine < threshold:
@@ -422,7 +419,6 @@ class MemoryService:
                     or not record.is_current  # superseded: history, not a fact to merge with
                 ):
                     continue
-                seen.add(memory_id)
                 found.append(SimilarMemory(memory_id, record.content, float(cosine), record.kind))
                 if len(found) >= limit:
                     break

@@ -14,7 +14,7 @@ other way round: when it supersedes the new fact ("Alice lived in Rome in 2019" 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from memex_core.domain import SearchFilters
@@ -87,6 +87,20 @@ def facts_filters(owner: str, collection: str) -> SearchFilters:
     )
 
 
+def first_hits(
+    by_fragment: Mapping[str, str], hits: Sequence[tuple[str, float]], skip: set[str]
+) -> Iterator[tuple[str, float]]:
+    """Each memory behind ``hits`` (fragment id, score) once, with its first hit's score,
+    in the hits' order; none in ``skip`` and none whose fragment is not a memory's."""
+    seen: set[str] = set()
+    for fragment, score in hits:
+        memory_id = by_fragment.get(fragment)
+        if memory_id is None or memory_id in skip or memory_id in seen:
+            continue
+        seen.add(memory_id)
+        yield memory_id, score
+
+
 class Nearest:
     """The owner's current facts closest to a text, in one collection."""
 
@@ -125,12 +139,7 @@ class Nearest:
             return [r for score, r in scored[:limit] if score > 0]
         by_fragment = catalog.memories_by_fragment(scope, [f for f, _ in hits])  # type: ignore[attr-defined]
         found: list[MemoryRecord] = []
-        seen: set[str] = set()
-        for fragment, _ in hits:
-            memory_id = by_fragment.get(fragment)
-            if memory_id is None or memory_id in skip or memory_id in seen:
-                continue
-            seen.add(memory_id)
+        for memory_id, _ in first_hits(by_fragment, hits, skip):
             record = catalog.memory(scope, memory_id)  # type: ignore[attr-defined]
             if record is None or record.owner != owner or not _offered(record):
                 continue

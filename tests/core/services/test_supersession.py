@@ -325,3 +325,11 @@ def test_a_dream_plan_names_its_closings_and_applying_it_makes_them(memex_home: 
         assert memex.operator().get(paris).superseded_by == berlin
     finally:
         memex.close()
+
+
+def test_first_hits_names_each_memory_once_at_its_first_hit() -> None:
+    from memex_core.services.supersession import first_hits
+
+    by_fragment = {"f1": "m1", "f2": "m2", "f3": "m1", "f4": "m3"}
+    hits = [("f1", 0.9), ("f2", 0.8), ("f3", 0.7), ("gone", 0.6), ("f4", 0.5)]
+    assert list(first_hits(by_fragment, hits, {"m2"})) == [("m1", 0.9), ("m3", 0.5)]
