@@ -51,11 +51,13 @@ READS = frozenset(
         "migrate",
         "capture brief",
         "capture summarize",
+        "export",
     }
 )
 #: Commands that write, and so may make the home's folder where there is none yet.
 WRITES = frozenset(
     {"ingest", "sync", "ask", "remember", "serve", "keys create", "mcp", "capture drain"}
+    | {"import"}  # into a new home as much as an existing one
 )
 
 #: Commands that need no home (they inspect the installation, or a warm process).

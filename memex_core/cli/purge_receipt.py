@@ -55,8 +55,7 @@ def print_receipt(receipt: PurgeReceipt) -> None:
             markup=False,
         )
     console.print(
-        f"Access-log entries blanked (target and detail replaced by [purged]): "
+        f"Access-log entries blanked (target and detail replaced by \\[purged]): "
         f"{receipt.log_entries_blanked:,}. A negative 'removed' is a row the purge's own "
         "bookkeeping wrote (the change journal, vector deletes queued).",
-        markup=False,
     )

@@ -406,6 +406,11 @@ def test_a_home_from_before_migration_7_is_backfilled_when_opened(tmp_path: Path
     mx.close()
     db = sqlite3.connect(home / "catalog.sqlite")
     db.execute("DROP TABLE session_projects")
+    # Undo migration 9 too (facts' validity), so the catalog is as a version 6 home left it.
+    db.execute("DROP INDEX memories_valid_until")
+    db.execute("DROP INDEX memories_superseded_by")
+    for column in ("valid_from", "valid_until", "superseded_by"):
+        db.execute(f"ALTER TABLE memories DROP COLUMN {column}")
     db.execute("DELETE FROM schema_version WHERE version >= 7")
     db.commit()
     db.close()
