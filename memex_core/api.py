@@ -23,7 +23,6 @@ from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline, comp
 from memex_core.domain.exploration import Exploration
 from memex_core.domain.search_options import MODES, SearchOptions, TimeBound, make_filters
 from memex_core.domain.search_results import SearchResults
-from memex_core.facade import archiving
 from memex_core.facade.code_forgetting import ForgottenCode, forget_code
 from memex_core.facade.components import HomeComponents
 from memex_core.facade.disclosure import Disclosure
@@ -32,9 +31,6 @@ from memex_core.facade.floor import RelevanceFloor
 from memex_core.facade.reading import MIN_ID_PREFIX, Reader
 from memex_core.facade.writing import Writer
 from memex_core.memex_like import ViewOpener
-from memex_core.services.archive_export import ExportReport
-from memex_core.services.archive_format import Filters
-from memex_core.services.archive_import import ImportReport
 from memex_core.services.context import ContextSettings
 from memex_core.services.ports import Progress
 from memex_core.services.search import SearchService
@@ -47,6 +43,8 @@ if TYPE_CHECKING:
     from memex_core.domain.memory.timestamps import Moment
     from memex_core.handles import AgentMemory, OperatorMemory
     from memex_core.services.agent_keys import AgentKeys
+    from memex_core.services.archive_export import ExportReport
+    from memex_core.services.archive_import import ImportReport
     from memex_core.services.ask_fusion import AskResult
     from memex_core.services.calibration import Calibration
     from memex_core.services.doctor import DoctorReport
@@ -224,6 +222,10 @@ class Memex(HomeComponents, ViewOpener["AgentView"]):
     ) -> ExportReport:
         """Write the home (or the part the filters name: one user's memory, a collection,
         a source, a time span) as one archive, streamed: see docs/archives.md."""
+        # Archives load on first use: every CLI command imports this module (~45 ms).
+        from memex_core.facade import archiving
+        from memex_core.services.archive_format import Filters
+
         filters = Filters(user, collection, source, _seconds(since), _seconds(until))
         return archiving.export_archive(
             self, target, filters, with_vectors=with_vectors, with_log=with_log, progress=progress
@@ -242,6 +244,8 @@ class Memex(HomeComponents, ViewOpener["AgentView"]):
         adds nothing; conflicts listed, the home's row kept). ``user``: import as an agent
         bound to that user, refusing any row of another namespace. ``dry_run``: report what
         would change and write nothing."""
+        from memex_core.facade import archiving
+
         return archiving.import_archive(
             self, source, user=user, dry_run=dry_run, embed=embed, progress=progress
         )

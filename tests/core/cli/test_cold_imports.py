@@ -49,6 +49,11 @@ DEFERRED = (
     "chromadb",
     # the event loop: only the integrations' async calls (memex_core.threads.acall) need it
     "asyncio",
+    # archives (export/import, ~45 ms) and the supersession rules: only those commands and
+    # memory writes use them
+    "memex_core.services.archive_export",
+    "memex_core.services.archive_import",
+    "memex_rules.supersession",
 )
 
 DRIVER = """
