@@ -37,7 +37,7 @@ from click.testing import CliRunner, Result
 from memex_core.cli.app import MemexGroup
 from memex_core.config import load_config
 from memex_core.crashpoints import CRASH_ENV
-from tests.conftest import EXAMPLES, REPO
+from tests.conftest import REPO
 from tests.core.cli.test_doctor import (
     EVERYTHING,
     ListingVectorStore,
@@ -46,6 +46,7 @@ from tests.core.cli.test_doctor import (
     write_vault,
 )
 from tests.support import component_doubles
+from tests.support.archive_builders import fill_home
 from tests.support.component_doubles import fast_memex
 
 psycopg = pytest.importorskip("psycopg")
@@ -65,24 +66,10 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Template]:
     root = tmp_path_factory.mktemp("migrate")
     home = root / "home"
     mx = doctor_memex(home)
-    report = mx.ingest(EXAMPLES, write_vault(root / "vault"))
-    assert not report.failed and report.fragments_added > 20
-    alice = mx.agent("alice", name="support-bot")
-    alice.remember("Alice prefers green tea in the afternoon.", tool_call_id="call-1")
-    moved = alice.remember("Alice lives in Lisbon.").memory_ids[0]
-    alice.remember("Alice's door code is kept private.", private=True)
-    alice.write("user/notes/trips.md", "# Trips\n\nPorto in May, see [[food]].\n")
-    alice.write("user/notes/food.md", "# Food\n\nPastéis de nata — 1,5 € each. 🍮\n")
-    alice.write("user/notes/trips.md", "# Trips\n\nPorto in May and Braga in June. [[food]]\n")
-    operator = mx.operator()
-    operator.forget(moved)
-    operator.undelete(moved)
-    operator.restore(moved, 1)
-    mx.agent("bob").remember("Bob grows tomatoes in raised beds.")
+    fill_home(mx, root)  # exports, a vault, two users' memory with revisions, an access log
     mx.agent_keys().create("alice", name="support-bot")
     mx.agent_keys().create("bob", name="night-agent", collection="work")
     mx.agent_keys().revoke("night-agent")
-    alice.get(moved)  # a read in the access log
     assert mx.doctor().healthy
     results = search_results(mx)
     store = component_doubles._STORES[home]
