@@ -121,7 +121,8 @@ def _print_import(report: dict[str, Any]) -> None:
             key = ", ".join(f"{k}={v}" for k, v in conflict["key"].items())
             click.echo(f"  {conflict['member']}: {key}")
     if report["settings_applied"]:
-        click.echo("The archive's read settings (turn context, relevance floor) were applied.")
+        done = "would be applied" if report["dry_run"] else "were applied"
+        click.echo(f"The archive's read settings (turn context, relevance floor) {done}.")
     if report["vectors_in_archive"]:
         if report["vectors_reason"]:
             click.echo(f"Archive vectors not used: {report['vectors_reason']}.")

@@ -112,6 +112,7 @@ def test_with_vectors_the_import_stores_them(
     assert done.exit_code == 0 and " vectors." in done.output, done.output
     dry = runner.invoke(cli, ["--home", str(target), "import", str(archive), "--dry-run"])
     assert "Would store " in dry.output and "vector(s) from the archive." in dry.output
+    assert "were applied" not in dry.output  # a dry run changes nothing, settings included
     done = runner.invoke(cli, ["--home", str(target), "import", str(archive), "-q"])
     assert "Stored " in done.output and "Embedded" not in done.output, done.output
     assert stores[target].vectors.keys() == stores[source].vectors.keys()
