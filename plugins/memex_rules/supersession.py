@@ -36,10 +36,11 @@ from memex_rules.supersession_values import (
     NEG,
     Slot,
     same_subject,
+    same_thing,
     same_value,
     tool_category,
 )
-from memex_rules.wording import read_form
+from memex_rules.wording import key, read_form
 
 #: A fact dated less than this before it was said counts as undated (clock noise, same day).
 _DATED = 12 * 3600.0
@@ -104,24 +105,31 @@ _ENDED_MULTI = ("uses", "hobby", "has named", "consumes")
 
 
 def _closing(new: Sequence[Slot], old: Sequence[Slot]) -> tuple[str, str] | None:
-    for slot in new:
-        for earlier in old:
-            reason = closes(slot, earlier)
-            if reason:
-                return earlier.key, reason
+    for loose in (False, True):  # a slot of the very same subject first, for its key
+        for slot in new:
+            for earlier in old:
+                reason = closes(slot, earlier, loose)
+                if reason:
+                    return earlier.key, reason
     return None
 
 
-def closes(new: Slot, old: Slot) -> str | None:
-    """Why slot ``new`` closes slot ``old``, or None when it does not."""
+def closes(new: Slot, old: Slot, loose: bool = True) -> str | None:
+    """Why slot ``new`` closes slot ``old``, or None when it does not. ``loose`` lets two
+    statuses of one piece of work named in other words meet ("first screenplay" / "Joanna's
+    first full screenplay")."""
     if old.attribute == ANY:
-        return None
+        return _switched_again(new, old)
     if new.subject == ANY:  # "Falcon was renamed Hawk", "Rex passed away": whoever's it was
         named = new.previous or new.value
         if old.attribute != new.attribute or not old.positive or named != old.value:
             return None
         return f"{old.subject}: {old.attribute} {old.value} no longer holds"
-    if not same_subject(new.subject, old.subject):
+    if not same_subject(new.subject, old.subject) and not (
+        loose
+        and new.attribute == old.attribute == "status"
+        and same_thing(new.subject, old.subject)
+    ):
         return None
     who, what = old.subject, old.attribute
     if new.attribute == ANY:
@@ -129,9 +137,11 @@ def closes(new: Slot, old: Slot) -> str | None:
             return None
         if new.previous and same_value(new.previous, old.value):
             return f"{who} {_verb(what)} {new.value} now, no longer {old.value}"
-        if new.ended and same_value(new.value, old.value):
+        if new.ended and same_value(_keyed(new.value, what), old.value):
             return f"{who} ended {old.value} ({what})"
         return None
+    if new.attribute == "works at" and what == "job" and new.value in _NO_JOB and old.positive:
+        return f"{who}: {what} {old.value} no longer holds ({new.value})"
     if new.attribute != what:
         return None
     if new.previous and old.positive and same_value(new.previous, old.value):
@@ -164,6 +174,28 @@ def closes(new: Slot, old: Slot) -> str | None:
     ):
         # "now prefers light mode" after "prefers dark mode": one kind of thing, another choice
         return f"{who}: {what} changed from {old.value} to {new.value}"
+    return None
+
+
+#: What "lost his job", "retired" leave of a job title: none.
+_NO_JOB = ("none", "retired")
+
+
+def _keyed(value: str, attribute: str) -> str:
+    """A hobby is stored by its word keys ("karate" -> "karat"): compare it the same way."""
+    return " ".join(key(word) for word in value.split()) if attribute == "hobby" else value
+
+
+def _switched_again(new: Slot, old: Slot) -> str | None:
+    """ "Dana traded in her Ford for a Toyota", then "Dana sold the Toyota and bought a
+    Honda": a switch's new value (what it holds now) ended or switched away from again."""
+    if not old.previous or not old.positive or not old.value or new.attribute != ANY:
+        return None
+    if new.subject == ANY or not same_subject(new.subject, old.subject):
+        return None
+    gone = new.previous or (new.value if new.ended else "")
+    if gone and same_value(gone, old.value):
+        return f"{old.subject}: {old.value} no longer holds"
     return None
 
 

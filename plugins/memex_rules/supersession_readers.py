@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from memex_rules.rules_text import compile_pattern
+from memex_rules.supersession_readers_changes import CHANGE_READERS
 from memex_rules.supersession_table import Rule
 from memex_rules.supersession_time import without_times
 from memex_rules.supersession_values import (
@@ -424,13 +425,13 @@ def _purpose(m: _Match) -> list[Slot]:
         return []
     first = m.rule.kind == "purpose_first"
     words = raw_subject.split()
-    if first and not PURPOSES.match(words[-1].lower()):
+    previous = tidy_value(m.text("p"))
+    if first and not PURPOSES.match(words[-1].lower()) and not previous:
         return []  # "Alice is on vacation", "My sister lives in Rome": no purpose
     subject = normalise_subject(raw_subject)
     if subject in (None, "user", "we"):
         return []
     value = tidy_value(re.sub(r"(?i)^(?:using|to\s+use)\s+", "", m.text("v")))
-    previous = tidy_value(m.text("p"))
     if not value or value == subject:
         return []
     return [Slot(subject, m.rule.attribute, value, change=m.change, previous=previous)]
@@ -572,9 +573,10 @@ def read(rule: Rule, match: re.Match[str], source: str, change: bool) -> list[Sl
         "purpose_verb",
         "renamed",
         "pet_gone",
+        "progress",
     ):
         return []
-    slots = _READERS[rule.kind](found)
+    slots = (_READERS.get(rule.kind) or CHANGE_READERS[rule.kind])(found)
     if found.subject and " and " in found.subject:  # "Maria and Joe got divorced": each of them
         parts = [normalise_subject(part) for part in found.subject.split(" and ")]
         slots = [

@@ -31,6 +31,7 @@ from memex_rules.supersession_table import (
     POSSESSED,
     Rule,
 )
+from memex_rules.supersession_table_changes import CHANGE_RULES
 from memex_rules.supersession_table_projects import PROJECT_RULES
 from memex_rules.supersession_time import without_times
 from memex_rules.supersession_values import NEG, Slot, normalise_subject
@@ -132,7 +133,7 @@ _LEAD = rf"^(?P<s>[^,;:]{{1,60}}?)\s+(?P<adv>(?:{ADVERB}\s+)*)"
 def _compiled() -> tuple[tuple[Rule, re.Pattern[str]], ...]:
     return tuple(
         (rule, compile_pattern((rule.pattern if rule.whole else _LEAD + rule.pattern) + r"\s*$"))
-        for rule in (*PERSONAL_RULES, *PROJECT_RULES)
+        for rule in (*PERSONAL_RULES, *PROJECT_RULES, *CHANGE_RULES)
     )
 
 
@@ -156,8 +157,9 @@ def read_slots(text: str) -> tuple[Slot, ...]:
         subject = slots[0].subject if slots else _first_subject(clauses[0])
         for clause in clauses:
             found = _read_clause(clause)
-            if not found and subject and _STARTS_WITH_VERB.match(clause):
-                found = _read_clause(_with_subject(subject, clause))
+            if subject and _STARTS_WITH_VERB.match(clause):
+                # "...and am now dating Noor": the verb's subject is the first clause's
+                found = _read_clause(_with_subject(subject, clause)) or found
             elif not found and subject and _THEIR.match(clause):
                 found = _read_clause(_THEIR.sub(f"{subject}'s ", clause))
             elif not found and subject and _OWN_NOUN.match(clause):

@@ -52,6 +52,7 @@ class Rule:
 TO_BE = r"(?:is|are|was|were|has\s+been|have\s+been|will\s+be|got|gets|became|has\s+become)"
 A_THE = r"(?:(?:a|an|the)\s+)"
 POSS = r"(?:her|his|their|my|its|the|our)\s+"
+ORDINAL = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
 _PLACE_PREP = r"(?:in|at|on|near|outside(?:\s+of)?|inside)"
 #: Verbs that set a date with or without a preposition ("due Friday", "set for May 3").
 DATE_STATE = (
@@ -339,7 +340,8 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         "has",
         r"(?:has|owns|got|adopted|bought|has\s+got|now\s+has|is\s+raising|keeps)\s+"
         r"(?P<c>a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|no)\s+"
-        rf"(?:(?!{THINGS}\b)[\w-]+\s+){{0,2}}(?P<a>{THINGS})\b.*",
+        # "two pet turtles" counts turtles; "a third turtle" is read by its ordinal
+        rf"(?:(?!{THINGS}\b|{ORDINAL}\b)[\w-]+\s+){{0,2}}(?:pets?\s+)?(?P<a>{THINGS})\b.*",
         kind="count",
     ),
     Rule(

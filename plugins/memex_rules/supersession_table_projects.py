@@ -174,7 +174,7 @@ PROJECT_RULES: tuple[Rule, ...] = (
         "owner",
         r"^ownership\s+of\s+(?P<s>.+?)\s+(?:moved|went|passed|was\s+transferred|is\s+now)\s+"
         r"(?:to|with)\s+(?P<v>.+)",
-        kind="owner",
+        kind="owner_handed",
         whole=True,
     ),
     Rule(
@@ -231,7 +231,7 @@ PROJECT_RULES: tuple[Rule, ...] = (
     Rule(
         "email",
         r"^(?:please\s+)?(?:use|write\s+to|email|e-mail|reach\s+user\s+at|contact\s+user\s+at)\s+"
-        r"(?P<v>\S+@\S+)(?P<s>).*",
+        r"(?P<v>\S+@\S+)(?P<s>)(?!\S)(?!\s+(?:for|to\s+reach|to\s+contact|when)\s+(?-i:[A-Z])).*",
         kind="email_to_me",
         whole=True,
     ),
@@ -490,7 +490,7 @@ PROJECT_RULES: tuple[Rule, ...] = (
     Rule(
         ANY,
         r"(?:gave|had\s+to\s+give\s+up|had\s+to\s+give\s+away|gave\s+up|had\s+to\s+rehome)\s+"
-        r"(?P<v>(?-i:[A-Z])[\w-]*)(?:\s+(?:away|up|to\s+.+))?",
+        r"(?P<v>(?-i:[A-Z])[\w-]*)(?:\s+the\s+[\w-]+)?(?:\s+(?:away|up|to\s+.+))?",
         kind="ended",
         change=True,
         ended=True,

@@ -120,9 +120,9 @@ _VERBISH = compile_pattern(
 def normalise_subject(subject: str) -> str | None:
     """ "The user" -> "user", "our launch" -> "launch", "Alice's sister" -> "alice's sister";
     None when the words do not look like a subject (a pronoun, a clause)."""
-    words = squash(
-        re.sub(r"^(?:(?:[Tt]he|[Oo]ur)\s+)?new\s+(?=[a-z])", "", subject.strip(" ,:;\"'"))
-    )
+    # "the team's new app" is "our new app" is "the app"
+    words = re.sub(r"^(?:[Tt]he\s+)?(?:team|company)'s\s+", "", subject.strip(" ,:;\"'"))
+    words = squash(re.sub(r"^(?:(?:[Tt]he|[Oo]ur)\s+)?new\s+(?=[a-z])", "", words))
     words = words.lower()
     if not words or _NOT_SUBJECT.match(words) or _VERBISH.search(words):
         return None
@@ -155,6 +155,52 @@ def same_subject(one: str, other: str) -> bool:
     a, b = one.split(), other.split()
     shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
     return len(longer) == len(shorter) + 1 and longer[:-1] == shorter and longer[-1] in _GENERIC
+
+
+#: The words that tell one of a person's works or steps from another ("first"/"second").
+_ORDINAL_WORDS = word_set(
+    "first second third fourth fifth sixth seventh eighth ninth tenth latest last next "
+    "previous old new other another current"
+)
+#: A step of a process, named after the thing it is a step of ("adoption agency interviews").
+_STEP_NOUNS = word_set(
+    "interview application exam test audition review process paperwork screening check "
+    "round stage visit call meeting"
+)
+_FILLER = word_set("the a an her his their my our its own full very")
+
+
+def _thing_words(text: str) -> list[str]:
+    words = [w for w in re.findall(r"[\w-]+", text.lower()) if w not in _FILLER]
+    return [_singular(w) for w in words]
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def same_thing(one: str, other: str) -> bool:
+    """True when two status subjects name one piece of work or process: "first screenplay" /
+    "joanna's first full screenplay", "adoption agencies" / "adoption agency interviews";
+    not "first screenplay" / "second screenplay", "driving test" / "chemistry test"."""
+    if one == other:
+        return True
+    owner_a, _, rest_a = one.rpartition("'s ")
+    owner_b, _, rest_b = other.rpartition("'s ")
+    if owner_a and owner_b and owner_a != owner_b:
+        return False
+    a, b = _thing_words(rest_a), _thing_words(rest_b)
+    if not a or not b:
+        return False
+    shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
+    if not set(shorter) <= set(longer):
+        return False
+    marks_a, marks_b = set(a) & _ORDINAL_WORDS, set(b) & _ORDINAL_WORDS
+    if marks_a and marks_b and marks_a != marks_b:
+        return False
+    return shorter[-1] == longer[-1] or longer[-1] in _STEP_NOUNS
 
 
 # --- values --------------------------------------------------------------------------------------
