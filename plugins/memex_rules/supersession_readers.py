@@ -331,13 +331,6 @@ def _status(m: _Match) -> list[Slot]:
     return []
 
 
-def _work_status(m: _Match) -> list[Slot]:
-    """ "Joanna started writing her second screenplay" / "... finished her second screenplay"."""
-    done = m.text("d").lower()
-    value = "in progress" if not done else "cancelled" if done == "abandoned" else "done"
-    return [m.slot(value)] if m.subject else []
-
-
 def _renamed(m: _Match) -> list[Slot]:
     """ "Falcon has been renamed to Hawk": whatever was called Falcon (any subject)."""
     value, previous = tidy_value(m.text("v")), tidy_value(m.text("p"))
@@ -548,7 +541,6 @@ _READERS: dict[str, Callable[[_Match], list[Slot]]] = {
     "pet_gone": _pet_gone,
     "count_gone": _count_gone,
     "email_for": _email_for,
-    "work_status": _work_status,
     "contact": _contact,
     "possessed": _possessed,
     "purpose": _purpose,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Protocol
 
 from memex_rules.rules_text import compile_pattern
@@ -84,6 +85,18 @@ def _progress(m: Reading) -> list[Slot]:
     return [Slot(subject, "status", stage, change=m.change)]
 
 
+def _work_status(m: Reading) -> list[Slot]:
+    """ "Joanna started writing her second screenplay" / "... finished her second screenplay"."""
+    done = m.text("d").lower()
+    value = "in progress" if not done else "cancelled" if done == "abandoned" else "done"
+    if not m.subject:
+        return []
+    who = normalise_subject(m.text("w"))  # Mia's thesis is not her sister's
+    if who in (None, "user", "we"):
+        return [m.slot(value)]
+    return [replace(m.slot(value), subject=f"{who}'s {m.subject}")]
+
+
 _PASSIVE_STAGE = {"turned down": "rejected", "picked up": "accepted", "opened": "open"}
 _PASSIVE_STAGE |= {"complete": "done", "completed": "done", "finished": "done"}
 
@@ -147,6 +160,7 @@ def _owner_handed(m: Reading) -> list[Slot]:
 CHANGE_READERS: dict[str, Callable[[Reading], list[Slot]]] = {
     "progress": _progress,
     "progress_of": _progress_of,
+    "work_status": _work_status,
     "tally": _tally,
     "ordinal_count": _ordinal_count,
     "owner_handed": _owner_handed,
