@@ -118,7 +118,12 @@ def register_supersession_judges(register: Any) -> None:
     them (``valid_until``, ``superseded_by``) in the same transaction, never deleting them.
     ``valid_from(text, said_at)`` says when a fact became true by its own words.
     ``[supersession] use`` picks one (default ``rules``, which needs no model; ``none``
-    turns supersession off).
+    turns supersession off). A judge may also offer ``answering(question)``
+    (``memex_core.domain.memory.validity.AnsweringJudge``): a test of whether a stored fact
+    sets the subject and attribute a question asks about, or None for a question it cannot
+    read. A memory search then ranks the facts it found that pass the test as one more
+    signal, and keeps them under the relevance floor ("Who is my partner?" finds "I am with
+    Elena these days", which shares no word with it).
     """
 
 

@@ -88,6 +88,7 @@ EVIDENCE_LABELS = {
     "keyword": "evidence: words",
     "semantic": "evidence: meaning alone",
     "both": "evidence: words + meaning",
+    "slot": "evidence: sets what the question asks",
 }
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memex_core.domain.fragment import Fragment
-from memex_core.domain.relevance import EVIDENCE_SEMANTIC
+from memex_core.domain.relevance import EVIDENCE_SEMANTIC, EVIDENCE_SLOT
 from memex_core.domain.results import KEYWORD, SEMANTIC, SearchResult
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -88,6 +88,8 @@ def why_matched(result: SearchResult, terms: list[str]) -> str:
         reason += "; kept on meaning alone (too few of the query's words)"
     elif result.evidence == EVIDENCE_SEMANTIC:
         reason += "; kept on meaning alone"
+    elif result.evidence == EVIDENCE_SLOT:
+        reason += "; kept as the fact that sets what the question asks"
     return reason
 
 

@@ -48,7 +48,10 @@ AGREEMENT_BELOW_FLOOR = 0.12
 EVIDENCE_KEYWORD = "keyword"
 EVIDENCE_SEMANTIC = "semantic"
 EVIDENCE_BOTH = "both"
-EVIDENCE_VALUES = (EVIDENCE_KEYWORD, EVIDENCE_SEMANTIC, EVIDENCE_BOTH)
+#: A memory fact that sets the subject and attribute the question asks about
+#: (:mod:`memex_core.services.slot_signal`), whatever words or similarity it has.
+EVIDENCE_SLOT = "slot"
+EVIDENCE_VALUES = (EVIDENCE_KEYWORD, EVIDENCE_SEMANTIC, EVIDENCE_BOTH, EVIDENCE_SLOT)
 
 
 class RelevanceFloorSettingError(ValueError):
@@ -195,6 +198,7 @@ __all__ = [
     "EVIDENCE_BOTH",
     "EVIDENCE_KEYWORD",
     "EVIDENCE_SEMANTIC",
+    "EVIDENCE_SLOT",
     "EVIDENCE_VALUES",
     "OFF",
     "SETTING",

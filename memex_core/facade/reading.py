@@ -28,6 +28,7 @@ from memex_core.services.search import (
     DEFAULT_SEMANTIC_WEIGHT,
     SearchService,
 )
+from memex_core.services.slot_signal import Answers
 
 if TYPE_CHECKING:
     from memex_core.facade.components import HomeComponents
@@ -158,6 +159,7 @@ class Reader:
                 semantic_weight=semantic_weight,
                 min_score=min_score,
                 floor=floor_value,
+                answers=self._answering(words, within, mode),
             )
             return self._search(once, limit, held)
 
@@ -201,6 +203,20 @@ class Reader:
             self._held = (change, hidden, held)
         return filters if held == hidden else replace(filters, named_only=held)
 
+    def _answering(self, query: str, filters: SearchFilters, mode: str) -> Answers | None:
+        """For a hybrid search of memory only, the supersession judge's test of the facts
+        that set what ``query`` asks about (:mod:`memex_core.services.slot_signal`); None
+        for other searches, a question it cannot read, or no judge that reads questions
+        (``[supersession] use = "none"``)."""
+        if mode != "hybrid" or filters.source_kinds != (MEMORY_SOURCE,):
+            return None
+        try:
+            judge = self._parts.supersession_judge()
+        except MemexError:
+            return None  # a judge named in config.toml that cannot be built: writes say so
+        answering = getattr(judge, "answering", None)
+        return answering(query) if callable(answering) else None
+
     def _search(
         self, once: Callable[[int], SearchResults], limit: int, held: HeldAt | None
     ) -> SearchResults:
@@ -241,6 +257,7 @@ class Reader:
         semantic_weight: float | None,
         min_score: float | None,
         floor: float | None = None,
+        answers: Answers | None = None,
     ) -> SearchResults:
         weight = semantic_weight
         if weight is None:
@@ -263,7 +280,7 @@ class Reader:
             return service.keyword(query, limit, filters)
         if mode == "semantic":
             return service.semantic(query, limit, filters, min_score, query_vector, floor)
-        return service.hybrid(query, limit, filters, weight, query_vector, floor)
+        return service.hybrid(query, limit, filters, weight, query_vector, floor, answers)
 
     def conversation(self, conversation_id: str) -> list[Fragment]:
         """See ``Memex.conversation``."""

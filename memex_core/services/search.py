@@ -18,10 +18,16 @@ from memex_core.domain import (
     SignalHit,
     VectorStore,
 )
-from memex_core.domain.relevance import EVIDENCE_KEYWORD, EVIDENCE_SEMANTIC, select
+from memex_core.domain.relevance import (
+    EVIDENCE_KEYWORD,
+    EVIDENCE_SEMANTIC,
+    EVIDENCE_SLOT,
+    select,
+)
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import VectorStoreUnavailableError
 from memex_core.services.ports import CatalogPort
+from memex_core.services.slot_signal import SLOT, SLOT_WEIGHT, Answers, slot_hits
 
 #: Hits each signal hands to the ranker (at least ``limit``), and the semantic signal's
 #: share of the fused score. Chosen with the ranker's k (10, memex_rrf.DEFAULT_K) on both
@@ -181,8 +187,13 @@ class SearchService:
         semantic_weight: float = DEFAULT_SEMANTIC_WEIGHT,
         query_vector: Sequence[float] | None = None,
         floor: float | None = None,
+        answers: Answers | None = None,
     ) -> SearchResults:
         """``query_vector`` may be passed when the caller already embedded the query.
+        ``answers`` (a memory search whose question the supersession judge reads) picks the
+        memory facts among the candidates that set what the question asks about: they are
+        fused as one more signal and kept under the floor
+        (:mod:`memex_core.services.slot_signal`).
 
         With a ``floor`` (a cosine similarity), the candidates are judged as
         :func:`memex_core.domain.relevance.select` says (enough of the query's words, a
@@ -219,6 +230,14 @@ class SearchService:
         # one left out makes room for the next that carries evidence.
         rerank_depth = int(getattr(self.ranker, "rerank_depth", 0) or 0)
         wanted = max(limit if floor is None else depth * 2, rerank_depth)
+        slotted: set[str] = set()
+        if answers is not None:
+            everything = sum(len(hits) for hits in signals.values())
+            ordered = self.ranker.fuse(signals, weights, everything)
+            found = slot_hits(self.catalog, answers, [h.id for h in ordered])
+            if found:
+                signals[SLOT], weights[SLOT] = found, SLOT_WEIGHT
+                slotted = {h.id for h in found}
         fused = self.ranker.fuse(signals, weights, wanted)
         keyword_hits = signals.get(KEYWORD, ())
         # Without a floor a label only says which signals found a hit: no shares to measure.
@@ -231,6 +250,10 @@ class SearchService:
             [(shares.get(h.id), h.scores.get(SEMANTIC)) for h in fused],
             floor,
         )
+        labels = [
+            EVIDENCE_SLOT if label is None and h.id in slotted else label
+            for h, label in zip(fused, labels, strict=True)
+        ]
         kept = [(h, e) for h, e in zip(fused, labels, strict=True) if e is not None]
         if rerank_depth:
             kept = self._reranked(query, kept, rerank_depth)

@@ -95,9 +95,10 @@ def build_consolidator(context: PluginContext) -> RulesConsolidator:
 
 
 def build_supersession_judge(context: PluginContext) -> RulesSupersessionJudge:
-    from memex_rules.supersession import RulesSupersessionJudge
+    # the judge that also reads questions (memex_rules.question_slots): same closings
+    from memex_rules.question_slots import RulesJudge
 
-    return RulesSupersessionJudge()
+    return RulesJudge()
 
 
 @hookimpl

@@ -13,7 +13,7 @@ judge needs no model; the ``llm`` judge asks a chat model about the hard cases).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -67,4 +67,19 @@ class SupersessionJudge(Protocol):
         ``new`` closes. A judge never closes a fact whose ``valid_from`` is later than
         ``new.valid_from``: a fact told late about an earlier time does not end a later one.
         May be empty."""
+        ...
+
+
+@runtime_checkable
+class AnsweringJudge(Protocol):
+    """A judge that also reads *questions* into the subject and attribute they ask about,
+    so a memory search finds the fact that answers even when the two share no word ("Where
+    do I work?" / "I joined Airbus"). Optional: memex asks for it only when the judge in use
+    has the method (``[supersession] use = "none"`` has none)."""
+
+    def answering(self, question: str) -> Callable[[str], bool] | None:
+        """A test of whether a stored fact's text sets what ``question`` asks about (the
+        same subject and attribute, as :meth:`SupersessionJudge.supersedes` would compare
+        them), or None when the question reads to no subject and attribute: the search is
+        then left as it was."""
         ...

@@ -1,0 +1,108 @@
+"""The rules judge reads questions into the slot their answer sets (memex_rules.question_slots).
+
+A question is met by the facts the supersession rules read into the same subject and
+attribute, whatever words the two share; a question of no form read here reads to nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memex_core.domain import PluginContext
+from memex_core.domain.memory.validity import AnsweringJudge
+from memex_rules import build_supersession_judge
+from memex_rules.question_slots import RulesJudge, answers, read_question
+
+JUDGE = RulesJudge()
+
+
+@pytest.mark.parametrize(
+    ("question", "subject", "attribute"),
+    [
+        ("What is my address?", "user", "address"),
+        ("Where do I live?", "user", "lives in"),
+        ("Which city is Priya based in?", "priya", "lives in"),
+        ("Where do I work?", "user", "works at"),
+        ("Which company does Hana work for?", "hana", "works at"),
+        ("Who is Goran's employer?", "goran", "works at"),
+        ("What do I do for a living?", "user", "job"),
+        ("What is my job title?", "user", "job"),
+        ("Who is my partner?", "user", "relationship"),
+        ("Who is Emeka dating?", "emeka", "relationship"),
+        ("What diet does Alice follow?", "alice", "diet"),
+        ("What car does Nadia drive?", "nadia", "car"),
+        ("What is Bob's email address?", "bob", "email"),
+        ("What is Omar's last name?", "omar", "last name"),
+        ("What does Julia study?", "julia", "studies"),
+        ("What do we use for hosting?", "hosting", "tool"),
+        ("Which tool handles CI?", "ci", "tool"),
+        ("When is the launch?", "launch", "date"),
+        ("What date is the beta?", "beta", "date"),
+        ("Which Python version do we run?", "we", "version of python"),
+        ("Who owns the login service?", "login service", "owner"),
+        ("Where does the security review stand?", "security review", "status"),
+        ("What is the new app called?", "app", "name"),
+    ],
+)
+def test_a_question_reads_into_the_slot_its_answer_sets(
+    question: str, subject: str, attribute: str
+) -> None:
+    assert (subject, attribute) in [(s, a) for s, a, _value in read_question(question)]
+
+
+@pytest.mark.parametrize(
+    ("question", "fact", "other"),
+    [
+        ("What is my address?", "I live at 88 King Street now", "I like King Street's cafes"),
+        ("Where do I work?", "I joined Airbus", "I live in Toulouse"),
+        ("Who is my partner?", "I am with Elena these days", "I have a dog named Rex"),
+        ("What is my job title?", "I am a data scientist", "I joined Airbus"),
+        ("When is the launch?", "The launch moved to June 12", "The beta is on May 3"),
+    ],
+)
+def test_a_question_meets_the_fact_that_answers_it_and_not_another(
+    question: str, fact: str, other: str
+) -> None:
+    test = JUDGE.answering(question)
+    assert test is not None
+    assert test(fact)
+    assert not test(other)
+
+
+def test_a_question_about_one_person_is_not_met_by_anothers_fact() -> None:
+    test = JUDGE.answering("Where does Alice work?")
+    assert test is not None
+    assert test("Alice joined Airbus") and not test("Bob joined Airbus")
+
+
+def test_a_yes_no_question_is_met_by_the_facts_of_its_value_only() -> None:
+    test = JUDGE.answering("Do we still use Trello?")
+    assert test is not None
+    assert test("We dropped Trello") and test("We use Trello")
+    assert not test("We use Jira")  # uses has many values: another is no answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "zzqxj qqvvkw",
+        "What is the capital of France?",
+        "tell me about pasta recipes",
+        "How do I fix a database is locked error?",
+        "What is your name?",
+        "",
+    ],
+)
+def test_a_question_of_no_form_reads_to_no_slot(question: str) -> None:
+    assert read_question(question) == ()
+    assert JUDGE.answering(question) is None
+    assert answers(question, ["I joined Airbus", "I live in Paris"]) == []
+
+
+def test_the_plugin_builds_the_judge_that_reads_questions(tmp_path: Path) -> None:
+    judge = build_supersession_judge(PluginContext(home=tmp_path))
+    assert isinstance(judge, AnsweringJudge)
+    # the same closings as before: it is the rules judge
+    assert judge.valid_from("Alice lived in Rome in 2019", 1_700_000_000.0) < 1_600_000_000.0
