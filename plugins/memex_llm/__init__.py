@@ -92,11 +92,11 @@ def build_supersession_judge(context: PluginContext) -> LLMSupersessionJudge:
     """The rules judge (memex_rules, shipped with memex) backed by the ``[supersession.llm]``
     chat model for the facts the rules cannot read."""
     from memex_llm.supersession import LLMSupersessionJudge
-    from memex_rules.supersession import RulesSupersessionJudge
+    from memex_rules.question_slots import RulesJudge  # the rules judge that reads questions
 
     settings = parse_settings(context.settings, role="supersession")
     model = load_chat_model(settings, role="supersession")
-    return LLMSupersessionJudge(model, RulesSupersessionJudge(), max_retries=settings.max_retries)
+    return LLMSupersessionJudge(model, RulesJudge(), max_retries=settings.max_retries)
 
 
 def build_chat_model(context: PluginContext) -> AnsweringChatModel:

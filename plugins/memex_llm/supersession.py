@@ -12,7 +12,7 @@ a memory write never fails for want of a model.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
@@ -64,6 +64,12 @@ class LLMSupersessionJudge(ChatModelRole):
     def valid_from(self, text: str, said_at: float) -> float:
         """When ``text`` says its fact began: the rules read it (no model call)."""
         return self.rules.valid_from(text, said_at)
+
+    def answering(self, question: str) -> Callable[[str], bool] | None:
+        """The rules' reading of a question (no model call: a search never waits on one);
+        None when the rules judge reads no questions or not this one."""
+        answering = getattr(self.rules, "answering", None)
+        return answering(question) if callable(answering) else None
 
     def supersedes(self, new: TimedFact, earlier: Sequence[TimedFact]) -> list[Supersession]:
         review = self.rules.review(new, earlier)

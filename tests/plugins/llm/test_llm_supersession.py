@@ -177,3 +177,16 @@ def test_the_plugin_registers_the_judge_named_llm(tmp_path: Path) -> None:
 def test_a_missing_chat_model_names_the_supersession_table(tmp_path: Path) -> None:
     with pytest.raises(LLMSettingError, match=r"\[supersession\.llm\]: chat_model is not set"):
         build_supersession_judge(PluginContext(tmp_path, {}))
+
+
+def test_questions_are_read_by_the_rules_without_a_model_call() -> None:
+    from memex_rules.question_slots import RulesJudge
+
+    model = ScriptedChatModel(replies=[])
+    judge = LLMSupersessionJudge(model, RulesJudge())
+    test = judge.answering("Where does Alice work?")
+    assert test is not None and test("Alice joined Airbus") and not test("Bob joined Airbus")
+    assert judge.answering("zzqxj qqvvkw") is None
+    assert model.calls == []
+    # rules that read no questions: the search is left as it was
+    assert _judge()[0].answering("Where does Alice work?") is None
