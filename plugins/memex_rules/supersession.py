@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
 from memex_rules.supersession_slots import MAX_CHARS, prepare, read_slots, rough_subject
-from memex_rules.supersession_time import named_time
+from memex_rules.supersession_time import named_time, recent_period
 from memex_rules.supersession_values import (
     ANY,
     NEG,
@@ -64,10 +64,18 @@ class RulesSupersessionJudge:
     def valid_from(self, text: str, said_at: float) -> float:
         """The time ``text`` names for its fact ("in 2019", "since May 2023", "two weeks
         ago"), or ``said_at``. A plan's date ("the launch is on May 3") is its value, not
-        when it became true."""
+        when it became true. A state or change dated by a recent period ("went keto last
+        month") holds surely from the period's end; a past-tense fact ("lived in Rome last
+        month") from its start."""
         found = named_time(text[:MAX_CHARS], said_at)
-        if found is None or any(slot.attribute == "date" for slot in read_slots(text)):
+        slots = read_slots(text)
+        if found is None or any(slot.attribute == "date" for slot in slots):
             return said_at
+        recent = recent_period(text[:MAX_CHARS], said_at)
+        if recent and found == recent[0] and slots and not any(slot.past for slot in slots):
+            # "Priya went keto last month": surely keto from the 1st of this month; a fact
+            # said earlier in the month it names ("Priya is pescatarian") held until then
+            return recent[1]
         return found
 
     def supersedes(self, new: TimedFact, earlier: Sequence[TimedFact]) -> list[Supersession]:

@@ -207,3 +207,22 @@ def without_times(text: str) -> str:
     for _name, pattern in _COMPILED:
         text = pattern.sub(" ", text)
     return " ".join(_ADVERBS.sub(" ", text).split())
+
+
+_RECENT = compile_pattern(r"(?<!since\s)(?<!from\s)\blast\s+(?P<u>week|month)\b")
+
+
+def recent_period(text: str, said_at: float) -> tuple[float, float] | None:
+    """Start and end of the recent period ``text`` dates itself by ("last week", "last
+    month"; not "since last month"), or None. A change told that way ("Priya went keto last
+    month") happened at some point of it, so it surely holds from the end: a fact said
+    within that period (before the change) stays true until then."""
+    match = _RECENT.search(text)
+    if match is None:
+        return None
+    today = datetime.fromtimestamp(said_at, UTC).date()
+    if match.group("u").lower() == "week":
+        end = today - timedelta(days=today.weekday())
+        return _midnight(end - timedelta(days=7)), _midnight(end)
+    end = today.replace(day=1)
+    return _midnight(_back(end, 1, "month")), _midnight(end)

@@ -594,6 +594,11 @@ def _day(when: float) -> str:
         ("Alice moved last month", "2026-02-01"),
         ("Alice came home yesterday", "2026-03-09"),
         ("Alice lived in Rome from 2015 until 2019", "2015-01-01"),
+        # a change dated by a recent period holds surely from its end; a past state from its start
+        ("Priya went keto last month", "2026-03-01"),
+        ("Alice started at Stripe last week", "2026-03-09"),
+        ("Alice lived in Rome last month", "2026-02-01"),
+        ("Alice has been vegan since last month", "2026-02-01"),
     ],
 )
 def test_a_text_that_names_its_time_is_valid_from_then(text: str, day: str) -> None:
@@ -641,6 +646,18 @@ def test_the_current_fact_closes_a_past_tense_fact_told_late(current: str, late:
     assert told.valid_from < now.valid_from
     assert [c.memory_id for c in JUDGE.supersedes(now, [told])] == ["late"]
     assert JUDGE.supersedes(told, [now]) == []
+
+
+def test_a_change_dated_last_month_closes_a_fact_said_during_that_month() -> None:
+    """ "Priya is pescatarian" said on 5 February, "Priya went keto last month" on 10 March:
+    read from 1 February, keto would start before the fact it replaces and close nothing
+    (and memex would let the pescatarian fact close keto instead)."""
+    early = datetime(2026, 2, 5, 12, tzinfo=UTC).timestamp()
+    pescatarian = _fact("m1", "Priya follows a pescatarian diet", early)
+    keto = _fact(None, "Priya went keto last month", LATER)
+    assert keto.valid_from > pescatarian.valid_from
+    assert [c.memory_id for c in JUDGE.supersedes(keto, [pescatarian])] == ["m1"]
+    assert JUDGE.supersedes(TimedFact(None, pescatarian.text, early, early), [keto]) == []
 
 
 def test_an_undated_past_fact_closes_nothing() -> None:
