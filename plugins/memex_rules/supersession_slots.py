@@ -54,7 +54,7 @@ _SPELL = tuple(
             "",
         ),
         # a heading: "The team reversed the decision: the frontend will use Vue"
-        (r"^[\w' ]{0,40}\b(?:decision|plan|plans|update|news|change)\s*:\s+", ""),
+        (r"^[\w' ]{0,40}\b(?:decision|plan|plans|update|news|change|minds?)\s*:\s+", ""),
         # a leading time or circumstance: "After the wedding, Omar's last name is Larsen"
         (
             r"^(?:after|since|as\s+of|from|starting|following|by|today|these\s+days|this\s+week|"

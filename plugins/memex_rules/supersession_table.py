@@ -30,7 +30,8 @@ CHANGE_WORDS = (
     r"anymore|again|switched|changed|moved|upgraded|updated|migrated|relocated|quit|left|"
     r"replaced|renamed|became|turned|promoted|transferred|rescheduled|postponed|"
     r"new(?=\s+(?:job|role|position|e-?mail|address|phone|number|favou?rite|home|house|"
-    r"apartment|car|partner|girlfriend|boyfriend|name|team|manager|boss|school)))\b"
+    r"apartment|car|partner|girlfriend|boyfriend|name|team|manager|boss|school|title|diet|"
+    r"major|surname|last\s+name|owner|employer|company|city|doctor|landlord)))\b"
 )
 
 
@@ -72,7 +73,7 @@ STATUS = (
     r"in\s+review|in\s+testing|in\s+beta|deprecated|archived|delayed|postponed|on\s+track|"
     r"behind\s+schedule|wrapped\s+up|over|closed|open|merged|started|halted|dropped|"
     r"kicked\s+off|went\s+live|not\s+started|a\s+go|green-?lit|greenlit|resumed|restarted|"
-    r"unblocked|reopened|back\s+on\s+track|generally\s+available|ga|went\s+ga|scheduled"
+    r"unblocked|reopened|back\s+on\s+track|generally\s+available|ga|went\s+ga|scheduled|pending"
 )
 POSSESSED = (
     r"(?:(?:full|first|last|middle|nick|maiden|legal|preferred|family)\s*name|surname|name|"
@@ -368,7 +369,7 @@ PERSONAL_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "status",
-        rf"(?:{TO_BE}\s+|went\s+|has\s+gone\s+|is\s+being\s+)?(?:{ADVERB}\s+)?"
+        rf"(?:{TO_BE}\s+|went\s+|has\s+gone\s+|is\s+being\s+|has\s+|have\s+)?(?:{ADVERB}\s+)?"
         rf"(?P<v>{STATUS})",
         kind="status",
     ),

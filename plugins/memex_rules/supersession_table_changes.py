@@ -34,7 +34,8 @@ STAGES = (
     ),
     (
         "applied",
-        rf"{_HAS}(?:applied|signed\s+up|registered|put\s+in\s+an\s+application)",
+        rf"{_HAS}(?:applied|signed\s+up|registered|put\s+in\s+an\s+application)|"
+        rf"{_IS}applying",
     ),
     ("submitted", rf"{_HAS}(?:submitted|sent\s+(?:off|in|out)?|entered|pitched)"),
     (
@@ -50,6 +51,7 @@ STAGES = (
     ("rejected", rf"(?:{_IS}|got\s+{_ADV})(?:rejected|turned\s+down|declined)"),
     ("passed", rf"{_HAS}(?:passed|aced)"),
     ("failed", rf"{_HAS}(?:failed|flunked)"),
+    ("done", rf"{_HAS}(?:defended|completed|finished|wrapped\s+up)"),
     ("retaken", rf"{_HAS}(?:retook|retaken|re-?took|redid|redone)"),
     ("signed", rf"{_HAS}(?:signed|closed|sealed)"),
     ("open", rf"{_HAS}(?:opened|launched|unveiled)"),
@@ -130,6 +132,21 @@ CHANGE_RULES: tuple[Rule, ...] = (
         r"to\s+contact|when\s+(?:emailing|contacting|writing\s+to))\s+(?P<s>(?-i:[A-Z])[\w-]*)\b.*",
         kind="email_for",
         whole=True,
+    ),
+    Rule(
+        "email",
+        r"^(?:you\s+can\s+|please\s+)?(?:reach|contact|email|e-mail|write\s+to)\s+(?:me|user)\s+"
+        r"(?:at|on|via)\s+(?P<v>\S+@\S+)(?P<s>).*",
+        kind="email_to_me",
+        whole=True,
+    ),
+    # --- a diet switched to: "I've switched to a vegan diet" -------------------------------------
+    Rule(
+        "diet",
+        r"(?:(?:has|have)\s+)?(?:switched|moved|changed|converted|went\s+over)\s+(?:over\s+)?to\s+(?:a\s+|an\s+|being\s+)?"
+        r"(?P<v>[\w-]+)(?:\s+diet)?\b.*",
+        kind="diet",
+        change=True,
     ),
     # --- a thing handed from one owner to another ----------------------------------------------
     Rule(

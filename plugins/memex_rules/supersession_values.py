@@ -181,26 +181,26 @@ def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def same_thing(one: str, other: str) -> bool:
-    """True when two status subjects name one piece of work or process: "first screenplay" /
-    "joanna's first full screenplay", "adoption agencies" / "adoption agency interviews";
-    not "first screenplay" / "second screenplay", "driving test" / "chemistry test"."""
-    if one == other:
+def same_thing(new: str, old: str) -> bool:
+    """True when a later status subject names the earlier one's piece of work or process: a
+    later mention may drop words ("joanna's first full screenplay" -> "first screenplay") or
+    name a step of it ("adoption agencies" -> "adoption agency interviews"), not add others
+    ("marathon" -> "half marathon"), nor change its ordinal ("first" -> "second")."""
+    if new == old:
         return True
-    owner_a, _, rest_a = one.rpartition("'s ")
-    owner_b, _, rest_b = other.rpartition("'s ")
+    owner_a, _, rest_a = new.rpartition("'s ")
+    owner_b, _, rest_b = old.rpartition("'s ")
     if owner_a and owner_b and owner_a != owner_b:
         return False
     a, b = _thing_words(rest_a), _thing_words(rest_b)
     if not a or not b:
         return False
-    shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
-    if not set(shorter) <= set(longer):
-        return False
     marks_a, marks_b = set(a) & _ORDINAL_WORDS, set(b) & _ORDINAL_WORDS
     if marks_a and marks_b and marks_a != marks_b:
         return False
-    return shorter[-1] == longer[-1] or longer[-1] in _STEP_NOUNS
+    if set(a) <= set(b):
+        return a[-1] == b[-1] or b[-1] in _STEP_NOUNS
+    return len(a) > 1 and a[-1] in _STEP_NOUNS and set(a[:-1]) == set(b)
 
 
 # --- values --------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ STATUSES = (
         r"started|kicked\s+off|resumed|restarted|unblocked|reopened|on\s+track|behind\s+schedule|"
         r"back\s+on\s+track",
     ),
-    ("in review", r"in\s+review|under\s+review"),
+    ("in review", r"in\s+review|under\s+review|pending"),
     ("in testing", r"in\s+testing|in\s+qa|in\s+beta"),
     ("on hold", r"on\s+hold|paused|stalled|halted|put\s+on\s+hold"),
     ("blocked", r"blocked"),

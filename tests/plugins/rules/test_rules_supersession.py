@@ -407,6 +407,18 @@ CLOSES = [
     ),
     ("Kofi has a tortoise named Luna", "Kofi gave Luna the tortoise to a neighbour", None),
     ("The team's new app is named Phoenix", "Orion is the new name of the app", None),
+    ("My title is analyst", "My new title is senior analyst", "user: job"),
+    ("I eat a vegetarian diet", "I've switched to a vegan diet", "user: diet"),
+    ("You can reach me at ana@old.com", "Please use ana@new.io from now on", "user: email"),
+    ("The redesign is on hold", "The redesign has resumed", "redesign: status"),
+    ("Kim is applying to law schools", "Kim got into law school", None),
+    ("Leo is writing his thesis", "Leo defended his thesis", None),
+    ("Ana's visa application is pending", "Ana's visa was approved", None),
+    (
+        "We decided to use REST for the API",
+        "We changed our minds: the API will use GraphQL instead of REST",
+        "api: tool",
+    ),
     (
         "We decided to use a monorepo for the repository layout",
         "The repository layout will use one repo per service instead of a monorepo",
@@ -542,6 +554,8 @@ KEEPS = [
     ("Julia owns a Honda Civic", "Julia's son drives a Ford Focus"),
     # the same words of change about another work, person, tally, tool or thing
     ("Ben passed his driving test", "Ben failed his chemistry exam"),
+    ("Kim is training for a marathon", "Kim finished the half marathon"),
+    ("Leo is writing his thesis", "Leo submitted a paper"),
     ("Ben passed his driving test", "Ben is studying for his chemistry test"),
     ("Joanna submitted her first screenplay", "Joanna is writing her second screenplay"),
     ("Ana applied to Google", "Ana applied to Meta"),
