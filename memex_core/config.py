@@ -19,7 +19,7 @@ component's own settings::
     [embedder]
     use = "minilm"
     [ranker]
-    use = "rrf"
+    use = "rrf"                # or "convex": scores over each signal's best, not ranks
     [ranker.rrf]
     k = 10
 

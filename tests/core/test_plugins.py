@@ -77,7 +77,7 @@ def test_each_built_in_registers_through_its_hook(hook: str, kind: str, names: s
 def test_load_plugins_env_limits_what_loads(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMEX_LOAD_PLUGINS", "rrf, chatgpt")
     registry = load_registry()
-    assert {r.name for r in registry.registrations()} == {"rrf", "chatgpt"}
+    assert {r.name for r in registry.registrations()} == {"rrf", "convex", "chatgpt"}
     monkeypatch.setenv("MEMEX_LOAD_PLUGINS", "")
     assert load_registry().registrations() == []
 
