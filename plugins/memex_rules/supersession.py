@@ -150,6 +150,13 @@ def closes(new: Slot, old: Slot, loose: bool = True) -> str | None:
         return None
     if new.attribute == "works at" and what == "job" and new.value in _NO_JOB and old.positive:
         return f"{who}: {what} {old.value} no longer holds ({new.value})"
+    if (
+        new.previous
+        and old.positive
+        and {new.attribute, what} <= _TOOLS
+        and same_value(new.previous, old.value)
+    ):  # "the frontend will use Svelte instead of React" after "the frontend uses React"
+        return f"{who}: {what} changed from {old.value} to {new.value}"
     if new.attribute != what:
         return None
     if new.previous and old.positive and same_value(new.previous, old.value):
@@ -185,6 +192,8 @@ def closes(new: Slot, old: Slot, loose: bool = True) -> str | None:
     return None
 
 
+#: The attributes that name a tool: what one uses, and what one uses for a purpose.
+_TOOLS = {"uses", "tool"}
 #: What "lost his job", "retired" leave of a job title: none.
 _NO_JOB = ("none", "retired")
 

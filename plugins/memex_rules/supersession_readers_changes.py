@@ -81,7 +81,7 @@ def _progress(m: Reading) -> list[Slot]:
     work = _work(m.text("o"))
     if stage is None or who is None or not work or NEG in said.split():
         return []
-    subject = work if who in ("user", "we") else f"{who}'s {work}"
+    subject = work if who == "we" else f"{who}'s {work}"  # a team's work is its project
     return [Slot(subject, "status", stage, change=m.change)]
 
 
@@ -92,7 +92,7 @@ def _work_status(m: Reading) -> list[Slot]:
     if not m.subject:
         return []
     who = normalise_subject(m.text("w"))  # Mia's thesis is not her sister's
-    if who in (None, "user", "we"):
+    if who in (None, "we"):
         return [m.slot(value)]
     return [replace(m.slot(value), subject=f"{who}'s {m.subject}")]
 

@@ -48,6 +48,12 @@ _SPELL = tuple(
         (r"'ve\b", " have"),
         (r"'m\b", " am"),
         (r"'ll\b", " will"),
+        # "we've joined Initech" reads as "we joined Initech": one form for every change verb
+        (
+            r"\b(?:has|have)\s+(?=(?:joined|relocated|switched|left|quit|retired|adopted|bought|"
+            r"sold|moved|migrated|upgraded|married|divorced)\b)",
+            "",
+        ),
         (
             r"^(?:please\s+)?(?:remember|note|fyi|update|news|btw|ok|okay|so|well|also)"
             r"(?:\s+that)?[:,]?\s+",

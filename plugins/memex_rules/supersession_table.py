@@ -73,7 +73,7 @@ STATUS = (
     r"in\s+review|in\s+testing|in\s+beta|deprecated|archived|delayed|postponed|on\s+track|"
     r"behind\s+schedule|wrapped\s+up|over|closed|open|merged|started|halted|dropped|"
     r"kicked\s+off|went\s+live|not\s+started|a\s+go|green-?lit|greenlit|resumed|restarted|"
-    r"unblocked|reopened|back\s+on\s+track|generally\s+available|ga|went\s+ga|scheduled|pending"
+    r"unblocked|reopened|back\s+on\s+track|generally\s+available|ga|went\s+ga|scheduled|pending|submitted"
 )
 POSSESSED = (
     r"(?:(?:full|first|last|middle|nick|maiden|legal|preferred|family)\s*name|surname|name|"
@@ -176,7 +176,7 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         kind="no_employer",
         change=True,
     ),
-    Rule("job", r"works\s+as\s+(?:a\s+|an\s+|the\s+)?(?P<v>.+)", kind="role"),
+    Rule("job", r"(?:works|is\s+working)\s+as\s+(?:a\s+|an\s+|the\s+)?(?P<v>.+)", kind="role"),
     Rule("job", rf"(?:is|was\s+hired\s+as|started\s+as)\s+{A_THE}(?P<v>.+)", kind="job_noun"),
     Rule(
         "job",

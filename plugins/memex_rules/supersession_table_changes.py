@@ -41,13 +41,20 @@ STAGES = (
     (
         "interviewed",
         rf"{_HAS}(?:interviewed|auditioned|had\s+(?:an?|her|his|their|my)\s+(?:first\s+|second\s+|"
-        r"final\s+)?(?:interview|audition))",
+        r"final\s+)?(?:interview|audition))|"
+        rf"{_IS}(?:interviewing|auditioning)",
     ),
     (
         "accepted",
         rf"(?:{_IS}|got\s+{_ADV})(?:accepted|admitted|approved|selected|shortlisted)|"
         rf"{_HAS}got\s+into",
     ),
+    (
+        "offered",
+        rf"{_HAS}(?:got|received|has|was\s+made)\s+(?:an?\s+|the\s+)?(?:job\s+)?offer",
+    ),
+    ("found", rf"{_HAS}(?:found|secured|landed)"),
+    ("bought", rf"{_HAS}(?:bought|purchased)"),
     ("rejected", rf"(?:{_IS}|got\s+{_ADV})(?:rejected|turned\s+down|declined)"),
     ("passed", rf"{_HAS}(?:passed|aced)"),
     ("failed", rf"{_HAS}(?:failed|flunked)"),
@@ -57,6 +64,7 @@ STAGES = (
     ("open", rf"{_HAS}(?:opened|launched|unveiled)"),
     ("published", rf"{_HAS}(?:published|released)"),
 )
+_PREP = r"(?:to|for|into|with|at|on|in|about|off|by|from)"
 _STAGE_GROUPS = "|".join(f"(?P<g{index}>{verbs})" for index, (_n, verbs) in enumerate(STAGES))
 #: Stages a thing itself is in: "Joanna's latest screenplay was rejected by a studio".
 _PASSIVE = (
@@ -81,7 +89,7 @@ CHANGE_RULES: tuple[Rule, ...] = (
     # --- a piece of work or a process and its stages -------------------------------------------
     Rule(
         "status",
-        _WHO + rf"(?:{_STAGE_GROUPS})\s+(?:(?:to|for|into|with|at|on|in|about|off)\s+)?(?P<o>.+)",
+        _WHO + rf"(?:{_STAGE_GROUPS})\s+(?:{_PREP}\s+)?(?P<o>.+)",
         kind="progress",
         whole=True,
     ),
@@ -147,6 +155,13 @@ CHANGE_RULES: tuple[Rule, ...] = (
         r"(?P<v>[\w-]+)(?:\s+diet)?\b.*",
         kind="diet",
         change=True,
+    ),
+    Rule(
+        "name",
+        r"^(?P<v>(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)*)\s+is\s+(?:now\s+)?(?P<s>[^,;]+?)'s\s+"
+        r"(?:new\s+)?name",
+        kind="name",
+        whole=True,
     ),
     # --- a thing handed from one owner to another ----------------------------------------------
     Rule(

@@ -274,7 +274,7 @@ PROJECT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         ANY,
-        r"(?:traded\s+in|swapped|exchanged|sold)\s+(?:(?:her|his|their|my|the)\s+)?(?P<p>.+?)\s+"
+        r"(?:traded(?:\s+in)?|swapped|exchanged|sold)\s+(?:(?:her|his|their|my|the)\s+)?(?P<p>.+?)\s+"
         r"(?:for|and\s+bought|and\s+got)\s+(?:a\s+|an\s+)?(?P<v>.+)",
         kind="switch",
         change=True,

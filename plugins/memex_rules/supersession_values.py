@@ -190,8 +190,8 @@ def same_thing(new: str, old: str) -> bool:
         return True
     owner_a, _, rest_a = new.rpartition("'s ")
     owner_b, _, rest_b = old.rpartition("'s ")
-    if owner_a and owner_b and owner_a != owner_b:
-        return False
+    if owner_a != owner_b and ((owner_a and owner_b) or (owner_a or owner_b) not in ("user", "we")):
+        return False  # "my thesis" is "the thesis"; "my sister's marathon" is not "my marathon"
     a, b = _thing_words(rest_a), _thing_words(rest_b)
     if not a or not b:
         return False

@@ -13,6 +13,7 @@ STATUSES = (
         r"back\s+on\s+track",
     ),
     ("in review", r"in\s+review|under\s+review|pending"),
+    ("submitted", r"submitted"),
     ("in testing", r"in\s+testing|in\s+qa|in\s+beta"),
     ("on hold", r"on\s+hold|paused|stalled|halted|put\s+on\s+hold"),
     ("blocked", r"blocked"),
