@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
 from memex_rules.supersession_slots import MAX_CHARS, prepare, read_slots, rough_subject
+from memex_rules.supersession_table_changes import goes_back
 from memex_rules.supersession_time import named_time, recent_period
 from memex_rules.supersession_values import (
     ANY,
@@ -169,6 +170,8 @@ def closes(new: Slot, old: Slot, loose: bool = True) -> str | None:
         if same_value(new.value, old.value):
             return f"{who}: {what} {new.value} holds again"
         return None
+    if what == "status" and "'s " in new.subject + old.subject and goes_back(new.value, old.value):
+        return None  # "Alice is looking for a car" after "Alice bought a car": another round
     # A change names the new value exactly ("nurse" -> "head nurse" is a promotion); a plain
     # statement may restate the old one with more words ("New York" / "New York City").
     if new.value == old.value or (not new.change and same_value(new.value, old.value)):

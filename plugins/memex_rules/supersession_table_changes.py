@@ -64,6 +64,30 @@ STAGES = (
     ("open", rf"{_HAS}(?:opened|launched|unveiled)"),
     ("published", rf"{_HAS}(?:published|released)"),
 )
+#: How far along a person's piece of work or process each stage is: a later fact of an
+#: earlier stage ("Alice is looking for a car" after "Alice bought a car") is another round
+#: of it, not a change of the first, and closes nothing.
+STAGE_RANK = {
+    stage: rank
+    for rank, stages in enumerate(
+        (
+            "considering",
+            "in progress",
+            "done",
+            "applied|submitted|interviewed",
+            "offered",
+            "accepted|rejected|passed|failed|retaken|signed|open|published|found|bought|cancelled",
+        )
+    )
+    for stage in stages.split("|")
+}
+
+
+def goes_back(new: str, old: str) -> bool:
+    """True when stage ``new`` comes before stage ``old`` of one piece of work."""
+    return STAGE_RANK.get(new, -1) < STAGE_RANK.get(old, -1) and new in STAGE_RANK
+
+
 _PREP = r"(?:to|for|into|with|at|on|in|about|off|by|from)"
 _STAGE_GROUPS = "|".join(f"(?P<g{index}>{verbs})" for index, (_n, verbs) in enumerate(STAGES))
 #: Stages a thing itself is in: "Joanna's latest screenplay was rejected by a studio".

@@ -429,6 +429,9 @@ CLOSES = [
     ("Omar applied to Stripe", "Omar was rejected by Stripe", None),
     ("Eli is saving for a car", "Eli bought a car", None),
     ("The grant application was submitted", "The grant application was approved", None),
+    ("Alice is looking for a car", "Alice bought a car", None),
+    ("Joanna finished her screenplay", "Joanna submitted her screenplay to a festival", None),
+    ("John failed the bar exam", "John retook the bar exam", None),
     (
         "We decided to use a monorepo for the repository layout",
         "The repository layout will use one repo per service instead of a monorepo",
@@ -565,6 +568,13 @@ KEEPS = [
     # the same words of change about another work, person, tally, tool or thing
     ("Ben passed his driving test", "Ben failed his chemistry exam"),
     ("Kim is training for a marathon", "Kim finished the half marathon"),
+    # a later fact of an earlier stage is another round of the work, not a change of it
+    ("Alice bought a car", "Alice is looking for a car"),
+    ("Alice passed the exam", "Alice is studying for the exam"),
+    ("Joanna published her novel", "Joanna is writing her novel"),
+    ("Alice opened a bakery", "Alice opened a bank account"),
+    ("Bob won the chess tournament", "Bob won the poker tournament"),
+    ("Bob has read two books", "Bob has written two books"),
     ("I'm training for a marathon", "My sister finished the marathon"),
     ("Ada is writing her first novel", "Ada published her second novel"),
     ("Omar applied to Stripe", "Omar was rejected by Google"),
