@@ -103,7 +103,13 @@ def _ended(m: _Match) -> list[Slot]:
 
 def _switch(m: _Match) -> list[Slot]:
     value, previous = tidy_value(m.text("v")), tidy_value(m.text("p"))
-    return [m.slot(value, ANY, previous=previous)] if value and previous else []
+    if not value or not previous:
+        return []
+    slots = [m.slot(value, ANY, previous=previous)]
+    traded = "traded in" in m.match.group(0).lower() and m.text("v")[:1].isupper()
+    if traded and not tool_category(value):  # a car is traded in; a phone is a tool of its own
+        slots.append(m.slot(value, "car", change=True))
+    return slots
 
 
 _EMPLOYER_CUT = compile_pattern(r"\s+(?:in|as|on|at|from|since|for)\s.*$")

@@ -430,6 +430,11 @@ CLOSES = [
     ("Eli is saving for a car", "Eli bought a car", None),
     ("The grant application was submitted", "The grant application was approved", None),
     ("Alice is looking for a car", "Alice bought a car", None),
+    (
+        "Goran traded in his Honda Civic for a Tesla Model 3",
+        "Goran's new car is a Ford Focus",
+        None,
+    ),
     ("Joanna finished her screenplay", "Joanna submitted her screenplay to a festival", None),
     ("John failed the bar exam", "John retook the bar exam", None),
     (
@@ -570,6 +575,7 @@ KEEPS = [
     ("Kim is training for a marathon", "Kim finished the half marathon"),
     # a later fact of an earlier stage is another round of the work, not a change of it
     ("Alice bought a car", "Alice is looking for a car"),
+    ("I traded in my iPhone for a Pixel", "My new car is a Tesla"),
     ("Alice passed the exam", "Alice is studying for the exam"),
     ("Joanna published her novel", "Joanna is writing her novel"),
     ("Alice opened a bakery", "Alice opened a bank account"),
