@@ -190,8 +190,17 @@ CHANGE_RULES: tuple[Rule, ...] = (
     # --- a thing handed from one owner to another ----------------------------------------------
     Rule(
         "owner",
-        r"^(?P<p>.+?)\s+(?:handed|passed|transferred)\s+(?:over\s+)?(?P<s>(?:the\s+)?[\w-]+"
+        r"^(?P<p>.+?)(?<!\bwas)(?<!\bbeen)(?<!\bgot)\s+(?:handed|passed|transferred)\s+(?:over\s+)?"
+        r"(?P<s>(?!over\b)(?:the\s+)?[\w-]+"
         r"(?:\s+[\w-]+){0,2}?)\s+(?:over\s+)?to\s+(?P<v>.+)",
+        kind="owner_handed",
+        whole=True,
+        change=True,
+    ),
+    Rule(
+        "owner",
+        r"^(?P<s>(?:the\s+)?[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:was|has\s+been|got|is\s+being)\s+"
+        r"(?:handed|passed|transferred)\s+(?:over\s+)?to\s+(?P<v>.+)",
         kind="owner_handed",
         whole=True,
         change=True,
