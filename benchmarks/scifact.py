@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from benchmarks import quality, sweep
+from benchmarks import quality, scifact_fusion, sweep
 from benchmarks.context import RunContext, StderrProgress, log
 from benchmarks.data import BeirSet, load_scifact, missing, scifact_dir
 from benchmarks.fragments import scifact_fragments
@@ -182,6 +182,8 @@ def run(ctx: RunContext) -> Section:
                 "nDCG@10",
                 f"the {len(train_pairs)} SciFact train queries",
             )
+            section.add(*blocks)
+            mx, blocks = scifact_fusion.convex_vs_rrf(ctx, mx, home, train_task, task, hybrid)
             section.add(*blocks)
     mx.close()
     return section
