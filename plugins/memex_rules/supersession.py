@@ -158,6 +158,8 @@ def closes(new: Slot, old: Slot, loose: bool = True) -> str | None:
         and same_value(new.previous, old.value)
     ):  # "the frontend will use Svelte instead of React" after "the frontend uses React"
         return f"{who}: {what} changed from {old.value} to {new.value}"
+    if new.attribute == "name" and what == "last name" and _new_surname(new, who):
+        return f"{who}: {what} changed from {old.value} to {new.value}"
     if new.attribute != what:
         return None
     if new.previous and old.positive and same_value(new.previous, old.value):
@@ -199,6 +201,20 @@ def closes(new: Slot, old: Slot, loose: bool = True) -> str | None:
 _TOOLS = {"uses", "tool"}
 #: What "lost his job", "retired" leave of a job title: none.
 _NO_JOB = ("none", "retired")
+
+
+def _new_surname(new: Slot, who: str) -> bool:
+    """ "Omar goes by Smith these days" after "Omar's surname is Haddad": a name told as a
+    change that does not look like a short form of the first name ("Robert goes by Bob")."""
+    value = new.value
+    return (
+        new.change
+        and new.positive
+        and value.isalpha()
+        and len(value) >= 5
+        and not value.endswith(("y", "ie"))
+        and value[:1] != who[:1]
+    )
 
 
 def _keyed(value: str, attribute: str) -> str:

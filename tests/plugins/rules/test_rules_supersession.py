@@ -430,6 +430,7 @@ CLOSES = [
     ("Eli is saving for a car", "Eli bought a car", None),
     ("The grant application was submitted", "The grant application was approved", None),
     ("Alice is looking for a car", "Alice bought a car", None),
+    ("Omar's surname is Haddad", "Omar goes by Smith these days", "omar: last name"),
     ("The login service is owned by Priya", "The login service was handed over to Ana", None),
     ("Lea is writing her dissertation", "Lea submitted her dissertation", None),
     ("Ana has visited 12 countries", "Ana has now visited 15 countries", None),
@@ -578,6 +579,10 @@ KEEPS = [
     ("Kim is training for a marathon", "Kim finished the half marathon"),
     # a later fact of an earlier stage is another round of the work, not a change of it
     ("Alice bought a car", "Alice is looking for a car"),
+    # a short form of the first name is no new surname
+    ("Robert's surname is Smith", "Robert goes by Bob these days"),
+    ("Elizabeth's last name is Smith", "Elizabeth goes by Lizzie these days"),
+    ("Daniel's last name is Smith", "Daniel goes by Danny now"),
     ("Lea is writing her dissertation", "Lea submitted a conference paper"),
     ("Tom has run one marathon", "Tom has run two half marathons"),
     ("The payments team owns checkout", "The payments team handed the laptop over to IT"),
