@@ -30,6 +30,7 @@ from memex_core.domain.documents import DocumentRecord
 from memex_core.domain.links import ResolvedLink
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import MEMORY_SOURCE, SHARED_OWNER, user_owner
+from memex_core.domain.memory.timestamps import HeldAt
 from memex_core.domain.search_options import SearchOptions
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import MemexError, UnknownIdError, require_query
@@ -247,7 +248,7 @@ class AgentView(ViewLike):
         graph = ScopedGraph(self._mx.catalog, filters.owners, self.collection)
         try:
             pack = ContextBuilder(graph, search, self._mx.context_settings()).build(
-                options.query, budget_chars, filters
+                options.query, budget_chars, filters, HeldAt.of(options)
             )
         except ValueError as exc:
             raise MemexError(str(exc)) from exc

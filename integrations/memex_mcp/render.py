@@ -8,13 +8,17 @@ structured content.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memex_core.cli.render import fragment_to_dict, iso, timeline_to_dict
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline
 from memex_core.domain.results import SearchResult
+
+#: When a remembered fact held, as ``recall`` gives it; search and context hits carry these
+#: when they were asked for facts by time (``as_of`` or ``include_superseded``).
+VALIDITY_FIELDS = ("valid_from", "valid_until", "superseded_by")
 
 NEXT_AFTER_SEARCH = (
     "Next: `timeline` with a hit's id shows what surrounds it; `get` with ids returns full text."
@@ -45,18 +49,40 @@ def _fragment_text(fragment: Fragment, mark: str = "") -> str:
     return f"{head}\n{fragment.content}"
 
 
+def _held_text(held: Mapping[str, Any] | None) -> str:
+    """' · valid from D, current' or ' · valid from D until E, superseded by mem_...' for a
+    remembered fact whose validity was looked up; '' for any other hit."""
+    if held is None:
+        return ""
+    since = held.get("valid_from")
+    text = f" · valid from {since[:10]}" if since else " · valid"
+    if held.get("valid_until"):
+        text += f" until {held['valid_until'][:10]}, superseded by {held.get('superseded_by')}"
+        return text
+    return text + ", current"
+
+
 # -- search ---------------------------------------------------------------------------------
 
 
 def compact_search(
-    query: str, mode: str, hits: Sequence[CompactHit], notes: Sequence[str]
+    query: str,
+    mode: str,
+    hits: Sequence[CompactHit],
+    notes: Sequence[str],
+    held: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    found = [{**hit.to_dict(), "timestamp": iso(hit.timestamp)} for hit in hits]
+    """``held``: when each remembered fact among the hits held, by hit id (only when the
+    search asked for facts by time)."""
+    held = held or {}
+    found = [
+        {**hit.to_dict(), "timestamp": iso(hit.timestamp), **held.get(hit.id, {})} for hit in hits
+    ]
     data = _search_data(query, mode, found, notes, concise=True)
     lines = [_hits_heading(len(hits), query, notes)]
     for n, hit in enumerate(hits, start=1):
         lines.append(f"{n}. [{hit.id}] {hit.title} · {hit.source_kind} · {hit.role} · ")
-        lines[-1] += f"{_day(hit.timestamp)} · score {hit.score:.4f}"
+        lines[-1] += f"{_day(hit.timestamp)} · score {hit.score:.4f}{_held_text(held.get(hit.id))}"
         lines.append(f"   {hit.why}")  # says "kept on meaning alone" where it was
         lines.append(f"   {hit.snippet}")
     if hits:
@@ -65,8 +91,13 @@ def compact_search(
 
 
 def full_search(
-    query: str, mode: str, results: Sequence[SearchResult], notes: Sequence[str]
+    query: str,
+    mode: str,
+    results: Sequence[SearchResult],
+    notes: Sequence[str],
+    held: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[str, dict[str, Any]]:
+    held = held or {}
     hits = [
         {
             **fragment_data(r.fragment),
@@ -74,6 +105,7 @@ def full_search(
             "ranks": r.ranks,
             "scores": r.scores,
             "evidence": r.evidence,
+            **held.get(r.fragment.id, {}),
         }
         for r in results
     ]
@@ -81,8 +113,11 @@ def full_search(
     lines = [_hits_heading(len(results), query, notes)]
     for n, result in enumerate(results, start=1):
         evidence = f"evidence {result.evidence} · " if result.evidence else ""
+        validity = _held_text(held.get(result.fragment.id)).removeprefix(" · ")
+        validity = f"{validity} · " if validity else ""
         lines.append(
-            f"{n}. score {result.score:.4f} · {evidence}" + _fragment_text(result.fragment)
+            f"{n}. score {result.score:.4f} · {evidence}{validity}"
+            + _fragment_text(result.fragment)
         )
     if results:
         lines.append("Next: `timeline` with a hit's id shows the turns around it.")
@@ -170,10 +205,16 @@ def exploration(found: Any, concise: bool) -> tuple[str, dict[str, Any]]:
     return "\n".join(lines), data
 
 
-def context_pack(pack: ContextPack) -> tuple[str, dict[str, Any]]:
+def context_pack(
+    pack: ContextPack, held: Mapping[str, Mapping[str, Any]] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """``held``: when each remembered fact in the pack held, by item id (only when the
+    context asked for facts by time)."""
+    held = held or {}
     data = pack.to_dict()
     for item in data["items"]:
         item["timestamp"] = iso(item["timestamp"])
+        item.update(held.get(item["id"], {}))
     if not pack.items:
         return (
             f"Nothing in scope matches {pack.query!r}. Try other words or `search` with "
@@ -186,7 +227,8 @@ def context_pack(pack: ContextPack) -> tuple[str, dict[str, Any]]:
     ]
     for item in pack.items:
         cut = " (cut; `get` returns it whole)" if item.truncated else ""
-        blocks.append(f"[{item.id}] {item.reason} · {item.title}{cut}\n{item.text}")
+        validity = _held_text(held.get(item.id))
+        blocks.append(f"[{item.id}] {item.reason} · {item.title}{validity}{cut}\n{item.text}")
     return "\n\n".join(blocks), data
 
 

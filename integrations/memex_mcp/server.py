@@ -75,7 +75,9 @@ By default it returns up to 5 compact hits (id, title, snippet, why it matched),
 Then call `timeline` on a promising hit's id to read it in its conversation, and `get` for the \
 full text of the few you need. Set concise=false only when you need every hit's full text now.
 A phrase such as "last week" or "in March" in the query becomes a time filter.
-Remembered facts come back current only: `recall` reads them as they stood on a date."""
+Remembered facts come back current only; with as_of, those that held on that date, with \
+include_superseded every one, each then marked with when it held. `recall` reads remembered \
+facts alone."""
 
 TIMELINE = """\
 Show the turns (or note sections) just before and after one fragment, in order, the fragment \
@@ -97,7 +99,8 @@ CONTEXT = """\
 Assemble background on a topic in one call, within a character budget: search hits first, \
 then the notes they link to, then recent material, each item saying why it is there. Use it \
 at the start of a task when you need broad context fast; to dig into something specific, \
-prefer `search` -> `timeline` -> `get`."""
+prefer `search` -> `timeline` -> `get`. Remembered facts are current ones unless as_of or \
+include_superseded asks otherwise (each is then marked with when it held)."""
 
 ASK = """\
 Ask a question of the user's memory and of the code of a git repository together, in one \
@@ -122,10 +125,13 @@ valid_until and superseded_by. By default only current facts: a fact replaced by
 time) answers with the facts that held then; include_superseded=true with every fact, \
 superseded ones too. To search conversations and notes as well, use `search`."""
 
+INCLUDE_SUPERSEDED_HELP = "Every remembered fact, superseded ones too, each with when it held."
 AS_OF_HELP = (
     "The facts that held at this time: an ISO 8601 date (2024-05-01) or time "
     "(2024-05-01T09:30:00Z); default: current facts only."
 )
+AsOf = Annotated[str | None, Field(description=AS_OF_HELP)]
+IncludeSuperseded = Annotated[bool, Field(description=INCLUDE_SUPERSEDED_HELP)]
 
 HANDOVER = (
     "Summarise recent work on a topic for the next agent: goal, state, decisions, open "
@@ -378,6 +384,8 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
         until: Annotated[str | None, Field(description=UNTIL_HELP)] = None,
         collection: Collection = None,
         tags: Annotated[list[str] | None, Field(description=TAGS_HELP)] = None,
+        as_of: AsOf = None,
+        include_superseded: IncludeSuperseded = False,
     ) -> Annotated[CallToolResult, SearchOutput]:
         return await worker.tool(
             tools.search,
@@ -390,17 +398,16 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
             until=until,
             collection=collection,
             tags=tags,
+            as_of=as_of,
+            include_superseded=include_superseded,
         )
 
     @server.tool(description=RECALL, annotations=_reader("Recall remembered facts"))
     async def recall(
         query: Annotated[str, Field(description="What to recall, in a few words.")],
         limit: Annotated[int, Field(ge=1, le=50, description="Most facts to return.")] = 5,
-        as_of: Annotated[str | None, Field(description=AS_OF_HELP)] = None,
-        include_superseded: Annotated[
-            bool,
-            Field(description="Every fact, superseded ones too, each with when it held."),
-        ] = False,
+        as_of: AsOf = None,
+        include_superseded: IncludeSuperseded = False,
         mode: SearchMode = "hybrid",
         collection: Collection = None,
     ) -> Annotated[CallToolResult, RecallOutput]:
@@ -460,6 +467,8 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
         until: Annotated[str | None, Field(description=UNTIL_HELP)] = None,
         collection: Collection = None,
         tags: Annotated[list[str] | None, Field(description=TAGS_HELP)] = None,
+        as_of: AsOf = None,
+        include_superseded: IncludeSuperseded = False,
     ) -> Annotated[CallToolResult, ContextOutput]:
         return await worker.tool(
             tools.context,
@@ -470,6 +479,8 @@ def build_server(tools: MemexTools) -> MCPServer[Any]:
             until=until,
             collection=collection,
             tags=tags,
+            as_of=as_of,
+            include_superseded=include_superseded,
         )
 
     @server.tool(description=ASK, annotations=ASK_ANNOTATIONS)

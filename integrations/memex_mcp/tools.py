@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
+from memex_core.domain.memory.records import MEMORY_SOURCE
 from memex_core.domain.search_options import MODES
 from memex_core.errors import MemexError
 from memex_mcp import render
@@ -31,13 +32,16 @@ SEARCH_MODES = MODES
 
 
 class ToolFilters(TypedDict, total=False):
-    """The filters the ``search`` and ``context`` tools take, each optional."""
+    """The filters the ``search`` and ``context`` tools take, each optional. ``as_of`` and
+    ``include_superseded`` choose which remembered facts come back, as ``recall``'s do."""
 
     source: Sequence[str] | None
     since: str | None
     until: str | None
     collection: str | None
     tags: Sequence[str] | None
+    as_of: str | None
+    include_superseded: bool
 
 
 class ToolFailure(MemexError):
@@ -78,7 +82,25 @@ class MemexTools:
             options["until"] = until
         if tags := given.get("tags"):
             options["tag"] = tuple(tags)
+        if as_of := given.get("as_of"):
+            options["as_of"] = as_of
+        if given.get("include_superseded"):
+            options["include_superseded"] = True
         return options
+
+    def _held(self, memory_ids: dict[str, str], given: ToolFilters) -> dict[str, dict[str, Any]]:
+        """When a search or context asked for facts by time (``as_of`` or
+        ``include_superseded``), when each remembered fact among its hits held, keyed by the
+        hit's id (``memory_ids``: hit id -> memory id): a superseded fact is then shown as
+        one, never as current. Nothing is looked up for a search of current facts."""
+        if not (given.get("as_of") or given.get("include_superseded")):
+            return {}
+        held: dict[str, dict[str, Any]] = {}
+        for hit_id, memory_id in memory_ids.items():
+            record = self._memory(memory_id)
+            if record is not None:
+                held[hit_id] = {k: record.get(k) for k in render.VALIDITY_FIELDS}
+        return held
 
     def search(
         self,
@@ -95,9 +117,16 @@ class MemexTools:
         options = self._filters(filters)
         if concise:
             hits, notes = self.view.compact_search(query, limit=limit, mode=mode, **options)
-            return render.compact_search(query, mode, hits, notes)
+            memories = {h.id: h.conversation_id for h in hits if h.source_kind == MEMORY_SOURCE}
+            return render.compact_search(query, mode, hits, notes, self._held(memories, filters))
         found = self.view.search(query, mode, limit, **options)
-        return render.full_search(query, mode, found.results, found.notes)
+        memories = {
+            r.fragment.id: r.fragment.conversation_id
+            for r in found.results
+            if r.fragment.source_kind == MEMORY_SOURCE
+        }
+        held = self._held(memories, filters)
+        return render.full_search(query, mode, found.results, found.notes, held)
 
     def recall(
         self,
@@ -171,7 +200,12 @@ class MemexTools:
         if not query.strip():
             raise ToolFailure("The query is empty: say what the context is for, in a few words.")
         pack = self.view.context(query, budget_chars, **self._filters(filters))
-        return render.context_pack(pack)
+        held: dict[str, dict[str, Any]] = {}
+        if filters.get("as_of") or filters.get("include_superseded"):
+            items = self.view.get([item.id for item in pack.items])
+            memories = {f.id: f.conversation_id for f in items if f.source_kind == MEMORY_SOURCE}
+            held = self._held(memories, filters)
+        return render.context_pack(pack, held)
 
     def ask(
         self, question: str, repo: str | None = None, budget_chars: int | None = None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from memex_core.domain.disclosure import ContextPack, Timeline, label_of
 from memex_core.domain.exploration import Exploration
+from memex_core.domain.memory.timestamps import HeldAt
 from memex_core.domain.search_options import SearchOptions
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import MemexError, require_query
@@ -72,7 +73,7 @@ class Disclosure:
 
         try:
             return ContextBuilder(self._parts.catalog, search, settings).build(
-                options.query, budget_chars, filters
+                options.query, budget_chars, filters, HeldAt.of(options)
             )
         except ValueError as exc:
             raise MemexError(str(exc)) from exc

@@ -33,6 +33,7 @@ from memex_core.domain.disclosure import (
     query_terms,
     snippet,
 )
+from memex_core.domain.memory.timestamps import HeldAt
 from memex_core.services.ports import GraphPort
 
 #: Smallest piece worth adding; below this the pack is considered full.
@@ -63,8 +64,15 @@ class ContextBuilder:
         self.settings = settings or ContextSettings()
 
     def build(
-        self, query: str, budget_chars: int, filters: SearchFilters | None = None
+        self,
+        query: str,
+        budget_chars: int,
+        filters: SearchFilters | None = None,
+        held: HeldAt | None = None,
     ) -> ContextPack:
+        """``held`` says which remembered facts the recent material may offer: current ones
+        (the default), those valid at a time asked (``as_of``) or every one; the searches
+        apply the same to their own hits."""
         if budget_chars < MIN_ITEM_CHARS:
             raise ValueError(f"budget_chars must be at least {MIN_ITEM_CHARS}")
         s = self.settings
@@ -137,7 +145,7 @@ class ContextBuilder:
             if not recent:
                 break
             offset += len(recent)
-            for fragment in self._current(recent):
+            for fragment in self._held(recent, held or HeldAt()):
                 add(fragment, RECENCY, room(), "recent")
                 if room() < MIN_ITEM_CHARS:
                     break
@@ -146,15 +154,20 @@ class ContextBuilder:
             add(fragment, QUERY_MATCH, room(), "search hit", capped=False)
         return pack
 
-    def _current(self, fragments: list[Fragment]) -> list[Fragment]:
-        """``fragments`` without those of superseded memory facts: recent material never
-        offers a fact that stopped holding as current (searches leave them out already)."""
+    def _held(self, fragments: list[Fragment], held: HeldAt) -> list[Fragment]:
+        """``fragments`` without those of memory facts that did not hold at the time asked
+        (by default, superseded ones): recent material never offers a fact that stopped
+        holding as current (searches leave them out already)."""
         validity = getattr(self.graph, "memory_validity", None)
         memory = [f.conversation_id for f in fragments if f.source_kind == "memory"]
-        if validity is None or not memory:
+        if validity is None or not memory or held.everything:
             return fragments
         times = validity(memory)
-        return [f for f in fragments if times.get(f.conversation_id, (0.0, None))[1] is None]
+        return [
+            f
+            for f in fragments
+            if f.conversation_id not in times or held.keeps(*times[f.conversation_id])
+        ]
 
     def _linked_fragments(self, seed: Fragment) -> list[Fragment]:
         """Targets of the seed's links: links written in the seed itself first, then the

@@ -84,3 +84,76 @@ def test_recall_reads_facts_by_time(moves: Moves) -> None:
                 assert "Oslo" not in text_of(theirs) and "Lisbon" not in text_of(theirs)
 
     run(body)
+
+
+def test_search_and_context_read_facts_by_time(moves: Moves) -> None:
+    """``search`` and ``context`` take ``as_of`` and ``include_superseded`` as ``recall``
+    does: current facts by default; asked by time, each remembered fact is marked with when
+    it held, so a superseded one is never shown as current; bob's facts stay out."""
+
+    async def body() -> None:
+        async with mcp_session(moves.path, "--user", "alice") as session:
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+            for name in ("search", "context"):
+                assert {"as_of", "include_superseded"} <= set(
+                    tools[name].input_schema["properties"]
+                ), name
+                assert "as_of" in tools[name].description, name
+
+            def search(**arguments: object) -> object:
+                return session.call_tool(
+                    "search", {"query": "Alice", "mode": "keyword", **arguments}
+                )
+
+            def ids(result: object) -> set[str]:
+                return {h["conversation_id"] for h in result.structured_content["hits"]}
+
+            now = await search()
+            assert ids(now) == {moves.berlin}
+            assert "valid_until" not in now.structured_content["hits"][0]
+
+            then = await search(as_of="2024-03-01")
+            assert ids(then) == {moves.paris}
+            hit = then.structured_content["hits"][0]
+            assert hit["valid_until"] == "2024-06-01T00:00:00Z"
+            assert hit["superseded_by"] == moves.berlin
+            assert f"until 2024-06-01, superseded by {moves.berlin}" in text_of(then)
+
+            every = await search(include_superseded=True)
+            assert ids(every) == {moves.paris, moves.berlin}
+            assert "valid from 2024-06-01, current" in text_of(every)
+
+            full = await search(as_of="2024-03-01", concise=False)
+            assert [h["superseded_by"] for h in full.structured_content["hits"]] == [moves.berlin]
+            assert "superseded by" in text_of(full)
+
+            bad = await search(as_of="the spring before")
+            assert bad.is_error and "ISO 8601" in text_of(bad)
+
+            def context(**arguments: object) -> object:
+                return session.call_tool(
+                    "context", {"query": "Alice lives", "source": ["memory"], **arguments}
+                )
+
+            current = await context()
+            assert "Paris" not in text_of(current) and "Berlin" in text_of(current)
+            past = await context(as_of="2024-03-01")
+            assert "Paris" in text_of(past) and "Berlin" not in text_of(past)
+            item = past.structured_content["items"][0]
+            assert item["superseded_by"] == moves.berlin
+            assert "until 2024-06-01, superseded by" in text_of(past)
+            both = await context(include_superseded=True)
+            assert "Paris" in text_of(both) and "Berlin" in text_of(both)
+
+            for arguments in ({}, {"as_of": "2024-01-20"}, {"include_superseded": True}):
+                theirs = await session.call_tool(
+                    "search", {"query": "Bob flat", "mode": "keyword", **arguments}
+                )
+                assert "Oslo" not in text_of(theirs) and "Lisbon" not in text_of(theirs)
+                pack = await session.call_tool(
+                    "context", {"query": "Bob Oslo Lisbon flat", **arguments}
+                )
+                shown = " ".join(i["text"] for i in pack.structured_content["items"])
+                assert "Oslo" not in shown and "Lisbon" not in shown
+
+    run(body)
