@@ -26,6 +26,7 @@ from benchmarks import (
     ingest_throughput,
     keyword_latency,
     locomo,
+    locomo_context_levers,
     locomo_levers,
     memory_duplicates,
     memory_throughput,
@@ -47,6 +48,10 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "scifact": ("3. BEIR SciFact nDCG@10", scifact.run),
     "locomo": ("4. LoCoMo evidence recall@10", locomo.run),
     "locomo_levers": ("4b. LoCoMo levers, leave one conversation out", locomo_levers.run),
+    "locomo_context_levers": (
+        "4c. LoCoMo levers 3 and 4: turn units and dated time phrases",
+        locomo_context_levers.run,
+    ),
     "cold": ("5. Cold `memex dig` wall time", cold_start.run),
     "context_budget": (
         "6. LoCoMo evidence recall within a 2,000-character context",
