@@ -1,5 +1,6 @@
 """``/memory/{id}``: one memory, its history as diffs between revisions, and its writes:
-forget, undelete and restore (a revision), each behind a confirmation page.
+forget, undelete, restore (a revision) and reopen (a superseded fact holds again), each
+behind a confirmation page.
 
 A write takes two steps: ``GET /memory/{id}/<action>`` shows what will happen, and its
 form POSTs with this session's CSRF token and ``confirm=yes``. A POST without
@@ -13,6 +14,9 @@ History and restore are the operator's, as on the API (``/v1/admin/memory/histor
 ``/restore``): an agent session sees the current revision only. A fact that replaced another
 or was replaced (issue 30) shows its chain as a timeline, as ``POST /v1/memory/chain`` gives
 it to the same credential: oldest first, each fact with when it held and what replaced it.
+A replaced fact in the timeline has a Reopen button: closed by mistake, it is made current
+again through ``undelete``, as ``memex undelete`` does (a ``reopen`` revision), by the
+operator or a key of the fact's owner (the session's handle finds no other user's fact).
 """
 
 from __future__ import annotations
@@ -38,8 +42,12 @@ DONE = {
     "forgotten": "Forgotten: it left search. Its revisions stay, and Undelete brings it back.",
     "undeleted": "Brought back: it is active and searchable again, as a new revision.",
     "restored": "Restored: the chosen revision is current again, as a new revision.",
+    "reopened": (
+        "Reopened: the fact holds again, as a new revision. What had replaced it stays as it "
+        "was; forget that one if it was wrong."
+    ),
 }
-ACTIONS = ("forget", "undelete", "restore")
+ACTIONS = ("forget", "undelete", "restore", "reopen")
 MAX_REASON = 500
 
 
@@ -198,12 +206,27 @@ def _action(request: Request, viewer: Viewer, action: str) -> None:
     _operator_only(request, viewer, action)
 
 
+def _reopenable(request: Request, viewer: Viewer, action: str, record: MemoryRecord) -> None:
+    """Only a fact that a later one replaced can be reopened (a 409 page otherwise)."""
+    if action == "reopen" and (record.path is not None or record.valid_until is None):
+        raise PageExit(
+            error_page(
+                request,
+                viewer,
+                409,
+                "Nothing to reopen",
+                f"Memory {record.id} holds now: only a fact a later one replaced is reopened.",
+            )
+        )
+
+
 @router.get("/memory/{memory_id}/{action}")
 def confirm_page(
     request: Request, viewer: SignedIn, memory_id: str, action: str, revision: str = ""
 ) -> Response:
     _action(request, viewer, action)
     record = run(request, viewer, handle_of(state_of(request), viewer).get, memory_id)
+    _reopenable(request, viewer, action, record)
     chosen = _revision(request, viewer, record, revision) if action == "restore" else None
     return _confirm(request, viewer, action, record, chosen)
 
@@ -215,6 +238,7 @@ def act(
     _action(request, viewer, action)
     handle = handle_of(state_of(request), viewer)
     record = run(request, viewer, handle.get, memory_id)
+    _reopenable(request, viewer, action, record)
     chosen = (
         _revision(request, viewer, record, form.get("revision")) if action == "restore" else None
     )
@@ -225,9 +249,10 @@ def act(
         text = reason.strip()[:MAX_REASON] if isinstance(reason, str) else ""
         run(request, viewer, handle.forget, record.id, reason=text, writes=True)
         done = "forgotten"
-    elif action == "undelete":
+    elif action in ("undelete", "reopen"):
+        # undelete reopens a superseded fact that is active (memex undelete does the same).
         run(request, viewer, handle.undelete, record.id, writes=True)
-        done = "undeleted"
+        done = "undeleted" if action == "undelete" else "reopened"
     else:
         assert chosen is not None  # _revision found it
         operator = state_of(request).operator_memory(viewer.caller)  # restore: operator only

@@ -5,7 +5,9 @@ them) and the current one marked current; stored markup in a fact stays text and
 nothing; an agent session sees its own chain and not bob's; the page passes axe.
 
 Its own served home (keyword-only, the default rules supersession judge), facts told with
-their dates through ``Memex.remember(at=)``.
+their dates through ``Memex.remember(at=)``. A replaced fact's Reopen button (a POST form with
+the session's CSRF token, then a confirmation) makes it current again, as ``memex undelete``
+does; alice's key cannot reopen bob's facts, and a POST without the token writes nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ def moves(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterato
             ("berlin", "alice", "Alice moved to Berlin", "2024-06-01"),
             ("oslo", "bob", "Bob lives in Oslo", "2024-01-10"),
             ("lisbon", "bob", "Bob moved to Lisbon", "2024-06-01"),
+            # A chain of its own for the reopen test, so the one above stays as it is.
+            ("acme", "alice", f"Alice works at Acme ({MARKUP})", "2023-03-01"),
+            ("initech", "alice", "Alice now works at Initech", "2024-03-01"),
         ):
             home.ids[name] = mx.remember(text, user=user, at=at).memory_ids[0]
         for user in ("alice", "bob"):
@@ -101,3 +106,66 @@ def test_an_agent_session_cannot_open_another_users_chain(timeline_tab: Tab) -> 
         response = timeline_tab.goto(f"/memory/{ids[bobs]}")
         assert response.status == 404
         assert "Oslo" not in timeline_tab.text() and "Lisbon" not in timeline_tab.text()
+
+
+REOPEN_JS = """
+() => [...document.querySelectorAll('#fact-timeline > li[data-testid="fact"]')].map(li => ({
+  id: li.dataset.memoryId,
+  state: li.classList.contains('current') ? 'current' : 'superseded',
+  button: li.querySelector('form.reopen-form button.reopen-button') !== null,
+  token: li.querySelector('form.reopen-form [name=csrf_token]')?.value ?? null,
+}))
+"""
+
+
+def test_a_superseded_fact_is_reopened_from_the_timeline(timeline_tab: Tab) -> None:
+    ids = timeline_tab.server.home.ids
+    timeline_tab.sign_in_agent("alice", f"/memory/{ids['initech']}")
+    page = timeline_tab.page
+    page.locator("#fact-timeline").wait_for()
+    facts = page.evaluate(REOPEN_JS)
+    assert [(f["id"], f["state"], f["button"]) for f in facts] == [
+        (ids["acme"], "superseded", True),
+        (ids["initech"], "current", False),
+    ]
+    assert facts[0]["token"]  # the form carries the session's CSRF token
+    # A POST without the token (a forged form) writes nothing.
+    forged = page.request.post(
+        f"{timeline_tab.server.url}/memory/{ids['acme']}/reopen", form={"confirm": "yes"}
+    )
+    assert forged.status == 403
+    # The button asks first: nothing changes until the confirmation is sent.
+    with page.expect_navigation(wait_until="load"):
+        page.locator(f'li[data-memory-id="{ids["acme"]}"] button.reopen-button').click()
+    assert page.locator('[data-testid="confirm-needed"]').is_visible()
+    assert MARKUP in page.locator("#confirm-text").inner_text()  # shown as text
+    assert ids["initech"] in page.locator("#reopen-note").inner_text()
+    assert timeline_tab.script_ran() == []
+    assert timeline_tab.axe() == []
+    timeline_tab.goto(f"/memory/{ids['acme']}")
+    assert page.evaluate(REOPEN_JS)[0]["state"] == "superseded"
+    with page.expect_navigation(wait_until="load"):
+        page.locator(f'li[data-memory-id="{ids["acme"]}"] button.reopen-button').click()
+    with page.expect_navigation(wait_until="load"):
+        page.locator("#confirm-submit").click()
+    assert page.url.endswith(f"/memory/{ids['acme']}?done=reopened")
+    assert "Reopened" in page.locator('[data-testid="flash"]').inner_text()
+    assert page.locator("#record-facts .valid-until").count() == 0  # it holds again
+    assert timeline_tab.script_ran() == [] and timeline_tab.errors == []
+    # Reopened a second time: it holds already, so there is nothing to reopen.
+    response = timeline_tab.goto(f"/memory/{ids['acme']}/reopen")
+    assert response.status == 409
+
+
+def test_an_agent_session_cannot_reopen_another_users_fact(timeline_tab: Tab) -> None:
+    ids = timeline_tab.server.home.ids
+    timeline_tab.sign_in_agent("alice", f"/memory/{ids['berlin']}")
+    page = timeline_tab.page
+    token = page.locator("form.reopen-form [name=csrf_token]").first.get_attribute("value")
+    path = f"/memory/{ids['oslo']}/reopen"
+    assert timeline_tab.goto(path).status == 404
+    assert "Oslo" not in timeline_tab.text()
+    sent = page.request.post(
+        f"{timeline_tab.server.url}{path}", form={"csrf_token": token, "confirm": "yes"}
+    )
+    assert sent.status == 404 and "Oslo" not in sent.text()
