@@ -41,6 +41,10 @@ serves the key's user only (as ``user=`` would; naming another raises
 without a user over a local home. Each put is then one HTTP request, which the
 server indexes at once (the local store's batching of index updates is the
 server's business).
+
+``MemexStore(..., as_of=...)`` (or ``store.at(when)``) reads the items as they stood at a
+time: each item's revision that was current then (items are memory files, revised rather
+than superseded; see :mod:`memex_langchain.store_as_of`). Such a store writes nothing.
 """
 
 from __future__ import annotations
@@ -71,10 +75,18 @@ from langgraph.store.base import (
 
 from memex_core.domain.memory.namespaces import SEPARATOR, InvalidCollection, validate_collection
 from memex_core.domain.memory.paths import validate_user_id
-from memex_core.domain.memory.records import ACTIVE, FILE_KIND, USERS_PREFIX, MemoryRecord
+from memex_core.domain.memory.records import (
+    ACTIVE,
+    FILE_KIND,
+    USERS_PREFIX,
+    MemoryRecord,
+    Revision,
+)
+from memex_core.domain.memory.timestamps import Moment, iso_utc, to_epoch
 from memex_core.errors import MemexError, UnknownIdError
 from memex_core.memex_like import acting_user, identity_of, is_remote
 from memex_langchain.scope import ScopeError
+from memex_langchain.store_as_of import PastRevisions, revision_at, word_score
 
 if TYPE_CHECKING:
     from memex_core.memex_like import MemexLike, MemoryLike
@@ -124,6 +136,7 @@ class MemexStore(BaseStore):
         user: str | None = None,
         user_label: int = 0,
         agent_name: str = "langgraph",
+        as_of: Moment | None = None,
     ) -> None:
         if user is not None:
             validate_user_id(user)
@@ -134,6 +147,20 @@ class MemexStore(BaseStore):
         self.user_label = user_label
         self.agent_name = agent_name
         self._bound: tuple[str | None] | None = None  # the user, once the memex is asked
+        #: Items as they stood at this time (epoch seconds), or None: as they are now.
+        self.as_of = None if as_of is None else to_epoch(as_of, "as_of")
+        self._past = PastRevisions(memex)
+
+    def at(self, when: Moment) -> MemexStore:
+        """This store reading the items as they stood at ``when`` (a datetime, an ISO 8601
+        date or time, or epoch seconds); it writes nothing."""
+        return MemexStore(
+            self.memex,
+            user=self.user,
+            user_label=self.user_label,
+            agent_name=self.agent_name,
+            as_of=when,
+        )
 
     def _bound_user(self) -> str | None:
         """The one user this store serves: ``user``, or an agent key's user (a remote
@@ -205,10 +232,10 @@ class MemexStore(BaseStore):
 
     # -- records <-> items -------------------------------------------------------------------
 
-    def _is_item(self, record: MemoryRecord, user: str) -> bool:
+    def _is_item(self, record: MemoryRecord, user: str, *, any_status: bool = False) -> bool:
         return (
             record.kind == FILE_KIND
-            and record.status == ACTIVE
+            and (any_status or record.status == ACTIVE)
             and record.owner == f"{USERS_PREFIX}{user}"
             and record.path is not None
             and record.path.startswith(f"user/{FOLDER}/")
@@ -217,23 +244,34 @@ class MemexStore(BaseStore):
     def _item(self, record: MemoryRecord, user: str, score: float | None = None) -> SearchItem:
         return SearchItem(**self._fields(record, user), score=score)
 
-    def _fields(self, record: MemoryRecord, user: str) -> dict[str, Any]:
-        """What an item (plain or found by a search) holds for a memory file."""
+    def _fields(
+        self, record: MemoryRecord, user: str, revision: Revision | None = None
+    ) -> dict[str, Any]:
+        """What an item (plain or found by a search) holds for a memory file: its current
+        text, or that of ``revision`` (the one current at ``as_of``)."""
         assert record.path is not None
+        content = record.content if revision is None else revision.content
         try:
-            value = json.loads(record.content)
+            value = json.loads(content)
         except ValueError:
             value = None
         if not isinstance(value, dict):
             # Redaction or a <private> span made the stored text something else: show it.
-            value = {"content": record.content}
+            value = {"content": content}
         return {
             "namespace": self._namespace(user, record.collection),
             "key": decode_key(record.path.rsplit("/", 1)[1]),
             "value": value,
             "created_at": _time(record.created_at),
-            "updated_at": _time(record.updated_at),
+            "updated_at": _time(record.updated_at if revision is None else revision.created_at),
         }
+
+    def _then(self, record: MemoryRecord, user: str) -> Revision | None:
+        """The revision of a store item current at ``as_of``, or None (not there then)."""
+        if not self._is_item(record, user, any_status=True):
+            return None
+        assert self.as_of is not None
+        return revision_at(self._past.of(record.id), self.as_of)
 
     # -- operations ---------------------------------------------------------------------------
 
@@ -287,6 +325,9 @@ class MemexStore(BaseStore):
             record = memory.get(self._path(collection, op.key))
         except MemexError:  # MemoryNotFound, or a key that cannot be a path
             return None
+        if self.as_of is not None:
+            then = self._then(record, user)
+            return None if then is None else Item(**self._fields(record, user, then))
         if not self._is_item(record, user):
             return None
         return Item(**self._fields(record, user))
@@ -295,6 +336,11 @@ class MemexStore(BaseStore):
         if op.namespace and op.namespace[0] == "langgraph":
             raise InvalidNamespaceError('A namespace cannot start with "langgraph".')
         user, collection = self._split(op.namespace)
+        if self.as_of is not None:
+            raise MemexError(
+                f"This MemexStore reads the items as of {iso_utc(self.as_of)} and writes "
+                "nothing: put through a MemexStore without as_of."
+            )
         memory = self._memory(user)
         path = self._path(collection, op.key)
         if op.value is None:
@@ -307,12 +353,16 @@ class MemexStore(BaseStore):
         content = json.dumps(dict(op.value), ensure_ascii=False, sort_keys=True, default=str)
         memory.write(path, content, collection=collection, reason="LangGraph store put")
 
-    def _records(self, user: str, collection: str) -> Iterator[MemoryRecord]:
+    def _records(
+        self, user: str, collection: str, *, deleted: bool = False
+    ) -> Iterator[MemoryRecord]:
         memory = self._memory(user)
         offset = 0
         while True:
-            page = memory.list(collection, kind=FILE_KIND, limit=_PAGE, offset=offset)
-            yield from (r for r in page if self._is_item(r, user))
+            page = memory.list(
+                collection, kind=FILE_KIND, include_deleted=deleted, limit=_PAGE, offset=offset
+            )
+            yield from (r for r in page if self._is_item(r, user, any_status=deleted))
             if len(page) < _PAGE:
                 return
             offset += _PAGE
@@ -322,6 +372,8 @@ class MemexStore(BaseStore):
         wanted = op.offset + op.limit
         if op.limit <= 0:
             return []
+        if self.as_of is not None:
+            return self._search_then(op, user, collection)[op.offset : wanted]
         if not op.query:
             records = sorted(
                 self._records(user, collection), key=lambda r: (-r.updated_at, r.path or "")
@@ -349,6 +401,23 @@ class MemexStore(BaseStore):
             if len(found) >= wanted or len(hits) < fetch:
                 return found[op.offset : wanted]
             fetch *= 4
+
+    def _search_then(self, op: SearchOp, user: str, collection: str) -> list[SearchItem]:
+        """The items of the namespace as they stood at ``as_of`` that pass the filter: by
+        the query's words when there is a query (memex's index holds current text only),
+        else newest first, as now."""
+        items: list[SearchItem] = []
+        for record in self._records(user, collection, deleted=True):
+            then = self._then(record, user)
+            if then is None:
+                continue
+            score = word_score(op.query, then.content) if op.query else None
+            if score == 0.0:
+                continue
+            item = SearchItem(**self._fields(record, user, then), score=score)
+            if _matches(item.value, op.filter):
+                items.append(item)
+        return sorted(items, key=lambda i: (-(i.score or 0.0), -i.updated_at.timestamp(), i.key))
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         users = self._users_for(op.match_conditions or ())
