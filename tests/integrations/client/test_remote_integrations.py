@@ -177,6 +177,28 @@ def test_langgraph_store_puts_gets_and_searches_through_a_client(served: Served)
     assert ("alice", "prefs") in everyone.list_namespaces()
 
 
+def test_langgraph_store_as_of_through_a_client(served: Served) -> None:
+    """Past revisions are the operator's: the operator's client reads an item as it stood
+    then; a store over an agent key's client says it cannot (issue 30)."""
+    from memex_langchain import ScopeError
+    from memex_langchain.store import MemexStore
+
+    store = MemexStore(served.operator)
+    store.put(("alice", "past"), "tool", {"uses": "vim"})
+    store.put(("alice", "past"), "tool", {"uses": "helix"})
+    path = "users/alice/langgraph/past/tool"
+    record = next(
+        r for r in served.operator.operator().list(user_id="alice", kind="file") if r.path == path
+    )
+    first, second = served.operator.operator().history(record.id)
+    then = store.at(first.created_at)
+    assert then.get(("alice", "past"), "tool").value == {"uses": "vim"}
+    assert [i.value for i in then.search(("alice", "past"), query="vim")] == [{"uses": "vim"}]
+    assert store.at(second.created_at).get(("alice", "past"), "tool").value == {"uses": "helix"}
+    with pytest.raises(ScopeError, match="operator's"):
+        MemexStore(served.alice, as_of=first.created_at).get(("alice", "past"), "tool")
+
+
 # -- LlamaIndex ---------------------------------------------------------------------------------
 
 
