@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -181,6 +181,30 @@ def boosted(
     return sorted(ranked, key=lambda fid: -score[fid])
 
 
+def with_keyword(ts: TimeStudy, hits: list[Hits], shares: list[dict[str, float]]) -> TimeStudy:
+    """``ts`` with another keyword index: ``hits``/``shares`` hold the study's questions
+    first, then each deep query in ``ts.deep``'s order (see ``locomo_units.keyword_hits``)."""
+    n = len(ts.study.questions)
+    questions = [
+        replace(q, keyword=hits[i], shares=shares[i]) for i, q in enumerate(ts.study.questions)
+    ]
+    study = replace(ts.study, questions=questions)
+    deep = {
+        text: Deep(hits[n + j], d.semantic, shares[n + j])
+        for j, (text, d) in enumerate(ts.deep.items())
+    }
+    return replace(ts, study=study, deep=deep)
+
+
+def deep_queries(ts: TimeStudy) -> dict[str, str]:
+    """Each deep query's conversation, in ``ts.deep``'s order."""
+    where = {q.question: q.conversation for q in ts.study.questions}
+    for reading in ts.phrases.values():
+        for i, phrase in reading.items():
+            where[phrase.query] = ts.study.questions[i].conversation
+    return {text: where[text] for text in ts.deep}
+
+
 class Replay:
     def __init__(self, ts: TimeStudy) -> None:
         self.ts = ts
@@ -236,4 +260,13 @@ def subset_recall(per_query: PerQuery, members: Sequence[int]) -> float:
     return mean([per_query[i][0] for i in members]) if members else 0.0
 
 
-__all__ = ["Replay", "TimeStudy", "boosted", "distance", "load_time", "pool"]
+__all__ = [
+    "Replay",
+    "TimeStudy",
+    "boosted",
+    "deep_queries",
+    "distance",
+    "load_time",
+    "pool",
+    "with_keyword",
+]

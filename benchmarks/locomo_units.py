@@ -32,6 +32,7 @@ from benchmarks.data import load_locomo
 from benchmarks.fragments import locomo_fragments
 from benchmarks.locomo_candidates import DEPTH, Candidates, Study
 from benchmarks.locomo_dated import Dated
+from benchmarks.locomo_time import ALL
 from memex_core.domain import KEYWORD, SEMANTIC, Fragment, SignalHit
 from memex_core.domain.relevance import select
 from memex_core.domain.search_options import make_filters
@@ -143,40 +144,55 @@ def with_semantic(study: Study, hits: list[Hits]) -> PerQuery:
     return replay(study, lambda i, q: replace(q, semantic=hits[i]))
 
 
+def with_both(
+    study: Study, hits: list[Hits], shares: list[dict[str, float]], semantic: list[Hits]
+) -> PerQuery:
+    """Recalls with both signals' hits replaced (a change to the turn's stored text)."""
+    return replay(
+        study, lambda i, q: replace(q, keyword=hits[i], shares=shares[i], semantic=semantic[i])
+    )
+
+
 def keyword_hits(
-    study: Study, fragments: list[Fragment]
+    study: Study, fragments: list[Fragment], deeper: dict[str, str] | None = None
 ) -> tuple[list[Hits], list[dict[str, float]]]:
     """Each question's keyword hits and query shares from a BM25 store of ``fragments``
-    indexed with memex's default turn context."""
+    indexed with memex's default turn context; then, for each query of ``deeper`` (text
+    -> conversation), every hit of its conversation (appended in ``deeper``'s order)."""
     from memex_bm25.store import BM25Store
 
     order: dict[str, list[TurnText]] = {}
     for n, f in enumerate(fragments):
         order.setdefault(f.conversation_id, []).append(TurnText(f.id, f.id, f.searchable_text, n))
     indexed = with_context(fragments, order, TurnContext(2))
+    asked = [(q.question, q.conversation, DEPTH) for q in study.questions]
+    asked += [(text, conv, ALL) for text, conv in (deeper or {}).items()]
     hits, shares = [], []
     with tempfile.TemporaryDirectory() as folder:
         store = BM25Store.open(folder)
         store.add(indexed)
         store.flush()
-        for q in study.questions:
-            found = store.search(q.question, DEPTH, make_filters(conversation=q.conversation))
+        for text, conversation, depth in asked:
+            found = store.search(text, depth, make_filters(conversation=conversation))
             hits.append([(h.id, float(h.score)) for h in found])
-            shares.append(store.query_share(q.question, [h.id for h in found]))
+            shares.append(store.query_share(text, [h.id for h in found]))
     return hits, shares
 
 
-def dated_fragments(dated: Dated, captions: bool = False, title: bool = False) -> list[Fragment]:
-    """The study's fragments (same ids), titles naming the session's date and speakers
-    (``title``), texts carrying their photo's caption (``captions``)."""
+def dated_fragments(dated: Dated, captions: bool = False, title: str = "") -> list[Fragment]:
+    """The study's fragments (same ids), their titles naming the session's date and/or
+    speakers (``title``: "date", "speakers" or "both"), texts carrying their photo's
+    caption (``captions``)."""
     data = load_locomo()
     out = []
     for turn, fragment in zip(data.turns, locomo_fragments(data), strict=True):
         changes: dict[str, Any] = {}
+        day = dated.day(turn.conversation_id, turn.session)
+        a, b = dated.speakers[turn.conversation_id]
+        extra = {"date": [f"{day.day} {day:%B %Y}"], "speakers": [f"{a} and {b}"]}
+        extra["both"] = extra["date"] + extra["speakers"]
         if title:
-            day = dated.day(turn.conversation_id, turn.session)
-            a, b = dated.speakers[turn.conversation_id]
-            changes["title"] = f"{fragment.title}, {day.day} {day:%B %Y}, {a} and {b}"
+            changes["title"] = ", ".join([fragment.title or "", *extra[title]])
         caption = dated.captions.get((turn.conversation_id, turn.dia_id))
         if captions and caption:
             changes["content"] = f"{fragment.content} [photo: {caption}]"
@@ -195,6 +211,7 @@ __all__ = [
     "replay",
     "three_way",
     "window_text",
+    "with_both",
     "with_keyword",
     "with_semantic",
 ]
