@@ -3,7 +3,9 @@
 It fuses like ``rrf``; hybrid search then hands it the best ``depth`` candidates the
 relevance floor kept, and it re-orders them by a small logistic regression over what memex
 already knows of each (each signal's rank and score, the fused score, how the turns next
-to it scored, whether the question names its speaker, its length). The model is a JSON
+to it scored, whether the question names its speaker, its length, how many of the
+question's words it and its neighbours hold, the question's kind against what the turn
+says (a time, a number), how many candidates sit near it). The model is a JSON
 file (``model.json``, trained on the LoCoMo development conversations: see
 docs/benchmarks.md, section 4b). Candidates that do not look like turns of conversations
 (documents, one per conversation) stay as fused; keyword-only and semantic-only searches

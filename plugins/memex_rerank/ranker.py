@@ -60,7 +60,7 @@ class LearnedRerank(ReciprocalRankFusion):
                 conversation, position = place
                 before = at.get((conversation, position - 1))
                 after = at.get((conversation, position + 1))
-            units[fid] = unit_of(fragment.content, fragment.role, before, after)
+            units[fid] = unit_of(fragment.content, fragment.role, before, after, place)
         scores = self.model.score(feature_rows(query, hits, units))
         order = sorted(range(len(hits)), key=lambda i: (-scores[i], i))
         return [

@@ -4,9 +4,11 @@ that never look at the held-out conversation, and the rerank fitted and applied.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from benchmarks import locomo_fusion as lf
+from benchmarks import locomo_rerank as lr
 from benchmarks.locomo_candidates import Candidates, Study, Turn
 from benchmarks.locomo_levers import Reranking, held_out
 
@@ -65,3 +67,32 @@ def test_the_rerank_learns_what_the_signals_miss() -> None:
     first = [reranking.ranked(i, reranking.fit(range(9)))[0] for i in range(9)]
     answers = [f"{q.conversation}-{q.evidence[0][-1]}" for q in s.questions]
     assert first == answers  # Anna's long turn: speaker named, length
+
+
+def test_rerank_levers_choose_their_settings_inside_the_training_folds() -> None:
+    s = study()
+    reranking = Reranking(s, lf.Fusion(), depth=4)
+    pools = lr.Pools(s, reranking.pools, reranking.rows)
+    per_query, picks = lr.held_out(
+        pools, [(lr.logistic, 0.0), (lr.trees(5, 0.1, 3), 0.5)], ["logistic", "trees"]
+    )
+    assert lf.micro(per_query) == (1.0, 1.0)
+    assert set(picks) == {"c1", "c2", "c3"} and set(picks.values()) <= {"logistic", "trees"}
+    assert lf.micro(lr.held_out(pools.masked(set()), [(lr.logistic, 0.0)])[0]) == (1.0, 1.0)
+    assert lr.pool_recall(s, reranking.pools) == 1.0
+    assert lr.pool_recall(s, [p[:1] for p in reranking.pools]) == 0.0  # the answer is second
+    assert lr.by_category(s, per_query) == {4: 1.0}
+
+
+def test_a_diverse_top_ten_spreads_over_sessions() -> None:
+    s = study()
+    for n, fid in enumerate(f"c1-{i}" for i in range(6)):
+        s.turns[fid].session = 1 + n // 3  # c1-0..2 in session 1, c1-3..5 in session 2
+    reranking = Reranking(s, lf.Fusion(), depth=6)
+    pools = lr.Pools(s, reranking.pools, reranking.rows)
+    ids = [h.id for h in pools.pools[0]]
+    scores = np.array([1.0 - n / 10 for n in range(len(ids))])
+    assert pools.ranked(0, scores) == ids
+    spread = pools.ranked(0, scores, diversity=1.0)
+    sessions = [s.turns[i].session for i in spread[:2]]
+    assert sorted(sessions) == [1, 2]

@@ -27,6 +27,7 @@ from memex_rerank.features import NAMES, Unit, feature_rows, unit_of
 from memex_rerank.query import keyword_query
 from memex_rerank.ranker import conversational
 from memex_rerank.settings import RerankSettingError, parse_settings
+from memex_rerank.text_features import KINDS, content_words, kind_of, turn_cues
 from memex_rrf import ReciprocalRankFusion
 from tests.core.catalog.test_catalog_contract_sessions import fragment
 from tests.support.component_doubles import DoublesPlugin
@@ -81,9 +82,9 @@ def test_fuse_is_rrf() -> None:
 
 
 def test_the_speaker_a_question_names_is_a_feature() -> None:
-    assert unit_of("Caroline: I went hiking", "user") == Unit("Caroline", 13)
-    assert unit_of("no speaker here", "assistant") == Unit("assistant", 15)
-    assert unit_of("Aspirin: a review", "note") == Unit(None, 17)  # a title, not a speaker
+    assert unit_of("Caroline: I went hiking", "user") == Unit("Caroline", 13, text="I went hiking")
+    assert unit_of("no speaker here", "assistant").speaker == "assistant"
+    assert unit_of("Aspirin: a review", "note").speaker is None  # a title, not a speaker
     units = {"a": Unit("Caroline"), "b": Unit("Melanie"), "c": Unit("Caroline")}
     units["d"] = Unit("Melanie")
     pool = [hit(i, 1, 0.5) for i in "abcd"]
@@ -94,6 +95,36 @@ def test_the_speaker_a_question_names_is_a_feature() -> None:
     # A name heading one candidate only is a title ("Caroline: a biography"), no speaker.
     rows = feature_rows("What did Caroline paint?", pool[:2], units)
     assert [(r[named], r[other]) for r in rows] == [(0.0, 0.0), (0.0, 0.0)]
+
+
+def test_the_question_kind_and_what_the_turn_says_are_features() -> None:
+    assert kind_of("When did Anna adopt Biscuit?")[list(KINDS).index("when")] == 1.0
+    assert kind_of("How many puppies does Anna have?")[list(KINDS).index("how_many")] == 1.0
+    assert kind_of("What breed is Biscuit?") == [0.0] * len(KINDS)
+    assert turn_cues("Did you see it?") == [1.0, 0.0, 0.0, 0.0]
+    assert turn_cues("Last summer we got two dogs\n\n[shares a photo of dogs]") == [
+        0.0,
+        1.0,
+        1.0,
+        1.0,
+    ]
+    # Content words meet on their first five letters; the speaker's name does not count.
+    assert content_words("Anna painted sunsets", frozenset({"anna"})) == {"paint", "sunse"}
+    units = {
+        "a": Unit("Anna", text="I painted a sunset", place=("c1", 4)),
+        "b": Unit("Ben", text="Where?", previous="a", place=("c1", 5)),
+        "c": Unit("Anna", text="at the lake", place=("c1", 20)),
+        "d": Unit("Ben", text="nice", place=("c1", 21)),
+    }
+    pool = [hit(i, 1.0, 0.5) for i in "abcd"]
+    rows = feature_rows("What did Anna paint at the lake?", pool, units)
+    column = {name: [r[NAMES.index(name)] for r in rows] for name in NAMES}
+    assert column["overlap"] == [0.5, 0.0, 0.5, 0.0]  # paint / lake
+    assert column["overlap_context"] == [0.5, 0.5, 0.5, 0.0]  # b is next to a
+    assert column["overlap_best"] == [0.0, -0.5, 0.0, -0.5]
+    assert column["turn_asks"] == [0.0, 1.0, 0.0, 0.0]
+    assert column["cluster"] == [1.0, 1.0, 1.0, 1.0]  # one other candidate within 3 turns
+    assert column["question_where"] == [0.0] * 4
 
 
 def test_neighbours_count_only_when_next_to_each_other() -> None:
