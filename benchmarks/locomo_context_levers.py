@@ -143,6 +143,15 @@ def time_rows(study: Study) -> tuple[list[list[object]], list[str], int, int]:
     rows.append(
         row(study, "3c + 4i: dates and speakers in the title, default filter", per_query, today)
     )
+    on, off = lt.public_api(ts)
+    replayed_on = replay.filtered("today")[0]
+    notes.append(
+        f"through `Memex.search` in a home of dated turns, the {len(today)} phrase questions "
+        f"score {lt.subset_recall(on, today):.3f} with time phrases on (the default) and "
+        f"{lt.subset_recall(off, today):.3f} off (replayed above: "
+        f"{lt.subset_recall(replayed_on, today):.3f} and "
+        f"{lt.subset_recall(replay.off(), today):.3f})"
+    )
     for stripped in (False, True):
         words = "phrase left out of the words" if stripped else "question as written"
         label = f"4ii. date-distance boost instead, by CV ({words}; against last session)"

@@ -256,6 +256,44 @@ class Replay:
         }
 
 
+def public_api(ts: TimeStudy) -> tuple[PerQuery, PerQuery]:
+    """The questions holding a phrase (read against today), searched through
+    ``Memex.search`` in a home whose turns carry their session's date: (time phrases on,
+    the default; off), each question scored as in the study (other questions: zeros)."""
+    from benchmarks.context import RunContext, Sizes, StderrProgress, log
+    from benchmarks.data import load_locomo
+    from benchmarks.fragments import locomo_fragments
+
+    study = ts.study
+    ctx = RunContext(tmp=ROOT, sizes=Sizes(), quick=False)
+    home = ROOT / "home-dated"
+    if not (home / ".built").exists():
+        data = load_locomo()
+        fragments = [
+            replace(f, timestamp=ts.dated.sessions[(t.conversation_id, t.session)].timestamp())
+            for t, f in zip(data.turns, locomo_fragments(data), strict=True)
+        ]
+        mx = ctx.memex(ctx.home("home-dated"))
+        log(f"LoCoMo time phrases: adding {len(fragments):,} dated turns (cached vectors)")
+        mx.add_fragments(fragments, origin="bench:locomo-dev", progress=StderrProgress())
+        mx.close()
+        (home / ".built").write_text("ok\n")
+    mx = ctx.memex(home)
+    on: PerQuery = [(0.0, 0.0)] * len(study.questions)
+    off = list(on)
+    try:
+        for i in ts.phrases["today"]:
+            q = study.questions[i]
+            for out, phrases in ((on, True), (off, False)):
+                found = mx.search(
+                    q.question, limit=10, conversation=q.conversation, time_phrases=phrases
+                )
+                out[i] = lf.recalls(study, q, [r.fragment.id for r in found])
+    finally:
+        mx.close()
+    return on, off
+
+
 def subset_recall(per_query: PerQuery, members: Sequence[int]) -> float:
     return mean([per_query[i][0] for i in members]) if members else 0.0
 
@@ -268,5 +306,6 @@ __all__ = [
     "distance",
     "load_time",
     "pool",
+    "public_api",
     "with_keyword",
 ]
