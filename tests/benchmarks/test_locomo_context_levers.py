@@ -14,6 +14,7 @@ from benchmarks import locomo_units as lu
 from benchmarks.locomo_candidates import Candidates, Study, Turn
 from benchmarks.locomo_dated import Dated, load_dated, parse_when
 from memex_core.query_time_phrases import TimePhrase, extract_time_phrase
+from tests.support._data import shared_data_dir
 
 NOW = datetime(2023, 7, 30, 12)
 
@@ -133,3 +134,16 @@ def test_the_filter_keeps_the_period_and_falls_back_when_it_holds_nothing() -> N
     in_march = lt.Replay(time_study("What did Anna do in March?"))  # no session in March
     per_query, fell_back = in_march.filtered("last session")
     assert (fell_back, per_query[0][0]) == (1, 1.0)
+
+
+def test_the_dev_conversations_dated_keep_their_ids_and_gain_date_speakers_and_captions() -> None:
+    shared_data_dir("locomo")  # skips when the shared data is absent
+    found = load_dated()
+    plain = lu.dated_fragments(found)
+    both = lu.dated_fragments(found, captions=True, title="both")
+    assert [f.id for f in plain] == [f.id for f in both]
+    first = both[0]  # conv-26, session 1: "1:56 pm on 8 May, 2023", Caroline and Melanie
+    assert first.title == "conv-26 session 1, 8 May 2023, Caroline and Melanie"
+    captioned = [f for f, p in zip(both, plain, strict=True) if f.content != p.content]
+    assert captioned and all("[photo: " in f.content for f in captioned)
+    assert all(f.timestamp is None for f in both)  # dates reach only the title here
