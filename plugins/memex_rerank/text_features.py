@@ -39,7 +39,7 @@ _TIME_WORDS = frozenset(_TIME_TEXT.split())
 _NUMBER_TEXT = "one two three four five six seven eight nine ten twice once"
 _NUMBER_WORDS = frozenset(_NUMBER_TEXT.split())
 _YEAR = re.compile(r"\b(19|20)\d\d\b")
-_DIGIT = re.compile(r"\d")
+_DIGITS = re.compile(r"\b\d+\b")  # a number standing alone ("3pm" is none)
 
 
 def stem(word: str) -> str:
@@ -73,7 +73,7 @@ def read_turn(text: str) -> tuple[frozenset[str], tuple[float, ...]]:
     Cached by text: a memex's turns recur from one search to the next."""
     words = set(_WORD.findall(text.lower()))
     stems = frozenset(stem(w) for w in words if w not in _STOP)
-    digits = _DIGIT.search(text) is not None
+    digits = _DIGITS.search(text) is not None
     cues = (
         float("?" in text),
         float(bool(words & _TIME_WORDS) or (digits and _YEAR.search(text) is not None)),
