@@ -1,6 +1,7 @@
 """The knowledge-update set of issue 30: facts that change over time, and pairs that must not.
 
-Two JSON Lines files under ``benchmarks/datasets/``, one case per line:
+JSON Lines files under ``benchmarks/datasets/``, one case per line; the first two hold the
+dev and test splits (:data:`FILES`), the last two a split each:
 
 - ``fact_updates_locomo.jsonl``, written by hand from the LoCoMo dev conversations
   (``../shared/data/locomo/locomo_dev.json``). LoCoMo is CC BY-NC, so no turn's text is
@@ -11,12 +12,20 @@ Two JSON Lines files under ``benchmarks/datasets/``, one case per line:
   project facts (a tool's version, a plan's date, a service's owner, a decision reversed, a
   status), names, addresses, preferences, relationships, "no longer", facts told late about
   an earlier time, in several wordings and with "I", names, "we" and "the team" as subjects.
+- ``fact_updates_broad.jsonl``, the *broad* split: written by hand by three writers after the
+  fresh split, blind to the rules, the templates and the fresh split, on purpose wide
+  (many kinds of attribute a generic list lacks, natural wordings of change); converted
+  from their text files by :mod:`benchmarks.fact_updates_broad`. It is the split used to
+  TUNE the rules' reading of change on open attributes; its figures are not held out.
+- ``fact_updates_fresh.jsonl``, the *fresh* split: written by hand, case by case, after the
+  test split was spent and blind to the rules and templates; never tuned on (broad is tuned
+  on in its place): the held-out figure, measured once.
 
 A case (every time ISO 8601, UTC)::
 
     {"id": "w-residence-0007",          # unique
-     "source": "written" | "locomo",
-     "split": "dev" | "test" | "fresh", # dev (~1/3) may tune rules; test is spent; fresh held out
+     "source": "written" | "locomo" | "fresh",
+     "split": "dev" | "test" | "broad" | "fresh",  # tuned on: dev, test, broad; held out: fresh
      "type": "update" | "late" | "unrelated",
      "kind": "residence",               # what changes (update, late) or the pair's shape
      "subject": "Alice",
@@ -53,13 +62,18 @@ WRITTEN_FILE = DATASETS / "fact_updates_written.jsonl"
 FILES = (LOCOMO_FILE, WRITTEN_FILE)
 #: The fresh held-out split (issue 30): 314 cases written by hand, case by case, without seeing
 #: the supersession rules or the templates they were tuned on, after the test split was spent.
-#: Kept out of :data:`FILES` until the benchmark reports it beside dev and test.
 FRESH_FILE = DATASETS / "fact_updates_fresh.jsonl"
 WITH_FRESH = (*FILES, FRESH_FILE)
+#: The broad tuning split (issue 30): written by hand by three writers after fresh, blind to
+#: the rules, the templates and fresh; used to tune the open-attribute reading of change.
+BROAD_FILE = DATASETS / "fact_updates_broad.jsonl"
+#: Every split: dev and test (FILES), broad, fresh.
+ALL_FILES = (*FILES, BROAD_FILE, FRESH_FILE)
 
 UPDATE, LATE, UNRELATED = "update", "late", "unrelated"
 TYPES = (UPDATE, LATE, UNRELATED)
-DEV, TEST, FRESH = "dev", "test", "fresh"
+DEV, TEST, BROAD, FRESH = "dev", "test", "broad", "fresh"
+SPLITS = (DEV, TEST, BROAD, FRESH)
 #: Seed of the dev/test split: a case is dev when the hash of seed and id falls in the first third.
 SPLIT_SEED = "fact-updates-2026"
 
@@ -166,7 +180,7 @@ def check(case: Case) -> list[str]:
     n = len(case.facts)
     if case.type not in TYPES:
         problems.append(f"type {case.type!r}")
-    if case.split not in (DEV, TEST, FRESH):
+    if case.split not in SPLITS:
         problems.append(f"split {case.split!r}")
     if n < 2:
         problems.append("fewer than two facts")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from benchmarks.fact_updates_cases import (
+    BROAD,
     DEV,
+    FRESH,
     LATE,
     LOCOMO_FILE,
     TEST,
@@ -135,7 +138,10 @@ def test_section_on_a_handful(
     handful = [c for c in cases if c.type == UPDATE][:4] + [
         c for c in cases if c.type in (LATE, UNRELATED)
     ][:4]
-    monkeypatch.setattr(fact_updates, "load", lambda: handful)
+    # The splits written apart get rows of their own (the same cases relabelled here).
+    handful += [replace(c, id=c.id + "-" + split, split=split) for c in handful[3:6]
+                for split in (BROAD, FRESH)]  # fmt: skip
+    monkeypatch.setattr(fact_updates, "_cases", lambda: handful)
     monkeypatch.setattr(fact_updates, "run_e2e", lambda ctx, cases: (None, None, "not here"))
     # The rules judge is another module's; the section's plumbing is what is tested here.
     monkeypatch.setattr(
@@ -144,8 +150,11 @@ def test_section_on_a_handful(
     section = fact_updates.run_benchmark(RunContext(tmp=tmp_path, sizes=Sizes(), quick=False))
     names = [check.name for check in section.checks]
     assert any("rules judge alone" in name for name in names)
+    assert any("rules judge alone (fresh, held out)" in name for name in names)
     text = "\n".join(section.body)
     assert "| none | test |" in text and "| same_subject |" in text
+    assert "| rules | broad |" in text and "| rules | fresh |" in text
+    assert "| fresh | update | kinds of the table above (1) | 1 |" in text
     assert "End to end skipped: not here." in text
 
 

@@ -1,0 +1,196 @@
+"""The broad split of the knowledge-update set: the writers' text files to JSON Lines.
+
+Three writers wrote the cases by hand, blind to the supersession rules, the templates and the
+fresh split, one file per writer and type (``a-updates.txt``, ``a-late.txt``,
+``a-unrelated.txt``, the same for ``b`` and ``c``), one case per line, fields split by " | ",
+facts by " ; ", each fact ``text @ YYYY-MM-DD``::
+
+    U | kind | subject | question | fact1 @ date ; fact2 @ date [; fact3 @ date] | answer1 ; answer2 [; answer3]
+    L | kind | subject | question | current fact @ date ; late fact about the past @ date | current answer ; past answer | a date in the past period
+    N | shape | subject | fact1 @ date ; fact2 @ date
+
+``python -m benchmarks.fact_updates_broad FOLDER`` rewrites ``datasets/fact_updates_broad.jsonl``
+from them and prints the lines it dropped and why. The conversion is the fresh split's: each
+later fact of an update closes the one before, the as-of question asks at the midpoint of
+the first two facts; a late case asks as of its last field's date; facts are said at noon
+UTC (a minute apart within a case, so two facts of one day keep their order). A case's id is
+``b-<writer>-<u|l|n>-<line number>``: appending lines keeps the earlier ids.
+"""  # noqa: E501
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from benchmarks.fact_updates_cases import (
+    BROAD,
+    BROAD_FILE,
+    LATE,
+    UNRELATED,
+    UPDATE,
+    case_from,
+    check,
+    iso,
+)
+
+WRITERS = ("a", "b", "c")
+FILES = {UPDATE: "updates", LATE: "late", UNRELATED: "unrelated"}
+LETTER = {UPDATE: "U", LATE: "L", UNRELATED: "N"}
+FIELDS = {UPDATE: 6, LATE: 7, UNRELATED: 4}
+_FACT = re.compile(r"^(?P<text>.*\S)\s*@\s*(?P<day>\d{4}-\d{2}-\d{2})$")
+_DAY = re.compile(r"@\s*\d{4}-\d{2}-\d{2}")
+
+
+class Malformed(ValueError):
+    """A line that cannot become a sound case (the message says why)."""
+
+
+def _day(value: str) -> datetime:
+    try:
+        return datetime.strptime(value.strip(), "%Y-%m-%d").replace(hour=12, tzinfo=UTC)
+    except ValueError:
+        raise Malformed(f"date {value.strip()!r} is not YYYY-MM-DD") from None
+
+
+def _fields(line: str, count: int) -> list[str]:
+    parts = [p.strip() for p in line.split(" | ")]
+    if len(parts) != count:  # "a|b" written without spaces
+        parts = [p.strip() for p in line.split("|")]
+    if len(parts) != count:
+        raise Malformed(f"{len(parts)} fields, {count} expected")
+    if any(not p for p in parts):
+        raise Malformed("an empty field")
+    return parts
+
+
+def _facts(raw: str) -> list[dict[str, str]]:
+    parts = [p.strip() for p in raw.split(" ; ")]
+    if len(_DAY.findall(raw)) != len(parts):  # "fact @ day;fact @ day"
+        tolerant = [p.strip() for p in raw.split(";")]
+        parts = tolerant if all(_FACT.match(p) for p in tolerant) else parts
+    if len(_DAY.findall(raw)) != len(parts):
+        raise Malformed(f"{len(_DAY.findall(raw))} dates for {len(parts)} facts")
+    facts = []
+    for n, part in enumerate(parts):
+        match = _FACT.match(part)
+        if match is None:
+            raise Malformed(f"fact {part!r} has no ' @ YYYY-MM-DD'")
+        at = _day(match["day"]) + timedelta(minutes=n)
+        facts.append({"text": match["text"].strip(), "at": iso(at.timestamp())})
+    return facts
+
+
+def _answers(raw: str, count: int) -> list[str]:
+    answers = [a.strip() for a in raw.split(" ; ")]
+    if len(answers) != count:
+        answers = [a.strip() for a in raw.split(";")]
+    if len(answers) != count or not all(answers):
+        raise Malformed(f"{len(answers)} answers for {count} facts")
+    return answers
+
+
+def _seconds(value: str) -> float:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+
+
+def case_of(kind: str, writer: str, number: int, line: str) -> dict[str, Any]:
+    """One line of a writer's file as a case (the JSON of :mod:`fact_updates_cases`)."""
+    parts = _fields(line, FIELDS[kind])
+    if parts[0].upper() != LETTER[kind]:
+        raise Malformed(f"type letter {parts[0]!r} in the {FILES[kind]} file")
+    case: dict[str, Any] = {
+        "id": f"b-{writer}-{LETTER[kind].lower()}-{number:04d}",
+        "source": "written",
+        "split": BROAD,
+        "type": kind,
+        "kind": re.sub(r"\W+", "_", parts[1].strip().lower()).strip("_"),
+        "subject": parts[2],
+    }
+    if kind == UNRELATED:
+        facts = _facts(parts[3])
+        case.update(facts=facts, closes=[], question="", current=None, as_of=None)
+        return case
+    facts = _facts(parts[4])
+    answers = _answers(parts[5], len(facts) if kind == UPDATE else 2)
+    case.update(facts=facts, question=parts[3])
+    if kind == UPDATE:
+        first, second = (_seconds(f["at"]) for f in facts[:2])
+        if second <= first:
+            raise Malformed("an update said no later than the fact it changes")
+        case.update(
+            closes=[[n, n - 1] for n in range(1, len(facts))],
+            current={"fact": len(facts) - 1, "answer": answers[-1]},
+            as_of={"at": iso((first + second) / 2), "fact": 0, "answer": answers[0]},
+        )
+        return case
+    if len(facts) != 2:
+        raise Malformed(f"{len(facts)} facts in a late case, 2 expected")
+    then = _day(parts[6]).timestamp()
+    if then >= _seconds(facts[0]["at"]):
+        raise Malformed("the past date is not before the current fact was said")
+    case.update(
+        closes=[],
+        current={"fact": 0, "answer": answers[0]},
+        as_of={"at": iso(then), "fact": 1, "answer": answers[1]},
+    )
+    return case
+
+
+def convert(folder: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every sound case of the writers' files, and a line per line dropped (why)."""
+    cases: list[dict[str, Any]] = []
+    dropped: list[str] = []
+    seen: dict[tuple[str, ...], str] = {}
+    for writer in WRITERS:
+        for kind, name in FILES.items():
+            path = folder / f"{writer}-{name}.txt"
+            if not path.exists():
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                where = f"{path.name}:{number}"
+                try:
+                    raw = case_of(kind, writer, number, line.strip())
+                    problems = check(case_from(raw))
+                    if problems:
+                        raise Malformed("; ".join(problems))
+                except Malformed as exc:
+                    dropped.append(f"{where}: {exc}")
+                    continue
+                texts = tuple(f["text"].lower() for f in raw["facts"])
+                if texts in seen:
+                    dropped.append(f"{where}: the same facts as {seen[texts]}")
+                    continue
+                seen[texts] = where
+                cases.append(raw)
+    return cases, dropped
+
+
+def write(cases: Iterable[dict[str, Any]], path: Path = BROAD_FILE) -> None:
+    lines = [json.dumps(c, ensure_ascii=False) for c in cases]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[0] if argv else "/work/broad")
+    cases, dropped = convert(folder)
+    if not cases:
+        print(f"no case found under {folder}: expected a-updates.txt and the like")
+        return 1
+    write(cases)
+    for line in dropped:
+        print("dropped", line)
+    by_type = {t: sum(c["type"] == t for c in cases) for t in FILES}
+    kinds = len({c["kind"] for c in cases if c["type"] == UPDATE})
+    print(f"{len(cases)} cases {by_type}, {kinds} update kinds, {len(dropped)} lines dropped")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
