@@ -268,11 +268,19 @@ def read_question(question: str) -> tuple[tuple[str, str, str], ...]:
         for slot in read_slots(statement):
             if slot.attribute == ANY or not slot.subject:
                 continue
+            if slot.kind and not _owned_by_asker(slot.subject, question):
+                continue  # "What is the capital of France?" asks no one's attribute
             named = slot.value if names_value else ""
             for attribute in (slot.attribute, *_ALIKE.get(slot.attribute, ())):
                 if (slot.subject, attribute, named) not in asked:
                     asked.append((slot.subject, attribute, named))
     return tuple(asked)
+
+
+def _owned_by_asker(subject: str, question: str) -> bool:
+    """An attribute read by its shape is asked of the user, the team or someone named with a
+    possessive ("Who is Priya's dentist?"), not of a thing ("the capital of France")."""
+    return subject in ("user", "we") or f"{subject}'s" in question.lower().replace("\u2019", "'")
 
 
 def _meets(slot: Slot, subject: str, attribute: str, value: str) -> bool:

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
+from memex_rules.supersession_open_close import household, names_left, open_closes
 from memex_rules.supersession_slots import MAX_CHARS, prepare, read_slots, rough_subject
 from memex_rules.supersession_table_changes import goes_back
 from memex_rules.supersession_time import named_time, recent_period
@@ -96,7 +97,11 @@ class RulesSupersessionJudge:
             if fact.valid_from > new.valid_from or _same_text(new.text, fact.text):
                 continue
             old_slots = read_slots(fact.text)
-            found = _closing(usable, old_slots) or _flipped(new.text, fact.text, subject)
+            found = (
+                _closing(usable, old_slots)
+                or _flipped(new.text, fact.text, subject)
+                or _left(usable, fact.text, old_slots)
+            )
             if found is not None:
                 key, reason = found
                 review.closes.append(Supersession(fact.memory_id, key, reason))
@@ -129,15 +134,21 @@ def closes(new: Slot, old: Slot, loose: bool = True) -> str | None:
     first full screenplay")."""
     if old.attribute == ANY:
         return _switched_again(new, old)
+    if new.kind:  # an attribute read by its shape, not the table's
+        return open_closes(new, old)
     if new.subject == ANY:  # "Falcon was renamed Hawk", "Rex passed away": whoever's it was
         named = new.previous or new.value
         if old.attribute != new.attribute or not old.positive or named != old.value:
             return None
         return f"{old.subject}: {old.attribute} {old.value} no longer holds"
-    if not same_subject(new.subject, old.subject) and not (
-        loose
-        and new.attribute == old.attribute == "status"
-        and same_thing(new.subject, old.subject)
+    if (
+        not same_subject(new.subject, old.subject)
+        and not household(new, old)
+        and not (
+            loose
+            and new.attribute == old.attribute == "status"
+            and same_thing(new.subject, old.subject)
+        )
     ):
         return None
     who, what = old.subject, old.attribute
@@ -215,6 +226,18 @@ def _new_surname(new: Slot, who: str) -> bool:
         and not value.endswith(("y", "ie"))
         and value[:1] != who[:1]
     )
+
+
+def _left(new: Sequence[Slot], old_text: str, old: Sequence[Slot]) -> tuple[str, str] | None:
+    """A change naming the value it left, and an earlier fact of the same subject that names
+    it ("We replaced Jenkins with Buildkite" / "Jenkins builds our releases")."""
+    if any(not slot.positive for slot in old):
+        return None
+    subject = old[0].subject if old else rough_subject(old_text)
+    left = names_left(new, old_text, subject)
+    if left is None:
+        return None
+    return f"{rough_subject(old_text) or 'fact'}: {left}", f"{left} was left"
 
 
 def _keyed(value: str, attribute: str) -> str:

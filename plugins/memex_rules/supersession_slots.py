@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from memex_rules.rules_text import compile_pattern, squash, word_set
 from memex_rules.statement_objects import third_singular
+from memex_rules.supersession_open import read_open, value_kind
 from memex_rules.supersession_readers import read
 from memex_rules.supersession_table import (
     ADVERB,
@@ -80,6 +81,29 @@ _NEG_GERUND = compile_pattern(r"\b(?:stopped|quit|gave\s+up)\s+(\w+?)ing\b")
 _ANYMORE = compile_pattern(r"\s+(?:anymore|any\s+more)\b")
 
 
+#: A note that starts with a verb in the past tense is the user's own news ("Moved to
+#: Bristol last month", "Sold the Brompton and bought a Trek").
+_IMPLIED_I = re.compile(
+    r"^(?=(?:[A-Z][a-z]{2,}ed|Got|Went|Sold|Bought|Left|Quit|Took|Gave|Began|Cut|Put|Upped|"
+    r"Swapped|Dropped|Stopped|Shipped|Ported|Traded|Started|Finally|Just|Recently|Now|Also)\s)"
+)
+
+
+#: A label ("Rent: £1,350", "New number: 07700 900456", "Standup -> 9:45") is the user's
+#: attribute set to a value.
+_LABEL = re.compile(
+    r"^(?:(?:my|our|the|new)\s+)*(?P<a>[A-Za-z][a-z-]*(?:\s+[a-z][\w-]*){0,3})\s*"
+    r"(?::|→|->|=>)\s+(?P<v>(?!(?:I|we|you|he|she|they|it)\b).+)$"
+)
+
+
+def _labelled(match: re.Match[str]) -> str:
+    """ "Rent: £1,350" -> "user's Rent is now £1,350"; a status or a heading stays as it is."""
+    if value_kind(match.group("v")) in ("", "word", "date"):
+        return match.group(0)
+    return f"user's {match.group('a')} is now {match.group('v')}"
+
+
 def _verb_s(stem: str) -> str:
     """ "play" (from "playing") -> "plays"; "smok" (from "smoking") -> "smokes"."""
     if re.search(r"[^aeiou][aeiou][bcdgklmnprstvz]$", stem) and not stem.endswith(("en", "er")):
@@ -93,6 +117,8 @@ def prepare(text: str) -> str:
     text = squash(text.translate(_QUOTES)).rstrip(" .!;")
     for pattern, replacement in _SPELL:
         text = pattern.sub(replacement, text)
+    text = _IMPLIED_I.sub("user ", text, count=1)
+    text = _LABEL.sub(_labelled, text, count=1)
     text = _plural_verb(text)
     text = _NEG_VERB.sub(lambda m: f"{NEG} {third_singular(m.group(1))}", text)
     text = _NEG_COPULA.sub(lambda m: f"{NEG} {m.group(1)}", text)
@@ -102,7 +128,9 @@ def prepare(text: str) -> str:
 
 
 _PLURAL_SUBJECT = compile_pattern(
-    rf"^(?P<who>I|we|user|(?-i:[A-Z])\w+\s+and\s+(?-i:[A-Z])\w+)\s+"
+    rf"^(?P<who>I|we|user|(?-i:[A-Z])\w+\s+and\s+(?-i:[A-Z])\w+|the\s+(?-i:[A-Z])\w+s|"
+    r"user's\s+(?:parents|grandparents|kids|children|sons|daughters|sisters|brothers|folks|"
+    r"in-laws|neighbou?rs|friends|cousins))\s+"
     rf"(?P<adv>(?:(?:{ADVERB_WORDS}|no\s+longer|never)\s+)*)(?P<verb>[a-z]+)\b"
 )
 _KEEP_VERB = word_set("is was has will would can could should might must may had did does")
@@ -125,7 +153,7 @@ def _plural_verb(text: str) -> str:
     said = match.group("who")
     who = {"we": "we", "i": "user", "user": "user"}.get(said.lower(), said)  # or "Ana and Joe"
     verb = match.group("verb")
-    if said.lower() == "user" or (" and " in who and verb.lower() in ("is", "has")):
+    if said.lower() == "user" or (" " in who and verb.lower() in ("is", "has")):
         return text  # already third person ("User lives in Oslo")
     if verb.lower() not in _KEEP_VERB | _PAST and not verb.lower().endswith("ed"):
         verb = third_singular(verb)
@@ -174,7 +202,9 @@ def read_slots(text: str) -> tuple[Slot, ...]:
     return tuple(slots)
 
 
-_CLAUSES = compile_pattern(r"\s*;\s*|\s*,\s+(?:and\s+|but\s+)?|\s+(?:and|but|then)\s+")
+_CLAUSES = compile_pattern(
+    r"(?<!\bdr)(?<!\bmr)(?<!\bms)(?<!\bmrs)(?<!\bst)[.!?]+\s+|\s*;\s*|\s*,\s+(?:and\s+|but\s+)?|\s+(?:and|but|then)\s+"
+)
 _STARTS_WITH_VERB = compile_pattern(
     rf"^(?:(?:{ADVERB_WORDS}|no\s+longer|never)\s+)*(?:am|is|are|was|has|have|had|got|"
     r"moved|went|started|joined|bought|sold|lives?|works?|uses?|now|picked|switched|"
@@ -261,13 +291,16 @@ def _read_present(text: str) -> tuple[Slot, ...]:
         for slot in read(rule, match, prepared, change):
             found.append((length, rule, slot))
     if not found:
-        return ()
+        return read_open(prepared, plain, change)
     lengths = [length for length, rule, _slot in found if not rule.whole]
     shortest = min(lengths) if lengths else 0
     chosen = [(rule, slot) for length, rule, slot in found if length == shortest or rule.whole]
     if any(not rule.weak for rule, _slot in chosen):
         chosen = [(rule, slot) for rule, slot in chosen if not rule.weak]
     slots: list[Slot] = []
+    if all(rule.weak for rule, _slot in chosen):
+        # only a weak reading ("salary goes up to £54k" as a hobby): its shape too
+        slots.extend(read_open(prepared, plain, change))
     for _rule, slot in chosen:
         if slot not in slots and slot.subject:
             slots.append(slot)

@@ -289,7 +289,16 @@ PROJECT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "works at",
-        r"is\s+(?:now\s+)?(?:at|with)\s+(?P<v>(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*)*)",
+        r"is\s+(?:now\s+)?at\s+(?P<v>(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*)*)",
+        kind="joined",
+    ),
+    Rule(
+        "works at",
+        # "is with" one capitalised word is as often a partner ("I am with Elena"): an employer
+        # is two names, an acronym or a company word
+        r"is\s+(?:now\s+)?with\s+(?P<v>(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*)+|"
+        r"(?-i:[A-Z][A-Z0-9&]+)|(?-i:[A-Z])\w*\s+(?:Inc|Ltd|LLC|Labs|Group|Bank|Corp|Co|Systems|"
+        r"Health|Capital|Partners)\b.*)",
         kind="joined",
     ),
     Rule(

@@ -83,7 +83,9 @@ class Slot:
     "Alice sold her car"). ``positive`` is False for "no longer lives in Paris"; ``ended``
     marks a fact that closes ``value`` whatever attribute held it ("Alice left Google").
     ``previous`` is the value a change names as the old one ("switched from Vim to Emacs").
-    ``past`` marks a past-tense fact without a change ("Alice lived in Rome").
+    ``past`` marks a past-tense fact without a change ("Alice lived in Rome"). ``kind`` is
+    empty for an attribute of the table; an open attribute (:mod:`memex_rules.
+    supersession_open`) names the type of its value there ("money", "time", "name"...).
     """
 
     subject: str
@@ -95,6 +97,7 @@ class Slot:
     ended: bool = False
     previous: str = ""
     past: bool = False
+    kind: str = ""
 
     @property
     def key(self) -> str:

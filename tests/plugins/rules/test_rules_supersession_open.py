@@ -1,0 +1,109 @@
+"""Open attributes: the rules judge reads change by a fact's shape, not only its table."""
+
+from __future__ import annotations
+
+import pytest
+
+from memex_rules.supersession_open import value_kind
+from memex_rules.supersession_slots import read_slots
+from tests.plugins.rules.test_rules_supersession import JUDGE, LATER, _closed, _fact
+
+CLOSES = [
+    # a possessed or definite noun set to a value of the same kind
+    ("Our payment provider is Stripe", "Our payment provider is now Adyen"),
+    ("The rent is £1,350 a month", "The rent went up to £1,400"),
+    ("Rent is $900", "Rent went up again, it's $950 now"),
+    ("Rent: £1,350", "The rent is £1,500 now"),
+    ("My bedtime is 11pm", "My bedtime is 10:30pm now"),
+    ("Priya's dentist is Dr Ng", "Priya's dentist is Dr Osei"),
+    ("Our sprints are two weeks long", "Our sprints are three weeks long now"),
+    ("Standup is at 9:30", "Standup → 9:45"),
+    ("The on-call person is Dan", "The on-call person is Mei this week"),
+    # verb frames that hold one value
+    ("Dan reports to Priya", "Dan reports to Oscar now"),
+    ("The API runs on Heroku", "The API runs on Fly.io"),
+    ("We bank with Barclays", "We bank with Monzo now"),
+    ("We are on the Business plan", "We are on the Enterprise plan now"),
+    # a change naming the old value
+    ("Our CI is Jenkins", "We replaced Jenkins with Buildkite"),
+    ("Jenkins builds our releases", "We switched from Jenkins to Buildkite"),
+    ("Our CI is Jenkins", "Jenkins was replaced by Buildkite"),
+    ("My laptop is a 2019 MacBook Pro", "Replaced the old MacBook Pro with a ThinkPad"),
+    ("Priya is on call", "Dan took over on-call from Priya"),
+    ("Our monthly budget is $5,000", "We raised our monthly budget to $6,500"),
+    ("My reading goal is 20 books", "Lowered my reading goal to 12 books"),
+    # where someone lives, read more widely
+    ("Kwame lives in Montreal", "Kwame has been in Toronto for a week"),
+    ("The Okafors live in Dallas", "The Okafors moved to Houston"),
+    ("I'm living in Denver", "We moved to Philadelphia"),
+    # a note with no subject is the user's own news
+    ("I live in Leeds", "Just moved to York"),
+    ("I work at Ocado", "Quit Ocado and joined Monzo"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), CLOSES)
+def test_a_fact_read_by_its_shape_closes_the_earlier_value(old: str, new: str) -> None:
+    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+
+
+STAYS = [
+    # another kind of value for the same noun
+    ("My bike is a Brompton", "My bike is blue"),
+    ("The rent is £1,350", "The rent is due on the 1st"),
+    # nouns that hold many values at once
+    ("My sister is Maria", "My sister is Ana"),
+    ("My friend is Tom", "My friend is Joe"),
+    # another owner, another attribute
+    ("My dentist is Dr Ng", "Priya's dentist is Dr Osei"),
+    ("Our payment provider is Stripe", "Our email provider is Postmark"),
+    ("My personal phone is a Pixel 8", "My work phone is an iPhone 14"),
+    ("The rent is £1,350", "The deposit is £2,000"),
+    ("Standup is at 9:30", "Retro is at 4pm"),
+    # another subject's change
+    ("I work at Monzo", "Ellie switched from Monzo to Starling"),
+    # a plain statement in a frame with many values
+    ("We use Jenkins", "We use Buildkite"),
+    # vague nouns
+    ("The problem is the cache", "The problem is the network"),
+    # a label that is a heading, not an attribute set
+    ("I live in Leeds", "Weekend plans: hiking in the Dales"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), STAYS)
+def test_facts_of_other_attributes_or_many_values_stay_open(old: str, new: str) -> None:
+    assert _closed(old, new) == [], (old, new)
+
+
+def test_a_fact_told_late_does_not_close_the_later_one() -> None:
+    now = _fact("m1", "The rent is £1,500", LATER)
+    late = _fact(None, "In 2019 the rent was £900", LATER + 86400)
+    assert JUDGE.supersedes(late, [now]) == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind"),
+    [
+        ("£1,350", "money"),
+        ("$12 a month", "money"),
+        ("9:45", "time"),
+        ("10:30pm", "time"),
+        ("1.29", "version"),
+        ("three weeks", "quantity week"),
+        ("Stripe", "name"),
+        ("Dr Ng", "name"),
+        ("smart casual", "word"),
+        ("planned for Friday", ""),
+        ("next Friday", "date"),
+        ("priya@example.org", "email"),
+    ],
+)
+def test_value_kinds(raw: str, kind: str) -> None:
+    assert value_kind(raw) == kind
+
+
+def test_with_a_person_is_a_partner_not_an_employer() -> None:
+    attributes = {slot.attribute for slot in read_slots("I am with Elena these days")}
+    assert "works at" not in attributes
+    assert _closed("I work at Acme", "I am with Elena these days") == []
