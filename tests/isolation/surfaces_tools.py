@@ -200,7 +200,8 @@ class Viewer(Surface):
 
     name: ClassVar[str] = "viewer"
     caps: ClassVar[frozenset[str]] = frozenset({ACCESS_LOG, SEARCH_PAGE})
-    id_operations: ClassVar[tuple[str, ...]] = ("get", "forget", "undelete")
+    #: (``reopen``: the Reopen button's confirmation page, for a fact a later one closed.)
+    id_operations: ClassVar[tuple[str, ...]] = ("get", "forget", "undelete", "reopen")
     fragment_routes: ClassVar[tuple[str, ...]] = ("timeline",)
     collection_calls: ClassVar[tuple[str, ...]] = ("memory-page", "search-page")
 

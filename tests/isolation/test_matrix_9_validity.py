@@ -7,7 +7,7 @@ so his Oslo fact is superseded and readable by time. Alice's agent must never
   (bob's words exactly, "Bob moved to ...", "no longer"), and whatever a judge says (a
   hostile judge naming every memory in the home);
 * read bob's facts, superseded or not, through ``as_of`` or ``include_superseded`` (memory
-  search, the view's search, the MCP ``recall`` tool);
+  search, the view's search, the MCP ``recall``, ``search`` and ``context`` tools);
 * read bob's chain through history (``chain``, ``POST /v1/memory/chain``,
   ``Memex.history``): it is not found, exactly as an unknown id, and logged as such.
 
@@ -27,7 +27,15 @@ import pytest
 from memex_core.domain.memory.validity import Supersession, TimedFact
 from memex_core.handles import MemoryNotFound
 from memex_core.hookspecs import hookimpl
-from tests.isolation.surfaces import ACCESS_LOG, HANDLE, MEMORY_SEARCH, RAW_HTTP, Surface, on
+from tests.isolation.surfaces import (
+    ACCESS_LOG,
+    HANDLE,
+    MEMORY_SEARCH,
+    RAW_HTTP,
+    TOOLS,
+    Surface,
+    on,
+)
 from tests.isolation.world import ALICE, READABLE, UNKNOWN_ID, Home, isolation_memex
 from tests.support.memory_attacks import BOB_CANARY, BOB_HIDDEN
 
@@ -44,6 +52,7 @@ ALICE_TRIES = (
     "Team handbook: refunds within sixty days now.",
     "Everyone on the team likes the espresso machine",
     "Nobody on the team likes the espresso machine any more",
+    "Dana Whitfield moved to Hull",  # the shared chain's subject (world.shared_chain)
 )
 #: (as_of, include_superseded) asked of memory search: during Oslo, after the move, before
 #: anything, everything.
@@ -245,6 +254,56 @@ def test_raw_routes_by_time_never_show_bobs_facts(
         assert_no_bob(response, surface, ids, corpus=route != "/v1/memory/search", own_content=True)
 
 
+#: Alice's own chain in the MCP home, the control that the tools do read by time.
+TROMSO, BERGEN = "Perpetua Vance lives in Tromso", "Perpetua Vance moved to Bergen"
+#: What each of TIMES shows of it (None: not checked).
+OWN_SHOWN: dict[tuple[str | None, bool], set[str] | None] = {
+    ("2023-03-01", False): {TROMSO},
+    ("2023-07-01", False): {BERGEN},
+    ("2020-01-01", False): set(),
+    (None, True): {TROMSO, BERGEN},
+    ("2023-03-01", True): None,
+}
+_own_chains: set[str] = set()
+
+
+def _tool_arguments(tool: str, mode: str, as_of: str | None, everything: bool) -> dict[str, Any]:
+    arguments: dict[str, Any] = {"query": f"{QUERY} Perpetua Vance Tromso Bergen"}
+    if tool == "search":
+        arguments.update(mode=mode, limit=50, concise=False)
+    else:
+        arguments["budget_chars"] = 20_000
+    if as_of:
+        arguments["as_of"] = as_of
+    if everything:
+        arguments["include_superseded"] = True
+    return arguments
+
+
+@on(TOOLS)
+@pytest.mark.parametrize(
+    ("tool", "mode"), [("search", "keyword"), ("search", "hybrid"), ("context", "hybrid")]
+)
+@pytest.mark.parametrize(("as_of", "everything"), TIMES)
+def test_the_search_and_context_tools_by_time_never_show_bobs_facts(
+    surface: Surface, tool: str, mode: str, as_of: str | None, everything: bool
+) -> None:
+    ids = bob_chain(surface)
+    if surface.name not in _own_chains:
+        alice = surface.local.alice()  # type: ignore[attr-defined]
+        alice.remember(TROMSO, at="2023-01-10")
+        alice.remember(BERGEN, at="2023-06-01")
+        _own_chains.add(surface.name)
+    arguments = _tool_arguments(tool, mode, as_of, everything)
+    for corpus in (True, False):  # a server with the corpus, and one without
+        result = surface.call(tool, arguments, corpus=corpus)  # type: ignore[attr-defined]
+        assert not result.is_error, result.text
+        assert_no_bob(result, surface, ids, corpus=corpus, own_content=True)
+        shown = OWN_SHOWN[(as_of, everything)]
+        if shown is not None:  # the tool did read by time: alice's own chain, as it held
+            assert {t for t in (TROMSO, BERGEN) if t in result.text} == shown, result.text
+
+
 # -- history: bob's chain is not found ----------------------------------------------------------
 
 
@@ -270,17 +329,23 @@ def test_history_of_bobs_facts_is_not_found_like_an_unknown_id(surface: Surface)
         assert entry["user_id"] == ALICE
 
 
-@on(RAW_HTTP)
-def test_the_chain_route_refuses_bobs_facts_for_every_key(surface: Surface) -> None:
+def assert_route_refuses_bobs_facts(surface: Surface, route: str) -> None:
+    """``route`` given each of bob's chain's ids, by every key of alice's: a 404, worded
+    exactly as for an unknown id."""
     ids = bob_chain(surface)
     for key in surface.keys:  # type: ignore[attr-defined]
         raw = surface.raw(key)  # type: ignore[attr-defined]
-        unknown = raw.post("/v1/memory/chain", {"ref": UNKNOWN_ID})
+        unknown = raw.post(route, {"ref": UNKNOWN_ID})
         for ref in ids:
-            response = raw.post("/v1/memory/chain", {"ref": ref})
+            response = raw.post(route, {"ref": ref})
             assert response.status_code == 404, response.text[:300]
             assert response.text.replace(ref, "<ref>") == unknown.text.replace(UNKNOWN_ID, "<ref>")
             assert_no_bob(response, surface, ids, typed=(ref,))
+
+
+@on(RAW_HTTP)
+def test_the_chain_route_refuses_bobs_facts_for_every_key(surface: Surface) -> None:
+    assert_route_refuses_bobs_facts(surface, "/v1/memory/chain")
 
 
 @on(HANDLE, ACCESS_LOG)

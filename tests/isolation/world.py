@@ -3,7 +3,8 @@ operator's shared files and a corpus fragment; every surface of the matrix reads
 
 For bob: facts, files (``users/bob/secret.md``), private and deleted memories, memories in
 collections ``acme:bob`` and ``acme``, a remembered conversation and a fact worded exactly
-like one of alice's; carol has her own; the operator has shared files and a corpus fragment.
+like one of alice's; carol has her own; the operator has shared files, a shared fact closed
+by a later one (:func:`shared_chain`) and a corpus fragment.
 The canaries and attack tables are in ``tests/support/memory_attacks.py``.
 """
 
@@ -25,6 +26,8 @@ from memex_core.domain import (
     fragment_id,
 )
 from memex_core.domain.contracts import FactType, Redaction
+from memex_core.domain.memory.records import SHARED_OWNER
+from memex_core.domain.memory.timestamps import to_epoch
 from memex_core.handles import AgentMemory
 from memex_core.hookspecs import hookimpl
 from memex_core.plugins import load_registry
@@ -34,6 +37,8 @@ from tests.support.memory_attacks import BOB_CANARY, BOB_HIDDEN, CAROL_CANARY, C
 ALICE, ALICE_OWNER, ALICE_BOT = "alice", "users/alice", "alice-bot"
 READABLE = (ALICE_OWNER, "shared")
 SAME_TEXT = "Everyone on the team likes the espresso machine"
+#: The shared chain: a shared fact (Leeds) closed by a later shared fact (York).
+SHARED_OLD, SHARED_NEW = "Dana Whitfield lives in Leeds", "Dana Whitfield moved to York"
 UNKNOWN_ID = "mem_0123456789abcdef0123"
 UNKNOWN_FRAGMENT = "0" * 32
 
@@ -111,6 +116,7 @@ def build_home(mx: Memex) -> Home:
     ).id
     ids["shared_retired"] = operator.write("shared/retired.md", "An old shared page.").id
     operator.forget("shared/retired.md")
+    ids["shared_old_fact"], ids["shared_new_fact"] = shared_chain(mx)
 
     bob = home.bob()
     canaries = f"{BOB_CANARY} {BOB_HIDDEN}"
@@ -174,6 +180,30 @@ def build_home(mx: Memex) -> Home:
     )
     mx.add_fragments([corpus], origin="test:corpus")
     return home
+
+
+def shared_chain(mx: Memex) -> tuple[str, str]:
+    """Two shared facts, the first closed by the second (Leeds, then York). No surface
+    remembers a fact into shared memory (an agent's facts are its user's, the operator's
+    name a user), so the operator's scope writes them through the memory service, as a
+    restored archive or a future surface could: the matrix then checks that a shared fact
+    is never closed or reopened by a user's key unless shared memory is writable."""
+    service, scope = mx.memory_service(), mx.operator("admin").scope
+    made = []
+    with mx.writing(), mx.memory_indexes().held():
+        for text, at in ((SHARED_OLD, "2023-01-10"), (SHARED_NEW, "2023-06-01")):
+            record = service.create(
+                scope,
+                owner=SHARED_OWNER,
+                collection="",
+                kind="misc",
+                prepared=service.prepare(text),
+                at=to_epoch(at),
+            )
+            made.append(record.id)
+    old, new = made
+    assert mx.operator().get(old).superseded_by == new  # the world the matrix needs
+    return old, new
 
 
 # -- consolidators ------------------------------------------------------------------------------
