@@ -29,7 +29,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
-from memex_rules.supersession_open_close import household, names_left, open_closes
+from memex_rules.supersession_open import shaped_changes
+from memex_rules.supersession_open_close import (
+    FIRST_PERSON,
+    household,
+    left_values,
+    moved_thing,
+    names_left,
+    open_closes,
+)
 from memex_rules.supersession_slots import MAX_CHARS, prepare, read_slots, rough_subject
 from memex_rules.supersession_table_changes import goes_back
 from memex_rules.supersession_time import named_time, recent_period
@@ -101,6 +109,7 @@ class RulesSupersessionJudge:
                 _closing(usable, old_slots)
                 or _flipped(new.text, fact.text, subject)
                 or _left(usable, fact.text, old_slots)
+                or _gone(new.text, usable, fact.text)
             )
             if found is not None:
                 key, reason = found
@@ -238,6 +247,33 @@ def _left(new: Sequence[Slot], old_text: str, old: Sequence[Slot]) -> tuple[str,
     if left is None:
         return None
     return f"{rough_subject(old_text) or 'fact'}: {left}", f"{left} was left"
+
+
+def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] | None:
+    """The user's (or the team's) earlier fact whose value the new one says was left ("Sold
+    the Brompton and bought a Trek" / "I ride a Brompton"), or whose thing it changes
+    ("Transferred the ISA to Vanguard" / "My ISA is with Trading 212")."""
+    if not FIRST_PERSON.match(prepare(old_text[:MAX_CHARS])):
+        return None
+    said = " " + " ".join(_SAME.sub(" ", old_text.lower()).split()) + " "
+    mine = bool(FIRST_PERSON.match(prepare(new_text[:MAX_CHARS])))
+    for value, by_subject in left_values(new_text[:MAX_CHARS]):
+        if not mine and not by_subject:
+            continue  # "Ellie quit Monzo" says nothing of the user's Monzo
+        words = _SAME.sub(" ", value).split()
+        singular = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words]
+        if f" {' '.join(words)} " in said or f" {' '.join(singular)}" in said:
+            return f"user: {value}", f"{value} was left"
+    shaped = shaped_changes(prepare(new_text[:MAX_CHARS]))
+    for slot in shaped:
+        for earlier in read_slots(old_text):
+            reason = open_closes(slot, earlier)
+            if reason:
+                return earlier.key, reason
+    thing = moved_thing((*new, *shaped), new_text, old_text)
+    if thing:
+        return f"user: {thing}", f"{thing} changed"
+    return None
 
 
 def _keyed(value: str, attribute: str) -> str:

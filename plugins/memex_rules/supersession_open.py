@@ -25,6 +25,7 @@ is (a copula on a possessed noun that is not a relative, a friend or a pet; "rep
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memex_rules.rules_text import compile_pattern, squash, word_set
 from memex_rules.supersession_values import NEG, Slot, is_date, normalise_subject, tidy_value
@@ -45,7 +46,8 @@ _QUANTITY = compile_pattern(
     r"fifteen|twenty|thirty|forty|fifty|sixty|a\s+hundred|half\s+an?)\s*-?\s*(?P<u>[a-z%]+)"
 )
 _UNITS = word_set(
-    "minute minutes min mins hour hours hr hrs day days week weeks month months year years "
+    "mg g ml mcg l kb mbps gbps kw kwh minute minutes min mins hour hours hr hrs day days week "
+    "weeks month months year years "
     "people person members engineers seats users gb tb mb kg kgs lb lbs km miles mile % percent "
     "times sessions episodes pages cups servings steps k hours-long"
 )
@@ -100,7 +102,7 @@ _UNIT_SAME |= {"lbs": "lb", "percent": "%", "mile": "mile", "person": "people", 
 # --- attributes --------------------------------------------------------------------------------
 
 #: Words that say nothing about which attribute a noun names ("my new phone" is "my phone").
-_NEUTRAL = word_set(
+NEUTRAL = _NEUTRAL = word_set(
     "new current main primary usual regular present latest actual official default go-to "
     "preferred own daily weekly monthly"
 )
@@ -129,7 +131,8 @@ _ATTRIBUTE_WORD = r"[a-z][\w-]*"
 def attribute_of(words: str) -> str | None:
     """A noun phrase as an attribute ("new payment providers" -> "payment provider"), or None
     when it is vague ("the thing") or not a noun phrase."""
-    kept = [w for w in words.lower().split() if w not in _NEUTRAL]
+    said = words.lower().split()
+    kept = [w for w in said if w not in _NEUTRAL] or said[-1:]
     if not kept or len(kept) > 4 or kept[-1] in _VAGUE:
         return None
     last = kept[-1]
@@ -251,11 +254,16 @@ _TOOK_OVER = compile_pattern(
 #: "We upgraded the cluster to 1.29", "She changed her number to ...", "Mum moved her
 #: appointment to Friday": the subject's possessed noun set to a value.
 _SET_TO = compile_pattern(
-    rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:upgraded|downgraded|bumped|updated|raised|lowered|"
+    rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:upgraded|downgraded|bumped|updated|raised|lowered|upped|"
     r"increased|decreased|cut|reduced|changed|moved|pushed|set|extended|shortened|switched|"
-    r"renewed|rescheduled|adjusted|put|lengthened|dropped)\s+"
-    rf"(?P<own>{_THEIR})\s+(?P<a>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,3}}?)\s+(?:up\s+|down\s+|back\s+)?"
-    r"(?:from\s+(?P<p>.+?)\s+)?to\s+(?P<v>.+)$"
+    r"renewed|rescheduled|adjusted|put|lengthened|dropped|transferred|ported|swapped|shifted)\s+"
+    rf"(?:(?P<own>{_THEIR})\s+)?(?P<a>[\w-]+(?:\s+[\w-]+){{0,3}}?)\s+(?:up\s+|down\s+|back\s+|"
+    r"over\s+)?(?:from\s+(?P<p>.+?)\s+)?(?:to|onto)\s+(?P<v>.+)$"
+)
+#: "Zed is my daily driver now", "Arc is the default now": a name set as the attribute.
+_NAMED_AS = compile_pattern(
+    rf"^(?P<v>(?-i:[A-Z])[\w.+-]*(?:\s+(?-i:[A-Z0-9])[\w.+-]*){{0,2}})\s+(?P<adv>{_ADV})(?:is|are)\s+"
+    rf"(?P<adv2>{_ADV})(?P<own>user's|my|our|the)\s+(?P<a>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})$"
 )
 #: "The rent went up to £1,400", "Standup moved to 9:45", "The price was raised to $12".
 _WENT_TO = compile_pattern(
@@ -312,7 +320,7 @@ def _copula(subject: str, attribute: str, raw: str, positive: bool, change: bool
             return []
         raw = inner.group("v")
     value, kind = _value(raw)
-    if not value or not kind or (kind == "word" and not change):
+    if not value or not kind:
         return []
     if kind == "date" or kind == "time":
         kind = "when"
@@ -346,6 +354,12 @@ def _states(plain: str, prepared: str, change: bool) -> list[Slot]:
         value = tidy_value(been.group("v"))
         if subject and value:
             return [Slot(subject, "lives in", value, change=True)]
+    match = _NAMED_AS.match(plain)
+    if match:
+        subject, attribute = _owner(match.group("own")), attribute_of(match.group("a"))
+        positive = _positive(match.group("adv"), match.group("adv2"))
+        if subject and attribute:
+            return _copula(subject, attribute, match.group("v"), positive, change)
     match = _COPULA.match(plain)
     if match and not _STATE_START.match(match.group("v")):
         subject, attribute = _owner(match.group("own")), attribute_of(match.group("a"))
@@ -402,6 +416,13 @@ def _on(match: re.Match[str], change: bool) -> list[Slot]:
     return [Slot(subject, "on version", value, positive=positive, change=change, kind=kind)]
 
 
+@lru_cache(maxsize=4096)
+def shaped_changes(prepared: str) -> tuple[Slot, ...]:
+    """The change ``prepared`` tells by its shape alone, whatever the table read in it
+    ("Transferred the ISA to Vanguard": the user's ISA set to Vanguard)."""
+    return tuple(_changes(prepared, True))
+
+
 def _changes(prepared: str, change: bool) -> list[Slot]:
     for pattern in _CHANGES:
         match = pattern.match(prepared)
@@ -413,7 +434,7 @@ def _changes(prepared: str, change: bool) -> list[Slot]:
     match = _SET_TO.match(prepared)
     if match:
         subject = normalise_subject(match.group("s"))
-        own = match.group("own").lower()
+        own = (match.group("own") or "").lower()
         if own in ("user's", "my"):
             subject = "user"
         attribute = attribute_of(match.group("a"))

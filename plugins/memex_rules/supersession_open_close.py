@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
+from memex_rules.supersession_open import NEUTRAL, value_kind
 from memex_rules.supersession_values import ANY, Slot, same_subject, same_value
 
 #: Attributes a household shares: "We moved to Philadelphia" after "I live in Denver".
@@ -39,8 +41,10 @@ def open_closes(new: Slot, old: Slot) -> str | None:
     named = new.previous and old.value and same_value(new.previous, old.value)
     if named and (new.attribute in (_CHANGED, what) or new.subject == ANY or old.single):
         return f"{who}: {what} changed from {old.value} to {new.value}"
-    if new.attribute != what or new.subject == ANY:
+    if new.subject == ANY or not same_attribute(new.attribute, what, new.change):
         return None
+    if new.kind == "word" and not new.change:
+        return None  # "My car is red" / "My car is fast": a plain word is a trait
     if not old.kind and not old.single:
         return None  # a table attribute of many values ("uses"): only its own rules close it
     if old.kind and old.kind != new.kind and not (new.kind == "word" and new.change):
@@ -54,6 +58,20 @@ def open_closes(new: Slot, old: Slot) -> str | None:
     if (new.single and old.single) or (new.change and old.single):
         return f"{who}: {what} changed from {old.value} to {new.value}"
     return None
+
+
+def same_attribute(new: str, old: str, change: bool) -> bool:
+    """The same attribute; told as a change, a wider or narrower name of it too ("Changed my
+    login shell to fish" / "My shell is zsh"; "Arc is the default now" / "my default
+    browser")."""
+    if new == old:
+        return True
+    if not change or new == _CHANGED:
+        return False
+    one, other = set(new.split()), set(old.split())
+    if new in NEUTRAL or old in NEUTRAL:
+        return True
+    return (one < other or other < one) and new.split()[-1] == old.split()[-1]
 
 
 def household(new: Slot, old: Slot) -> bool:
@@ -99,3 +117,78 @@ def names_left(new: Sequence[Slot], old_text: str, old_subject: str | None) -> s
         ):
             return left  # "Jenkins builds our releases", then we switched from it
     return None
+
+
+FIRST_PERSON = re.compile(r"(?i)^(?:i|i'm|i've|my|we|we're|our|user|user's)\b")
+_LOWER_WORDS = re.compile(r"[a-z0-9][\w.%-]*(?:\s+[a-z][\w-]*)?")
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def moved_thing(new: Sequence[Slot], new_text: str, old_text: str) -> str | None:
+    """ "Transferred the ISA to Vanguard" after "My stocks and shares ISA is with Trading 212":
+    a change of the user's (or the team's) thing to a value, and an earlier fact of theirs
+    that names the thing and a value of the same kind. The thing named in the new fact and
+    the earlier value it replaces; None when the earlier fact names no such value."""
+
+    said = [_singular(w) for w in _WORDS.findall(old_text.lower())]
+    for slot in new:
+        if not slot.kind or not slot.change or slot.subject not in ("user", "we"):
+            continue
+        things = [_singular(w) for w in slot.attribute.split() if len(w) >= 3]
+        if not any(thing in said for thing in things) or slot.value in old_text.lower():
+            continue
+        if _names_kind(old_text, slot.kind, set(things)):
+            return slot.attribute
+    return None
+
+
+def _names_kind(text: str, kind: str, besides: set[str]) -> bool:
+    """Whether ``text`` names a value of ``kind`` other than the words ``besides``."""
+    words = text.split()
+    family = "number" if kind.startswith("quantity") else kind
+    for start in range(1, len(words)):
+        for size in (2, 1):
+            raw = " ".join(words[start : start + size]).strip(",.;:!?")
+            if not raw or _singular(raw.lower()) in besides or raw.lower() in ("i", "i'm"):
+                continue
+            found = value_kind(raw)
+            if found.startswith("quantity"):
+                found = "number"
+            if found == family and found not in ("word", ""):
+                return True
+    return False
+
+
+#: What a fact says was left: "cancelled PureGym", "Tom and I split up", "Bulb went bust".
+_LEFT = (
+    re.compile(
+        r"(?i)\b(?:cancell?ed|dropped|ditched|sold|quit|left|gave\s+up|stopped\s+using|moved\s+off|"
+        r"got\s+rid\s+of|uninstalled|deleted|closed|scrapped|binned|retired|switched\s+off|"
+        r"turned\s+off|broke\s+up\s+with|split\s+(?:up\s+)?(?:with|from))\s+(?:(?:my|the|our|his|"
+        r"her|their|old)\s+)*(?P<x>[\w.+&'-]+(?:\s+(?!and\b|for\b|to\b|with\b|because\b|so\b)"
+        r"[\w.+&'-]+){0,2})"
+    ),
+    re.compile(
+        r"(?i)^(?:the\s+|my\s+|our\s+)?(?P<x>[\w.+&'-]+(?:\s+[\w.+&'-]+)?)\s+(?:and\s+I\s+"
+        r"(?:split\s+up|broke\s+up)|(?:is|are|was)\s+(?:basically\s+|now\s+|finally\s+)?"
+        r"(?:dormant|dead|gone|done|closed|over|finished|history|no\s+more)|went\s+(?:bust|under)|"
+        r"shut\s+down|died|passed\s+away)\b"
+    ),
+)
+
+
+@lru_cache(maxsize=4096)
+def left_values(text: str) -> tuple[tuple[str, bool], ...]:
+    """The values ``text`` says were left or ended, lower case, articles dropped; each with
+    whether it is the sentence's subject ("Bulb went bust") rather than what someone left."""
+    found = []
+    for by_subject, pattern in enumerate(_LEFT):
+        for match in pattern.finditer(text):
+            value = re.sub(r"[^\w.+&' -]", "", match.group("x").lower()).strip()
+            value = re.sub(r"'s$", "", value)
+            if len(value) >= 3 and value not in ("job", "it", "that", "this", "them"):
+                found.append((value, bool(by_subject)))
+    return tuple(found)

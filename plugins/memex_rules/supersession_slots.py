@@ -111,6 +111,7 @@ def _verb_s(stem: str) -> str:
     return third_singular(stem)
 
 
+@lru_cache(maxsize=8192)
 def prepare(text: str) -> str:
     """The text with quotes made plain, contractions spelt out and negations made one token:
     "Alice doesn't live in Paris anymore" -> "Alice xneg lives in Paris"."""

@@ -32,6 +32,16 @@ CLOSES = [
     ("Priya is on call", "Dan took over on-call from Priya"),
     ("Our monthly budget is $5,000", "We raised our monthly budget to $6,500"),
     ("My reading goal is 20 books", "Lowered my reading goal to 12 books"),
+    # the new fact names the value it left, or changes the thing the earlier one names
+    ("I ride a Brompton", "Sold the Brompton and bought a Trek"),
+    ("I'm a member at PureGym", "Cancelled PureGym and joined Better"),
+    ("I'm seeing someone called Tom", "Tom and I split up in the spring"),
+    ("Our energy is with Bulb", "Bulb went bust"),
+    ("My stocks ISA is with Trading 212", "Transferred the ISA to Vanguard"),
+    ("I take 50mg of sertraline", "The doctor bumped my sertraline up to 100mg"),
+    ("I'm on Netflix Premium", "Downgraded Netflix to Standard"),
+    ("Chrome is my default browser", "Arc is my default browser now"),
+    ("My shell is zsh", "Changed my login shell to fish"),
     # where someone lives, read more widely
     ("Kwame lives in Montreal", "Kwame has been in Toronto for a week"),
     ("The Okafors live in Dallas", "The Okafors moved to Houston"),
@@ -62,6 +72,12 @@ STAYS = [
     ("Standup is at 9:30", "Retro is at 4pm"),
     # another subject's change
     ("I work at Monzo", "Ellie switched from Monzo to Starling"),
+    ("I work at Monzo", "Ellie quit Monzo"),
+    # a change of a thing the earlier fact names with no value of that kind
+    ("I have a dog called Rex", "Moved Rex to a new vet"),
+    ("I take 100mg sertraline every morning", "I also take 10mg cetirizine"),
+    # a plain word is a trait, not a value that replaces another
+    ("My desk is small", "My desk is tidy"),
     # a plain statement in a frame with many values
     ("We use Jenkins", "We use Buildkite"),
     # vague nouns
