@@ -46,6 +46,16 @@ _FACT = re.compile(r"^(?P<text>.*\S)\s*@\s*(?P<day>\d{4}-\d{2}-\d{2})$")
 _DAY = re.compile(r"@\s*\d{4}-\d{2}-\d{2}")
 
 
+#: Late facts whose past time neither the text nor the day it was said gives (no year, no
+#: "last season"): the as-of date their writer chose cannot be read by anyone, so the case is
+#: dropped rather than its text changed.
+UNDATED = {
+    "Maya did reception and Year 1 at Little Oaks before we moved her to St Anne's",
+    "Before Dr Collins, Mum was with Dr Fairley for about twenty years",
+    "When Maya was a baby, my mother-in-law Ruth did all our babysitting",
+}
+
+
 class Malformed(ValueError):
     """A line that cannot become a sound case (the message says why)."""
 
@@ -130,6 +140,8 @@ def case_of(kind: str, writer: str, number: int, line: str) -> dict[str, Any]:
         return case
     if len(facts) != 2:
         raise Malformed(f"{len(facts)} facts in a late case, 2 expected")
+    if facts[1]["text"] in UNDATED:
+        raise Malformed("the late fact gives no time: its as-of date cannot be read")
     then = _day(parts[6]).timestamp()
     if then >= _seconds(facts[0]["at"]):
         raise Malformed("the past date is not before the current fact was said")

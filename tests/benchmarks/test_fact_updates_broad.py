@@ -24,6 +24,7 @@ U | rent | I | How much is my rent? | Rent is £1,200 @ 2024-01-10 ; Rent is £1
 LATE_LINES = """\
 L | residence | I | Where do I live? | I live in Lyon @ 2024-09-14 ; Back in 2019 I was living in Marseille @ 2024-10-02 | Lyon ; Marseille | 2019-06-01
 L | residence | I | Where do I live? | I live in Lyon @ 2024-09-14 ; In 2025 I was in Nice @ 2024-10-02 | Lyon ; Nice | 2025-06-01
+L | babysitter | the kids | Who babysits the kids? | Zoe babysits for us on Fridays @ 2023-01-13 ; When Maya was a baby, my mother-in-law Ruth did all our babysitting @ 2023-03-02 | Zoe ; Ruth | 2012-06-01
 """
 UNRELATED_LINES = """\
 N | residence_vs_relative | I | I live in Lyon @ 2024-09-14 ; My sister lives in Lyon too @ 2024-09-20
@@ -59,6 +60,7 @@ def test_the_writers_lines_become_sound_cases_and_the_bad_ones_are_named(written
         ["a-updates.txt", "4"],  # one answer for two facts
         ["a-updates.txt", "6"],  # the same facts as line 2
         ["a-late.txt", "2"],  # the past date after the current fact
+        ["a-late.txt", "3"],  # no time in the late fact's text
         ["b-unrelated.txt", "2"],  # month 13
     ]
 
