@@ -301,11 +301,15 @@ def run_benchmark(ctx: RunContext) -> Section:
         )
         apart = group_rows(rules, answered)
         if apart:
-            kinds = {s: len({c.kind for c in cases if c.split == s}) for s in (BROAD, FRESH)}
+            kinds = ", ".join(
+                f"{s} {len({c.kind for c in cases if c.split == s})} kinds"
+                for s in (BROAD, FRESH)
+                if any(c.split == s for c in cases)
+            )
             section.add(
-                f"**Per kind, splits written apart** (broad {kinds[BROAD]} kinds, fresh "
-                f"{kinds[FRESH]}, most with one to three cases: grouped into the kinds the "
-                "table above has and the others, with how many kinds each; same columns):",
+                f"**Per kind, splits written apart** ({kinds}, most with one to three cases: "
+                "grouped into the kinds the table above has and the others, with how many "
+                "kinds each; same columns):",
                 table(("split", *KIND_HEADERS), apart),
             )
     return section
