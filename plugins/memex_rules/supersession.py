@@ -32,13 +32,20 @@ from memex_core.domain.memory.validity import Supersession, TimedFact
 from memex_rules.supersession_open import shaped_changes
 from memex_rules.supersession_open_close import (
     FIRST_PERSON,
+    OURS,
     household,
     left_values,
     moved_thing,
     names_left,
     open_closes,
 )
-from memex_rules.supersession_slots import MAX_CHARS, prepare, read_slots, rough_subject
+from memex_rules.supersession_slots import (
+    MAX_CHARS,
+    prepare,
+    read_slots,
+    rough_subject,
+    shaped_slots,
+)
 from memex_rules.supersession_table_changes import goes_back
 from memex_rules.supersession_time import named_time, recent_period
 from memex_rules.supersession_values import (
@@ -250,10 +257,24 @@ def _left(new: Sequence[Slot], old_text: str, old: Sequence[Slot]) -> tuple[str,
 
 
 def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] | None:
-    """The user's (or the team's) earlier fact whose value the new one says was left ("Sold
-    the Brompton and bought a Trek" / "I ride a Brompton"), or whose thing it changes
-    ("Transferred the ISA to Vanguard" / "My ISA is with Trading 212")."""
-    if not FIRST_PERSON.match(prepare(old_text[:MAX_CHARS])):
+    """An earlier fact the new one closes by their shapes alone ("Raj is the new team lead" /
+    "The team lead is Ana"); the user's (or the team's) earlier fact whose value the new one
+    says was left ("Sold the Brompton and bought a Trek" / "I ride a Brompton"), or whose
+    thing it changes ("Transferred the ISA to Vanguard" / "My ISA is with Trading 212")."""
+    shaped = shaped_changes(prepare(new_text[:MAX_CHARS]))
+    for slot in (*shaped, *shaped_slots(new_text)):
+        if slot in new:
+            continue  # already tried
+        for earlier in (*read_slots(old_text), *shaped_slots(old_text)):
+            reason = open_closes(slot, earlier)
+            if reason:
+                return earlier.key, reason
+    owner = prepare(old_text[:MAX_CHARS])
+    if OURS.match(owner):
+        thing = moved_thing((*new, *shaped), new_text, old_text)
+        if thing:
+            return f"we: {thing}", f"{thing} changed"
+    if not FIRST_PERSON.match(owner):
         return None
     said = " " + " ".join(_SAME.sub(" ", old_text.lower()).split()) + " "
     mine = bool(FIRST_PERSON.match(prepare(new_text[:MAX_CHARS])))
@@ -264,15 +285,6 @@ def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] 
         singular = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words]
         if f" {' '.join(words)} " in said or f" {' '.join(singular)}" in said:
             return f"user: {value}", f"{value} was left"
-    shaped = shaped_changes(prepare(new_text[:MAX_CHARS]))
-    for slot in shaped:
-        for earlier in read_slots(old_text):
-            reason = open_closes(slot, earlier)
-            if reason:
-                return earlier.key, reason
-    thing = moved_thing((*new, *shaped), new_text, old_text)
-    if thing:
-        return f"user: {thing}", f"{thing} changed"
     return None
 
 

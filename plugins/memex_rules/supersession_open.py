@@ -138,7 +138,16 @@ def attribute_of(words: str) -> str | None:
     last = kept[-1]
     if len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
         kept[-1] = last[:-1]  # "sprints" -> "sprint"
-    return " ".join(kept)
+    phrase = " ".join(kept)
+    return _SAME_ATTRIBUTE.get(phrase, phrase)
+
+
+#: A few open attributes said in other words, put in one ("pay" is "salary").
+_SAME_ATTRIBUTE = {
+    "pay": "salary", "income": "salary", "wage": "salary", "wages": "salary",
+    "mobile": "phone", "mobile number": "phone", "phone number": "phone", "number": "phone",
+    "cell": "phone", "gp": "doctor", "line manager": "boss", "manager": "boss",
+}  # fmt: skip
 
 
 def many_valued(attribute: str) -> bool:
@@ -158,7 +167,8 @@ _COPULA = compile_pattern(
 )
 #: "Standup is at 9:45": a bare noun needs a value of a clear type.
 _BARE = compile_pattern(
-    rf"^(?P<a>(?-i:[A-Z])[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}}?)\s+(?P<adv>{_ADV})(?:is|are)\s+"
+    rf"^(?P<a>(?-i:[A-Z])[a-z][\w-]*(?:\s+(?!(?:and|or|but|with|to|of|in|at|on|for)\b)[a-z]"
+    rf"[\w-]*(?<!ed)){{0,3}}?)\s+(?P<adv>{_ADV})(?:is|are)\s+"
     rf"(?P<adv2>{_ADV})(?P<v>.+)$"
 )
 _SUBJECT = r"(?P<s>[\w'.-]+(?:\s+[\w'.-]+){0,3}?)"
@@ -195,6 +205,14 @@ _SINGLE_FRAMES = {
     "is priced at": "price",
     "charges": "price",
     "weighs": "weight",
+    "weighed in at": "weight",
+    "plays for": "team",
+    "is signed to": "team",
+    "is signed with": "team",
+    "goes off at": "when",
+    "leaves at": "when",
+    "opens at": "when",
+    "closes at": "when",
     "earns": "pay",
     "is paid": "pay",
     "pays": "pays",
@@ -235,6 +253,8 @@ _CHANGES = tuple(
         rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:replaced|swapped(?:\s+out)?|traded(?:\s+in)?|"
         rf"exchanged|dropped|ditched|ditching|dumped|abandoned)\s+(?P<p>.+?)\s+(?:with|for|in\s+"
         rf"favou?r\s+of)\s+(?P<v>.+)$",
+        # "We renamed master to main"
+        rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:renamed|rebranded)\s+(?P<p>.+?)\s+(?:to|as)\s+(?P<v>.+)$",
         # "We now use Buildkite instead of Jenkins"
         rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?P<verb>[a-z]+s|is|are|has|have)\s+(?P<v>.+?)\s+"
         rf"(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<p>.+)$",
@@ -272,7 +292,9 @@ _WENT_TO = compile_pattern(
     r"has\s+fallen|dropped|has\s+dropped|increased|decreased|jumped|climbed|changed|has\s+changed|"
     r"moved|has\s+moved|was\s+moved|got\s+moved|shifted|was\s+shifted|was\s+changed|was\s+raised|"
     r"was\s+lowered|was\s+cut|was\s+reduced|was\s+increased|was\s+bumped|was\s+pushed|"
-    r"was\s+upgraded|got\s+upgraded|was\s+updated|is\s+changing|will\s+go)\s+(?:up\s+|down\s+)?"
+    r"was\s+upgraded|got\s+upgraded|was\s+updated|is\s+changing|will\s+go|is\s+(?:now\s+)?(?:up|down)|"
+    r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|extended|shortened|renamed|"
+    r"pushed|cut)\s+(?:up\s+|down\s+)?"
     r"(?:again\b)?\s*(?:(?:from\s+(?P<p>.+?)\s+)?to\s+(?P<v>.+?)|,?\s*(?:it\s+is|that\s+is|now)\s+"
     r"(?P<w>.+?))$"
 )
@@ -322,7 +344,9 @@ def _copula(subject: str, attribute: str, raw: str, positive: bool, change: bool
     value, kind = _value(raw)
     if not value or not kind:
         return []
-    if kind == "date" or kind == "time":
+    if kind in ("date", "time"):
+        if subject == "we" and not place:  # "Standup is at 9:30": the table's date of a thing
+            return [Slot(attribute, "date", value, positive=positive, change=change)]
         kind = "when"
     many = many_valued(attribute)
     if many and kind == "word":
@@ -376,7 +400,8 @@ def _states(plain: str, prepared: str, change: bool) -> list[Slot]:
     if match and not _STATE_START.match(match.group("v")):
         attribute = attribute_of(match.group("a"))
         kind = value_kind(re.sub(r"(?i)^(?:at|on|every)\s+", "", match.group("v")))
-        if attribute and (kind in ("time", "date", "money", "version") or kind.startswith("quan")):
+        typed = kind in ("time", "date", "money", "version") or kind.startswith("quan")
+        if attribute and (typed or (kind == "name" and " " in attribute)):
             positive = _positive(match.group("adv"), match.group("adv2"))
             return _copula("we", attribute or "", match.group("v"), positive, change)
     return []
@@ -389,6 +414,8 @@ def _frame(match: re.Match[str], change: bool) -> list[Slot]:
     if not subject or not value or not kind or (kind == "word" and not change):
         return []
     positive = _positive(match.group("adv"), match.group("adv2"))
+    if frame == "when" and kind in ("date", "time"):  # "The alarm goes off at 6:30"
+        return [Slot(subject, "date", value, positive=positive, change=change)]
     if kind in ("date", "time"):
         kind = "when"
     return [Slot(subject, frame, value, positive=positive, change=change, kind=kind)]

@@ -120,6 +120,8 @@ def names_left(new: Sequence[Slot], old_text: str, old_subject: str | None) -> s
 
 
 FIRST_PERSON = re.compile(r"(?i)^(?:i|i'm|i've|my|we|we're|our|user|user's)\b")
+#: The user's, the team's, or a thing's of theirs ("The repo is hosted on GitHub").
+OURS = re.compile(r"(?i)^(?:i|i'm|i've|my|we|we're|our|user|user's|the)\b")
 _LOWER_WORDS = re.compile(r"[a-z0-9][\w.%-]*(?:\s+[a-z][\w-]*)?")
 
 

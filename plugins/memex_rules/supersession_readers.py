@@ -575,7 +575,7 @@ def read(rule: Rule, match: re.Match[str], source: str, change: bool) -> list[Sl
     ):
         return []
     slots = (_READERS.get(rule.kind) or CHANGE_READERS[rule.kind])(found)
-    if found.subject and " and " in found.subject:  # "Maria and Joe got divorced": each of them
+    if found.subject and " and " in found.subject and "'s " not in found.subject:  # each of them
         parts = [normalise_subject(part) for part in found.subject.split(" and ")]
         slots = [
             replace(slot, subject=part)

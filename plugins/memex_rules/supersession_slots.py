@@ -62,6 +62,8 @@ _SPELL = tuple(
         ),
         # a heading: "The team reversed the decision: the frontend will use Vue"
         (r"^[\w' ]{0,40}\b(?:decision|plan|plans|update|news|change|minds?)\s*:\s+", ""),
+        # "After the reorg I report to Femi": a circumstance without its comma
+        (r"^(?:after|following|since)\s+(?:the|a|my|our)\s+[\w-]+\s+(?=(?:I|we|my|our)\b)", ""),
         # a leading time or circumstance: "After the wedding, Omar's last name is Larsen"
         (
             r"^(?:after|since|as\s+of|from|starting|following|by|today|these\s+days|this\s+week|"
@@ -201,6 +203,23 @@ def read_slots(text: str) -> tuple[Slot, ...]:
                 found = _read_clause(f"{subject}'s {clause}")  # "...; home is Cairo"
             slots.extend(slot for slot in found if slot not in slots)
     return tuple(slots)
+
+
+@lru_cache(maxsize=8192)
+def shaped_slots(text: str) -> tuple[Slot, ...]:
+    """The slots :mod:`memex_rules.supersession_open` reads by shape alone in ``text`` and in
+    each of its clauses, whatever the table read there ("Raj is the new team lead": the team
+    lead is Raj, besides Raj's job)."""
+    text = text[:MAX_CHARS]
+    clauses = [c for c in _CLAUSES.split(squash(text)) if c]
+    found: list[Slot] = []
+    for clause in dict.fromkeys([text, *clauses]):
+        prepared = prepare(clause)
+        plain = without_times(prepared)
+        for slot in read_open(prepared, plain, bool(_CHANGE.search(prepared))):
+            if slot not in found and slot.kind:
+                found.append(slot)
+    return tuple(found)
 
 
 _CLAUSES = compile_pattern(

@@ -150,7 +150,8 @@ PERSONAL_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "works at",
-        r"(?:started\s+(?:working|a\s+(?:new\s+)?job|work|a\s+(?:new\s+)?position|a\s+new\s+role)|"
+        r"(?:started\s+(?:working|(?:a|her|his|their|my)\s+(?:new\s+)?job|work|a\s+(?:new\s+)?position|"
+        r"(?:a|her|his|their|my)\s+new\s+role)|"
         r"got\s+(?:a\s+)?(?:new\s+)?job|took\s+a\s+(?:new\s+)?job|accepted\s+a\s+(?:new\s+)?"
         r"(?:job|position|role|offer)(?:\s+offer)?|landed\s+a\s+(?:new\s+)?(?:job|role|position)|"
         r"got\s+hired|was\s+hired|has\s+been\s+hired|signed\s+with|moved\s+to\s+a\s+job|"

@@ -32,6 +32,15 @@ CLOSES = [
     ("Priya is on call", "Dan took over on-call from Priya"),
     ("Our monthly budget is $5,000", "We raised our monthly budget to $6,500"),
     ("My reading goal is 20 books", "Lowered my reading goal to 12 books"),
+    # the shape read beside the table's reading, and a thing's setting changed
+    ("The team lead is Ana", "Raj is the new team lead"),
+    ("Our staging DB is Postgres 14", "Staging DB upgraded to Postgres 16"),
+    ("Max upload size is 10MB", "Max upload size raised to 25MB"),
+    ("Our cloud bill is $4,000 a month", "Cloud bill is down to $3,100 a month"),
+    ("Our main branch is master", "We renamed master to main"),
+    ("Leo plays for the Hawks", "Leo now plays for the Eagles"),
+    ("Alarm goes off at 6:30", "Alarm -> 7:15"),
+    ("After the reorg I report to Femi", "After the reorg I report to Dana"),
     # the new fact names the value it left, or changes the thing the earlier one names
     ("I ride a Brompton", "Sold the Brompton and bought a Trek"),
     ("I'm a member at PureGym", "Cancelled PureGym and joined Better"),
@@ -80,6 +89,12 @@ STAYS = [
     ("My desk is small", "My desk is tidy"),
     # a plain statement in a frame with many values
     ("We use Jenkins", "We use Buildkite"),
+    # two events of one couple
+    ("Tom and Aisha's wedding is on 21 September", "Tom and Aisha's party is on 20 May"),
+    ("Max upload size is 10MB", "Max avatar size is 2MB"),
+    ("Our cloud bill is $4,000 a month", "Our payroll is $40,000 a month"),
+    ("The team lead is Ana", "The tech lead is Raj"),
+    ("Leo plays for the Hawks", "Leo plays the trumpet"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
