@@ -19,9 +19,11 @@ component's own settings::
     [embedder]
     use = "minilm"
     [ranker]
-    use = "rrf"                # or "convex": scores over each signal's best, not ranks
-    [ranker.rrf]
-    k = 10
+    use = "rerank"             # RRF, then a learned rerank of the best 50 (falls back to
+                               # "rrf" when its plugin is not loaded); "rrf" turns it off;
+                               # or "convex": scores over each signal's best, not ranks
+    [ranker.rerank]
+    k = 10                     # RRF damping ([ranker.rrf] k for "rrf")
 
     [search]
     candidate_depth = 40       # hits each signal hands to the ranker (at least limit)
@@ -60,12 +62,16 @@ DEFAULT_COMPONENTS = {
     "keyword_store": "bm25",
     "vector_store": "chroma",
     "embedder": "minilm",
-    "ranker": "rrf",
+    "ranker": "rerank",
     "extractor": "rules",
     "consolidator": "rules",
     "redactor": "detect_secrets",
     "supersession_judge": "rules",
 }
+
+#: What hybrid search ranks with when the default ranker's plugin is not loaded and
+#: config.toml does not name a ranker (``[ranker] use``): the default before ``rerank``.
+FALLBACK_RANKER = "rrf"
 
 #: config.toml table of each role: ``use`` picks the component, sub-tables hold settings.
 SETTINGS_TABLES = {

@@ -79,7 +79,9 @@ def register_embedders(register: Any) -> None:
 def register_rankers(register: Any) -> None:
     """Register rankers that fuse signal rankings (``memex_core.domain.Ranker``).
 
-    ``[ranker] use`` in ``config.toml`` (default ``rrf``) picks the one hybrid search uses.
+    ``[ranker] use`` in ``config.toml`` (default ``rerank``: RRF, then a learned rerank of
+    the best 50; ``rrf`` when its plugin is not loaded and config.toml names no ranker)
+    picks the one hybrid search uses.
     """
 
 

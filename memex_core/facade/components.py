@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from memex_core.catalog import Catalog, SqlCatalog, WriteLock
 from memex_core.catalog.faults import storage_error
 from memex_core.closing import ClosesOnExit
-from memex_core.config import DEFAULT_COMPONENTS, Config, load_config
+from memex_core.config import DEFAULT_COMPONENTS, FALLBACK_RANKER, Config, load_config
 from memex_core.crashpoints import crash_point
 from memex_core.domain import (
     Consolidator,
@@ -100,6 +100,7 @@ class HomeComponents(ClosesOnExit):
         self._vectors: VectorStore | None = None
         self._embedder: Embedder | None = None
         self._ranker: Ranker | None = None
+        self._ranker_fallback: str | None = None
         self._memory_indexes: MemoryIndexUpdater | None = None
         self._memory_service: MemoryService | None = None
         self._judge: tuple[SupersessionJudge | None, str | None] | None = None
@@ -328,8 +329,26 @@ class HomeComponents(ClosesOnExit):
     def ranker(self) -> Ranker:
         return self._built_once("_ranker", self._bound_ranker)
 
+    def ranker_fallback(self) -> str | None:
+        """Why hybrid search ranks with ``rrf`` instead of the default ranker (its plugin
+        is not loaded and config.toml does not name it), or None when it does not."""
+        self._built_once("_ranker", self._bound_ranker)  # the reason is known once built
+        return self._ranker_fallback
+
     def _bound_ranker(self) -> Ranker:
-        ranker: Ranker = self._build("ranker")
+        try:
+            ranker: Ranker = self._build("ranker")
+        except PluginUnavailable as exc:
+            if self.config.component("ranker") != DEFAULT_COMPONENTS["ranker"] or (
+                self.config.table("ranker").get("use")
+            ):
+                raise  # named in config.toml (or in code): the user asked for that one
+            # The default (rerank) is not loaded (MEMEX_LOAD_PLUGINS, an install without
+            # it): search ranks as before it was the default, and `memex doctor` says so.
+            rrf = self.config.table("ranker").get(FALLBACK_RANKER, {})
+            context = PluginContext(self.home, rrf if isinstance(rrf, dict) else {})
+            ranker = self.registry.build("ranker", FALLBACK_RANKER, context)
+            self._ranker_fallback = str(exc)
         bind_graph = getattr(ranker, "bind_graph", None)
         if callable(bind_graph):  # a link-aware ranker (GraphAwareRanker)
             bind_graph(self.catalog)

@@ -63,6 +63,7 @@ def _doctor(
         if repair:  # reopen the keyword index as repaired on next use
             parts.use_keyword_index(None, None)
     report.final.findings.extend(supersession_findings(parts))
+    report.final.findings.extend(ranker_findings(parts))
     return report
 
 
@@ -81,5 +82,37 @@ def supersession_findings(parts: HomeComponents) -> list[Finding]:
             f"Facts that change are not being closed: {reason}",
             "Install or enable the plugin that provides it (`memex plugins`), or set "
             '[supersession] use = "none" in config.toml to turn supersession off.',
+        )
+    ]
+
+
+def ranker_findings(parts: HomeComponents) -> list[Finding]:
+    """A note when hybrid search ranks with ``rrf`` because the default ranker's plugin is
+    not loaded (search still works, without the learned rerank)."""
+    from memex_core.config import DEFAULT_COMPONENTS, FALLBACK_RANKER
+    from memex_core.errors import MemexError
+    from memex_core.services.doctor.findings import Finding
+
+    try:
+        reason = parts.ranker_fallback()
+    except MemexError as exc:  # a ranker named in config.toml, missing or misconfigured
+        return [
+            Finding(
+                "search.ranker_unavailable",
+                "error",
+                f"Hybrid search cannot rank: {exc}",
+                'Fix the [ranker] table of config.toml (or set [ranker] use = "rrf").',
+            )
+        ]
+    if reason is None:
+        return []
+    default = DEFAULT_COMPONENTS["ranker"]
+    return [
+        Finding(
+            "search.ranker_fallback",
+            "note",
+            f"Hybrid search ranks with {FALLBACK_RANKER}, not the default {default}: {reason}",
+            "Install or enable the plugin that provides it (`memex plugins`), or set "
+            f'[ranker] use = "{FALLBACK_RANKER}" in config.toml to choose {FALLBACK_RANKER}.',
         )
     ]

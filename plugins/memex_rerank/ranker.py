@@ -63,10 +63,14 @@ class LearnedRerank(ReciprocalRankFusion):
             units[fid] = unit_of(fragment.content, fragment.role, before, after, place)
         scores = self.model.score(feature_rows(query, hits, units))
         order = sorted(range(len(hits)), key=lambda i: (-scores[i], i))
+        # Each hit takes the fused score of the place it moves to, so that scores still
+        # fall down the page (callers sort, cut and show by them) and the hits after the
+        # reranked ones still score below them; the model's own score is scores["rerank"].
+        places = sorted((h.score for h in hits), reverse=True)
         return [
             FusedHit(  # built, not dataclasses.replace'd: that costs ~1 ms per search
                 hits[i].id,
-                hits[i].score,
+                places[place - 1],
                 {**hits[i].ranks, RERANK: place},
                 {**hits[i].scores, RERANK: round(scores[i], 4)},
             )

@@ -119,7 +119,7 @@ class DoublesPlugin:
 
 
 def fast_memex(home: Path, **raw: Any) -> Memex:
-    """A Memex on ``home`` using the built-in sources, bm25 and rrf, with the doubles for
+    """A Memex on ``home`` using the built-in sources, bm25 and rerank, with the doubles for
     embedding and vectors."""
     registry = load_registry()
     registry.register_plugin(DoublesPlugin(home), name="doubles")

@@ -68,7 +68,7 @@ def test_ingest_bad_file_names_path_and_reason_and_exits_1(run, tmp_path: Path) 
 def test_dig_json_has_the_documented_fields(run, ingested: Path) -> None:
     out = json.loads(run("dig", "sqlite database locked", "--format", "json").stdout)
     assert out and set(out[0]) >= RESULT_KEYS
-    assert set(out[0]["ranks"]) == {"keyword", "semantic"}
+    assert set(out[0]["ranks"]) == {"keyword", "semantic", "rerank"}  # the default ranker
     assert out[0]["conversation_id"] == "conv-sqlite"
     assert out[0]["timestamp"].endswith("Z")
     assert [r["score"] for r in out] == sorted((r["score"] for r in out), reverse=True)

@@ -146,6 +146,7 @@ def test_rerank_orders_by_the_model_and_names_its_signal() -> None:
     out = LearnedRerank(only("length")).rerank("q", hits, catalog)
     assert [h.id for h in out] == ["b", "a"]
     assert [h.ranks["rerank"] for h in out] == [1, 2]
+    assert [h.score for h in out] == [0.2, 0.1]  # each takes its new place's fused score
     assert out[0].ranks["keyword"] == 1 and out[0].scores["keyword"] == 1.0
     assert out[0].scores["rerank"] > out[1].scores["rerank"]  # type: ignore[operator]
 
