@@ -13,7 +13,7 @@ from typing import Any
 
 from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.domain import ConsolidationDecision, Consolidator, Extractor, MemoryFact
-from memex_core.domain.contracts import ADD
+from memex_core.domain.contracts import ADD, NONE
 from memex_core.domain.memory.facts import check_fact_length
 from memex_core.domain.memory.memory_links import find_memory_links, resolve_memory_link
 from memex_core.domain.memory.namespaces import validate_collection
@@ -35,6 +35,7 @@ from memex_core.domain.memory.timestamps import Moment, to_epoch
 from memex_core.errors import MemexError
 from memex_core.handles.base import SHARED_WRITE_ENV, HandleBase
 from memex_core.handles.calls import FileWrite
+from memex_core.services import supersession
 from memex_core.services.agent_memory import MemoryService, Message, Prepared, fingerprint
 from memex_core.services.supersession import Plan
 
@@ -205,6 +206,16 @@ class MemoryWrites(HandleBase):
             )
             return AppliedDecision(decision, same[0].id, applied=True)
         plan = service.plan(self.scope, owner, collection, fact.text, at)
+        earlier = None
+        if plan is not None and plan.closes:  # a consolidator is asked only then
+            earlier = supersession.reworded(
+                consolidator or self._reader(), fact.text, fact.kind, plan
+            )
+        if earlier is not None:  # the judge named a fact this only rewords: no change
+            decision = ConsolidationDecision(
+                NONE, fact, earlier.id, f"same fact as {earlier.id} in other words; not a change"
+            )
+            return AppliedDecision(decision, earlier.id, applied=True)
         in_time = _in_time(plan)
         if consolidator is None:
             decision = ConsolidationDecision(ADD, fact, reason=in_time or "new fact")
@@ -241,6 +252,14 @@ class MemoryWrites(HandleBase):
             at=at,
             plan=plan,
         )
+
+    def _reader(self) -> Consolidator | None:
+        """The configured consolidator, to tell a rewording from a change; None when it
+        cannot be built (the judge's closing then stands: remembering never fails for it)."""
+        try:
+            return self._mx.consolidator()
+        except MemexError:
+            return None
 
     def _write(self, asked: FileWrite, tool_call_id: str | None) -> MemoryRecord:
         path, collection, reason = asked.path, asked.collection, asked.reason

@@ -10,6 +10,10 @@ transaction as the new fact; nothing is deleted, and the closed fact stays searc
 reading by time. A current fact that became true *later* than the new one is offered the
 other way round: when it supersedes the new fact ("Alice lived in Rome in 2019" told after
 "Alice lives in Berlin"), the new fact is stored already closed by it.
+
+A judge may name an earlier fact that the new one only says again in other words ("Alice
+goes to yoga on Wednesdays" / "Alice goes to yoga every Wednesday"): no change, so nothing is
+closed and the new words fold into the earlier memory (:func:`reworded`), as a repeat does.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from memex_core.domain import SearchFilters
+from memex_core.domain import Consolidator, MemoryFact, SearchFilters, SimilarMemory
+from memex_core.domain.contracts import NONE
 from memex_core.domain.memory.facts import text_similarity
 from memex_core.domain.memory.records import (
     ACTIVE,
@@ -33,6 +38,8 @@ from memex_core.domain.memory.validity import Supersession, SupersessionJudge, T
 
 #: How many of the owner's closest current facts a judge sees for each new fact.
 CANDIDATES = 8
+#: The id the new fact is shown under when a consolidator is asked about it the other way.
+NEW_FACT = "new-fact"
 
 
 def is_fact(kind: str) -> bool:
@@ -189,6 +196,37 @@ def plan(
             out.closed_by = record
             break
     return out
+
+
+def same_fact(consolidator: Consolidator, text: str, kind: str, record: MemoryRecord) -> bool:
+    """Whether ``text`` and ``record`` state one fact in other words, as ``consolidator``
+    reads them: each a repeat (NONE) of the other. Asked both ways, so a fact that says
+    less than the earlier one ("we use Go" after "we use Python and Go": a value dropped, a
+    change) is not taken for a repeat of it. The similarity shown is word overlap."""
+    similarity = text_similarity(text, record.content)
+    ahead = consolidator.decide(
+        MemoryFact(text, kind), [SimilarMemory(record.id, record.content, similarity, record.kind)]
+    )
+    if ahead.action != NONE or ahead.target_id != record.id:
+        return False
+    back = consolidator.decide(
+        MemoryFact(record.content, record.kind), [SimilarMemory(NEW_FACT, text, similarity, kind)]
+    )
+    return back.action == NONE and back.target_id == NEW_FACT
+
+
+def reworded(
+    consolidator: Consolidator | None, text: str, kind: str, found: Plan | None
+) -> MemoryRecord | None:
+    """The first of the facts ``found`` closes that ``text`` only says again in other words
+    (:func:`same_fact`), or None. Such a closing is no change: the fact folds into that
+    memory instead (a consolidator is asked only when the judge closes something)."""
+    if consolidator is None or found is None:
+        return None
+    for record, _ in found.closes:
+        if same_fact(consolidator, text, kind, record):
+            return record
+    return None
 
 
 def first_closer(
