@@ -269,23 +269,36 @@ def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] 
             reason = open_closes(slot, earlier)
             if reason:
                 return earlier.key, reason
-    owner = prepare(old_text[:MAX_CHARS])
-    if OURS.match(owner):
+    owner, new_owner = prepare(old_text[:MAX_CHARS]), prepare(new_text[:MAX_CHARS])
+    if OURS.match(owner) or _same_first(owner, new_owner):
         thing = moved_thing((*new, *shaped), new_text, old_text)
         if thing:
             return f"we: {thing}", f"{thing} changed"
-    if not FIRST_PERSON.match(owner):
-        return None
     said = " " + " ".join(_SAME.sub(" ", old_text.lower()).split()) + " "
-    mine = bool(FIRST_PERSON.match(prepare(new_text[:MAX_CHARS])))
+    mine = bool(FIRST_PERSON.match(new_owner))
+    ours = FIRST_PERSON.match(owner) is not None
     for value, by_subject in left_values(new_text[:MAX_CHARS]):
-        if not mine and not by_subject:
+        if not (ours and (mine or by_subject)) and not (by_subject and _named_in(value, old_text)):
             continue  # "Ellie quit Monzo" says nothing of the user's Monzo
         words = _SAME.sub(" ", value).split()
         singular = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words]
         if f" {' '.join(words)} " in said or f" {' '.join(singular)}" in said:
             return f"user: {value}", f"{value} was left"
     return None
+
+
+def _same_first(one: str, other: str) -> bool:
+    """Two facts that open with the same name ("Tom and Aisha booked..." / "Tom and Aisha
+    moved the wedding...")."""
+    a, b = one.split()[:1], other.split()[:1]
+    return bool(a) and a == b and a[0][:1].isupper() and a[0].lower() not in ("the", "i", "we")
+
+
+def _named_in(value: str, old_text: str) -> bool:
+    """ "Dr Collins retired" / "Mum sees Dr Collins": a name the earlier fact holds as its
+    value (not as its subject, which the fact would be about)."""
+    at = old_text.lower().find(value)
+    return at > 0 and old_text[at : at + 1].isupper()
 
 
 def _keyed(value: str, attribute: str) -> str:

@@ -269,7 +269,14 @@ _REPLACED_BY = compile_pattern(
 _TOOK_OVER = compile_pattern(
     r"^(?P<v>.+?)\s+(?:now\s+)?(?:took\s+over|has\s+taken\s+over|is\s+taking\s+over|takes\s+over|"
     r"replaced|has\s+replaced|replaces|succeeded|has\s+succeeded)\s+(?:(?:as\s+)?(?P<a>[\w -]+?)"
-    r"\s+)?(?:from\s+)?(?P<p>(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w.-]*)?)$"
+    r"\s+)?(?:from\s+)?(?P<p>(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w.-]*)?)"
+    r"(?:\s+(?:at|in|on|after|last|this|when|as)\b.*)?$"
+)
+#: "Mrs Dunmore handed over to Colin as chair": the subject is the old value.
+_HANDED_OVER = compile_pattern(
+    r"^(?P<p>.+?)\s+(?:has\s+)?(?:handed|passed)\s+(?:over\s+)?(?:(?:the\s+|her\s+|his\s+|their\s+)?"
+    r"(?P<a>[\w -]+?)\s+)?(?:over\s+)?to\s+(?P<v>(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w.-]*)?)"
+    r"(?:\s+as\s+(?P<b>[\w -]+))?$"
 )
 #: "We upgraded the cluster to 1.29", "She changed her number to ...", "Mum moved her
 #: appointment to Friday": the subject's possessed noun set to a value.
@@ -473,6 +480,10 @@ def _changes(prepared: str, change: bool) -> list[Slot]:
     match = _REPLACED_BY.match(prepared)
     if match:
         return _changed("*", match, None)
+    match = _HANDED_OVER.match(prepared)
+    if match:
+        named = match.group("a") or match.group("b")
+        return _changed("*", match, attribute_of(named) if named else None)
     match = _TOOK_OVER.match(prepared)
     if match:
         attribute = attribute_of(match.group("a") or "") if match.group("a") else None

@@ -25,8 +25,14 @@ _SHARED = frozenset({"lives in", "address"})
 _CHANGED = "*changed"
 
 
+#: Words before a name that do not change whom it names ("Uncle Ray" is "Ray").
+_TITLE = re.compile(
+    r"^(?:uncle|aunt|auntie|aunty|grandma|grandpa|gran|grandad|cousin|mr|mrs|ms|dr)\s+"
+)
+
+
 def _owners_meet(new: str, old: str, attribute: str, open_slot: bool) -> bool:
-    if same_subject(new, old):
+    if same_subject(new, old) or _TITLE.sub("", new) == _TITLE.sub("", old):
         return True
     return {new, old} == {"we", "user"} and (open_slot or attribute in _SHARED)
 
@@ -81,7 +87,15 @@ def household(new: Slot, old: Slot) -> bool:
         return False
     if {new.subject, old.subject} == {"we", "user"}:
         return new.attribute in _SHARED
-    return _unowned(new.subject) == _unowned(old.subject) != ""
+    one, other = _unowned(new.subject), _unowned(old.subject)
+    if one == other != "":
+        return True
+    # "The wedding got pushed back" / "Tom and Aisha's wedding is on 17 August": one has no owner
+    a, b = new.subject, old.subject
+    return new.attribute == "date" and (
+        ("'s " not in a and "'s " in b and b.rpartition("'s ")[2] == a)
+        or ("'s " not in b and "'s " in a and a.rpartition("'s ")[2] == b)
+    )
 
 
 def _unowned(subject: str) -> str:
@@ -137,7 +151,7 @@ def moved_thing(new: Sequence[Slot], new_text: str, old_text: str) -> str | None
 
     said = [_singular(w) for w in _WORDS.findall(old_text.lower())]
     for slot in new:
-        if not slot.kind or not slot.change or slot.subject not in ("user", "we"):
+        if not slot.kind or not slot.change or slot.subject == ANY:
             continue
         things = [_singular(w) for w in slot.attribute.split() if len(w) >= 3]
         if not any(thing in said for thing in things) or slot.value in old_text.lower():
@@ -177,7 +191,8 @@ _LEFT = (
         r"(?i)^(?:the\s+|my\s+|our\s+)?(?P<x>[\w.+&'-]+(?:\s+[\w.+&'-]+)?)\s+(?:and\s+I\s+"
         r"(?:split\s+up|broke\s+up)|(?:is|are|was)\s+(?:basically\s+|now\s+|finally\s+)?"
         r"(?:dormant|dead|gone|done|closed|over|finished|history|no\s+more)|went\s+(?:bust|under)|"
-        r"shut\s+down|died|passed\s+away)\b"
+        r"shut\s+down|died|passed\s+away|stepped\s+down|resigned|retired|went\s+bust|"
+        r"(?:was|were)\s+(?:dropped|sacked|fired|let\s+go|cancell?ed))\b"
     ),
 )
 

@@ -51,6 +51,19 @@ CLOSES = [
     ("I'm on Netflix Premium", "Downgraded Netflix to Standard"),
     ("Chrome is my default browser", "Arc is my default browser now"),
     ("My shell is zsh", "Changed my login shell to fish"),
+    # third persons: a title dropped, a name that stepped down, a handover, the event's owner
+    ("Uncle Ray drives an old Volvo estate", "Ray finally replaced the Volvo with a Skoda"),
+    ("Mum sees Dr Collins at the surgery", "Dr Collins retired"),
+    (
+        "Dev is the captain at the cricket club",
+        "Marcus took over the captaincy from Dev at the AGM",
+    ),
+    ("Mrs Dunmore chairs the residents' association", "Mrs Dunmore handed over to Colin as chair"),
+    (
+        "Tom and Aisha booked Hartwell Manor for the wedding",
+        "Tom and Aisha moved the wedding to the Old Boathouse",
+    ),
+    ("Tom and Aisha's wedding is on 17 August", "The wedding got pushed back to 21 September"),
     # where someone lives, read more widely
     ("Kwame lives in Montreal", "Kwame has been in Toronto for a week"),
     ("The Okafors live in Dallas", "The Okafors moved to Houston"),
@@ -95,6 +108,8 @@ STAYS = [
     ("Our cloud bill is $4,000 a month", "Our payroll is $40,000 a month"),
     ("The team lead is Ana", "The tech lead is Raj"),
     ("Leo plays for the Hawks", "Leo plays the trumpet"),
+    ("My birthday is on April 19", "My mother's birthday is on July 28"),
+    ("Mum sees Dr Collins at the surgery", "Dad retired"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
