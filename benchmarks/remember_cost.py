@@ -20,6 +20,9 @@ on the shared machine falls on all three alike. Prints the figures as JSON.
 
 Standalone only (minutes of filling): ``git worktree add --detach /tmp/memex-pre30
 <commit>`` then ``nice python -m benchmarks.remember_cost --baseline-tree /tmp/memex-pre30``.
+With ``--root DIR`` the homes are kept; ``--fill-only`` fills the baseline home and stops,
+and a later run with the same ``--root`` reuses it (re-measuring a newer tree then costs
+only the timed calls).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import fact_updates_cost
 from benchmarks.metrics import percentile
 from benchmarks.reworded_facts import NAMES, candidate_count, generate
 from benchmarks.vector_cache import default_cache
@@ -93,8 +97,13 @@ def embed(texts: list[str]) -> np.ndarray:
 
 
 def env_for(tree: Path) -> dict[str, str]:
+    """The environment of a worker running ``tree``'s code: its core, and its plugins and
+    integrations too (without them first on the path, the editable install would import
+    this checkout's plugins beside another tree's core)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(tree)
+    env["PYTHONPATH"] = os.pathsep.join(
+        str(tree / part) for part in ("", "plugins", "integrations")
+    )
     return env
 
 
@@ -181,14 +190,39 @@ def figures(worker: Worker) -> dict[str, Any]:
     }
 
 
-def measure(root: Path, baseline: Path, total: int, timed: int) -> dict[str, Any]:
+def filled(root: Path, baseline: Path, rows: list[dict[str, str]]) -> dict[str, Any]:
+    """The baseline home of ``rows`` under ``root``: filled now, or the one an earlier run
+    with the same ``--root`` filled (``fill.done`` holds its figures), so a re-measure on a
+    newer tree pays only for the timed calls."""
+    done, key = root / "fill.done", [len(rows), *(r["text"] for r in rows[:3])]
+    if done.exists() and (root / "filled").is_dir():
+        kept = dict(json.loads(done.read_text(encoding="utf-8")))
+        if kept.get("texts") == key:
+            return {**kept["fill"], "reused": True}
+    result = fill(root, baseline, rows)
+    done.write_text(json.dumps({"texts": key, "fill": result}), encoding="utf-8")
+    return result
+
+
+def measure(
+    root: Path,
+    baseline: Path,
+    total: int,
+    timed: int,
+    *,
+    fill_only: bool = False,
+    today: Path = TODAY_TREE,
+) -> dict[str, Any]:
     rows = facts(total + timed)
     out: dict[str, Any] = {"facts": total, "timed": timed, "users": len({r["user"] for r in rows})}
-    out["fill"] = fill(root, baseline, rows[:total])
-    trees = {HOMES[0]: baseline, HOMES[1]: TODAY_TREE, HOMES[2]: TODAY_TREE}
+    out["fill"] = filled(root, baseline, rows[:total])
+    if fill_only:
+        return out
+    trees = {HOMES[0]: baseline, HOMES[1]: today, HOMES[2]: today}
     workers: list[Worker] = []
     for name, tree in trees.items():
         home = root / name.replace(" ", "-").replace(",", "")
+        shutil.rmtree(home, ignore_errors=True)  # an earlier run's copy, written to
         shutil.copytree(root / "filled", home)
         if name == HOMES[2]:
             (home / "config.toml").write_text('[supersession]\nuse = "none"\n', encoding="utf-8")
@@ -208,20 +242,68 @@ def measure(root: Path, baseline: Path, total: int, timed: int) -> dict[str, Any
     return out
 
 
-def main() -> None:
+def tree_commit(tree: Path) -> str:
+    """The commit ``tree`` has checked out, with ``+`` when it has uncommitted changes."""
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=tree, capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    return f"{head}+" if dirty else head
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-tree", type=Path, required=True)
     parser.add_argument("--facts", type=int, default=10_000)
     parser.add_argument("--timed", type=int, default=300)
-    parser.add_argument("--root", type=Path, default=None)
-    args = parser.parse_args()
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="keep the homes here; a later run with the same root reuses its filled home",
+    )
+    parser.add_argument(
+        "--fill-only", action="store_true", help="fill the baseline home under --root and stop"
+    )
+    parser.add_argument(
+        "--today-tree",
+        type=Path,
+        default=TODAY_TREE,
+        help="the tree measured as today (default: this checkout; a clean worktree of a "
+        "commit leaves others' uncommitted changes out)",
+    )
+    parser.add_argument(
+        "--store",
+        action="store_true",
+        help="store the figures as section 21b of docs/benchmarks.md and reassemble the page",
+    )
+    args = parser.parse_args(argv)
     root = args.root or Path(tempfile.mkdtemp(prefix="memex-remember-cost-"))
     started = time.time()
     try:
-        result = measure(root, args.baseline_tree.resolve(), args.facts, args.timed)
+        timer = fact_updates_cost.Timer(" ".join(["python -m benchmarks.remember_cost", *argv]))
+        result = measure(
+            root,
+            args.baseline_tree.resolve(),
+            args.facts,
+            args.timed,
+            fill_only=args.fill_only,
+            today=args.today_tree.resolve(),
+        )
         result["wall_s"] = time.time() - started
         result["load_end"] = os.getloadavg()
+        result["today_commit"] = tree_commit(args.today_tree.resolve())
         print(json.dumps(result, indent=1))
+        if args.store and not args.fill_only:
+            run, seconds = timer.finished()
+            page = fact_updates_cost.store(fact_updates_cost.cost_section(result), run, seconds)
+            print(f"stored section 21b; wrote {page}", file=sys.stderr)
     finally:
         if args.root is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -14,7 +14,11 @@ supersession, facts with no current memory left (*lost*), the duplicate rate (be
 user=...)``, current facts, hybrid), a hit when a memory stating the fact is first
 (recall@1) or in the top 5. Prints JSON.
 
-Standalone: ``nice python -m benchmarks.supersession_recall``.
+Each figure names the closings too: whether the closer states the same fact of the set (a
+rewording the judge took for a change) or another one.
+
+Standalone: ``nice python -m benchmarks.supersession_recall`` (``--store``: as section 21c
+of docs/benchmarks.md, :mod:`benchmarks.fact_updates_cost`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import json
 import os
 import shutil
 import sqlite3
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -31,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import fact_updates_cost
 from benchmarks.memory_duplicates import COLLECTION, PER_USER, USERS, dream_all, remember_set, state
 from benchmarks.remember_cost import embed
 from benchmarks.reworded_facts import FactSet, Wording, generate
@@ -58,13 +64,39 @@ def cached_embedder(mx: Memex, vectors: dict[str, np.ndarray]) -> None:
     embedder.embed_query = embed_query
 
 
-def closed(home: Path) -> int:
+#: How many closings of each kind the figures list by their texts.
+EXAMPLES = 5
+
+
+def closed(home: Path) -> list[tuple[str, str]]:
+    """Every closed memory and the memory that closed it."""
     db = sqlite3.connect(home / "catalog.sqlite")
     try:
-        row = db.execute("SELECT count(*) FROM memories WHERE valid_until IS NOT NULL").fetchone()
-        return int(row[0])
+        rows = db.execute(
+            "SELECT id, superseded_by FROM memories WHERE valid_until IS NOT NULL ORDER BY id"
+        ).fetchall()
+        return [(str(a), str(b)) for a, b in rows]
     finally:
         db.close()
+
+
+def closings(mx: Memex, home: Path, ledger: Any) -> dict[str, Any]:
+    """The closings, by whether the closer states the same fact of the set (a rewording)
+    or another one (the set's facts all stand together: it was built for duplicates)."""
+    operator = mx.operator()
+    same: list[tuple[str, str]] = []
+    other: list[tuple[str, str]] = []
+    for old, by in closed(home):
+        texts = (operator.get(old).content, operator.get(by).content)
+        mine, theirs = ledger.fact_of_memory.get(old), ledger.fact_of_memory.get(by)
+        (same if mine is not None and mine == theirs else other).append(texts)
+    return {
+        "closed": len(same) + len(other),
+        "closed_same_fact": len(same),
+        "closed_other_fact": len(other),
+        "same_fact_examples": same[:EXAMPLES],
+        "other_fact_examples": other[:EXAMPLES],
+    }
 
 
 def recall(mx: Memex, facts: FactSet, ledger: Any) -> dict[str, float]:
@@ -87,7 +119,7 @@ def recall(mx: Memex, facts: FactSet, ledger: Any) -> dict[str, float]:
 def figures(mx: Memex, home: Path, facts: FactSet, ledger: Any) -> dict[str, Any]:
     now = state(mx, ledger)
     return {
-        "closed": closed(home),
+        **closings(mx, home, ledger),
         "active": now.active,
         "lost": len(now.lost),
         "duplicate_rate": now.rate,
@@ -117,18 +149,29 @@ def measure(root: Path, users: int, per_user: int) -> dict[str, Any]:
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=USERS)
     parser.add_argument("--per-user", type=int, default=PER_USER)
-    args = parser.parse_args()
+    parser.add_argument(
+        "--store",
+        action="store_true",
+        help="store the figures as section 21c of docs/benchmarks.md and reassemble the page",
+    )
+    args = parser.parse_args(argv)
     root = Path(tempfile.mkdtemp(prefix="memex-supersession-recall-"))
     started = time.time()
+    timer = fact_updates_cost.Timer(" ".join(["python -m benchmarks.supersession_recall", *argv]))
     try:
         result = measure(root, args.users, args.per_user)
         result["wall_s"] = time.time() - started
         result["load_end"] = os.getloadavg()
         print(json.dumps(result, indent=1))
+        if args.store:
+            run, seconds = timer.finished()
+            page = fact_updates_cost.store(fact_updates_cost.recall_section(result), run, seconds)
+            print(f"stored section 21c; wrote {page}", file=sys.stderr)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
