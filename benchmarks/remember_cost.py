@@ -44,6 +44,7 @@ import numpy as np
 
 from benchmarks import fact_updates_cost
 from benchmarks.metrics import percentile
+from benchmarks.report import git_commit
 from benchmarks.reworded_facts import NAMES, candidate_count, generate
 from benchmarks.vector_cache import default_cache
 from memex_core.config import DEFAULT_COMPONENTS
@@ -242,20 +243,6 @@ def measure(
     return out
 
 
-def tree_commit(tree: Path) -> str:
-    """The commit ``tree`` has checked out, with ``+`` when it has uncommitted changes."""
-    head = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=tree, capture_output=True, text=True
-    ).stdout.strip()
-    dirty = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=no"],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    return f"{head}+" if dirty else head
-
-
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -298,7 +285,7 @@ def main(argv: list[str] | None = None) -> None:
         )
         result["wall_s"] = time.time() - started
         result["load_end"] = os.getloadavg()
-        result["today_commit"] = tree_commit(args.today_tree.resolve())
+        result["today_commit"] = git_commit(args.today_tree.resolve())
         print(json.dumps(result, indent=1))
         if args.store and not args.fill_only:
             run, seconds = timer.finished()

@@ -101,18 +101,20 @@ def memory_gb() -> str:
         return "unknown"
 
 
-def git_commit() -> str:
+def git_commit(tree: Path = REPO_ROOT) -> str:
+    """The commit ``tree`` (default: this checkout) has checked out, and whether it has
+    uncommitted changes."""
     try:
         out = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO_ROOT,
+            cwd=tree,
             capture_output=True,
             text=True,
             check=True,
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=REPO_ROOT,
+            cwd=tree,
             capture_output=True,
             text=True,
         ).stdout.strip()
