@@ -45,6 +45,8 @@ def open_closes(new: Slot, old: Slot) -> str | None:
         return None
     who, what = old.subject, old.attribute
     named = new.previous and old.value and same_value(new.previous, old.value)
+    if new.subject == ANY and not handed(new, f"{old.subject} {what} {old.value}"):
+        return None  # "Bob handed the keys over to Ana": not what Bob owns
     if named and (new.attribute in (_CHANGED, what) or new.subject == ANY or old.single):
         return f"{who}: {what} changed from {old.value} to {new.value}"
     if new.subject == ANY or not same_attribute(new.attribute, what, new.change):
@@ -78,6 +80,15 @@ def same_attribute(new: str, old: str, change: bool) -> bool:
     if new in NEUTRAL or old in NEUTRAL:
         return True
     return (one < other or other < one) and new.split()[-1] == old.split()[-1]
+
+
+def handed(new: Slot, old: str) -> bool:
+    """Whether what a handover or a replacement names ("took over the captaincy from Dev")
+    is what the earlier fact is about ("Dev is the captain"); true when it names nothing."""
+    if new.attribute in (_CHANGED, ANY):
+        return True
+    stems = {word[:5] for word in re.findall(r"[a-z0-9]{3,}", old.lower())}
+    return any(word[:5] in stems for word in re.findall(r"[a-z0-9]{3,}", new.attribute))
 
 
 def household(new: Slot, old: Slot) -> bool:
@@ -116,6 +127,8 @@ def names_left(new: Sequence[Slot], old_text: str, old_subject: str | None) -> s
         left = slot.previous or (slot.value if slot.ended else "")
         left = re.sub(r"^(?:old|previous|former)\s+", "", left)
         if not slot.change or len(left) < 3 or f" {left} " not in words:
+            continue
+        if slot.subject == ANY and not handed(slot, words):
             continue
         if slot.subject == ANY or (
             old_subject and _owners_meet(slot.subject, old_subject, "", True)
