@@ -51,8 +51,9 @@ TARGET = 0.95
 WRONG_TARGET = 0.01
 MISSES = 25
 QUICK_EVERY = 12  # --quick keeps every 12th case
-#: The peer home (supersession off) answers these splits' questions (dev's are left out: time).
-PEER_SPLITS = (TEST, BROAD, FRESH)
+#: The peer home (supersession off) answers these splits' questions (dev's and broad's are
+#: left out: the run's time).
+PEER_SPLITS = (TEST, FRESH)
 #: Splits with checks in the summary: test (spent, kept for its history) and the held-out one.
 CHECKED = {TEST: "test", FRESH: "fresh, held out"}
 
