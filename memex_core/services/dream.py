@@ -85,7 +85,10 @@ def dream(
                 # A NONE or UPDATE with a target means this memory repeats (or was folded
                 # into) one that stays; anything else leaves it standing.
                 if action in (ADD, DELETE) or target is None:
-                    for old in _supersede(service, scope, memory, facts, earlier, dry_run):
+                    closed = _supersede(
+                        service, scope, memory, facts, earlier, dry_run, consolidator
+                    )
+                    for old in closed:
                         earlier.discard(old)
                         report.superseded.append((old, memory.id))
                     earlier.add(memory.id)
@@ -118,9 +121,12 @@ def _supersede(
     facts: Sequence[MemoryRecord],
     earlier: set[str],
     dry_run: bool = False,
+    consolidator: Consolidator | None = None,
 ) -> list[str]:
     """Close the standing facts before ``memory`` that the judge says it supersedes (the
-    closest few, as remembering offers them; a dry run only names them); their ids."""
+    closest few, as remembering offers them; a dry run only names them); their ids. One
+    that ``memory`` only says again in other words (``consolidator``, both ways) is no
+    change and stays open, as at remember."""
     if service.judge is None or not earlier:
         return []
     standing = [
@@ -139,6 +145,12 @@ def _supersede(
         standing[: supersession.CANDIDATES],
         valid_from=memory.holds_from,
     )
+    if consolidator is not None:
+        found.closes = [
+            (old, why)
+            for old, why in found.closes
+            if not supersession.same_fact(consolidator, memory.content, memory.kind, old)
+        ]
     for old, why in [] if dry_run else found.closes:
         service.close(scope, old, why, memory)
     return [old.id for old, _ in found.closes]

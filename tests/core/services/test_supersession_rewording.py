@@ -15,10 +15,13 @@ from pathlib import Path
 import pytest
 
 from memex_core.api import Memex
+from memex_core.config import Config, load_config
 from memex_core.domain import ConsolidationDecision, MemoryFact, SimilarMemory
 from memex_core.domain.contracts import ADD, NONE
+from memex_core.plugins import load_registry
 from memex_core.services.supersession import same_fact
-from tests.support.supersession_doubles import LivesInJudge, timed_memex
+from tests.support.component_doubles import DoublesPlugin
+from tests.support.supersession_doubles import JudgePlugin, LivesInJudge, timed_memex
 
 T0 = 1_700_000_000.0
 DAY = 86400.0
@@ -95,3 +98,40 @@ def test_same_fact_asks_both_ways(mx: Memex) -> None:
     )
     assert not same_fact(OneWay(record.content), "Alice lives in Berlin", "misc", record)
     assert same_fact(OneWay("-"), "Alice lives in Berlin", "misc", record)
+
+
+def _home(home: Path, judge: str | None = None, **memory: float) -> Memex:
+    """``timed_memex`` with a ``[memory]`` table (``judge``: the supersession judge)."""
+    registry = load_registry()
+    registry.register_plugin(DoublesPlugin(home), name="doubles")
+    registry.register_plugin(JudgePlugin(LivesInJudge()), name="judge-double")
+    chosen = {
+        **load_config(home).components,
+        "embedder": "hashing",
+        "vector_store": "memory",
+        "supersession_judge": judge or "test-lives",
+    }
+    raw = {"memory": dict(memory)} if memory else {}
+    return Memex(registry=registry, config=Config(home=home, components=chosen, raw=raw))
+
+
+def test_a_dream_never_closes_a_fact_by_its_rewording(memex_home: Path) -> None:
+    """Stored without a judge, then dreamt with one: the consolidator is shown no similar
+    memory (threshold 0.99), so it keeps the rewording and the judge names the earlier fact;
+    that closing is no change, and the dream (and its plan) leave both open."""
+    plain = _home(memex_home, "none")
+    try:
+        berlin = plain.remember("Alice lives in Berlin", user="alice", at=T0).memory_ids[0]
+        plain.remember("Alice now lives in Berlin", user="alice", at=T0 + DAY)
+    finally:
+        plain.close()
+    mx = _home(memex_home, similarity_threshold=0.99)
+    try:
+        alice = mx.agent("alice")
+        assert alice.dream_plan().report.superseded == []
+        report = alice.dream()
+        assert report.superseded == []
+        assert mx.operator().get(berlin).valid_until is None
+        assert _current(mx) == ["Alice lives in Berlin", "Alice now lives in Berlin"]
+    finally:
+        mx.close()
