@@ -25,7 +25,7 @@ from functools import lru_cache
 from memex_rules.rules_text import compile_pattern, squash
 from memex_rules.statement_objects import third_singular
 from memex_rules.supersession import RulesSupersessionJudge
-from memex_rules.supersession_slots import read_slots
+from memex_rules.supersession_slots import read_slots, shaped_slots
 from memex_rules.supersession_values import ANY, Slot, same_subject, same_value
 
 #: The stand-in value of a statement built from a question: a word no rule reads as a
@@ -174,13 +174,32 @@ def _forms() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
         ),
         # a possessed noun: "What is my address?", "Who is Alice's partner?"
         (
-            rf"(?:what|who|where|which|how)\s+{_IS}\s+{_P}\s+(?:current\s+|new\s+|present\s+|"
-            rf"latest\s+)?(?P<n>[\w -]+?){_NOW}",
+            rf"(?:what|who|where|which|how|how\s+much|how\s+many|when)\s+{_IS}\s+{_P}\s+"
+            rf"(?:current\s+|new\s+|present\s+|latest\s+)?(?P<n>[\w -]+?)"
+            rf"(?:\s+(?:at|in|on|for|with|these)\s+(?:work|home|the\s+moment|the\s+minute|days))?{_NOW}",
             ("{p} {n} is {V}",),
+        ),
+        # a definite noun: "What is the rent?", "How much is the membership?"
+        (
+            rf"(?:what|who|which|how\s+much|how\s+many)\s+{_IS}\s+the\s+(?:current\s+)?"
+            rf"(?P<n>(?:(?!\bof\b)[\w-]+\s+){{0,3}}[\w-]+){_NOW}",
+            ("the {n} is {V}",),
+        ),
+        # on a plan or a tier: "Which Slack plan are we on?"
+        (
+            rf"(?:which|what)\s+(?P<x>[\w.-]+(?:\s+[\w.-]+){{0,2}})\s+(?:{_IS}|{_DO})\s+{_S}\s+"
+            rf"{_ASKED}(?:on|using|subscribed\s+to){_NOW}",
+            ("{s} is on the {V} {x}",),
         ),
         (
             rf"(?:what|who)\s+{_IS}\s+the\s+(?:current\s+)?(?P<n>[\w -]+?)\s+of\s+{_S}{_NOW}",
             ("{p} {n} is {V}",),
+        ),
+        # any verb and its preposition: "Who do I report to?", "Who do we bank with?"
+        (
+            rf"(?:who|what|which\s+[\w-]+|how\s+much|how\s+many\s+[\w-]+)\s+{_DO}\s+{_S}\s+"
+            rf"{_ASKED}(?P<y>[a-z]+(?:\s+(?:to|with|at|on|in|for|from|by|into|up\s+at))?){_NOW}",
+            ("{s} {Y} {V}",),
         ),
     )
     return tuple((compile_pattern(rf"^{pattern}$"), templates) for pattern, templates in forms)
@@ -193,6 +212,8 @@ _YES_NO_BE = compile_pattern(rf"^(?P<aux>is|are|am)\s+{_S}\s+{_ASKED}(?P<r>.+)$"
 #: "Is Priya vegetarian, vegan or something else?": the first choice is the statement.
 _CHOICES = compile_pattern(r"\s*(?:,|\bor\b).*$")
 _QUESTION_END = compile_pattern(r"[\s?!.]+$")
+#: "What's my rent?" is "What is my rent?".
+_CONTRACTED = compile_pattern(r"^(what|who|where|when|how|which)'s\b")
 
 
 def _subject(said: str) -> tuple[str, str]:
@@ -213,6 +234,7 @@ def statements(question: str) -> list[tuple[str, bool]]:
     asked about (a yes/no question's own statement does; the others hold a stand-in value);
     empty when the question is of no form read here."""
     text = _QUESTION_END.sub("", squash(question.replace("\u2019", "'")))
+    text = _CONTRACTED.sub(r"\1 is", text)
     out: list[tuple[str, bool]] = []
     for pattern, templates in _FORMS:
         match = pattern.match(text)
@@ -233,12 +255,19 @@ def statements(question: str) -> list[tuple[str, bool]]:
                 y=groups.get("y", ""),
                 t=groups.get("t", ""),
                 n=groups.get("n", ""),
+                Y=_third(groups.get("y", "")),
                 V=_VALUE,
             )
             out.append((said_as.lstrip("!"), said_as.startswith("!")))
         if out:
             return out
     return _yes_no(text)
+
+
+def _third(verb: str) -> str:
+    """ "report to" -> "reports to": the statements are in the third person."""
+    first, _, rest = verb.partition(" ")
+    return f"{third_singular(first)} {rest}".strip() if first else ""
 
 
 def _yes_no(text: str) -> list[tuple[str, bool]]:
@@ -265,7 +294,7 @@ def read_question(question: str) -> tuple[tuple[str, str, str], ...]:
     to none (then no stored fact is offered for it)."""
     asked: list[tuple[str, str, str]] = []
     for statement, names_value in statements(question):
-        for slot in read_slots(statement):
+        for slot in _slots(statement):
             if slot.attribute == ANY or not slot.subject:
                 continue
             if slot.kind and not _owned_by_asker(slot.subject, question):
@@ -275,6 +304,11 @@ def read_question(question: str) -> tuple[tuple[str, str, str], ...]:
                 if (slot.subject, attribute, named) not in asked:
                     asked.append((slot.subject, attribute, named))
     return tuple(asked)
+
+
+def _slots(text: str) -> tuple[Slot, ...]:
+    """What the judge reads in ``text``: the table's slots and those of its shape."""
+    return read_slots(text) + tuple(s for s in shaped_slots(text) if s not in read_slots(text))
 
 
 def _owned_by_asker(subject: str, question: str) -> bool:
@@ -307,7 +341,7 @@ def answers(question: str, texts: Sequence[str]) -> list[int]:
         return []
     found = []
     for position, text in enumerate(texts):
-        for slot in read_slots(text):
+        for slot in _slots(text):
             if any(_meets(slot, *wanted) for wanted in asked):
                 found.append(position)
                 break
@@ -326,6 +360,6 @@ class RulesJudge(RulesSupersessionJudge):
             return None
 
         def answers_it(text: str) -> bool:
-            return any(_meets(slot, *wanted) for slot in read_slots(text) for wanted in asked)
+            return any(_meets(slot, *wanted) for slot in _slots(text) for wanted in asked)
 
         return answers_it

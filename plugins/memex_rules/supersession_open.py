@@ -385,36 +385,52 @@ def _states(plain: str, prepared: str, change: bool) -> list[Slot]:
         value = tidy_value(been.group("v"))
         if subject and value:
             return [Slot(subject, "lives in", value, change=True)]
-    match = _NAMED_AS.match(plain)
-    if match:
-        subject, attribute = _owner(match.group("own")), attribute_of(match.group("a"))
-        positive = _positive(match.group("adv"), match.group("adv2"))
-        if subject and attribute:
-            return _copula(subject, attribute, match.group("v"), positive, change)
-    match = _COPULA.match(plain)
-    if match and not _STATE_START.match(match.group("v")):
-        subject, attribute = _owner(match.group("own")), attribute_of(match.group("a"))
-        positive = _positive(match.group("adv"), match.group("adv2"))
-        if subject and attribute:
-            return _copula(subject, attribute, match.group("v"), positive, change)
-    match = _FRAME.match(plain)
-    if match:
-        return _frame(match, change)
-    match = _ON.match(plain)
-    if match:
-        return _on(match, change)
-    match = _BARE.match(plain)
-    if match and not _STATE_START.match(match.group("v")):
-        attribute = attribute_of(match.group("a"))
-        kind = value_kind(re.sub(r"(?i)^(?:at|on|every)\s+", "", match.group("v")))
-        typed = kind in ("time", "date", "money", "version") or kind.startswith("quan")
-        if attribute and (typed or (kind == "name" and " " in attribute)):
-            positive = _positive(match.group("adv"), match.group("adv2"))
-            return _copula("we", attribute or "", match.group("v"), positive, change)
+    for read in (_named_as, _copula_of, _frame, _on, _bare):
+        found = read(plain, change)
+        if found:
+            return found
     return []
 
 
-def _frame(match: re.Match[str], change: bool) -> list[Slot]:
+def _named_as(plain: str, change: bool) -> list[Slot]:
+    match = _NAMED_AS.match(plain)
+    if not match:
+        return []
+    subject, attribute = _owner(match.group("own")), attribute_of(match.group("a"))
+    if not subject or not attribute:
+        return []
+    positive = _positive(match.group("adv"), match.group("adv2"))
+    return _copula(subject, attribute, match.group("v"), positive, change)
+
+
+def _copula_of(plain: str, change: bool) -> list[Slot]:
+    match = _COPULA.match(plain)
+    if not match or _STATE_START.match(match.group("v")):
+        return []
+    subject, attribute = _owner(match.group("own")), attribute_of(match.group("a"))
+    if not subject or not attribute:
+        return []
+    positive = _positive(match.group("adv"), match.group("adv2"))
+    return _copula(subject, attribute, match.group("v"), positive, change)
+
+
+def _bare(plain: str, change: bool) -> list[Slot]:
+    match = _BARE.match(plain)
+    if not match or _STATE_START.match(match.group("v")):
+        return []
+    attribute = attribute_of(match.group("a"))
+    kind = value_kind(re.sub(r"(?i)^(?:at|on|every)\s+", "", match.group("v")))
+    typed = kind in ("time", "date", "money", "version") or kind.startswith("quan")
+    if not attribute or not (typed or (kind == "name" and " " in attribute)):
+        return []
+    positive = _positive(match.group("adv"), match.group("adv2"))
+    return _copula("we", attribute, match.group("v"), positive, change)
+
+
+def _frame(plain: str, change: bool) -> list[Slot]:
+    match = _FRAME.match(plain)
+    if not match:
+        return []
     subject = normalise_subject(match.group("s"))
     frame = _SINGLE_FRAMES[squash(match.group("f").lower())]
     value, kind = _value(match.group("v"))
@@ -428,7 +444,10 @@ def _frame(match: re.Match[str], change: bool) -> list[Slot]:
     return [Slot(subject, frame, value, positive=positive, change=change, kind=kind)]
 
 
-def _on(match: re.Match[str], change: bool) -> list[Slot]:
+def _on(plain: str, change: bool) -> list[Slot]:
+    match = _ON.match(plain)
+    if not match:
+        return []
     subject = normalise_subject(match.group("s"))
     raw = match.group("v")
     if not subject:

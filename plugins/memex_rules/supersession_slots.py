@@ -158,6 +158,8 @@ def _plural_verb(text: str) -> str:
     verb = match.group("verb")
     if said.lower() == "user" or (" " in who and verb.lower() in ("is", "has")):
         return text  # already third person ("User lives in Oslo")
+    if " and " not in who and " " in who and verb.lower().endswith("s"):
+        return text  # "the Okafors lives in ...": already the rules' form
     if verb.lower() not in _KEEP_VERB | _PAST and not verb.lower().endswith("ed"):
         verb = third_singular(verb)
     return f"{who} {match.group('adv')}{verb}{text[match.end() :]}"

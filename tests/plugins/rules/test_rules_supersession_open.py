@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from memex_rules.question_slots import answers
 from memex_rules.supersession_open import value_kind
 from memex_rules.supersession_slots import read_slots
 from tests.plugins.rules.test_rules_supersession import JUDGE, LATER, _closed, _fact
@@ -153,3 +154,21 @@ def test_with_a_person_is_a_partner_not_an_employer() -> None:
     attributes = {slot.attribute for slot in read_slots("I am with Elena these days")}
     assert "works at" not in attributes
     assert _closed("I work at Acme", "I am with Elena these days") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("Which Slack plan are we on?", "We are on the Business plan"),
+        ("What's our payment provider?", "Our payment provider is now Adyen"),
+        ("How much is the rent?", "The rent went up to £1,400"),
+        ("What's my rent?", "My rent is £1,350 a month"),
+        ("Who do I report to?", "After the reorg I report to Femi"),
+        ("Who do we bank with?", "We bank with Monzo now"),
+        ("What do I weigh?", "I weigh 85kg"),
+        ("Who is Priya's dentist?", "Priya's dentist is Dr Osei"),
+        ("Where do the Okafors live?", "The Okafors live in Dallas"),
+    ],
+)
+def test_a_question_reads_an_open_attribute_as_its_facts_do(question: str, fact: str) -> None:
+    assert answers(question, [fact, "Our office dog is called Biscuit"]) == [0]
