@@ -301,7 +301,8 @@ def run(ctx: RunContext | None = None) -> Section:
         "neighbour features read the turns on both sides. Lever 4, time phrases as date "
         "boosts, cannot be measured here: these fragments carry no dates (section 4 reads "
         "time phrases off). Kept: the rerank with all its features, as the `rerank` ranker "
-        '(`[ranker] use = "rerank"`, not the default: fitted on conversations only), a '
+        "(the default ranker since the guard rails of docs/benchmarks-rerank-guard-rails.md; "
+        '`[ranker] use = "rrf"` turns it off), a '
         "logistic regression: gradient-boosted trees (lever 7) did no better on the held-out "
         "conversations, the deeper pool (lever 8) adds evidence within reach but the model "
         "does not lift it into the ten, and a session-diverse top ten (lever 9) costs "

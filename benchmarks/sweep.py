@@ -1,7 +1,8 @@
 """Sweeping the retrieval knobs memex exposes, on one benchmark's home and queries.
 
 Knobs: ``semantic_weight`` (passed to ``search``, the same as ``[search]
-semantic_weight``), ``[search] candidate_depth``, the RRF ``k`` (``[ranker.rrf] k``),
+semantic_weight``), ``[search] candidate_depth``, the RRF ``k`` of the default ranker
+(``[ranker.rerank] k``: it fuses like ``rrf`` before it reranks),
 the bm25 tokenizer (``[keyword.bm25] stemmer/stopwords``) and turn context (``[index]
 keyword_context_turns / vector_context_turns``; the index concerned is rebuilt with
 ``Memex.rebuild``), all through config.toml. The defaults are read from memex itself,
@@ -105,7 +106,8 @@ def describe(knobs: Knobs, base: Knobs) -> str:
 def describe_defaults(base: Knobs) -> str:
     return (
         f"semantic_weight {base.weight:g}, candidate_depth {base.depth} (each signal hands "
-        f"the ranker its top max(limit, {base.depth})), rrf k {base.rrf_k:g}, stemmer and "
+        f"the ranker its top max(limit, {base.depth})), ranker {DEFAULT_COMPONENTS['ranker']} "
+        f"(RRF k {base.rrf_k:g}), stemmer and "
         f"stopwords english, turn context: keyword index {base.keyword_turns} earlier "
         f"turn(s) of up to {_INDEX_DEFAULTS.keyword.chars} characters"
         f"{' and the conversation title' if base.keyword_titles else ''}, vectors "
@@ -286,7 +288,7 @@ def _sweep(sweeper: Sweeper, metric: str, target: float) -> list[str]:
         "held-out data.",
         table(["semantic_weight", metric], weights),
         table(["[search] candidate_depth", metric], depths),
-        table(["[ranker.rrf] k", metric], ks),
+        table([f"[ranker.{DEFAULT_COMPONENTS['ranker']}] k", metric], ks),
         table(["candidate_depth \\ semantic_weight", *map(str, GRID_WEIGHTS)], depth_weight),
         table([f"candidate_depth \\ rrf k (weight {base.weight:g})", *map(str, GRID_KS)], depth_k),
         table([f"semantic_weight \\ rrf k (depth {base.depth})", *map(str, GRID_KS)], weight_k),
@@ -384,7 +386,7 @@ def _long_list(sweeper: Sweeper, metric: str) -> list[str]:
     return [
         f"Top 10 of a hybrid search asking for {LONG_LIMIT} results (`--limit {LONG_LIMIT}`: each "
         f"signal then hands over {LONG_LIMIT} candidates), other knobs at their defaults:",
-        table(["[ranker.rrf] k", f"{metric} of the first 10"], rows),
+        table([f"[ranker.{DEFAULT_COMPONENTS['ranker']}] k", f"{metric} of the first 10"], rows),
     ]
 
 

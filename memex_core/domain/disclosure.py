@@ -22,6 +22,9 @@ me my of on or our so that the their them there they this to was we were what wh
 who why will with you your"""
 _SKIP = frozenset(_SKIP_TEXT.split())
 
+#: Ranks that say which signal found a hit; any other rank is a ranker's own re-ordering.
+_SIGNALS = frozenset({KEYWORD, SEMANTIC, EVIDENCE_SLOT})
+
 QUERY_MATCH = "query_match"
 LINKED = "linked"
 RECENCY = "recency"
@@ -84,6 +87,14 @@ def why_matched(result: SearchResult, terms: list[str]) -> str:
         similarity = f" (similarity {score:.2f})" if score is not None else ""
         parts.append(f"meaning #{rank}{similarity}")
     reason = " + ".join(parts) or "matched"
+    # Places a ranker gave after fusing (the default ``rerank``'s): where the hit ended up.
+    reordered = [
+        f"{name} #{place}"
+        for name, place in result.ranks.items()
+        if name not in _SIGNALS and place is not None
+    ]
+    if reordered:
+        reason += ", " + ", ".join(reordered)
     if result.evidence == EVIDENCE_SEMANTIC and result.ranks.get(KEYWORD) is not None:
         reason += "; kept on meaning alone (too few of the query's words)"
     elif result.evidence == EVIDENCE_SEMANTIC:

@@ -9,8 +9,8 @@ says (a time, a number), how many candidates sit near it). The model is a JSON
 file (``model.json``, trained on the LoCoMo development conversations: see
 docs/benchmarks.md, section 4b). Candidates that do not look like turns of conversations
 (documents, one per conversation) stay as fused; keyword-only and semantic-only searches
-are unchanged.
-Choose it in config.toml::
+are unchanged. It is the default ranker (``[ranker] use = "rrf"`` turns it off; without
+this plugin, search falls back to ``rrf``). Its settings::
 
     [ranker]
     use = "rerank"
@@ -52,5 +52,5 @@ def register_rankers(register: Any) -> None:
     register(
         "rerank",
         build_ranker,
-        description="RRF, then a learned rerank of the best 50 (k=10, depth=50).",
+        description="RRF, then a learned rerank of the best 50 (the default; k=10, depth=50).",
     )

@@ -21,6 +21,7 @@ from memex_core.domain import (
     SignalHit,
 )
 from memex_core.domain.chunking import message_fragments
+from memex_core.domain.disclosure import compact_hit, query_terms
 from memex_core.plugins import load_registry
 from memex_rerank import LearnedRerank, RerankModel, RerankModelError, load_model
 from memex_rerank.features import NAMES, Unit, feature_rows, unit_of
@@ -241,5 +242,8 @@ def test_registered_and_used_by_hybrid_search(
         capsys.readouterr()
         print_panels(found.results, "Biscuit puppy")
         assert "rerank #1" in capsys.readouterr().out
+        # The small steps' reason too (`memex dig --concise`, an agent's search).
+        why = compact_hit(found.results[0], query_terms("Biscuit puppy")).why
+        assert why.startswith("keyword #") and why.endswith(", rerank #1")
     finally:
         mx.close()
