@@ -37,6 +37,7 @@ def result_to_dict(result: SearchResult, fallback: str | None = None) -> dict[st
         "ranks": result.ranks,
         "scores": result.scores,
         "evidence": result.evidence,
+        "reasons": list(result.reasons),
         "fallback": fallback,
         "provenance": provenance_to_dict(fragment),
         "metadata": fragment.metadata,

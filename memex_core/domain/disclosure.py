@@ -95,6 +95,8 @@ def why_matched(result: SearchResult, terms: list[str]) -> str:
     ]
     if reordered:
         reason += ", " + ", ".join(reordered)
+        if result.reasons:
+            reason += ": " + ", ".join(result.reasons)
     if result.evidence == EVIDENCE_SEMANTIC and result.ranks.get(KEYWORD) is not None:
         reason += "; kept on meaning alone (too few of the query's words)"
     elif result.evidence == EVIDENCE_SEMANTIC:

@@ -27,13 +27,16 @@ class SignalHit:
 class FusedHit:
     """One fused candidate: its fused score and, per signal, its rank and raw score.
 
-    A signal that did not return the fragment has ``None`` for both.
+    A signal that did not return the fragment has ``None`` for both. ``reasons``: what a
+    ranker that re-orders says moved it, in words (the rerank: the features that raised it
+    most, "keyword score", "neighbours"); empty otherwise.
     """
 
     id: str
     score: float
     ranks: dict[str, int | None]
     scores: dict[str, float | None]
+    reasons: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,9 @@ class SearchResult:
     ``evidence`` says what kept it (see :mod:`memex_core.domain.relevance`):
     ``"keyword"``, ``"semantic"`` (kept on meaning alone: it shares too few of the
     query's words to count) or ``"both"``; None where a caller built it by hand.
+    ``reasons``: why the ranker put it where it is, in words (the default ``rerank``: the
+    features of its model that raised it most against the other candidates); empty when
+    the ranker did not re-order it.
     """
 
     fragment: Fragment
@@ -50,6 +56,7 @@ class SearchResult:
     ranks: dict[str, int | None]
     scores: dict[str, float | None]
     evidence: str | None = None
+    reasons: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:

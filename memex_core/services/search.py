@@ -271,6 +271,7 @@ class SearchService:
                     **h.scores,
                 },
                 evidence=evidence,
+                reasons=h.reasons,
             )
             for h, evidence in kept
             if h.id in fragments

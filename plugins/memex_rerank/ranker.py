@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from memex_core.domain import FusedHit, RerankCatalog
+from memex_rerank.explain import reasons
 from memex_rerank.features import Unit, feature_rows, unit_of
 from memex_rerank.model import RerankModel
 from memex_rrf import DEFAULT_K, ReciprocalRankFusion
@@ -61,7 +62,9 @@ class LearnedRerank(ReciprocalRankFusion):
                 before = at.get((conversation, position - 1))
                 after = at.get((conversation, position + 1))
             units[fid] = unit_of(fragment.content, fragment.role, before, after, place)
-        scores = self.model.score(feature_rows(query, hits, units))
+        rows = feature_rows(query, hits, units)
+        scores = self.model.score(rows)
+        why = reasons(self.model.weights, rows)
         order = sorted(range(len(hits)), key=lambda i: (-scores[i], i))
         # Each hit takes the fused score of the place it moves to, so that scores still
         # fall down the page (callers sort, cut and show by them) and the hits after the
@@ -73,6 +76,7 @@ class LearnedRerank(ReciprocalRankFusion):
                 places[place - 1],
                 {**hits[i].ranks, RERANK: place},
                 {**hits[i].scores, RERANK: round(scores[i], 4)},
+                why[i],
             )
             for place, i in enumerate(order, start=1)
         ]

@@ -22,6 +22,7 @@ RESULT_KEYS = {
     "source_kind",
     "timestamp",
     "ranks",
+    "reasons",
 }
 
 

@@ -24,6 +24,7 @@ from memex_core.domain.chunking import message_fragments
 from memex_core.domain.disclosure import compact_hit, query_terms
 from memex_core.plugins import load_registry
 from memex_rerank import LearnedRerank, RerankModel, RerankModelError, load_model
+from memex_rerank.explain import LABELS, reasons
 from memex_rerank.features import NAMES, Unit, feature_rows, unit_of
 from memex_rerank.query import keyword_query
 from memex_rerank.ranker import conversational
@@ -148,8 +149,23 @@ def test_rerank_orders_by_the_model_and_names_its_signal() -> None:
     assert [h.id for h in out] == ["b", "a"]
     assert [h.ranks["rerank"] for h in out] == [1, 2]
     assert [h.score for h in out] == [0.2, 0.1]  # each takes its new place's fused score
+    # What raised each against the other: b's length; nothing raised a.
+    assert [h.reasons for h in out] == [("turn length",), ()]
     assert out[0].ranks["keyword"] == 1 and out[0].scores["keyword"] == 1.0
     assert out[0].scores["rerank"] > out[1].scores["rerank"]  # type: ignore[operator]
+
+
+def test_every_feature_has_words_and_reasons_rank_what_raised_a_hit() -> None:
+    assert set(LABELS) == set(NAMES)
+    weights = [0.0] * len(NAMES)
+    weights[NAMES.index("length")], weights[NAMES.index("keyword_score")] = 1.0, 2.0
+    weights[NAMES.index("cluster")] = -1.0
+    row = {"length": 3.0, "keyword_score": 1.0, "cluster": 0.0}
+    rows = [[row.get(n, 0.0) for n in NAMES], [0.0] * len(NAMES)]
+    rows[1][NAMES.index("cluster")] = 1.0
+    # a: length +1.5, keyword +1.0 over the mean; cluster's lower value raised it too (+0.5)
+    assert reasons(weights, rows) == [("turn length", "keyword score", "candidates nearby"), ()]
+    assert reasons(weights, []) == []
 
 
 def test_documents_one_per_conversation_stay_as_fused() -> None:
@@ -244,6 +260,8 @@ def test_registered_and_used_by_hybrid_search(
         assert "rerank #1" in capsys.readouterr().out
         # The small steps' reason too (`memex dig --concise`, an agent's search).
         why = compact_hit(found.results[0], query_terms("Biscuit puppy")).why
-        assert why.startswith("keyword #") and why.endswith(", rerank #1")
+        assert why.startswith("keyword #") and ", rerank #1: " in why
+        assert why.endswith(", ".join(found.results[0].reasons)) and found.results[0].reasons
+        assert shown["reasons"] == list(found.results[0].reasons)
     finally:
         mx.close()
