@@ -158,8 +158,8 @@ def many_valued(attribute: str) -> bool:
 
 _ADV = rf"(?:(?:now|currently|still|officially|actually|finally|already|just|{NEG})\s+)*"
 _OWNER = (
-    r"(?P<own>user's|our|the|this|(?-i:[A-Z])[\w.-]*(?:\s+(?-i:[A-Z])[\w-]*)?'s|"
-    r"(?-i:[A-Z])[\w-]+s')"
+    r"(?P<own>user's|our|the|this|their|his|her|(?-i:[A-Z])[\w.-]*(?:\s+(?:and\s+)?(?-i:[A-Z])[\w-]*)?"
+    r"'s|(?-i:[A-Z])[\w-]+s')"
 )
 _COPULA = compile_pattern(
     rf"^{_OWNER}\s+(?P<a>{_ATTRIBUTE_WORD}(?:\s+{_ATTRIBUTE_WORD}){{0,3}}?)\s+"
@@ -302,9 +302,13 @@ _WENT_TO = compile_pattern(
     r"was\s+upgraded|got\s+upgraded|was\s+updated|is\s+changing|will\s+go|is\s+(?:now\s+)?(?:up|down)|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|extended|shortened|renamed|"
     r"pushed|cut)\s+(?:up\s+|down\s+)?"
-    r"(?:again\b)?\s*(?:(?:from\s+(?P<p>.+?)\s+)?to\s+(?P<v>.+?)|,?\s*(?:it\s+is|that\s+is|now)\s+"
+    r"(?:again\b)?\s*(?:(?:from\s+(?P<p>.+?)\s+)?to\s+(?P<v>.+?)|(?:,\s*|\s*(?:it|that)\s+is\s+|\s*now\s+)+"
     r"(?P<w>.+?))$"
 )
+
+
+#: The owner "their", "his", "her": someone named before, not the user nor the team.
+PRONOUN = "*someone"
 
 
 def _owner(own: str | None) -> str | None:
@@ -314,6 +318,8 @@ def _owner(own: str | None) -> str | None:
         return "we"
     if own in ("user's", "my"):
         return "user"
+    if own in ("their", "his", "her"):
+        return PRONOUN
     if own.endswith("'s") or own.endswith("s'"):
         return normalise_subject(own[:-2] if own.endswith("'s") else own[:-1])
     return None
@@ -329,7 +335,9 @@ def _value(raw: str) -> tuple[str, str]:
     if kind in ("time", "money", "version", "email", "phone", "url", "number"):
         value = squash(re.sub(r"(?i)^(?:about|around|roughly|at|an?|the)\s+", "", raw).lower())
         value = re.sub(r"(?<=\d),(?=\d{3}\b)", "", value).rstrip(".,")
-        value = re.split(r"\s+(?:a|per|each|every)\s+|\s*[,;(]", value)[0]
+        value = re.split(
+            r"\s+(?:a|per|each|every|from|since|as|in|this|next|on)\s+|\s*[,;(]", value
+        )[0]
         return value, kind
     return tidy_value(raw), kind
 
@@ -516,6 +524,8 @@ def _changed(subject: str | None, match: re.Match[str], attribute: str | None) -
         return []
     groups = match.groupdict()
     value, kind = _value(groups.get("v") or groups.get("w") or "")
+    if not groups.get("v") and kind in ("", "word", "name", "date", "when"):
+        return []  # "The rent went up again, sadly": no value
     previous = _value(groups.get("p") or "")[0] if groups.get("p") else ""
     previous = re.sub(r"^(?:old|previous|former)\s+", "", previous)
     if not value or (not previous and not attribute):

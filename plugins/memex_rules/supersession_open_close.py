@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from memex_rules.supersession_open import NEUTRAL, value_kind
+from memex_rules.supersession_open import NEUTRAL, PRONOUN, value_kind
 from memex_rules.supersession_values import ANY, Slot, same_subject, same_value
 
 #: Attributes a household shares: "We moved to Philadelphia" after "I live in Denver".
@@ -34,6 +34,8 @@ _TITLE = re.compile(
 def _owners_meet(new: str, old: str, attribute: str, open_slot: bool) -> bool:
     if same_subject(new, old) or _TITLE.sub("", new) == _TITLE.sub("", old):
         return True
+    if PRONOUN in (new, old):  # "Their rent is £1,350" after "Jess and Dom's rent is £1,200"
+        return open_slot and "user" not in (new, old)
     return {new, old} == {"we", "user"} and (open_slot or attribute in _SHARED)
 
 
@@ -169,12 +171,13 @@ def moved_thing(new: Sequence[Slot], new_text: str, old_text: str) -> str | None
         things = [_singular(w) for w in slot.attribute.split() if len(w) >= 3]
         if not any(thing in said for thing in things) or slot.value in old_text.lower():
             continue
-        if _names_kind(old_text, slot.kind, set(things)):
+        if _names_kind(old_text, slot.kind, frozenset(things)):
             return slot.attribute
     return None
 
 
-def _names_kind(text: str, kind: str, besides: set[str]) -> bool:
+@lru_cache(maxsize=8192)
+def _names_kind(text: str, kind: str, besides: frozenset[str]) -> bool:
     """Whether ``text`` names a value of ``kind`` other than the words ``besides``."""
     words = text.split()
     family = "number" if kind.startswith("quantity") else kind

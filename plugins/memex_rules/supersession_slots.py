@@ -44,6 +44,9 @@ _SPELL = tuple(
         (r"\bwon't\b", "will not"),
         (r"\bcan'?t\b|\bcannot\b", "can not"),
         (r"\b(she|he|it|that|there)'s\b", r"\1 is"),
+        # "Rent's gone up", "Isla's up to 9 badges"
+        (r"\b(\w+)'s\s+(?=(?:gone|been|got|risen|fallen|dropped|moved|changed)\b)", r"\1 has "),
+        (r"\b(\w+)'s\s+(?=(?:up|down|now|at|on|in)\b)", r"\1 is "),
         (r"n't\b", " not"),
         (r"'re\b", " are"),
         (r"'ve\b", " have"),
@@ -199,8 +202,8 @@ def read_slots(text: str) -> tuple[Slot, ...]:
             if subject and _STARTS_WITH_VERB.match(clause):
                 # "...and am now dating Noor": the verb's subject is the first clause's
                 found = _read_clause(_with_subject(subject, clause)) or found
-            elif not found and subject and _THEIR.match(clause):
-                found = _read_clause(_THEIR.sub(f"{subject}'s ", clause))
+            elif subject and _THEIR.match(clause):  # "...; her favourite film is Arrival"
+                found = _read_clause(_THEIR.sub(f"{subject}'s ", clause)) or found
             elif not found and subject and _OWN_NOUN.match(clause):
                 found = _read_clause(f"{subject}'s {clause}")  # "...; home is Cairo"
             slots.extend(slot for slot in found if slot not in slots)

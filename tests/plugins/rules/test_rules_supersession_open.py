@@ -65,6 +65,8 @@ CLOSES = [
         "Tom and Aisha moved the wedding to the Old Boathouse",
     ),
     ("Tom and Aisha's wedding is on 17 August", "The wedding got pushed back to 21 September"),
+    ("Jess and Dom's rent is £1,200 a month", "Their rent is £1,350"),
+    ("Rent is £1,350 a month", "Rent's gone up again, £1,425 now"),
     # where someone lives, read more widely
     ("Kwame lives in Montreal", "Kwame has been in Toronto for a week"),
     ("The Okafors live in Dallas", "The Okafors moved to Houston"),
@@ -111,6 +113,8 @@ STAYS = [
     ("Leo plays for the Hawks", "Leo plays the trumpet"),
     ("My birthday is on April 19", "My mother's birthday is on July 28"),
     ("Mum sees Dr Collins at the surgery", "Dad retired"),
+    ("My rent is £1,200 a month", "Their rent is £1,350"),
+    ("Alice moved last month", "The rent went up again"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
