@@ -470,8 +470,9 @@ def _e2e_section(section: Section, main: HomeRun, peer: HomeRun) -> None:
         ),
         f"{main.remembered:,} facts remembered, {ms(per_fact)} each; {main.recalls:,} recalls, "
         f"{ms(per_recall)} each (shared machine; the facts' vectors come from the run's cache, "
-        "embedded once in batches, so these times leave embedding out: remember's cost is "
-        "measured in docs/concepts/memory.md).",
+        "embedded once in batches, and the homes live in the run's temporary folder, on tmpfs "
+        "when TMPDIR points there: these times are not remember's cost, which is measured in "
+        "docs/concepts/memory.md).",
         *missed,
     )
 
