@@ -105,6 +105,7 @@ def full_search(
             "ranks": r.ranks,
             "scores": r.scores,
             "evidence": r.evidence,
+            "reasons": list(r.reasons),  # what the default rerank says moved it
             **held.get(r.fragment.id, {}),
         }
         for r in results

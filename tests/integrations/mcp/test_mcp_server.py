@@ -127,6 +127,7 @@ def test_search_limit_full_text_and_filters(home: Home) -> None:
             [hit] = full.structured_content["hits"]
             assert hit["content"].startswith("How long should sourdough")
             assert hit["ranks"]["keyword"] == 1
+            assert isinstance(hit["reasons"], list)  # the rerank's, when it re-ordered the hit
             assert "How long should sourdough bread proof" in text_of(full)
             notes = await session.call_tool(
                 "search", {"query": "storage", "source": ["obsidian"], "limit": 10}
