@@ -38,6 +38,7 @@ from memex_rules.supersession_open_close import (
     moved_thing,
     names_left,
     open_closes,
+    same_but_value,
 )
 from memex_rules.supersession_slots import (
     MAX_CHARS,
@@ -269,6 +270,9 @@ def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] 
             reason = open_closes(slot, earlier)
             if reason:
                 return earlier.key, reason
+    restated = same_but_value(new_text[:MAX_CHARS], old_text[:MAX_CHARS])
+    if restated:
+        return f"fact: {restated}", f"{restated} no longer holds"
     owner, new_owner = prepare(old_text[:MAX_CHARS]), prepare(new_text[:MAX_CHARS])
     if OURS.match(owner) or _same_first(owner, new_owner):
         thing = moved_thing((*new, *shaped), new_text, old_text)

@@ -253,6 +253,9 @@ _CHANGES = tuple(
         rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:replaced|swapped(?:\s+out)?|traded(?:\s+in)?|"
         rf"exchanged|dropped|ditched|ditching|dumped|abandoned)\s+(?P<p>.+?)\s+(?:with|for|in\s+"
         rf"favou?r\s+of)\s+(?P<v>.+)$",
+        # "I switched dentists, it's Dr Patel now", "We changed payment providers to Adyen"
+        rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:switched|changed)\s+(?P<a>[a-z][\w-]*(?:\s+[a-z][\w-]*)?s)"
+        r"(?:\s*,\s*(?:it\s+is|they\s+are|now)?|\s+to|\s+and\s+(?:it\s+is|now\s+use\w*))\s+(?P<v>.+)$",
         # "We renamed master to main"
         rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:renamed|rebranded)\s+(?P<p>.+?)\s+(?:to|as)\s+(?P<v>.+)$",
         # "We now use Buildkite instead of Jenkins"
@@ -294,12 +297,13 @@ _NAMED_AS = compile_pattern(
 )
 #: "The rent went up to £1,400", "Standup moved to 9:45", "The price was raised to $12".
 _WENT_TO = compile_pattern(
-    r"^(?:(?P<own>user's|our|the|this|(?-i:[A-Z])[\w-]*'s)\s+)?(?P<a>[a-z][\w-]*"
-    r"(?:\s+[a-z][\w-]*){0,3}?)\s+(?:went|has\s+gone|is\s+going|goes|rose|has\s+risen|fell|"
+    r"^(?:(?P<own>user's|our|the|this|(?-i:[A-Z])[\w-]*'s)\s+)?(?!(?:user|we|i|they|he|she)\b)"
+    r"(?P<a>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s+(?:(?:went|has\s+gone|is\s+going|goes|will\s+go)"
+    r"(?=\s+(?:up|down)\b)|rose|has\s+risen|fell|"
     r"has\s+fallen|dropped|has\s+dropped|increased|decreased|jumped|climbed|changed|has\s+changed|"
     r"moved|has\s+moved|was\s+moved|got\s+moved|shifted|was\s+shifted|was\s+changed|was\s+raised|"
     r"was\s+lowered|was\s+cut|was\s+reduced|was\s+increased|was\s+bumped|was\s+pushed|"
-    r"was\s+upgraded|got\s+upgraded|was\s+updated|is\s+changing|will\s+go|is\s+(?:now\s+)?(?:up|down)|"
+    r"was\s+upgraded|got\s+upgraded|was\s+updated|is\s+changing|is\s+(?:now\s+)?(?:up|down)|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|extended|shortened|renamed|"
     r"pushed|cut)\s+(?:up\s+|down\s+)?"
     r"(?:again\b)?\s*(?:(?:from\s+(?P<p>.+?)\s+)?to\s+(?P<v>.+?)|(?:,\s*|\s*(?:it|that)\s+is\s+|\s*now\s+)+"
@@ -491,7 +495,8 @@ def _changes(prepared: str, change: bool) -> list[Slot]:
             subject = normalise_subject(match.group("s"))
             if subject and match.groupdict().get("verb") and not change:
                 continue  # "instead of" with a plain verb: a habit, read below
-            return _changed(subject, match, None)
+            named = match.groupdict().get("a")
+            return _changed(subject, match, attribute_of(named) if named else None)
     match = _SET_TO.match(prepared)
     if match:
         subject = normalise_subject(match.group("s"))

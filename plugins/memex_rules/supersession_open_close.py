@@ -225,3 +225,43 @@ def left_values(text: str) -> tuple[tuple[str, bool], ...]:
             if len(value) >= 3 and value not in ("job", "it", "that", "this", "them"):
                 found.append((value, bool(by_subject)))
     return tuple(found)
+
+
+#: Words a restatement adds or drops around the same value ("now", "these days", "the").
+_FILLER = re.compile(
+    r"(?i)\b(?:now|currently|these\s+days|nowadays|still|again|anymore|any\s+more|finally|actually|"
+    r"already|just|officially|the|a|an|our|my)\b"
+)
+_NUMBERED = re.compile(
+    r"\S*\d\S*(?:\s+(?:am|pm|k|kg|km|mg|gb|tb|mb|%|percent|minutes?|hours?|days?|"
+    r"weeks?|months?|years?|miles?|people|users?))?\b"
+)
+
+
+_TOLD_AS_CHANGE = re.compile(
+    r"(?i)\b(?:now|these\s+days|nowadays|currently|anymore|any\s+more|from\s+now\s+on|as\s+of|"
+    r"going\s+forward|instead)\b"
+)
+
+
+@lru_cache(maxsize=8192)
+def template(text: str) -> tuple[str, tuple[str, ...]]:
+    """``text`` with its numbered values taken out, and those values ("I go to the gym at 6am"
+    -> ("i go to gym at #", ("6am",)))."""
+    low = _FILLER.sub(" ", text.lower())
+    values = tuple(m.group(0).strip(" .,") for m in _NUMBERED.finditer(low))
+    shape = " ".join(re.sub(r"[^\w#\s]", " ", _NUMBERED.sub(" # ", low)).split())
+    return shape, values
+
+
+def same_but_value(new_text: str, old_text: str) -> str | None:
+    """The same sentence with another number, time or version in it ("I go to the gym at 6am"
+    -> "I go to the gym at 7am now"; "Default region is us-east-1" -> "... eu-west-1"): the
+    old value, or None."""
+    if not _TOLD_AS_CHANGE.search(new_text):
+        return None  # "Table 6 is booked" after "Table 4 is booked": both may hold
+    shape, values = template(new_text)
+    old_shape, old_values = template(old_text)
+    if len(shape.split()) < 3 or shape != old_shape or len(values) != 1 or values == old_values:
+        return None
+    return old_values[0]

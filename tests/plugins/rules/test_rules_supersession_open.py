@@ -67,6 +67,10 @@ CLOSES = [
     ("Tom and Aisha's wedding is on 17 August", "The wedding got pushed back to 21 September"),
     ("Jess and Dom's rent is £1,200 a month", "Their rent is £1,350"),
     ("Rent is £1,350 a month", "Rent's gone up again, £1,425 now"),
+    # the same sentence with another value, told as a change
+    ("I go to the gym at 6am", "I go to the gym at 7am now"),
+    ("The default region is us-east-1", "Default region is now eu-west-1"),
+    ("My dentist is Dr Lee", "I switched dentists, it's Dr Patel now"),
     # where someone lives, read more widely
     ("Kwame lives in Montreal", "Kwame has been in Toronto for a week"),
     ("The Okafors live in Dallas", "The Okafors moved to Houston"),
@@ -115,6 +119,8 @@ STAYS = [
     ("Mum sees Dr Collins at the surgery", "Dad retired"),
     ("My rent is £1,200 a month", "Their rent is £1,350"),
     ("Alice moved last month", "The rent went up again"),
+    ("Table 4 is booked for Friday", "Table 6 is booked for Friday"),
+    ("I go to the gym at 6am", "I go to bed at 11pm"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
