@@ -397,11 +397,33 @@ def _states(plain: str, prepared: str, change: bool) -> list[Slot]:
         value = tidy_value(been.group("v"))
         if subject and value:
             return [Slot(subject, "lives in", value, change=True)]
-    for read in (_named_as, _copula_of, _frame, _on, _bare):
+    for read in (_count, _named_as, _copula_of, _frame, _on, _bare):
         found = read(plain, change)
         if found:
             return found
     return []
+
+
+_COUNT = compile_pattern(
+    rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?P<verb>has(?:\s+got)?|have(?:\s+got)?|is\s+(?:up|down)\s+to|"
+    r"is\s+at|hit|has\s+hit|reached|has\s+reached|passed|crossed|got\s+to|is\s+on)\s+"
+    r"(?P<n>\d[\d,.]*k?|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
+    r"(?:[\w-]+\s+)?(?P<u>[a-z]{3,}s)$"
+)
+
+
+def _count(plain: str, change: bool) -> list[Slot]:
+    """ "Isla has 4 Brownie badges" -> "Isla's up to 9 badges": a tally of one kind of thing."""
+    match = _COUNT.match(plain)
+    if not match:
+        return []
+    subject = normalise_subject(match.group("s"))
+    if not subject:
+        return []
+    moved = not match.group("verb").lower().startswith(("has", "have"))
+    number = match.group("n").lower().replace(",", "")
+    attribute = f"number of {match.group('u').lower()[:-1]}"
+    return [Slot(subject, attribute, number, change=change or moved, kind="number")]
 
 
 def _named_as(plain: str, change: bool) -> list[Slot]:
@@ -506,6 +528,12 @@ def _changes(prepared: str, change: bool) -> list[Slot]:
         attribute = attribute_of(match.group("a"))
         return _changed(subject, match, attribute)
     match = _WENT_TO.match(prepared)
+    if match and match.group("a")[:1].isupper() and not match.group("own"):
+        # "Isla's up to 9 badges": a name and its tally, not an attribute called "Isla"
+        who, tally = normalise_subject(match.group("a")), _QUANTITY.match(match.group("v") or "")
+        if who and tally and tally.group("u").endswith("s") and tally.group("u") not in _UNITS:
+            number, unit = tally.group("n").replace(",", ""), tally.group("u")[:-1]
+            return [Slot(who, f"number of {unit}", number, change=True, kind="number")]
     if match:
         attribute = attribute_of(match.group("a"))
         return _changed(_owner(match.group("own")), match, attribute)

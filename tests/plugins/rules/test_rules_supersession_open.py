@@ -71,6 +71,9 @@ CLOSES = [
     ("I go to the gym at 6am", "I go to the gym at 7am now"),
     ("The default region is us-east-1", "Default region is now eu-west-1"),
     ("My dentist is Dr Lee", "I switched dentists, it's Dr Patel now"),
+    # a tally of one kind of thing
+    ("Isla has 4 Brownie badges", "Isla's up to 9 badges"),
+    ("We have 5 engineers", "We have 7 engineers now"),
     # where someone lives, read more widely
     ("Kwame lives in Montreal", "Kwame has been in Toronto for a week"),
     ("The Okafors live in Dallas", "The Okafors moved to Houston"),
@@ -121,6 +124,7 @@ STAYS = [
     ("Alice moved last month", "The rent went up again"),
     ("Table 4 is booked for Friday", "Table 6 is booked for Friday"),
     ("I go to the gym at 6am", "I go to bed at 11pm"),
+    ("Isla has 4 Brownie badges", "Isla has 2 cousins"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
