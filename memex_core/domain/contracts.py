@@ -307,7 +307,9 @@ class QueryAwareRanker(Ranker, Protocol):
     Hybrid search asks :meth:`fuse` for at least ``rerank_depth`` candidates, applies the
     relevance floor, and hands the best ``rerank_depth`` it kept to :meth:`rerank`, which
     returns them in its order; signals it adds to a hit's ``ranks``/``scores`` (by name)
-    are shown with the result (``--explain``, JSON).
+    are shown with the result (the panels, the concise hits' ``why``, JSON), and so are its
+    ``reasons`` (why it moved, in words). Give each hit the fused score of the place it
+    moves to, so that scores still fall down the page (as ``rerank`` does).
     """
 
     rerank_depth: int
