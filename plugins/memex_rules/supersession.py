@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
-from memex_rules.supersession_open import shaped_changes
+from memex_rules.supersession_open_changes import shaped_changes
 from memex_rules.supersession_open_close import (
     FIRST_PERSON,
     OURS,

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from memex_rules.supersession_open import NEUTRAL, PRONOUN, value_kind
+from memex_rules.supersession_open_values import NEUTRAL, PRONOUN, value_kind
 from memex_rules.supersession_values import ANY, Slot, same_subject, same_value
 
 #: Attributes a household shares: "We moved to Philadelphia" after "I live in Denver".

@@ -22,7 +22,8 @@ from functools import lru_cache
 
 from memex_rules.rules_text import compile_pattern, squash, word_set
 from memex_rules.statement_objects import third_singular
-from memex_rules.supersession_open import read_open, value_kind
+from memex_rules.supersession_open import read_open
+from memex_rules.supersession_open_values import value_kind
 from memex_rules.supersession_readers import read
 from memex_rules.supersession_table import (
     ADVERB,

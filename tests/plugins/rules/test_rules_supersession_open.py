@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memex_rules.question_slots import answers
-from memex_rules.supersession_open import value_kind
+from memex_rules.supersession_open_values import value_kind
 from memex_rules.supersession_slots import read_slots
 from tests.plugins.rules.test_rules_supersession import JUDGE, LATER, _closed, _fact
 
