@@ -278,17 +278,27 @@ def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] 
         thing = moved_thing((*new, *shaped), new_text, old_text)
         if thing:
             return f"we: {thing}", f"{thing} changed"
-    said = " " + " ".join(_SAME.sub(" ", old_text.lower()).split()) + " "
-    mine = bool(FIRST_PERSON.match(new_owner))
-    ours = FIRST_PERSON.match(owner) is not None
-    for value, by_subject in left_values(new_text[:MAX_CHARS]):
+    said = " " + " ".join(_stem(w) for w in _SAME.sub(" ", old_text.lower()).split()) + " "
+    mine = bool(FIRST_PERSON.match(new_owner)) or _same_first(owner, new_owner)
+    ours = FIRST_PERSON.match(owner) is not None or _same_first(owner, new_owner)
+    for value, how in left_values(new_text[:MAX_CHARS]):
+        by_subject = how == 1
         if not (ours and (mine or by_subject)) and not (by_subject and _named_in(value, old_text)):
             continue  # "Ellie quit Monzo" says nothing of the user's Monzo
-        words = _SAME.sub(" ", value).split()
-        singular = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words]
-        if f" {' '.join(words)} " in said or f" {' '.join(singular)}" in said:
+        left = f" {' '.join(_stem(w) for w in _SAME.sub(' ', value).split())} "
+        if how == 2:  # "..., not Leeds": the value the earlier fact ends on
+            said = " " + " ".join(said.split()[-3:]) + " "
+        if left in said:
             return f"user: {value}", f"{value} was left"
     return None
+
+
+def _stem(word: str) -> str:
+    """ "driving" and "drive", "cliftons" and "clifton": one stem."""
+    for end in ("ing", "es", "s", "e"):
+        if word.endswith(end) and len(word) - len(end) >= 3:
+            return word[: -len(end)]
+    return word
 
 
 def _same_first(one: str, other: str) -> bool:

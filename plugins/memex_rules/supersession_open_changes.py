@@ -40,7 +40,7 @@ _CHANGES = tuple(
         rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:switched|changed)\s+(?P<a>[a-z][\w-]*(?:\s+[a-z][\w-]*)?s)"
         r"(?:\s*,\s*(?:it\s+is|they\s+are|now)?|\s+to|\s+and\s+(?:it\s+is|now\s+use\w*))\s+(?P<v>.+)$",
         # "We renamed master to main"
-        rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:renamed|rebranded)\s+(?P<p>.+?)\s+(?:to|as)\s+(?P<v>.+)$",
+        rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:renamed|rebranded)\s+(?!(?:the|our|my|his|her|their)\b)(?P<p>.+?)\s+(?:to|as)\s+(?P<v>.+)$",
         # "We now use Buildkite instead of Jenkins"
         rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?P<verb>[a-z]+s|is|are|has|have)\s+(?P<v>.+?)\s+"
         rf"(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<p>.+)$",
@@ -69,7 +69,8 @@ _HANDED_OVER = compile_pattern(
 _SET_TO = compile_pattern(
     rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:upgraded|downgraded|bumped|updated|raised|lowered|upped|"
     r"increased|decreased|cut|reduced|changed|moved|pushed|set|extended|shortened|switched|"
-    r"renewed|rescheduled|adjusted|put|lengthened|dropped|transferred|ported|swapped|shifted)\s+"
+    r"renewed|rescheduled|adjusted|put|lengthened|dropped|transferred|ported|swapped|shifted|"
+    r"renamed)\s+"
     rf"(?:(?P<own>{_THEIR})\s+)?(?P<a>[\w-]+(?:\s+[\w-]+){{0,3}}?)\s+(?:up\s+|down\s+|back\s+|"
     r"over\s+)?(?:from\s+(?P<p>.+?)\s+)?(?:to|onto)\s+(?P<v>.+)$"
 )

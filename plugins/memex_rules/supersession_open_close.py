@@ -210,20 +210,26 @@ _LEFT = (
         r"shut\s+down|died|passed\s+away|stepped\s+down|resigned|retired|went\s+bust|"
         r"(?:was|were)\s+(?:dropped|sacked|fired|let\s+go|cancell?ed))\b"
     ),
+    # what someone now does instead: "Karim firmed Manchester, not Leeds", "instead of driving"
+    re.compile(
+        r"(?i)(?:,\s*not|\binstead\s+of|\brather\s+than|\bin\s+place\s+of)\s+(?:the\s+|my\s+|our\s+)?"
+        r"(?P<x>[\w.+&'-]+(?:\s+(?!and\b|for\b|to\b|with\b|because\b|so\b|anymore\b)[\w.+&'-]+)?)"
+    ),
 )
 
 
 @lru_cache(maxsize=4096)
-def left_values(text: str) -> tuple[tuple[str, bool], ...]:
+def left_values(text: str) -> tuple[tuple[str, int], ...]:
     """The values ``text`` says were left or ended, lower case, articles dropped; each with
-    whether it is the sentence's subject ("Bulb went bust") rather than what someone left."""
+    how it is told: 0 left by someone ("sold the Brompton"), 1 the sentence's subject ("Bulb
+    went bust"), 2 what is done instead of it ("Manchester, not Leeds")."""
     found = []
-    for by_subject, pattern in enumerate(_LEFT):
+    for how, pattern in enumerate(_LEFT):
         for match in pattern.finditer(text):
             value = re.sub(r"[^\w.+&' -]", "", match.group("x").lower()).strip()
             value = re.sub(r"'s$", "", value)
             if len(value) >= 3 and value not in ("job", "it", "that", "this", "them"):
-                found.append((value, bool(by_subject)))
+                found.append((value, how))
     return tuple(found)
 
 

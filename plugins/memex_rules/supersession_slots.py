@@ -67,7 +67,11 @@ _SPELL = tuple(
         # a heading: "The team reversed the decision: the frontend will use Vue"
         (r"^[\w' ]{0,40}\b(?:decision|plan|plans|update|news|change|minds?)\s*:\s+", ""),
         # "After the reorg I report to Femi": a circumstance without its comma
-        (r"^(?:after|following|since)\s+(?:the|a|my|our)\s+[\w-]+\s+(?=(?:I|we|my|our)\b)", ""),
+        (
+            r"^(?:(?:after|following|since)\s+(?:the|a|my|our)\s+[\w-]+|these\s+days|nowadays|"
+            r"lately)\s+(?=(?:I|we|my|our)\b)",
+            "",
+        ),
         # a leading time or circumstance: "After the wedding, Omar's last name is Larsen"
         (
             r"^(?:after|since|as\s+of|from|starting|following|by|today|these\s+days|this\s+week|"

@@ -71,6 +71,10 @@ CLOSES = [
     ("I go to the gym at 6am", "I go to the gym at 7am now"),
     ("The default region is us-east-1", "Default region is now eu-west-1"),
     ("My dentist is Dr Lee", "I switched dentists, it's Dr Patel now"),
+    # what is done instead of the earlier value
+    ("Karim has decided on Leeds", "Karim firmed Manchester in the end, not Leeds"),
+    ("I drive to work", "These days I cycle in instead of driving"),
+    ("Our pub quiz team is called Quiz Akabusi", "We renamed the quiz team to Agatha Quiztie"),
     # a tally of one kind of thing
     ("Isla has 4 Brownie badges", "Isla's up to 9 badges"),
     ("We have 5 engineers", "We have 7 engineers now"),
@@ -125,6 +129,8 @@ STAYS = [
     ("Table 4 is booked for Friday", "Table 6 is booked for Friday"),
     ("I go to the gym at 6am", "I go to bed at 11pm"),
     ("Isla has 4 Brownie badges", "Isla has 2 cousins"),
+    ("I visited York in May last year", "I live in Leeds, not York"),
+    ("Karim likes Leeds", "Omar chose Manchester, not Leeds"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
