@@ -34,6 +34,7 @@ from benchmarks import (
     peak_memory,
     scale_out,
     scifact,
+    scifact_rerank,
     service,
     vault,
     vector_servers,
@@ -46,6 +47,10 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     "keyword": ("1. Keyword query latency", keyword_latency.run),
     "adds": ("2. Adding fragments to a large keyword index", adds.run),
     "scifact": ("3. BEIR SciFact nDCG@10", scifact.run),
+    "scifact_rerank": (
+        "3b. SciFact: a learned rerank fitted on train queries",
+        scifact_rerank.run,
+    ),
     "locomo": ("4. LoCoMo evidence recall@10", locomo.run),
     "locomo_levers": ("4b. LoCoMo levers, leave one conversation out", locomo_levers.run),
     "locomo_context_levers": (
