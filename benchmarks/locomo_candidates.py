@@ -124,17 +124,24 @@ def _hits(hits: list[SignalHit]) -> list[tuple[str, float]]:
     return [(h.id, float(h.score)) for h in hits]
 
 
-def build_home(ctx: RunContext, fragments: list[Fragment]) -> Memex:
+def build_home(
+    ctx: RunContext,
+    fragments: list[Fragment],
+    origin: str = "bench:locomo-dev",
+    what: str = "LoCoMo levers: adding {count:,} turns",
+) -> Memex:
+    """The home in ``ctx.tmp / "home"``, ``fragments`` added the first time (``origin``;
+    ``what`` is logged); delete the folder to rebuild it."""
     from benchmarks.context import StderrProgress, log
 
-    home = ROOT / "home"
+    home = ctx.tmp / "home"
     done = home / ".built"
     if not done.exists():
         shutil.rmtree(home, ignore_errors=True)
         home = ctx.home("home")
         mx = ctx.memex(home)
-        log(f"LoCoMo levers: adding {len(fragments):,} turns (vectors from the cache)")
-        mx.add_fragments(fragments, origin="bench:locomo-dev", progress=StderrProgress())
+        log(what.format(count=len(fragments)) + " (vectors from the cache)")
+        mx.add_fragments(fragments, origin=origin, progress=StderrProgress())
         mx.close()
         done.write_text("ok\n")
     return ctx.memex(home)

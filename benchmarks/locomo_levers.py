@@ -348,10 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         weights = dict(zip(NAMES, model.weights, strict=True))
         print(f"wrote {args.model}: {weights}, bias {model.bias:.3f}")
         return 0
-    section = run()
-    for check in section.checks:
-        print(check)
-    print("\n\n".join(section.body))
+    print(run().text())
     return 0
 
 

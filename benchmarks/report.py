@@ -62,6 +62,10 @@ class Section:
         """The title's number ("14", "11b"): the summary's rows name their section by it."""
         return section_number(self.title)
 
+    def text(self) -> str:
+        """Its checks and blocks as plain text (what a study's ``main`` prints)."""
+        return "\n\n".join([*(str(check) for check in self.checks), *self.body])
+
 
 def section_number(title: str) -> str:
     """ "14" of "14. Search over HTTP..."."""

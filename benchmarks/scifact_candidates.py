@@ -14,7 +14,6 @@ rebuild (the vector cache keeps the abstracts' embeddings).
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,11 +21,10 @@ import numpy as np
 
 from benchmarks.data import REPO_ROOT, BeirSet, load_scifact
 from benchmarks.fragments import scifact_fragments
-from benchmarks.locomo_candidates import Candidates
+from benchmarks.locomo_candidates import Candidates, build_home
 from memex_core.domain import Fragment
 
 if TYPE_CHECKING:
-    from benchmarks.context import RunContext
     from memex_core.api import Memex
 
 ROOT = REPO_ROOT / ".memex-bench" / "scifact-rerank"
@@ -61,22 +59,6 @@ class SciStudy:
 
 def _hits(hits: list[Any]) -> list[tuple[str, float]]:
     return [(h.id, float(h.score)) for h in hits]
-
-
-def build_home(ctx: RunContext, fragments: list[Fragment]) -> Memex:
-    from benchmarks.context import StderrProgress, log
-
-    home = ROOT / "home"
-    done = home / ".built"
-    if not done.exists():
-        shutil.rmtree(home, ignore_errors=True)
-        home = ctx.home("home")
-        mx = ctx.memex(home)
-        log(f"SciFact rerank: adding {len(fragments):,} abstracts (vectors from the cache)")
-        mx.add_fragments(fragments, origin="bench:beir-scifact", progress=StderrProgress())
-        mx.close()
-        done.write_text("ok\n")
-    return ctx.memex(home)
 
 
 def collect(mx: Memex, sets: dict[str, BeirSet]) -> dict[str, Any]:
@@ -140,7 +122,9 @@ def load(rebuild: bool = False) -> SciStudy:
 
         ROOT.mkdir(parents=True, exist_ok=True)
         ctx = RunContext(tmp=ROOT, sizes=Sizes(), quick=False)
-        mx = build_home(ctx, fragments)
+        mx = build_home(
+            ctx, fragments, "bench:beir-scifact", "SciFact rerank: adding {count:,} abstracts"
+        )
         try:
             cached = collect(mx, sets)
         finally:

@@ -361,11 +361,8 @@ def run(ctx: RunContext | None = None) -> Section:
     return section
 
 
-def main(argv: list[str] | None = None) -> int:
-    section = run()
-    for check in section.checks:
-        print(check)
-    print("\n\n".join(section.body))
+def main() -> int:
+    print(run().text())
     return 0
 
 
