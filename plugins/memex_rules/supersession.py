@@ -38,6 +38,7 @@ from memex_rules.supersession_open_close import (
     moved_thing,
     names_left,
     open_closes,
+    role_taken,
     same_but_value,
 )
 from memex_rules.supersession_slots import (
@@ -273,6 +274,9 @@ def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] 
     restated = same_but_value(new_text[:MAX_CHARS], old_text[:MAX_CHARS])
     if restated:
         return f"fact: {restated}", f"{restated} no longer holds"
+    doer = role_taken(new_text[:MAX_CHARS], old_text[:MAX_CHARS])
+    if doer:
+        return f"fact: {doer.lower()}", f"{doer} no longer does it"
     owner, new_owner = prepare(old_text[:MAX_CHARS]), prepare(new_text[:MAX_CHARS])
     if OURS.match(owner) or _same_first(owner, new_owner):
         thing = moved_thing((*new, *shaped), new_text, old_text)

@@ -271,3 +271,42 @@ def same_but_value(new_text: str, old_text: str) -> str | None:
     if len(shape.split()) < 3 or shape != old_shape or len(values) != 1 or values == old_values:
         return None
     return old_values[0]
+
+
+_ROLE = re.compile(
+    r"^(?P<who>(?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\s+(?P<rest>(?:now\s+)?[a-z]+s\s+(?:the|our|my|for\s+us|"
+    r"for\s+the)\b.*)$"
+)
+
+
+def role_taken(new_text: str, old_text: str) -> str | None:
+    """ "Zoe babysits for us now" after "Hannah babysits for us on Fridays", "Gemma coaches the
+    under-11s now" after "Steve coaches the under-11s": someone else does the same thing for
+    the same people, told as a change. The earlier doer, or None."""
+    if not _TOLD_AS_CHANGE.search(new_text):
+        return None
+    for clause in _SPLIT.split(new_text):  # "Hannah's gone off to uni so Zoe babysits now"
+        doer = _role_taken(clause.strip(), old_text.strip())
+        if doer:
+            return doer
+    return None
+
+
+_SPLIT = re.compile(r"[,;]\s*|\s+(?:so|and|but)\s+")
+
+
+def _role_taken(new_text: str, old_text: str) -> str | None:
+    new, old = _ROLE.match(new_text), _ROLE.match(old_text)
+    if not new or not old or new.group("who").lower() == old.group("who").lower():
+        return None
+    (shape, numbers), (old_shape, old_numbers) = (
+        template(new.group("rest")),
+        template(old.group("rest")),
+    )
+    a, b = shape.split(), old_shape.split()
+    if not set(numbers) <= set(old_numbers):
+        return None  # "the under-9s" is not "the under-11s"
+    # the same verb and object; the earlier may say more of when ("on Fridays")
+    if (len(a) >= 2 and a == b[: len(a)]) or (len(b) >= 2 and b == a[: len(b)]):
+        return old.group("who")
+    return None

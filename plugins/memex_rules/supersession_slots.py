@@ -47,7 +47,7 @@ _SPELL = tuple(
         (r"\b(she|he|it|that|there)'s\b", r"\1 is"),
         # "Rent's gone up", "Isla's up to 9 badges"
         (r"\b(\w+)'s\s+(?=(?:gone|been|got|risen|fallen|dropped|moved|changed)\b)", r"\1 has "),
-        (r"\b(\w+)'s\s+(?=(?:up|down|now|at|on|in)\b)", r"\1 is "),
+        (r"\b(\w+)'s\s+(?=(?:up|down|now|at|on|in|a|an|not|still)\s)", r"\1 is "),
         (r"n't\b", " not"),
         (r"'re\b", " are"),
         (r"'ve\b", " have"),

@@ -75,6 +75,10 @@ CLOSES = [
     ("Karim has decided on Leeds", "Karim firmed Manchester in the end, not Leeds"),
     ("I drive to work", "These days I cycle in instead of driving"),
     ("Our pub quiz team is called Quiz Akabusi", "We renamed the quiz team to Agatha Quiztie"),
+    # someone else does the same thing for the same people
+    ("Steve coaches the under-11s on Saturday mornings", "Gemma coaches the under-11s now"),
+    ("Hannah babysits for us on Fridays", "Zoe babysits for us now"),
+    ("My car is a Ford Fiesta", "My car's an MG4 now"),
     # a tally of one kind of thing
     ("Isla has 4 Brownie badges", "Isla's up to 9 badges"),
     ("We have 5 engineers", "We have 7 engineers now"),
@@ -131,6 +135,8 @@ STAYS = [
     ("Isla has 4 Brownie badges", "Isla has 2 cousins"),
     ("I visited York in May last year", "I live in Leeds, not York"),
     ("Karim likes Leeds", "Omar chose Manchester, not Leeds"),
+    ("Alice plays tennis", "Bob plays tennis now"),
+    ("Steve coaches the under-11s", "Gemma coaches the under-9s now"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
