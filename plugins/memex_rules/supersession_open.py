@@ -40,7 +40,7 @@ from memex_rules.supersession_open_values import (
     many_valued,
     value_kind,
 )
-from memex_rules.supersession_values import NEG, Slot, normalise_subject, tidy_value
+from memex_rules.supersession_values import JOB, NEG, Slot, normalise_subject, tidy_value
 
 # --- the readings ------------------------------------------------------------------------------
 
@@ -162,10 +162,14 @@ def _copula(subject: str, attribute: str, raw: str, positive: bool, change: bool
     ]  # fmt: skip
 
 
+_DANGLING = compile_pattern(r"\s+(?:as\s+of|from|since|until|till|by|starting|effective)$")
+
+
 def read_open(prepared: str, plain: str, change: bool) -> tuple[Slot, ...]:
     """The open slots of one clause: ``prepared`` as :func:`~memex_rules.supersession_slots.
     prepare` gives it, ``plain`` the same without its time phrases; ``change`` when the
     clause has a change word."""
+    plain = _DANGLING.sub("", plain)  # "as of" left by a time phrase taken out
     found = _changes(prepared, change) or _states(plain, prepared, change)
     return tuple(found)
 
@@ -181,7 +185,7 @@ def _states(plain: str, prepared: str, change: bool) -> list[Slot]:
         value = tidy_value(been.group("v"))
         if subject and value:
             return [Slot(subject, "lives in", value, change=True)]
-    for read in (_count, _named_as, _copula_of, _frame, _on, _bare):
+    for read in (_count, _titled, _named_as, _copula_of, _frame, _on, _bare):
         found = read(plain, change)
         if found:
             return found
@@ -208,6 +212,22 @@ def _count(plain: str, change: bool) -> list[Slot]:
     number = match.group("n").lower().replace(",", "")
     attribute = f"number of {match.group('u').lower()[:-1]}"
     return [Slot(subject, attribute, number, change=change or moved, kind="number")]
+
+
+_TITLED = compile_pattern(
+    rf"^(?P<s>user|(?-i:[A-Z])[\w-]+)\s+(?P<adv>{_ADV})is\s+(?P<adv2>{_ADV})"
+    rf"(?P<v>(?:(?-i:[A-Z])[\w-]*\s+){{0,3}}{JOB})$"
+)
+
+
+def _titled(plain: str, change: bool) -> list[Slot]:
+    """ "I'm Lead Analyst": a job title in capitals, without an article."""
+    match = _TITLED.match(plain)
+    if not match or not match.group("v")[:1].isupper():
+        return []
+    subject = normalise_subject(match.group("s"))
+    value = tidy_value(match.group("v"))
+    return [Slot(subject, "job", value, change=change)] if subject and value else []
 
 
 def _named_as(plain: str, change: bool) -> list[Slot]:

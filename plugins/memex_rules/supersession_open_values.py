@@ -127,6 +127,7 @@ _SAME_ATTRIBUTE = {
     "pay": "salary", "income": "salary", "wage": "salary", "wages": "salary",
     "mobile": "phone", "mobile number": "phone", "phone number": "phone", "number": "phone",
     "cell": "phone", "gp": "doctor", "line manager": "boss", "manager": "boss",
+    "title": "job", "job title": "job", "role": "job", "position": "job",
 }  # fmt: skip
 
 

@@ -79,6 +79,9 @@ CLOSES = [
     ("Steve coaches the under-11s on Saturday mornings", "Gemma coaches the under-11s now"),
     ("Hannah babysits for us on Fridays", "Zoe babysits for us now"),
     ("My car is a Ford Fiesta", "My car's an MG4 now"),
+    # a job title in capitals, and a title set in other words
+    ("My title is Senior Data Analyst", "Got the promotion! I'm Lead Analyst now"),
+    ("I'm Lead Analyst", "After the reorg my title became Analytics Manager"),
     # a tally of one kind of thing
     ("Isla has 4 Brownie badges", "Isla's up to 9 badges"),
     ("We have 5 engineers", "We have 7 engineers now"),
