@@ -76,7 +76,7 @@ def cost_section(result: dict[str, Any]) -> Section:
         )
     )
     fill = result["fill"]
-    reused = " (filled by an earlier run with the same `--root`)" if fill.get("reused") else ""
+    reused = " (in an earlier run with the same `--root`)" if fill.get("reused") else ""
     rows = [
         (
             name,
@@ -104,6 +104,9 @@ def cost_section(result: dict[str, Any]) -> Section:
             ("home", "p50", "p95", "mean", "p50 against before", "decisions", "facts closed"),
             rows,
         ),
+        "Each worker runs its own tree's core, plugins and integrations (first on "
+        "`PYTHONPATH`), the baseline a worktree of c0e3bda and today "
+        f"{result.get('today_commit', 'this checkout')}. "
         "The extra is what the judge adds to a call: the candidate search among the user's "
         'facts (an `embed_query` and a hybrid search), then the rules; with `use = "none"` '
         "there is none. The timed facts are unrelated to the stored ones, so they close "
@@ -165,8 +168,8 @@ def recall_section(result: dict[str, Any]) -> Section:
         'the `rules` consolidator) in two homes of today\'s code: `[supersession] use = "rules"` '
         '(the default) and `use = "none"`. Each fact is asked for by its other wording '
         "(`Memex.recall`, current facts, hybrid). The duplicate rate is benchmark 9's: the "
-        "current memories that repeat a fact another current memory states, over the current "
-        "memories; a fact closed by supersession is history, not a current memory.",
+        "active memories the agent lists that repeat a fact another one states, over those "
+        "listed; a fact closed by supersession is listed too (it is history, not deleted).",
         table(
             (
                 "judge",
@@ -189,20 +192,20 @@ def _closings_text(figures: dict[str, Any]) -> str:
     """What the rules judge's closings were, with examples of each kind."""
 
     def listed(pairs: list[list[str]]) -> str:
-        return "; ".join(f"{old!r} closed by {new!r}" for old, new in pairs) or "none"
+        shown = "; ".join(f"{old!r} closed by {new!r}" for old, new in pairs)
+        return f", e.g. {shown}" if shown else ""
 
     return (
         f"**The closings** ({figures['closed']} with the `rules` judge). The set's facts all "
-        "stand together (it was built for duplicates, not changes), so every closing is a "
-        "miss of the judge: "
-        f"{figures['closed_same_fact']} by a rewording of the same fact (since 65cf0de such a "
-        "closing is folded instead, when the consolidator reads the two as one fact both "
-        f"ways), e.g. {listed(figures['same_fact_examples'])}; "
-        f"{figures['closed_other_fact']} by another fact of the set, e.g. "
+        "stand together (it was built for duplicates, not changes), so a closing here is a "
+        f"miss of the judge: {figures['closed_same_fact']} by a rewording of the same fact "
+        "(since 65cf0de such a closing is folded instead, when the consolidator reads the two "
+        f"as one fact both ways){listed(figures['same_fact_examples'])}; "
+        f"{figures['closed_other_fact']} by another fact of the set"
         f"{listed(figures['other_fact_examples'])}. A closed fact is history, never lost "
-        "(recall by time and `memex history` read it), and `dream` leaves it alone; benchmark "
-        "9's rate counts every active memory listed, so each closed fact whose fact also has a "
-        "current memory counts once more."
+        "(recall by time and `memex history` read it), and `dream` leaves it alone, so each "
+        "closed fact whose fact also has a current memory (its rewording) counts once more "
+        "in the duplicate rate."
     )
 
 

@@ -79,7 +79,7 @@ def test_the_cost_section_checks_the_issues_bound() -> None:
     assert check.figure.startswith("1.39x (287.4 ms vs 206.5 ms)") and check.met is True
     assert check.target == "<= 1.5x"
     body = "\n".join(section.body)
-    assert "filled by an earlier run" in body and "--baseline-tree" in body
+    assert "in an earlier run with the same `--root`" in body and "--baseline-tree" in body
     slower = {**COST, "homes": {**COST["homes"], "today": _home(320.0, 1.55, 0)}}
     assert cost_section(slower).checks[0].met is False
 
