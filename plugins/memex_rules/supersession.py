@@ -114,8 +114,11 @@ class RulesSupersessionJudge:
             if fact.valid_from > new.valid_from or _same_text(new.text, fact.text):
                 continue
             old_slots = read_slots(fact.text)
+            found = _closing(usable, old_slots)
+            if found and ": version of " in found[0] and _two_things(new.text, fact.text, found[0]):
+                found = None  # "Our Lambdas still run Node 18" / "The frontend builds on Node 20"
             found = (
-                _closing(usable, old_slots)
+                found
                 or _flipped(new.text, fact.text, subject)
                 or _left(usable, fact.text, old_slots)
                 or _gone(new.text, usable, fact.text)
@@ -303,6 +306,23 @@ def _stem(word: str) -> str:
         if word.endswith(end) and len(word) - len(end) >= 3:
             return word[: -len(end)]
     return word
+
+
+def _two_things(new_text: str, old_text: str, key: str) -> bool:
+    """Two facts about two named things of the team ("the frontend", "our Lambdas"), neither
+    the team nor the tool itself: one's versions do not close the other's."""
+    one, other = rough_subject(new_text), rough_subject(old_text)
+    if not one or not other or one == other:
+        return False
+    common = key.split(": version of ")[-1].split() + list(_COMMON_OWNERS)
+    return not any(word in common for word in (*one.split(), *other.split()))
+
+
+#: Owners that are the team's whole system, or an event of it, rather than one thing of it.
+_COMMON_OWNERS = (
+    "user", "we", "team", "project", "app", "codebase", "repo", "stack", "production", "prod",
+    "services", "service", "upgrade", "update", "migration", "everything", "it",
+)  # fmt: skip
 
 
 def _same_first(one: str, other: str) -> bool:

@@ -140,6 +140,8 @@ STAYS = [
     ("Karim likes Leeds", "Omar chose Manchester, not Leeds"),
     ("Alice plays tennis", "Bob plays tennis now"),
     ("Steve coaches the under-11s", "Gemma coaches the under-9s now"),
+    # two things of the team, each on its own version
+    ("The frontend builds on Node 20", "Our Lambdas still run Node 18"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
