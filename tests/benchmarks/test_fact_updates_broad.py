@@ -77,5 +77,5 @@ def test_the_broad_split_loads_sound_with_unique_ids() -> None:
     texts = [tuple(f.text for f in c.facts) for c in broad]
     assert len(set(texts)) == len(texts)
     types = Counter(c.type for c in broad)
-    assert types[sets.UPDATE] >= 60 and types[sets.LATE] >= 15 and types[sets.UNRELATED] >= 40
-    assert len({c.kind for c in broad if c.type == sets.UPDATE}) >= 40
+    assert types[sets.UPDATE] >= 150 and types[sets.LATE] >= 35 and types[sets.UNRELATED] >= 110
+    assert len({c.kind for c in broad if c.type == sets.UPDATE}) >= 140
