@@ -281,7 +281,13 @@ def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] 
     if doer:
         return f"fact: {doer.lower()}", f"{doer} no longer does it"
     owner, new_owner = prepare(old_text[:MAX_CHARS]), prepare(new_text[:MAX_CHARS])
-    if OURS.match(owner) or _same_first(owner, new_owner):
+    team_fact = any(slot.subject == "we" for slot in shaped_slots(old_text))
+    thing = rough_subject(old_text)  # "We finished migrating prod to GCP" / "Prod is on AWS"
+    team_fact = team_fact or (
+        bool(FIRST_PERSON.match(new_owner))
+        and any(slot.attribute == thing for slot in shaped if slot.subject in ("we", "user"))
+    )
+    if OURS.match(owner) or team_fact or _same_first(owner, new_owner):
         thing = moved_thing((*new, *shaped), new_text, old_text)
         if thing:
             return f"we: {thing}", f"{thing} changed"

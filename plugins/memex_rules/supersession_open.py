@@ -40,7 +40,14 @@ from memex_rules.supersession_open_values import (
     many_valued,
     value_kind,
 )
-from memex_rules.supersession_values import JOB, NEG, Slot, normalise_subject, tidy_value
+from memex_rules.supersession_values import (
+    JOB,
+    NEG,
+    Slot,
+    normalise_subject,
+    tidy_date,
+    tidy_value,
+)
 
 # --- the readings ------------------------------------------------------------------------------
 
@@ -185,6 +192,9 @@ def _states(plain: str, prepared: str, change: bool) -> list[Slot]:
         value = tidy_value(been.group("v"))
         if subject and value:
             return [Slot(subject, "lives in", value, change=True)]
+    scheduled = _scheduled(prepared, change)  # its date is a time phrase: read before cut
+    if scheduled:
+        return scheduled
     for read in (_count, _titled, _named_as, _copula_of, _frame, _on, _bare):
         found = read(plain, change)
         if found:
@@ -218,6 +228,23 @@ _TITLED = compile_pattern(
     rf"^(?P<s>user|(?-i:[A-Z])[\w-]+)\s+(?P<adv>{_ADV})is\s+(?P<adv2>{_ADV})"
     rf"(?P<v>(?:(?-i:[A-Z])[\w-]*\s+){{0,3}}{JOB})$"
 )
+
+
+_SCHEDULED = compile_pattern(
+    rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:is|are)\s+(?:scheduled|due|set|planned|expected|slated)\s+to\s+"
+    r"[a-z]+(?:\s+(?:out|live))?\s+(?:on|in|for|by)\s+(?P<v>.+)$"
+)
+
+
+def _scheduled(plain: str, change: bool) -> list[Slot]:
+    """ "Falcon is scheduled to launch on June 12": the thing's date, as the table has it."""
+    match = _SCHEDULED.match(plain)
+    if not match:
+        return []
+    subject, value = normalise_subject(match.group("s")), match.group("v").strip()
+    if not subject or subject in ("user", "we") or value_kind(value) != "date":
+        return []
+    return [Slot(subject, "date", tidy_date(value), change=change)]
 
 
 def _titled(plain: str, change: bool) -> list[Slot]:

@@ -67,7 +67,8 @@ _HANDED_OVER = compile_pattern(
 #: "We upgraded the cluster to 1.29", "She changed her number to ...", "Mum moved her
 #: appointment to Friday": the subject's possessed noun set to a value.
 _SET_TO = compile_pattern(
-    rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:upgraded|downgraded|bumped|updated|raised|lowered|upped|"
+    rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:(?:finished|started|began|are|is|have\s+been)\s+"
+    r"(?:migrating|moving|switching|transferring)|upgraded|downgraded|bumped|updated|raised|lowered|upped|"
     r"increased|decreased|cut|reduced|changed|moved|pushed|set|extended|shortened|switched|"
     r"renewed|rescheduled|adjusted|put|lengthened|dropped|transferred|ported|swapped|shifted|"
     r"renamed)\s+"
@@ -84,6 +85,7 @@ _WENT_TO = compile_pattern(
     r"was\s+lowered|was\s+cut|was\s+reduced|was\s+increased|was\s+bumped|was\s+pushed|"
     r"was\s+upgraded|got\s+upgraded|was\s+updated|is\s+changing|is\s+(?:now\s+)?(?:up|down)|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|extended|shortened|renamed|"
+    r"moves|is\s+moving|swapped|switched|was\s+swapped|was\s+switched|migrated|was\s+migrated|"
     r"pushed|cut)\s+(?:up\s+|down\s+)?"
     r"(?:again\b)?\s*(?:(?:from\s+(?P<p>.+?)\s+)?to\s+(?P<v>.+?)|(?:,\s*|\s*(?:it|that)\s+is\s+|\s*now\s+)+"
     r"(?P<w>.+?))$"
@@ -121,6 +123,10 @@ def _changes(prepared: str, change: bool) -> list[Slot]:
         if who and tally and tally.group("u").endswith("s") and tally.group("u") not in _UNITS:
             number, unit = tally.group("n").replace(",", ""), tally.group("u")[:-1]
             return [Slot(who, f"number of {unit}", number, change=True, kind="number")]
+        said = match.group("a")
+        numeric = _value(match.group("v") or match.group("w") or "")[1] not in ("name", "word", "")
+        if " " not in said and not said.isupper() and not numeric:
+            return []  # "Alice is moving to Rome": a person going somewhere, not an attribute
     if match:
         attribute = attribute_of(match.group("a"))
         return _changed(_owner(match.group("own")), match, attribute)

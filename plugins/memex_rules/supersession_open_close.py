@@ -168,7 +168,7 @@ def moved_thing(new: Sequence[Slot], new_text: str, old_text: str) -> str | None
     for slot in new:
         if not slot.kind or not slot.change or slot.subject == ANY:
             continue
-        things = [_singular(w) for w in slot.attribute.split() if len(w) >= 3]
+        things = [_singular(w) for w in slot.attribute.split() if len(w) >= 2]
         if not any(thing in said for thing in things) or slot.value in old_text.lower():
             continue
         if _names_kind(old_text, slot.kind, frozenset(things)):
@@ -198,6 +198,7 @@ def _names_kind(text: str, kind: str, besides: frozenset[str]) -> bool:
 _LEFT = (
     re.compile(
         r"(?i)\b(?:cancell?ed|dropped|ditched|sold|quit|left|gave\s+up|stopped\s+using|moved\s+off|"
+        r"no\s+longer\s+(?:use|uses|using|run|runs|have|has)|"
         r"got\s+rid\s+of|uninstalled|deleted|closed|scrapped|binned|retired|switched\s+off|"
         r"turned\s+off|broke\s+up\s+with|split\s+(?:up\s+)?(?:with|from))\s+(?:(?:my|the|our|his|"
         r"her|their|old)\s+)*(?P<x>[\w.+&'-]+(?:\s+(?!and\b|for\b|to\b|with\b|because\b|so\b)"

@@ -22,8 +22,8 @@ _TIME = compile_pattern(
 _VERSION = compile_pattern(r"^(?:version\s+|v)?\d+(?:\.\d+)+\w*$|^v\d+\w*$|^version\s+\d+\w*$")
 _NAMED_VERSION = compile_pattern(r"^(?P<t>[a-z][\w.+#-]*)\s+v?(?P<n>\d+(?:\.\d+)*\w*)$")
 _QUANTITY = compile_pattern(
-    r"^(?P<n>\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"fifteen|twenty|thirty|forty|fifty|sixty|a\s+hundred|half\s+an?)\s*-?\s*(?P<u>[a-z%]+)"
+    r"^(?P<n>\d[\d,.]*|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|forty|fifty|sixty|a\s+hundred|half\s+an?)(?=[\s-]))\s*-?\s*(?P<u>[a-z%]+)"
 )
 _UNITS = word_set(
     "mg g ml mcg l kb mbps gbps kw kwh minute minutes min mins hour hours hr hrs day days week "

@@ -69,7 +69,8 @@ _SPELL = tuple(
         # "After the reorg I report to Femi": a circumstance without its comma
         (
             r"^(?:(?:after|following|since)\s+(?:the|a|my|our)\s+[\w-]+|these\s+days|nowadays|"
-            r"lately)\s+(?=(?:I|we|my|our)\b)",
+            r"lately)\s+(?=(?:I|we|my|our)\b)|^(?:from|starting|as\s+of)\s+(?:next\s+)?"
+            r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+(?=[a-z])",
             "",
         ),
         # a leading time or circumstance: "After the wedding, Omar's last name is Larsen"

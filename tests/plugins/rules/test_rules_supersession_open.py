@@ -82,6 +82,13 @@ CLOSES = [
     # a job title in capitals, and a title set in other words
     ("My title is Senior Data Analyst", "Got the promotion! I'm Lead Analyst now"),
     ("I'm Lead Analyst", "After the reorg my title became Analytics Manager"),
+    # the team's things moved, swapped, migrated, no longer used
+    ("Our CI runs on CircleCI", "We moved CI over to Buildkite last sprint"),
+    ("We use Akamai as our CDN", "CDN swapped to Cloudflare"),
+    ("Prod is hosted on AWS", "We finished migrating prod to GCP"),
+    ("Minimum test coverage is 70%", "Coverage gate raised to 80%"),
+    ("We chat on HipChat", "We no longer use HipChat, everyone's on Slack now"),
+    ("Falcon is scheduled to launch on June 12", "Falcon slipped to July 8"),
     # a tally of one kind of thing
     ("Isla has 4 Brownie badges", "Isla's up to 9 badges"),
     ("We have 5 engineers", "We have 7 engineers now"),
@@ -142,6 +149,8 @@ STAYS = [
     ("Steve coaches the under-11s", "Gemma coaches the under-9s now"),
     # two things of the team, each on its own version
     ("The frontend builds on Node 20", "Our Lambdas still run Node 18"),
+    ("Alice lives in Berlin", "Alice is moving to Rome next year"),
+    ("Minimum test coverage is 70%", "Our uptime target was raised to 99.9%"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
