@@ -300,10 +300,19 @@ def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] 
             continue  # "Ellie quit Monzo" says nothing of the user's Monzo
         left = f" {' '.join(_stem(w) for w in _SAME.sub(' ', value).split())} "
         if how == 2:  # "..., not Leeds": the value the earlier fact ends on
-            said = " " + " ".join(said.split()[-3:]) + " "
+            said = " " + " ".join(said.split()[-2:]) + " "
+        if _PARTED.search(new_text) and not _TOGETHER.search(old_text):
+            continue  # "Tom and I split up" ends a couple, not "I play in a band with Tom"
         if left in said:
             return f"user: {value}", f"{value} was left"
     return None
+
+
+_PARTED = re.compile(r"(?i)\b(?:split\s+up|broke\s+up|separated|divorced)\b")
+_TOGETHER = re.compile(
+    r"(?i)\b(?:seeing|dating|going\s+out|partner|boyfriend|girlfriend|husband|wife|fianc|married|"
+    r"engaged|together|relationship|living\s+with|moved\s+in)"
+)
 
 
 def _stem(word: str) -> str:

@@ -207,7 +207,8 @@ _LEFT = (
     re.compile(
         r"(?i)^(?:the\s+|my\s+|our\s+)?(?P<x>[\w.+&'-]+(?:\s+[\w.+&'-]+)?)\s+(?:and\s+I\s+"
         r"(?:split\s+up|broke\s+up)|(?:is|are|was)\s+(?:basically\s+|now\s+|finally\s+)?"
-        r"(?:dormant|dead|gone|done|closed|over|finished|history|no\s+more)|went\s+(?:bust|under)|"
+        r"(?:dormant|dead|gone|done|closed|over|finished|history|no\s+more)"
+        r"(?=\s*(?:$|[,.;!-]|now\b|so\b|and\b|too\b))|went\s+(?:bust|under)|"
         r"shut\s+down|died|passed\s+away|stepped\s+down|resigned|retired|went\s+bust|"
         r"(?:was|were)\s+(?:dropped|sacked|fired|let\s+go|cancell?ed))\b"
     ),

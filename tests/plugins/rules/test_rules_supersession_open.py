@@ -73,7 +73,7 @@ CLOSES = [
     ("My dentist is Dr Lee", "I switched dentists, it's Dr Patel now"),
     # what is done instead of the earlier value
     ("Karim has decided on Leeds", "Karim firmed Manchester in the end, not Leeds"),
-    ("I drive to work", "These days I cycle in instead of driving"),
+    ("I drink coffee", "These days I drink tea instead of coffee"),
     ("Our pub quiz team is called Quiz Akabusi", "We renamed the quiz team to Agatha Quiztie"),
     # someone else does the same thing for the same people
     ("Steve coaches the under-11s on Saturday mornings", "Gemma coaches the under-11s now"),
@@ -147,6 +147,9 @@ STAYS = [
     ("Karim likes Leeds", "Omar chose Manchester, not Leeds"),
     ("Alice plays tennis", "Bob plays tennis now"),
     ("Steve coaches the under-11s", "Gemma coaches the under-9s now"),
+    ("We use MySQL for billing", "We use Postgres instead of MySQL for analytics"),
+    ("I play in a band with Tom", "Tom and I split up"),
+    ("I live in Paris", "Paris is dead in August"),
     # two things of the team, each on its own version
     ("The frontend builds on Node 20", "Our Lambdas still run Node 18"),
     ("Alice lives in Berlin", "Alice is moving to Rome next year"),
