@@ -1,4 +1,5 @@
-"""Benchmark: issue 33's guard rails for the ``rerank`` ranker against the defaults (``rrf``).
+"""Benchmark: issue 33's guard rails for the ``rerank`` ranker against ``rrf`` (the defaults
+before the rerank became the default; each home names its ranker).
 
 Three measurements, each comparing the two rankers under the same load (interleaved):
 
@@ -39,6 +40,8 @@ from benchmarks.worker import Builder, _registry_with, write_corpus
 from memex_core.api import Memex
 
 RERANK_CONFIG = '\n[ranker]\nuse = "rerank"\n'
+#: The baseline names its ranker: without it a home ranks with the default, now ``rerank``.
+RRF_CONFIG = '\n[ranker]\nuse = "rrf"\n'
 WORDS = re.compile(r"[a-z][a-z0-9']{2,}")
 
 
@@ -50,11 +53,12 @@ def build(root: Path, size: int, rerank: bool) -> tuple[Path, dict[str, Any]]:
     home = root / f"home-{size}-{'rerank' if rerank else 'rrf'}-{time.monotonic_ns()}"
     spec = {"home": str(home), "corpus": str(corpus_file), "vectors": "cache"}
     builder = Builder({**spec, "cache": str(default_cache().folder), "model_warmup": 64})
-    if rerank:  # reopened so the home's config names the ranker while it ingests
-        builder.mx.close()
-        config = home / "config.toml"
-        config.write_text(config.read_text(encoding="utf-8") + RERANK_CONFIG, encoding="utf-8")
-        builder.mx = Memex(home=home, registry=_registry_with(builder.embedder))
+    # Reopened so that the home's config names its ranker while it ingests.
+    builder.mx.close()
+    config = home / "config.toml"
+    added = RERANK_CONFIG if rerank else RRF_CONFIG
+    config.write_text(config.read_text(encoding="utf-8") + added, encoding="utf-8")
+    builder.mx = Memex(home=home, registry=_registry_with(builder.embedder))
     while builder.batch() is not None:
         pass
     builder.vectors()
@@ -134,12 +138,12 @@ def known_items(mx: Memex) -> list[tuple[str, str]]:
 def known(root: Path) -> dict[str, Any]:
     home = root / "exports-rrf"
     home.mkdir()
+    (home / "config.toml").write_text(RRF_CONFIG)
     with Memex(home=home) as mx:
         mx.ingest(data_root() / "exports")
     copy = root / "exports-rerank"
     shutil.copytree(home, copy)
-    config = copy / "config.toml"
-    config.write_text((config.read_text() if config.exists() else "") + RERANK_CONFIG)
+    (copy / "config.toml").write_text(RERANK_CONFIG)
     homes = {"rrf": Memex(home=home), "rerank": Memex(home=copy)}
     cases = known_items(homes["rrf"])
     out: dict[str, Any] = {"queries": len(cases)}
