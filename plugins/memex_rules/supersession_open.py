@@ -108,7 +108,6 @@ _SINGLE_FRAMES = {
     "closes at": "when",
     "earns": "pay",
     "is paid": "pay",
-    "pays": "pays",
     "sees": "sees",
     "is on call": "on call",
 }

@@ -163,8 +163,9 @@ PERSONAL_RULES: tuple[Rule, ...] = (
     Rule("works at", r"worked\s+(?:at|for)\s+(?P<v>.+)", kind="employer", past=True),
     Rule(
         "works at",
-        rf"(?:is|works\s+as)\s+{A_THE}(?P<r>(?:[\w-]+\s+){{0,3}}?{JOB})\s+(?:at|for|with|in)\s+"
-        r"(?P<v>.+)",
+        # "for" a name is an employer; "the product owner for search" is a part of the work
+        rf"(?:is|works\s+as)\s+{A_THE}(?P<r>(?:[\w-]+\s+){{0,3}}?{JOB})\s+"
+        r"(?:at|with|in|for(?=\s+(?-i:[A-Z])))\s+(?P<v>.+)",
         kind="employer",
     ),
     Rule("works at", r"joined\s+(?P<v>.+?)(?:\s+as\s+(?P<r>.+))?", kind="joined", change=True),

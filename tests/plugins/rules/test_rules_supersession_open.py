@@ -150,6 +150,9 @@ STAYS = [
     ("We use MySQL for billing", "We use Postgres instead of MySQL for analytics"),
     ("I play in a band with Tom", "Tom and I split up"),
     ("I live in Paris", "Paris is dead in August"),
+    ("We pay £300 a month for Slack", "We pay £500 a month for AWS"),
+    ("Priya is on call this week", "Priya is on leave next week"),
+    ("Our Slack plan is Pro", "Our Zoom plan is Business"),
     # two things of the team, each on its own version
     ("The frontend builds on Node 20", "Our Lambdas still run Node 18"),
     ("Alice lives in Berlin", "Alice is moving to Rome next year"),
