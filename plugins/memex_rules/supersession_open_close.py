@@ -228,6 +228,8 @@ def left_values(text: str) -> tuple[tuple[str, int], ...]:
     found = []
     for how, pattern in enumerate(_LEFT):
         for match in pattern.finditer(text):
+            if re.match(r"\s+for\s+(?!good\b)", text[match.end() :]) and "longer" in match.group(0):
+                continue  # "no longer use Jenkins for builds": one use of it ended
             value = re.sub(r"[^\w.+&' -]", "", match.group("x").lower()).strip()
             value = re.sub(r"'s$", "", value)
             if len(value) >= 3 and value not in ("job", "it", "that", "this", "them"):

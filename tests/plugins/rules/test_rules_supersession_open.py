@@ -153,6 +153,8 @@ STAYS = [
     ("We pay £300 a month for Slack", "We pay £500 a month for AWS"),
     ("Priya is on call this week", "Priya is on leave next week"),
     ("Our Slack plan is Pro", "Our Zoom plan is Business"),
+    ("We use Jenkins for nightly tests", "We no longer use Jenkins for builds"),
+    ("I cancelled Netflix", "I watch YouTube every day"),
     # two things of the team, each on its own version
     ("The frontend builds on Node 20", "Our Lambdas still run Node 18"),
     ("Alice lives in Berlin", "Alice is moving to Rome next year"),
