@@ -267,6 +267,9 @@ def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] 
     says was left ("Sold the Brompton and bought a Trek" / "I ride a Brompton"), or whose
     thing it changes ("Transferred the ISA to Vanguard" / "My ISA is with Trading 212")."""
     shaped = shaped_changes(prepare(new_text[:MAX_CHARS]))
+    left = names_left(shaped, old_text, rough_subject(old_text)) if shaped else None
+    if left:
+        return f"we: {left}", f"{left} was left"
     for slot in (*shaped, *shaped_slots(new_text)):
         if slot in new:
             continue  # already tried

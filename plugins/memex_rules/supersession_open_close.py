@@ -145,7 +145,28 @@ def names_left(new: Sequence[Slot], old_text: str, old_subject: str | None) -> s
             and old_subject.split()[0] == left.split()[0]
         ):
             return left  # "Jenkins builds our releases", then we switched from it
+        if slot.subject in ("we", "user") and slot.previous and _a_name_of_things(left, old_text):
+            return left  # "Feature flags are in LaunchDarkly", then we swapped it for Unleash
     return None
+
+
+#: Verbs that follow a person's name: "Priya uses Jenkins" is Priya's, not the team's.
+_PERSON_VERB = re.compile(
+    r"^(?-i:[A-Z])[\w'-]*\s+(?:uses|used|works|worked|lives|lived|likes|loves|prefers|runs|ran|"
+    r"has|had|is|was|drives|owns|switched|moved|joined|left|plays|reads|says|said|thinks|wants|"
+    r"got|went|does|did|manages|leads|sees|goes|takes|took|bought|sold)\b"
+)
+
+
+def _a_name_of_things(left: str, old_text: str) -> bool:
+    """Whether the earlier fact names ``left`` (capitalised, not as its first word) and is
+    about things rather than a person ("Feature flags are in LaunchDarkly", not "Priya uses
+    LaunchDarkly")."""
+    text = old_text.strip()
+    if _PERSON_VERB.match(text):
+        return False
+    at = text.lower().find(left)
+    return at > 0 and text[at : at + 1].isupper()
 
 
 FIRST_PERSON = re.compile(r"(?i)^(?:i|i'm|i've|my|we|we're|our|user|user's)\b")

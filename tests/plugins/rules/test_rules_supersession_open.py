@@ -89,6 +89,8 @@ CLOSES = [
     ("Minimum test coverage is 70%", "Coverage gate raised to 80%"),
     ("We chat on HipChat", "We no longer use HipChat, everyone's on Slack now"),
     ("Falcon is scheduled to launch on June 12", "Falcon slipped to July 8"),
+    ("Feature flags are in LaunchDarkly", "We swapped LaunchDarkly for Unleash, self-hosted"),
+    ("The design team works in Sketch", "We moved from Sketch to Figma"),
     # a tally of one kind of thing
     ("Isla has 4 Brownie badges", "Isla's up to 9 badges"),
     ("We have 5 engineers", "We have 7 engineers now"),
@@ -155,6 +157,7 @@ STAYS = [
     ("Our Slack plan is Pro", "Our Zoom plan is Business"),
     ("We use Jenkins for nightly tests", "We no longer use Jenkins for builds"),
     ("I cancelled Netflix", "I watch YouTube every day"),
+    ("Priya uses Jenkins", "We switched from Jenkins to Buildkite"),
     # two things of the team, each on its own version
     ("The frontend builds on Node 20", "Our Lambdas still run Node 18"),
     ("Alice lives in Berlin", "Alice is moving to Rome next year"),
