@@ -128,7 +128,7 @@ class RulesSupersessionJudge:
                 review.closes.append(Supersession(fact.memory_id, key, reason))
             elif (
                 subject
-                and (not slots or not old_slots)
+                and (not _by_table(slots) or not _by_table(old_slots))
                 and same_subject(subject, _subject(fact.text, old_slots) or "")
             ):
                 review.unsure.append(fact)
@@ -259,6 +259,12 @@ def _left(new: Sequence[Slot], old_text: str, old: Sequence[Slot]) -> tuple[str,
     if left is None:
         return None
     return f"{rough_subject(old_text) or 'fact'}: {left}", f"{left} was left"
+
+
+def _by_table(slots: Sequence[Slot]) -> bool:
+    """Whether an attribute of the table was read: a fact read only by its shape is one a
+    judge with a model is still asked about."""
+    return any(not slot.kind for slot in slots)
 
 
 def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] | None:

@@ -7,7 +7,7 @@ import pytest
 from memex_rules.question_slots import answers
 from memex_rules.supersession_open_values import value_kind
 from memex_rules.supersession_slots import read_slots
-from tests.plugins.rules.test_rules_supersession import JUDGE, LATER, _closed, _fact
+from tests.plugins.rules.test_rules_supersession import JUDGE, LATER, SAID, _closed, _fact
 
 CLOSES = [
     # a possessed or definite noun set to a value of the same kind
@@ -223,3 +223,10 @@ def test_with_a_person_is_a_partner_not_an_employer() -> None:
 )
 def test_a_question_reads_an_open_attribute_as_its_facts_do(question: str, fact: str) -> None:
     assert answers(question, [fact, "Our office dog is called Biscuit"]) == [0]
+
+
+def test_a_fact_read_only_by_its_shape_is_left_to_a_judge_with_a_model() -> None:
+    old = _fact("m1", "Priya's bike is a Brompton", SAID)
+    review = JUDGE.review(_fact(None, "Priya's bike is blue", LATER), [old])
+    assert review.closes == []
+    assert [fact.memory_id for fact in review.unsure] == ["m1"]
