@@ -201,7 +201,9 @@ def test_every_section_on_the_page_opens_with_its_run() -> None:
     page = sections_of(store.page.read_text(encoding="utf-8"))
     summary = "\n".join(summary_lines(store.page.read_text(encoding="utf-8")))
     for key, entry in stored.items():
-        text = page[f"## {TITLES[key]}"]
+        # A section stored by a standalone benchmark (not in the registry: 21b, 21c) is
+        # titled as stored, as the page renders it.
+        text = page[f"## {TITLES.get(key, entry.section.title)}"]
         provenance = text.split("\n")[2]
         run = entry.run
         assert provenance.startswith(f"*Measured {run.date}* by `{run.command}`")
