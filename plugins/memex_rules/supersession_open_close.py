@@ -108,7 +108,20 @@ def household(new: Slot, old: Slot) -> bool:
     return new.attribute == "date" and (
         ("'s " not in a and "'s " in b and b.rpartition("'s ")[2] == a)
         or ("'s " not in b and "'s " in a and a.rpartition("'s ")[2] == b)
+        or (new.change and _named_by_head(a, b))
     )
+
+
+def _named_by_head(new: str, old: str) -> bool:
+    """ "Freeze moved up to Dec 11" / "Code freeze starts Dec 15": one event, the later told by
+    the last word of the earlier's name (a date told as a change; "release planning" and
+    "sprint planning" stay two events)."""
+    one, other = new.split(), old.split()
+    if "'s" in new + old or len(one) == len(other) or min(len(one), len(other)) != 1:
+        return False
+    longer = one if len(one) > len(other) else other
+    shorter = other if longer is one else one
+    return len(longer) == 2 and longer[-1] == shorter[0] and shorter[0] not in ("we", "user")
 
 
 def _unowned(subject: str) -> str:

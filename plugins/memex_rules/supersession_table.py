@@ -62,7 +62,7 @@ DATE_STATE = (
 )
 #: Verbs that change a date, with its preposition ("moved to June 1", not "moved last month").
 DATE_CHANGE = (
-    r"(?:moved|postponed|pushed(?:\s+back|\s+out)?|delayed|brought\s+forward|changed|"
+    r"(?:moved(?:\s+(?:up|forward|back|out))?|postponed|pushed(?:\s+back|\s+out)?|delayed|brought\s+forward|changed|"
     r"shifted|bumped|put\s+off|rescheduled|extended|pulled\s+in|brought\s+in|slipped|slid)"
 )
 DATE_PREP = r"(?:to|for|on|until|till|in|at|by|from\s+.+?\s+to)"

@@ -91,6 +91,10 @@ CLOSES = [
     ("Falcon is scheduled to launch on June 12", "Falcon slipped to July 8"),
     ("Feature flags are in LaunchDarkly", "We swapped LaunchDarkly for Unleash, self-hosted"),
     ("The design team works in Sketch", "We moved from Sketch to Figma"),
+    # an event's date changed, told by the last word of its name
+    ("Code freeze starts Dec 15 this year", "Freeze moved up to Dec 11"),
+    ("Under-11s training is Saturday 9am", "Training moved to Sunday at 10 from next week"),
+    ("Sprint planning is Monday at 11", "Planning moved to Wednesday"),
     # a tally of one kind of thing
     ("Isla has 4 Brownie badges", "Isla's up to 9 badges"),
     ("We have 5 engineers", "We have 7 engineers now"),
@@ -162,6 +166,12 @@ STAYS = [
     ("The frontend builds on Node 20", "Our Lambdas still run Node 18"),
     ("Alice lives in Berlin", "Alice is moving to Rome next year"),
     ("Minimum test coverage is 70%", "Our uptime target was raised to 99.9%"),
+    # another event, or an event's name told before its date moved
+    ("Sprint planning is Monday at 11", "Release planning moved to Wednesday"),
+    ("The launch party is on May 3", "Launch moved to June 1"),
+    ("Code freeze starts Dec 15", "Launch moved to Dec 20"),
+    ("Under-11s training is Saturday 9am", "Swimming moved to Sunday"),
+    ("Freeze moved up to Dec 11", "Code freeze starts Dec 15"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
