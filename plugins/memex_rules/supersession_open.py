@@ -317,6 +317,9 @@ def _on(plain: str, change: bool) -> list[Slot]:
     if not subject:
         return []
     positive = _positive(match.group("adv"), match.group("adv2"))
+    if subject != "we" and value_kind(raw) == "money":  # "I'm on £48k": what someone is paid
+        value, _kind = _value(raw)
+        return [Slot(subject, "salary", value, positive=positive, change=change, kind="money")]
     noun = _ON_NOUN.match(raw)
     if noun:
         value, kind = _value(noun.group("q"))

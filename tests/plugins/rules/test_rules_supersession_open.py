@@ -95,6 +95,10 @@ CLOSES = [
     ("Code freeze starts Dec 15 this year", "Freeze moved up to Dec 11"),
     ("Under-11s training is Saturday 9am", "Training moved to Sunday at 10 from next week"),
     ("Sprint planning is Monday at 11", "Planning moved to Wednesday"),
+    # what someone is "on": their pay
+    ("I'm on £48k", "Pay review came through, salary goes up to £54k"),
+    ("My salary is £50k", "I'm on £55k now"),
+    ("I'm on £48k", "I'm on £54k now"),
     # a tally of one kind of thing
     ("Isla has 4 Brownie badges", "Isla's up to 9 badges"),
     ("We have 5 engineers", "We have 7 engineers now"),
@@ -172,6 +176,13 @@ STAYS = [
     ("Code freeze starts Dec 15", "Launch moved to Dec 20"),
     ("Under-11s training is Saturday 9am", "Swimming moved to Sunday"),
     ("Freeze moved up to Dec 11", "Code freeze starts Dec 15"),
+    # another person's pay, another sum, a dose
+    ("I'm on £48k", "Dan is on £60k now"),
+    ("Dan is on £60k", "I'm on £70k now"),
+    ("I'm on £48k", "Our budget is £54k now"),
+    ("I'm on £48k", "We are on £200 a month now"),
+    ("I'm on 20mg of citalopram", "I'm on £54k now"),
+    ("I'm on £54k now", "I'm on 20mg of citalopram"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
