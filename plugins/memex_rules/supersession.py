@@ -40,6 +40,7 @@ from memex_rules.supersession_open_close import (
     open_closes,
     role_taken,
     same_but_value,
+    trait,
 )
 from memex_rules.supersession_slots import (
     MAX_CHARS,
@@ -210,6 +211,8 @@ def closes(new: Slot, old: Slot, loose: bool = True) -> str | None:
     # statement may restate the old one with more words ("New York" / "New York City").
     if new.value == old.value or (not new.change and same_value(new.value, old.value)):
         return None
+    if trait(new.value) != trait(old.value) and "colo" not in what:
+        return None  # "My car is red" after "My car is a Tesla": a trait of it, not another car
     if new.single and old.single:
         return f"{who}: {what} changed from {old.value} to {new.value}"
     if what == "uses" and new.change:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from memex_rules.rules_text import word_set
 from memex_rules.supersession_open_values import NEUTRAL, PRONOUN, value_kind
 from memex_rules.supersession_values import ANY, Slot, same_subject, same_value
 
@@ -55,6 +56,8 @@ def open_closes(new: Slot, old: Slot) -> str | None:
         return None
     if new.kind == "word" and not new.change:
         return None  # "My car is red" / "My car is fast": a plain word is a trait
+    if trait(new.value) != trait(old.value) and "colo" not in what:
+        return None  # "My car is a Tesla" after "My car is red": the same car, maybe
     if not old.kind and not old.single:
         return None  # a table attribute of many values ("uses"): only its own rules close it
     if old.kind and old.kind != new.kind and not (new.kind == "word" and new.change):
@@ -68,6 +71,20 @@ def open_closes(new: Slot, old: Slot) -> str | None:
     if (new.single and old.single) or (new.change and old.single):
         return f"{who}: {what} changed from {old.value} to {new.value}"
     return None
+
+
+#: Words that describe a thing rather than name it: a colour, or how it is.
+_TRAITS = word_set(
+    "red blue green black white grey gray silver yellow orange purple pink brown gold beige navy "
+    "fast slow old big small huge tiny broken great nice good bad lovely amazing awful terrible "
+    "brilliant rubbish expensive cheap noisy loud quiet clean dirty reliable unreliable comfy "
+    "comfortable ugly beautiful gorgeous"
+)
+
+
+def trait(value: str) -> bool:
+    """Whether ``value`` describes a thing ("red", "noisy") rather than names one."""
+    return value in _TRAITS
 
 
 def same_attribute(new: str, old: str, change: bool) -> bool:

@@ -95,6 +95,9 @@ CLOSES = [
     ("Code freeze starts Dec 15 this year", "Freeze moved up to Dec 11"),
     ("Under-11s training is Saturday 9am", "Training moved to Sunday at 10 from next week"),
     ("Sprint planning is Monday at 11", "Planning moved to Wednesday"),
+    # a colour replaces a colour, a make a make
+    ("My car is red", "My car is blue now"),
+    ("My favourite colour is red", "My favourite colour is blue now"),
     # what someone is "on": their pay
     ("I'm on £48k", "Pay review came through, salary goes up to £54k"),
     ("My salary is £50k", "I'm on £55k now"),
@@ -183,6 +186,12 @@ STAYS = [
     ("I'm on £48k", "We are on £200 a month now"),
     ("I'm on 20mg of citalopram", "I'm on £54k now"),
     ("I'm on £54k now", "I'm on 20mg of citalopram"),
+    # a trait of a thing (its colour, how it is) beside its make, both orders
+    ("My car is a Tesla", "My car is red"),
+    ("My car is red", "My car is a Tesla"),
+    ("My bike is blue", "My bike is a Brompton"),
+    ("My phone is an iPhone 12", "My phone is broken"),
+    ("My phone is old", "My phone is a Pixel 8"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
