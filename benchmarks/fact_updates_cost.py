@@ -99,7 +99,9 @@ def cost_section(result: dict[str, Any]) -> Section:
         f"{result['timed']} new facts then remembered one `remember` call each in all three, "
         "interleaved fact by fact (the order of the three rotating), each home in its own "
         "process, so load on the shared machine falls on all three alike. Absolute times "
-        "follow the machine's load (in the run line above); the ratios are the figures.",
+        "follow the machine's load (in the run line above), and so does the ratio: on a "
+        "loaded machine every call waits longer and the judge's own work is a smaller share "
+        "of it, so a run on a quiet machine (load about 1) is the one to quote.",
         table(
             ("home", "p50", "p95", "mean", "p50 against before", "decisions", "facts closed"),
             rows,
