@@ -118,6 +118,8 @@ class RulesSupersessionJudge:
             found = _closing(usable, old_slots)
             if found and ": version of " in found[0] and _two_things(new.text, fact.text, found[0]):
                 found = None  # "Our Lambdas still run Node 18" / "The frontend builds on Node 20"
+            if found and found[0].endswith(": job") and _two_scopes(new.text, fact.text):
+                found = None  # "Kim is the scrum master for ads" / "... product owner for search"
             found = (
                 found
                 or _flipped(new.text, fact.text, subject)
@@ -343,6 +345,20 @@ def _two_things(new_text: str, old_text: str, key: str) -> bool:
         return False
     common = key.split(": version of ")[-1].split() + list(_COMMON_OWNERS)
     return not any(word in common for word in (*one.split(), *other.split()))
+
+
+_SCOPE = re.compile(
+    r"\b(?:for|on|in)\s+(?:the\s+)?(?P<x>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"(?:\s+(?:team|service|squad|project|side))?\W*$"
+)
+_NOW_AT_END = re.compile(r"(?:,?\s+(?:now|these\s+days|nowadays|too))+\W*$")
+
+
+def _two_scopes(new_text: str, old_text: str) -> bool:
+    """Two roles, each for another part of the work ("Kim is the product owner for search" /
+    "Kim is the scrum master for ads"): one may be held beside the other."""
+    one, other = (_SCOPE.search(_NOW_AT_END.sub("", text.lower())) for text in (new_text, old_text))
+    return bool(one and other and one.group("x") != other.group("x"))
 
 
 #: Owners that are the team's whole system, or an event of it, rather than one thing of it.

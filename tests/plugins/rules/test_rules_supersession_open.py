@@ -98,6 +98,9 @@ CLOSES = [
     # a colour replaces a colour, a make a make
     ("My car is red", "My car is blue now"),
     ("My favourite colour is red", "My favourite colour is blue now"),
+    # a role for the same part of the work, or for none
+    ("Kim is the product owner for search", "Kim is the scrum master for search now"),
+    ("Kim is the product owner for search", "Kim is the scrum master now"),
     # what someone is "on": their pay
     ("I'm on £48k", "Pay review came through, salary goes up to £54k"),
     ("My salary is £50k", "I'm on £55k now"),
@@ -192,6 +195,10 @@ STAYS = [
     ("My bike is blue", "My bike is a Brompton"),
     ("My phone is an iPhone 12", "My phone is broken"),
     ("My phone is old", "My phone is a Pixel 8"),
+    # two roles, each for another part of the work, both orders
+    ("Kim is the product owner for search", "Kim is the scrum master for ads"),
+    ("Kim is the scrum master for ads", "Kim is the product owner for search"),
+    ("Ravi is the tech lead on the search service", "Ravi is the engineering manager on payments"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
