@@ -171,12 +171,45 @@ def _copula(subject: str, attribute: str, raw: str, positive: bool, change: bool
 _DANGLING = compile_pattern(r"\s+(?:as\s+of|from|since|until|till|by|starting|effective)$")
 
 
+_ASKED_START = r"^(?:(?:actually|please|just|and|so|from\s+now\s+on|going\s+forward|now),?\s+)*"
+_ASKED_END = r",?(?:\s+(?:please|from\s+now\s+on|now|going\s+forward|instead))*\W*$"
+#: What the user asks of the assistant: the language of its replies, the name to call them.
+_ASKED = (
+    (
+        "reply language",
+        compile_pattern(
+            rf"{_ASKED_START}(?:reply|respond|answer|write|talk|speak)\s+(?:back\s+)?(?:to\s+)?"
+            rf"(?:me\s+)?in\s+(?P<v>(?-i:[A-Z])[a-z]+){_ASKED_END}"
+        ),
+    ),
+    (
+        "called",
+        compile_pattern(
+            rf"{_ASKED_START}(?:call\s+me|(?:i|user)\s+(?:now\s+)?(?:go|goes)\s+by)\s+"
+            rf"(?P<v>(?-i:[A-Z])[a-z]+){_ASKED_END}"
+        ),
+    ),
+)
+
+
+def _asked(prepared: str, change: bool) -> list[Slot]:
+    """ "Reply to me in English" / "answer me in German"; "Call me Daniel" / "I go by Dan"."""
+    for attribute, pattern in _ASKED:
+        match = pattern.match(prepared)
+        if match and value_kind(match.group("v")) == "name":
+            value = match.group("v").lower()
+            return [Slot("user", attribute, value, change=change, kind="name")]
+    return []
+
+
 def read_open(prepared: str, plain: str, change: bool) -> tuple[Slot, ...]:
     """The open slots of one clause: ``prepared`` as :func:`~memex_rules.supersession_slots.
     prepare` gives it, ``plain`` the same without its time phrases; ``change`` when the
     clause has a change word."""
     plain = _DANGLING.sub("", plain)  # "as of" left by a time phrase taken out
-    found = _changes(prepared, change) or _states(plain, prepared, change)
+    found = (
+        _changes(prepared, change) or _asked(prepared, change) or _states(plain, prepared, change)
+    )
     return tuple(found)
 
 

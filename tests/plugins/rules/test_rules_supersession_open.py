@@ -101,6 +101,10 @@ CLOSES = [
     # a role for the same part of the work, or for none
     ("Kim is the product owner for search", "Kim is the scrum master for search now"),
     ("Kim is the product owner for search", "Kim is the scrum master now"),
+    # what the user asks of the assistant: its reply language, the name to call them
+    ("Reply to me in English please", "From now on answer me in German, I need the practice"),
+    ("Please respond in French", "Reply in Spanish from now on"),
+    ("Call me Daniel", "Actually I go by Dan, nobody calls me Daniel"),
     # what someone is "on": their pay
     ("I'm on £48k", "Pay review came through, salary goes up to £54k"),
     ("My salary is £50k", "I'm on £55k now"),
@@ -199,6 +203,14 @@ STAYS = [
     ("Kim is the product owner for search", "Kim is the scrum master for ads"),
     ("Kim is the scrum master for ads", "Kim is the product owner for search"),
     ("Ravi is the tech lead on the search service", "Ravi is the engineering manager on payments"),
+    # a request of another kind, or a day, both orders
+    ("Call me Daniel", "Call me Monday"),
+    ("Call me Daniel", "Reply to me in German"),
+    ("Reply to me in German", "Call me Daniel"),
+    ("Reply to me in English please", "Write to me in the morning"),
+    ("Please keep your answers in bullet points", "Answer me in German"),
+    ("Reply in English", "I live in Germany now"),
+    ("I go by Dan", "Call me Dan"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
