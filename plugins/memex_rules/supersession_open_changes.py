@@ -34,7 +34,7 @@ _CHANGES = tuple(
         rf"for|with)\s+(?P<v>.+)$",
         # "We replaced Jenkins with Buildkite"
         rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:replaced|swapped(?:\s+out)?|traded(?:\s+in)?|"
-        rf"exchanged|dropped|ditched|ditching|dumped|abandoned)\s+(?P<p>.+?)\s+(?:with|for|in\s+"
+        rf"exchanged|dropped|ditched|ditching|dumped|abandoned)\s+(?P<p>.+?)(?:\s+(?:in|out))?\s+(?:with|for|in\s+"
         rf"favou?r\s+of)\s+(?P<v>.+)$",
         # "I switched dentists, it's Dr Patel now", "We changed payment providers to Adyen"
         rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:switched|changed)\s+(?P<a>[a-z][\w-]*(?:\s+[a-z][\w-]*)?s)"

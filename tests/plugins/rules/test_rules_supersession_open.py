@@ -101,6 +101,9 @@ CLOSES = [
     # a role for the same part of the work, or for none
     ("Kim is the product owner for search", "Kim is the scrum master for search now"),
     ("Kim is the product owner for search", "Kim is the scrum master now"),
+    # a thing traded in or swapped out for another
+    ("I drive a 2014 Ford Fiesta", "Traded the Fiesta in for a used Toyota Yaris hybrid"),
+    ("We use Jenkins", "We swapped Jenkins out for Buildkite"),
     # what the user asks of the assistant: its reply language, the name to call them
     ("Reply to me in English please", "From now on answer me in German, I need the practice"),
     ("Please respond in French", "Reply in Spanish from now on"),
@@ -203,6 +206,7 @@ STAYS = [
     ("Kim is the product owner for search", "Kim is the scrum master for ads"),
     ("Kim is the scrum master for ads", "Kim is the product owner for search"),
     ("Ravi is the tech lead on the search service", "Ravi is the engineering manager on payments"),
+    ("I drive a Golf", "Traded my bike in for a scooter"),
     # a request of another kind, or a day, both orders
     ("Call me Daniel", "Call me Monday"),
     ("Call me Daniel", "Reply to me in German"),
