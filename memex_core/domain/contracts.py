@@ -239,7 +239,12 @@ class Embedder(Protocol):
       nor fail where ``embed_query`` would not;
     * ``cold_queries()``: a context manager within which the calling thread's queries are
       embedded exactly as in a cold process (the warm socket answers CLI commands in it,
-      whose output must be the bytes they print alone).
+      whose output must be the bytes they print alone);
+    * ``symmetric = True``: ``embed_query(text)`` is ``embed_documents([text])[0]`` up to
+      float32 rounding (MiniLM embeds both alike). A memory write may then index a text
+      with the vector its candidate search just computed for it, instead of embedding the
+      same text twice. An embedder that embeds queries and documents differently (an
+      instruction prefix, two towers) must not say so.
     """
 
     name: str

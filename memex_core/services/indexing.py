@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Protocol
@@ -454,14 +454,20 @@ class VectorIndexer:
             progress.finish()
         return done
 
-    def embed(self, fragments: list[Fragment]) -> int:
-        """Embed and store these fragments now (memory writes; ingest uses ``backfill``)."""
+    def embed(
+        self, fragments: list[Fragment], known: Mapping[str, Sequence[float]] | None = None
+    ) -> int:
+        """Embed and store these fragments now (memory writes; ingest uses ``backfill``).
+        A fragment whose text is in ``known`` (text -> vector) takes that vector instead."""
         if not fragments:
             return 0
         self.check_compatible()
         if not self.catalog.get_setting(EMBEDDER_SETTING):
             self._record_embedder()
-        vectors = self.embedder.embed_documents(self._texts(fragments))
+        texts, known = self._texts(fragments), known or {}
+        todo = [t for t in texts if t not in known]
+        fresh = iter(self.embedder.embed_documents(todo) if todo else ())
+        vectors = [known[t] if t in known else next(fresh) for t in texts]
         self.store.upsert(fragments, vectors)
         self.catalog.mark_embedded([f.id for f in fragments], self.embedder.name)
         return len(fragments)
@@ -523,6 +529,8 @@ class MemoryIndexUpdater:
         self._new: list[Fragment] = []
         self._removed: list[str] = []
         self._unembedded: list[Fragment] = []
+        #: Query vectors of :meth:`nearest` (``symmetric`` embedder) reused for the same text.
+        self._queried: dict[str, Sequence[float]] = {}
 
     @contextmanager
     def held(self) -> Iterator[None]:
@@ -561,13 +569,14 @@ class MemoryIndexUpdater:
 
     def _flush_vectors(self, gone: set[str] | None = None) -> None:
         pending, self._unembedded = self._unembedded, []
+        known, self._queried = self._queried, {}
         indexer = self._vectors()
         if indexer is None:
             return
         gone = gone or set()
         try:
             self._pending_deletes()
-            indexer.embed([f for f in pending if f.id not in gone])
+            indexer.embed([f for f in pending if f.id not in gone], known)
         except VectorStoreUnavailableError:
             # The memory is committed and keyword-searchable; its fragments stay without
             # vectors in the catalog, so the next ingest or `memex backfill` embeds them.
@@ -581,6 +590,8 @@ class MemoryIndexUpdater:
             return None
         self._flush_vectors()  # a dream compares with memories written a moment ago
         vector = indexer.embedder.embed_query(text)
+        if getattr(indexer.embedder, "symmetric", False):
+            self._queried[text] = vector
         try:
             hits = indexer.store.search(vector, limit, filters)
         except VectorStoreUnavailableError:

@@ -248,6 +248,13 @@ class MiniLMEmbedder:
     # -- what builds the document vectors ----------------------------------------------
 
     @property
+    def symmetric(self) -> bool:
+        """Whether a query's vector is the vector its text gets as a document (to float32
+        rounding; see ``Embedder``): yes in float32, not with int8 documents (queries are
+        always embedded in float32)."""
+        return self.precision != "int8"
+
+    @property
     def build(self) -> str:
         """Which vectors documents get, where that changes them: "" for float32 (every
         backend gives the same vectors to ~1e-6), "int8" for the quantised graph. The index

@@ -121,10 +121,16 @@ def test_shapes_dtype_and_normalisation(embedder: MiniLMEmbedder) -> None:
 
 
 def test_query_equals_single_document(embedder: MiniLMEmbedder) -> None:
+    # What lets a memory write index a fact with its candidate search's vector.
+    assert embedder.symmetric
     for text in ("database is locked", "", LONG):
         np.testing.assert_array_equal(
             embedder.embed_query(text), embedder.embed_documents([text])[0]
         )
+
+
+def test_int8_documents_are_not_declared_symmetric_with_float32_queries() -> None:
+    assert not MiniLMEmbedder(precision="int8").symmetric
 
 
 def test_deterministic(embedder: MiniLMEmbedder) -> None:
