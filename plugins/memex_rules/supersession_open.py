@@ -227,7 +227,7 @@ def _states(plain: str, prepared: str, change: bool) -> list[Slot]:
     scheduled = _scheduled(prepared, change)  # its date is a time phrase: read before cut
     if scheduled:
         return scheduled
-    for read in (_count, _titled, _named_as, _copula_of, _frame, _on, _bare):
+    for read in (_count, _lasting, _titled, _named_as, _copula_of, _frame, _on, _bare):
         found = read(plain, change)
         if found:
             return found
@@ -277,6 +277,27 @@ def _scheduled(plain: str, change: bool) -> list[Slot]:
     if not subject or subject in ("user", "we") or value_kind(value) != "date":
         return []
     return [Slot(subject, "date", tidy_date(value), change=change)]
+
+
+_LASTING = compile_pattern(
+    rf"^{_SUBJECT}\s+(?P<adv>{_ADV})(?:do|does|have|has|run|runs|hold|holds)\s+(?P<n>\d+|one|two|"
+    r"three|four|five|six|ten|fifteen|thirty|forty-five)-(?P<u>minute|hour|day|week|month)\s+"
+    r"(?P<a>[a-z][\w-]*s)$"
+)
+
+
+def _lasting(plain: str, change: bool) -> list[Slot]:
+    """ "We do two-week sprints": how long each of a kind of thing lasts, as "Sprints are three
+    weeks long" says it."""
+    match = _LASTING.match(plain)
+    subject = normalise_subject(match.group("s")) if match else None
+    attribute = attribute_of(match.group("a")) if match else None
+    if not match or not subject or not attribute:
+        return []
+    value, kind = _value(f"{match.group('n')} {match.group('u')}s")
+    if not value or not kind.startswith("quantity"):
+        return []
+    return [Slot(subject, attribute, value, change=change, kind=kind)]
 
 
 def _titled(plain: str, change: bool) -> list[Slot]:

@@ -101,6 +101,10 @@ CLOSES = [
     # a role for the same part of the work, or for none
     ("Kim is the product owner for search", "Kim is the scrum master for search now"),
     ("Kim is the product owner for search", "Kim is the scrum master now"),
+    # how long each of a kind of thing lasts, told either way
+    ("We do two-week sprints", "Sprints are three weeks long as of this quarter"),
+    ("We have 30-minute standups", "Standups are 15 minutes now"),
+    ("Sprints are three weeks long", "We do two-week sprints now"),
     # a thing traded in or swapped out for another
     ("I drive a 2014 Ford Fiesta", "Traded the Fiesta in for a used Toyota Yaris hybrid"),
     ("We use Jenkins", "We swapped Jenkins out for Buildkite"),
@@ -207,6 +211,9 @@ STAYS = [
     ("Kim is the scrum master for ads", "Kim is the product owner for search"),
     ("Ravi is the tech lead on the search service", "Ravi is the engineering manager on payments"),
     ("I drive a Golf", "Traded my bike in for a scooter"),
+    ("We do two-week sprints", "Our standups are 15 minutes"),
+    ("We do two-week sprints", "Sprints are two weeks long"),
+    ("We do two-week sprints", "Our retros are three weeks apart"),
     # a request of another kind, or a day, both orders
     ("Call me Daniel", "Call me Monday"),
     ("Call me Daniel", "Reply to me in German"),
