@@ -145,7 +145,8 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         r"(?:works|is\s+working|has\s+worked|has\s+been\s+working|is\s+employed|works\s+full-time|"
         r"works\s+part-time|is\s+interning|interns|is\s+(?:now\s+)?(?:an?\s+)?intern(?:ing)?|"
         r"is\s+now\s+working|has\s+a\s+job|has\s+a\s+new\s+job)"
-        r"(?:\s+as\s+(?P<r>.+?))?\s+(?:at|for|with|by|in)\s+(?P<v>.+)",
+        # not "with": "Sam's team works with Kafka" names a tool or a partner, not an employer
+        r"(?:\s+as\s+(?P<r>.+?))?\s+(?:at|for|by|in)\s+(?P<v>.+)",
         kind="employer",
     ),
     Rule(
