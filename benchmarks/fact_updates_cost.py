@@ -110,7 +110,9 @@ def cost_section(result: dict[str, Any]) -> Section:
         "`PYTHONPATH`), the baseline a worktree of c0e3bda and today "
         f"{result.get('today_commit', 'this checkout')}. "
         "The extra is what the judge adds to a call: the candidate search among the user's "
-        'facts (an `embed_query` and a hybrid search), then the rules; with `use = "none"` '
+        "facts (a vector search; its `embed_query` vector is the one the new fact is then "
+        "indexed with, so the text is embedded once, as before), then the rules; with "
+        '`use = "none"` '
         "there is none. The timed facts are unrelated to the stored ones, so they close "
         "nothing: this is the cost of asking, which every call pays.",
         COST_RERUN,
