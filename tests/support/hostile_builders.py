@@ -281,8 +281,20 @@ def only_skip_warnings() -> Iterator[list[warnings.WarningMessage]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield caught
-    others = [w for w in caught if not issubclass(w.category, SkippedItemWarning)]
+    others = [
+        w for w in caught if not issubclass(w.category, SkippedItemWarning) and not _foreign(w)
+    ]
     assert not others, [str(w.message) for w in others]
+
+
+def _foreign(caught: warnings.WarningMessage) -> bool:
+    """A socket another test on this worker left to the garbage collector: a deep hostile
+    input can trigger that collection in here (seen once in the whole suite). The parsers
+    read files and open no socket, so the warning is never theirs; an unclosed file still
+    fails the test."""
+    return issubclass(caught.category, ResourceWarning) and str(caught.message).startswith(
+        "unclosed <socket"
+    )
 
 
 def read_or_refuse(read: Callable[[], list[Fragment]], path: Path) -> list[Fragment] | None:
