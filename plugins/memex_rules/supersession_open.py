@@ -311,19 +311,17 @@ def _titled(plain: str, change: bool) -> list[Slot]:
 
 
 def _named_as(plain: str, change: bool) -> list[Slot]:
-    match = _NAMED_AS.match(plain)
-    if not match:
-        return []
-    subject, attribute = _owner(match.group("own")), attribute_of(match.group("a"))
-    if not subject or not attribute:
-        return []
-    positive = _positive(match.group("adv"), match.group("adv2"))
-    return _copula(subject, attribute, match.group("v"), positive, change)
+    return _owned_copula(_NAMED_AS.match(plain), change)
 
 
 def _copula_of(plain: str, change: bool) -> list[Slot]:
     match = _COPULA.match(plain)
-    if not match or _STATE_START.match(match.group("v")):
+    return [] if match and _STATE_START.match(match.group("v")) else _owned_copula(match, change)
+
+
+def _owned_copula(match: re.Match[str] | None, change: bool) -> list[Slot]:
+    """The slot of "<owner's> <attribute> is <value>" as ``_NAMED_AS`` or ``_COPULA`` read it."""
+    if not match:
         return []
     subject, attribute = _owner(match.group("own")), attribute_of(match.group("a"))
     if not subject or not attribute:
