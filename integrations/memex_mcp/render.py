@@ -57,9 +57,14 @@ def _held_text(held: Mapping[str, Any] | None) -> str:
     since = held.get("valid_from")
     text = f" · valid from {since[:10]}" if since else " · valid"
     if held.get("valid_until"):
-        text += f" until {held['valid_until'][:10]}, superseded by {held.get('superseded_by')}"
+        text += f" until {held['valid_until'][:10]}, {_ended_by(held.get('superseded_by'))}"
         return text
     return text + ", current"
+
+
+def _ended_by(superseded_by: str | None) -> str:
+    """What ended a closed fact: a later one, or its own words ("back in 2020")."""
+    return f"superseded by {superseded_by}" if superseded_by else "by its own words"
 
 
 # -- search ---------------------------------------------------------------------------------
@@ -170,8 +175,7 @@ def fragments(
         head = f"[{memory['id']}] memory · {memory['kind']} · {where}"
         if memory.get("valid_until"):  # a fact a later one replaced: say so, with when
             head += f" · held until {memory['valid_until'][:10]}"
-            if memory.get("superseded_by"):
-                head += f", superseded by {memory['superseded_by']}"
+            head += f", {_ended_by(memory.get('superseded_by'))}"
         blocks.append(f"{head}\n{memory['content']}")
     if missing:
         blocks.append(
@@ -275,7 +279,7 @@ def recalled(
     for n, (hit, shown) in enumerate(zip(hits, found, strict=True), start=1):
         held = f"valid from {shown['valid_from'][:10]}" if shown["valid_from"] else "valid"
         if shown["valid_until"]:
-            held += f" until {shown['valid_until'][:10]}, superseded by {hit.superseded_by}"
+            held += f" until {shown['valid_until'][:10]}, {_ended_by(hit.superseded_by)}"
         else:
             held += ", current"
         lines.append(f"{n}. [{hit.memory_id}] {hit.kind} · {held}")

@@ -312,13 +312,19 @@ def validity(valid_from: float | None, valid_until: float | None) -> str:
     the fact holds."""
     if valid_until is None:
         return f"since {when(valid_from)}"
+    if valid_from is not None and valid_until <= valid_from:  # "before 2022": start unknown
+        return f"until {when(valid_until)}"
     return f"{when(valid_from)} → {when(valid_until)}"
 
 
 def superseded_line(valid_from: float | None, valid_until: float | None, by: str | None) -> str:
-    """The line under a superseded hit: when it held and what replaced it."""
-    replaced = f" by {esc(by)}" if by else ""
-    return f"    [yellow]superseded[/] [dim]{validity(valid_from, valid_until)}{replaced}[/]"
+    """The line under a superseded hit: when it held and what replaced it (nothing, for a
+    fact that says by its own words that it held in a closed past period)."""
+    if not by:
+        return (
+            f"    [yellow]ended[/] [dim]{validity(valid_from, valid_until)} (by its own words)[/]"
+        )
+    return f"    [yellow]superseded[/] [dim]{validity(valid_from, valid_until)} by {esc(by)}[/]"
 
 
 def print_chain(chain: Sequence[MemoryRecord], full: bool) -> None:
@@ -333,7 +339,9 @@ def print_chain(chain: Sequence[MemoryRecord], full: bool) -> None:
         state = (
             "[green]current[/]"
             if record.is_current
-            else f"[yellow]superseded by[/] [cyan]{esc(record.superseded_by or '?')}[/]"
+            else f"[yellow]superseded by[/] [cyan]{esc(record.superseded_by)}[/]"
+            if record.superseded_by
+            else f"[yellow]held until[/] {when(record.valid_until)} [dim](by its own words)[/]"
         )
         console.print(f"[bold]{position:>2}.[/] [cyan]{esc(record.id)}[/]  {state}")
         span = validity(record.holds_from, record.valid_until)

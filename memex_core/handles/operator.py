@@ -27,7 +27,7 @@ from memex_core.handles.base import MemoryNotFound
 from memex_core.handles.calls import PurgeCall, PurgeRequest
 from memex_core.handles.handle import MemoryHandle
 from memex_core.handles.purging import erase_purged, home_counts, store_name
-from memex_core.handles.writing import reopened
+from memex_core.handles.writing import closed_note, reopened
 from memex_core.services.agent_memory import Prepared
 
 if TYPE_CHECKING:
@@ -86,11 +86,7 @@ class OperatorMemory(MemoryHandle, PurgeCall):
                 )
             with self._mx.writing(), self._mx.memory_indexes().held():
                 # A restored fact holds again: restoring also reopens one closed by mistake.
-                reopening = (
-                    ""
-                    if record.is_current
-                    else f"; reopened (had been superseded by {record.superseded_by})"
-                )
+                reopening = "" if record.is_current else f"; reopened ({closed_note(record)})"
                 record = self._service().revise(
                     self.scope,
                     reopened(record),

@@ -31,7 +31,7 @@ from memex_core.domain.memory.records import (
     MemoryRecord,
     owner_user_id,
 )
-from memex_core.domain.memory.timestamps import Moment, to_epoch
+from memex_core.domain.memory.timestamps import Moment, iso_utc, to_epoch
 from memex_core.errors import MemexError
 from memex_core.handles.base import SHARED_WRITE_ENV, HandleBase
 from memex_core.handles.calls import FileWrite
@@ -332,7 +332,7 @@ class MemoryWrites(HandleBase):
                     self.scope,
                     reopened(record),
                     action=REOPEN,
-                    reason=f"reopened (had been superseded by {record.superseded_by})",
+                    reason=f"reopened ({closed_note(record)})",
                     tool_call_id=tool_call_id,
                     links=self._links_of(record),
                 )
@@ -375,6 +375,15 @@ class MemoryWrites(HandleBase):
 def reopened(record: MemoryRecord) -> MemoryRecord:
     """``record`` current again: nothing closes it any more."""
     return replace(record, valid_until=None, superseded_by=None)
+
+
+def closed_note(record: MemoryRecord) -> str:
+    """How a closed fact had ended, for the reason of the revision that reopens it: "had
+    been superseded by mem_...", or for a fact told about a closed past period with no
+    successor, "had ended 2020-01-01 by its own words"."""
+    if record.superseded_by is None and record.valid_until is not None:
+        return f"had ended {iso_utc(record.valid_until)[:10]} by its own words"
+    return f"had been superseded by {record.superseded_by}"
 
 
 def _said_at(fact: MemoryFact, times: dict[str, float], said_at: float | None) -> float | None:

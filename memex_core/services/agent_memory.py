@@ -295,13 +295,19 @@ class MemoryService:
         )
         closes: list[MemoryWrite] = []
         if plan is not None:
+            until = plan.valid_until  # a closed past period: ended by its own words
             if plan.closed_by is not None:
+                later = plan.closed_by.holds_from
                 record = replace(
                     record,
-                    valid_until=plan.closed_by.holds_from,
+                    valid_until=later if until is None else min(until, later),
                     superseded_by=plan.closed_by.id,
                 )
                 reason = f"{reason}; told late: already superseded by {plan.closed_by.id}"
+            elif until is not None:  # no successor
+                record = replace(record, valid_until=until)
+            if until is not None:
+                reason = f"{reason}; {supersession.ended_reason(until)}"
             closes = [self._closing(scope, old, found, record) for old, found in plan.closes]
         return self._commit(
             scope, record, CREATE, prepared, reason, tool_call_id, sources, messages, links, closes

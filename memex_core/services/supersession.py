@@ -34,6 +34,7 @@ from memex_core.domain.memory.records import (
     Revision,
     Scope,
 )
+from memex_core.domain.memory.timestamps import iso_utc
 from memex_core.domain.memory.validity import Supersession, SupersessionJudge, TimedFact
 
 #: How many of the owner's closest current facts a judge sees for each new fact.
@@ -56,6 +57,9 @@ class Plan:
     valid_from: float
     closes: list[tuple[MemoryRecord, Supersession]] = field(default_factory=list)
     closed_by: MemoryRecord | None = None
+    #: When the fact stopped holding by its own words ("Back in 2020 prod was on Heroku"),
+    #: None when its words name no closed past period (or the judge reads no ends).
+    valid_until: float | None = None
 
 
 class NearestOnce:
@@ -181,9 +185,19 @@ def plan(
     among ``candidates`` (current facts of the same owner and collection), and whether a
     later one of them closes it."""
     start = judge.valid_from(text, said_at) if valid_from is None else valid_from
-    out = Plan(memory_id, start)
+    ending = getattr(judge, "valid_until", None)  # optional: EndingJudge
+    until = ending(text, said_at) if callable(ending) else None
+    out = Plan(memory_id, start, valid_until=until)
     new = TimedFact(memory_id, text, start, said_at)
-    earlier = [r for r in candidates if r.holds_from <= start and r.id != memory_id]
+    # A fact that ended by its own words closes only facts that began before it ended
+    # ("Before 2022 our CI was on Travis", start unknown, closes nothing said since).
+    earlier = [
+        r
+        for r in candidates
+        if r.holds_from <= start
+        and r.id != memory_id
+        and (until is None or r.holds_from < min(start, until))
+    ]
     later = sorted(
         (r for r in candidates if r.holds_from > start and r.id != memory_id),
         key=lambda r: r.holds_from,
@@ -302,6 +316,11 @@ def closing_revision(record: MemoryRecord, actor: str, reason: str, by: str) -> 
         reason=reason,
         sources=(by,),
     )
+
+
+def ended_reason(until: float) -> str:
+    """The revision reason of a fact stored already ended by its own words."""
+    return f"held until {iso_utc(until)[:10]} (by its own words)"
 
 
 def reason_for(found: Supersession, by: str) -> str:

@@ -65,6 +65,12 @@ class LLMSupersessionJudge(ChatModelRole):
         """When ``text`` says its fact began: the rules read it (no model call)."""
         return self.rules.valid_from(text, said_at)
 
+    def valid_until(self, text: str, said_at: float) -> float | None:
+        """When ``text`` says its fact stopped holding: the rules read it (no model call);
+        None when the rules judge reads no ends."""
+        ending = getattr(self.rules, "valid_until", None)
+        return ending(text, said_at) if callable(ending) else None
+
     def answering(self, question: str) -> Callable[[str], bool] | None:
         """The rules' reading of a question (no model call: a search never waits on one);
         None when the rules judge reads no questions or not this one."""

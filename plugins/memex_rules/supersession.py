@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
+from memex_rules.supersession_kinds import kind_changed
 from memex_rules.supersession_open_changes import shaped_changes
 from memex_rules.supersession_open_close import (
     FIRST_PERSON,
@@ -51,6 +52,7 @@ from memex_rules.supersession_slots import (
 )
 from memex_rules.supersession_table_changes import goes_back
 from memex_rules.supersession_time import named_time, recent_period
+from memex_rules.supersession_until import ended, period
 from memex_rules.supersession_values import (
     ANY,
     NEG,
@@ -89,6 +91,8 @@ class RulesSupersessionJudge:
         month") from its start."""
         found = named_time(text[:MAX_CHARS], said_at)
         slots = read_slots(text)
+        if found is None:  # "2017 to 2021", "all through the 2010s": the closed period's start
+            found = (period(text[:MAX_CHARS], said_at) or (None, None))[0]
         if found is None or any(slot.attribute == "date" for slot in slots):
             return said_at
         recent = recent_period(text[:MAX_CHARS], said_at)
@@ -97,6 +101,12 @@ class RulesSupersessionJudge:
             # said earlier in the month it names ("Priya is pescatarian") held until then
             return recent[1]
         return found
+
+    def valid_until(self, text: str, said_at: float) -> float | None:
+        """When ``text`` says its fact stopped holding: the end of a closed past period
+        ("Back in 2020 prod was on Heroku", "until mid-2023", "from 2018 to 2021"), or None
+        (:mod:`memex_rules.supersession_until`)."""
+        return ended(text[:MAX_CHARS], said_at)
 
     def supersedes(self, new: TimedFact, earlier: Sequence[TimedFact]) -> list[Supersession]:
         """The facts among ``earlier`` that ``new`` closes, each with its key and reason."""
@@ -125,6 +135,7 @@ class RulesSupersessionJudge:
                 or _flipped(new.text, fact.text, subject)
                 or _left(usable, fact.text, old_slots)
                 or _gone(new.text, usable, fact.text)
+                or kind_changed(new.text, fact.text)
             )
             if found is not None:
                 key, reason = found

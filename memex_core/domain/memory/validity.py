@@ -83,3 +83,20 @@ class AnsweringJudge(Protocol):
         them), or None when the question reads to no subject and attribute: the search is
         then left as it was."""
         ...
+
+
+@runtime_checkable
+class EndingJudge(Protocol):
+    """A judge that also reads when a fact *stopped* holding by its own words: a fact told
+    late about a closed past period ("Back in 2020 prod was still on Heroku", "Until mid-2023
+    we paged through PagerDuty", "From 2018 to 2021 I lived in Oslo") is stored already
+    ended, with no successor (``superseded_by`` empty), so it is not offered as current but
+    is still read by time. Optional, like :class:`AnsweringJudge`: memex asks for it only
+    when the judge in use has the method."""
+
+    def valid_until(self, text: str, said_at: float) -> float | None:
+        """When ``text`` says its fact stopped holding, read against ``said_at``: the end of
+        the past period it names ("in 2020" told in 2024 -> 1 January 2021), or None when
+        the period is open ("since 2020"), not over when said ("in 2025" said in 2025), a
+        plan, a start that still holds ("last year I started running"), or unsure."""
+        ...

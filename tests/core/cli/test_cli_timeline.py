@@ -126,3 +126,20 @@ def test_dream_closes_what_remembering_without_a_judge_left_current(
     assert f"Superseded {paris} by {berlin}" in shown
     report = json.loads(judged("dream", "--user", "alice", "--format", "json").stdout)
     assert report["superseded"] == []  # closed already: history, not examined again
+
+
+def test_a_fact_ended_by_its_own_words_says_so(
+    memex_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = memex_runner(monkeypatch, lambda home: timed_memex(home, supersession_judge="rules"))
+    rome = remember(run, "Alice lived in Rome in 2019", "--at", "2024-03-01")
+    assert recall(run) == []  # not current
+    then = recall(run, "--as-of", "2019-06-01")
+    assert [h["memory_id"] for h in then] == [rome]
+    assert then[0]["valid_until"] == "2020-01-01T00:00:00Z" and then[0]["superseded_by"] is None
+    text = run("history", rome, "--chain").output
+    assert "held until 2020-01-01" in text and "by its own words" in text and "None" not in text
+    shown = run("recall", "where does alice live", "-u", "alice", "--include-superseded").output
+    assert "ended" in shown and "by its own words" in shown
+    before = remember(run, "Before 2022 Alice lived in Oslo", "--at", "2024-03-02")
+    assert "until 2022-01-01 00:00" in run("history", before, "--chain").output

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from memex_core.domain import PluginContext
-from memex_core.domain.memory.validity import SupersessionJudge, TimedFact
+from memex_core.domain.memory.validity import EndingJudge, SupersessionJudge, TimedFact
 from memex_llm import (
     LLMSettingError,
     LLMSupersessionJudge,
@@ -60,6 +60,17 @@ def test_valid_from_is_read_by_the_rules() -> None:
     assert judge.valid_from("Alice lived in Rome in 2019", SAID) == RULES.valid_from(
         "Alice lived in Rome in 2019", SAID
     )
+    assert model.calls == []
+
+
+def test_valid_until_is_read_by_the_rules() -> None:
+    judge, model = _judge()
+    assert isinstance(judge, EndingJudge)
+    assert (
+        judge.valid_until("Back in 2020 prod was still on Heroku", SAID)
+        == datetime(2021, 1, 1, tzinfo=UTC).timestamp()
+    )
+    assert judge.valid_until("Prod runs on GCP", SAID) is None
     assert model.calls == []
 
 

@@ -1,0 +1,252 @@
+"""When a fact stopped holding by its own words: a closed past period.
+
+``ended("Back in 2020 prod was still on Heroku", said_at)`` gives the end of 2020 when the
+fact is told after 2020 ended: the fact says by its own words that it held in a period that
+is over, so it is not current (it is still read by time: ``as_of`` inside 2020 finds it).
+Read, in this order:
+
+- a range: "from 2018 to 2021", "2018-2021", "between 2019 and 2021" -> the end of 2021;
+- "until" / "till" / "through" a time: "until mid-2023", "till March" (past tense) -> then;
+- "before" a time with a past tense: "Before 2022 our CI was on Travis" -> 1 January 2022
+  (the start is unknown; ``valid_from`` keeps its own reading);
+- a past *state* in a closed past period: "in 2020", "back in 2020", "in early 2022",
+  "during 2023", "for most of 2021", "in the nineties", "last year" with "was", "were",
+  "used to", "lived", "worked"... -> the end of that period.
+
+Never: an open period ("since 2020", "from 2020"), a period not over when said ("in 2025"
+said during 2025), a plan ("will", "going to"), a start or an event ("last year I started
+running", "joined in 2021", "was born in 1990", "got married in 2019": still true, or a
+memory of a moment rather than a state that ended), a present or perfect tense ("is",
+"has been"). When unsure: no end. Pure Python and UTC, like :mod:`supersession_time`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime
+
+from memex_rules.rules_text import compile_pattern
+from memex_rules.supersession_time import _MONTHS, MONTH
+
+_YEAR = r"(?:1[89]\d\d|20\d\d)"
+_PART = (
+    r"(?:(?:the\s+)?(?:early|late|mid-?|end\s+of|start\s+of|beginning\s+of|middle\s+of|"
+    r"summer\s+(?:of\s+)?|winter\s+(?:of\s+)?|spring\s+(?:of\s+)?|autumn\s+(?:of\s+)?|"
+    r"fall\s+(?:of\s+)?|christmas|easter)\s*)?"
+)
+#: A time a period ends at: "mid-2023", "March 2021", "2020".
+_WHEN = rf"{_PART}(?:(?P<m>{MONTH})\s+(?:of\s+)?)?(?P<y>{_YEAR})\b"
+_RANGE = compile_pattern(
+    rf"\b(?:(?P<between>between\s+)|from\s+)?(?:about\s+|around\s+|roughly\s+)?"
+    rf"(?:(?P<ma>{MONTH})\s+)?(?P<a>{_YEAR})\s*(?:-|\u2013|\u2014|to|until|till|through|(?P<and>and))\s*"
+    rf"(?:(?P<m>{MONTH})\s+)?(?P<y>{_YEAR})\b(?!-\d)"
+)
+_UNTIL = compile_pattern(
+    rf"(?<!not\s)\b(?:until|till|til|through)\s+(?:(?P<part>{_PART}){_WHEN.removeprefix(_PART)}"
+    rf"|(?P<bare>{MONTH})\b(?!\s+\d)|(?P<last>last\s+(?:year|month))|(?P<recent>recently|lately))"
+)
+_BEFORE = compile_pattern(rf"\bbefore\s+(?P<part>{_PART}){_WHEN.removeprefix(_PART)}")
+#: A closed period a past state is told in ("in 2020", "for most of 2021", "last year").
+_PERIOD = compile_pattern(
+    r"\b(?:(?:back\s+)?in|during|throughout|(?:all\s+)?through|around|circa|"
+    r"for\s+(?:most|much|all|part)\s+of)\s+"
+    rf"(?:{_PART}(?:(?P<m>{MONTH})\s+(?:of\s+)?)?(?P<y>{_YEAR})\b(?!\s*-\s*\d)"
+    r"|the\s+(?P<decade>(?:19|20)?\d0'?s|sixties|seventies|eighties|nineties|noughties)\b)"
+    r"|\b(?P<last>last\s+(?:year|month))\b"
+)
+_DECADES = {"sixties": 1960, "seventies": 1970, "eighties": 1980, "nineties": 1990}
+_DECADES["noughties"] = 2000
+#: Words that say a past *state* (not an event): "was on Heroku", "used to be", "lived".
+_PAST_STATE = compile_pattern(
+    r"\b(?:(?P<be>was|were)(?:\s+(?:still|just|only|all|both|always|mostly))?\s+(?P<next>[\w'-]+)"
+    r"|used\s+to|lived|worked|kept|stayed|owned|rented|earned|led|managed|reported|banked|"
+    r"tracked|weighed|studied|captained|coached|chaired|hosted|belonged|attended|taught|"
+    r"dated|preferred|relied|used|drove\s+(?:a|an|the|my|his|her|their|our)|"
+    r"ran\s+[\w.-]+(?:\s+[\w.-]+)?\s+v?\d+)\b"
+)
+#: Participles after "was"/"were" that still say a state ("was priced at", "were based in").
+_STATE_PARTICIPLES = frozenset(
+    [
+        "based",
+        "located",
+        "hosted",
+        "owned",
+        "priced",
+        "coached",
+        "managed",
+        "run",
+        "led",
+        "kept",
+        "stored",
+        "employed",
+        "paid",
+        "called",
+        "stationed",
+        "housed",
+        "registered",
+        "deployed",
+    ]
+)
+#: A start or an event: what began then may still hold ("started running", "joined").
+_START = compile_pattern(
+    r"\b(?:started|starting|began|begun|joined|moved|became|got|switched|adopted|bought|"
+    r"took\s+up|picked\s+up|founded|launched|opened|signed|enrolled|hired|married|graduated|"
+    r"born|converted|learned|learnt|met|retired|quit|left|finished|completed|won|visited|"
+    r"introduced|created|built|released|established|promoted|appointed|elected|diagnosed|"
+    r"sold|changed|migrated|upgraded|replaced|renamed)\b"
+)
+#: A clause that only dates the state by a start: "when Jonas joined in 2021 he reported...".
+_WHEN_CLAUSE = compile_pattern(r"\b(?:when|after|once)\s+(?:[\w'-]+\s+){0,4}$")
+_PRESENT = compile_pattern(
+    r"\b(?:is|are|am|has|have|now|currently|nowadays|these\s+days|today|anymore)\b|'(?:s\s+been|re|m|ve)\b"
+)
+_FUTURE = compile_pattern(
+    r"\b(?:will|shall|(?<!was\s)(?<!were\s)going\s+to|plans?\s+to|planning|next|scheduled|due|"
+    r"until\s+further)\b|'ll\b"
+)
+_PASSIVE_EVENT = re.compile(r"(?:ed|en)$")
+#: Every reading needs one of these: most facts have none and are read no further.
+_ANY_TIME = compile_pattern(rf"{_YEAR}|\blast\s+(?:year|month)\b|\b(?:until|till|til|through)\b")
+_OPEN = compile_pattern(r"\bsince\b")
+
+
+def _midnight(day: date) -> float:
+    return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
+
+
+def _next_month(year: int, month: int) -> date:
+    return date(year + month // 12, month % 12 + 1, 1)
+
+
+def _month(name: str) -> int:
+    return _MONTHS[name.lower().rstrip(".")]
+
+
+def _period_end(year: int, month: str | None) -> date:
+    """The day after the period "<month> <year>" or "<year>" ends."""
+    return _next_month(year, _month(month)) if month else date(year + 1, 1, 1)
+
+
+def _point(part: str, year: int, month: str | None) -> date:
+    """The time "until <part> <month> <year>" names: "mid-2023" is 1 July 2023, "early
+    2022" 1 May 2022, "March 2021" the end of March, "2020" the end of 2020."""
+    part = " ".join(part.lower().split())
+    if month:
+        return _period_end(year, month)
+    if part.startswith(("mid", "the mid", "middle", "the middle", "summer", "the summer")):
+        return date(year, 7, 1)
+    if part.startswith(("early", "the early", "start", "the start", "beginning", "the begin")):
+        return date(year, 5, 1)
+    if part.startswith(("spring", "the spring", "easter")):
+        return date(year, 6, 1)
+    return date(year + 1, 1, 1)
+
+
+def _last(which: str, today: date) -> date:
+    """The end of "last year" / "last month" said on ``today``."""
+    if which.lower().split()[-1] == "year":
+        return date(today.year, 1, 1)
+    return today.replace(day=1)
+
+
+def _past_state(text: str) -> bool:
+    """Whether ``text`` tells a past state: a past-tense state verb, not an event's passive
+    ("was born", "were founded"), and no start or change outside a "when ..." clause."""
+    for match in _START.finditer(text):
+        if not _WHEN_CLAUSE.search(text[: match.start()]):
+            return False
+    for match in _PAST_STATE.finditer(text):
+        after = match.group("next") or ""
+        if not match.group("be") or after[:1].isupper() or not _PASSIVE_EVENT.search(after):
+            return True
+        if after.lower() in _STATE_PARTICIPLES:
+            return True
+    return False
+
+
+def _until(text: str, today: date) -> date | None:
+    match = _UNTIL.search(text)
+    if match is None or re.search(r"(?i)\b(?:not|never)\b|n't\b", text[: match.start()]):
+        return None
+    if match.group("y"):
+        return _point(match.group("part") or "", int(match.group("y")), match.group("m"))
+    if not _past_state(text) and not re.search(r"(?i)\b(?:was|were|had)\b", text):
+        return None  # "I'm in Lisbon till March": a plan, not a time it stopped
+    if match.group("last"):
+        return _last(match.group("last"), today)
+    if match.group("recent"):
+        return today
+    found = _next_month(today.year, _month(match.group("bare")))
+    return found if found <= today else _next_month(today.year - 1, _month(match.group("bare")))
+
+
+def _before(text: str) -> date | None:
+    match = _BEFORE.search(text)
+    if match is None or not _past_state(text):
+        return None
+    part = " ".join((match.group("part") or "").lower().split())
+    year, month = int(match.group("y")), match.group("m")
+    if month:
+        return date(year, _month(month), 1)
+    return date(year, 7, 1) if part.startswith(("mid", "the mid")) else date(year, 1, 1)
+
+
+def _in_period(text: str, today: date) -> tuple[date, date] | None:
+    """The start and end of the closed period a past state is told in (the latest if more)."""
+    if not _past_state(text) or _PRESENT.search(text):
+        return None
+    spans = []
+    for match in _PERIOD.finditer(text):
+        if match.group("last"):
+            end = _last(match.group("last"), today)
+            a_year = match.group("last").lower().endswith("year")
+            spans.append(
+                (date(end.year - 1, 1, 1) if a_year else _next_month(end.year, end.month - 2), end)
+            )
+        elif match.group("decade"):
+            decade = match.group("decade").lower().rstrip("s").rstrip("'")
+            first = _DECADES.get(match.group("decade").lower())
+            if first is None:
+                first = int(decade) if len(decade) == 4 else 1900 + int(decade)
+            spans.append((date(first, 1, 1), date(first + 10, 1, 1)))
+        else:
+            year, month = int(match.group("y")), match.group("m")
+            began = date(year, _month(month), 1) if month else date(year, 1, 1)
+            spans.append((began, _period_end(year, month)))
+    return max(spans, key=lambda span: span[1]) if spans else None
+
+
+def period(text: str, said_at: float) -> tuple[float | None, float] | None:
+    """When the closed past period ``text`` tells its fact in began (None when its words
+    do not say: "until mid-2023", "before 2022") and ended; None when the text names no
+    closed past period, or one not over at ``said_at`` (see the module doc)."""
+    if not _ANY_TIME.search(text) or _FUTURE.search(text) or _OPEN.search(text):
+        return None
+    today = datetime.fromtimestamp(said_at, UTC).date()
+    match = next(
+        (
+            m
+            for m in _RANGE.finditer(text)
+            if bool(m.group("and")) == bool(m.group("between")) and m.group("a") <= m.group("y")
+        ),
+        None,
+    )
+    began: date | None = None
+    if match is not None:
+        first = match.group("ma")
+        began = date(int(match.group("a")), _month(first) if first else 1, 1)
+        end: date | None = _period_end(int(match.group("y")), match.group("m"))
+    else:
+        end = _until(text, today) or _before(text)
+        if end is None and (span := _in_period(text, today)) is not None:
+            began, end = span
+    if end is None or _midnight(end) > said_at:
+        return None
+    return (None if began is None else _midnight(began)), _midnight(end)
+
+
+def ended(text: str, said_at: float) -> float | None:
+    """When ``text`` says its fact stopped holding (see the module doc), or None: no closed
+    past period, or one not over at ``said_at``."""
+    found = period(text, said_at)
+    return None if found is None else found[1]

@@ -1,0 +1,166 @@
+"""A fact set in a closed past period ends by itself (issue 30): "Alice lived in Rome in
+2019", told in 2024, is stored already ended (``valid_until`` the end of 2019, no
+``superseded_by``), so default recall leaves it out; ``as_of`` inside 2019, history and
+``include_superseded`` still read it.
+
+The judge is the lives-in test double with the optional ``valid_until`` of
+``EndingJudge``: a past-tense "lived" with "in <year>" ends at that year's end,
+"before <year>" at its start.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memex_core.api import Memex
+from memex_core.domain import MemoryFact
+from memex_core.domain.memory.records import CREATE, REOPEN
+from memex_core.domain.memory.validity import EndingJudge
+from tests.support.supersession_doubles import LivesInJudge, timed_memex
+
+_IN = re.compile(r"\blived\b.*\bin (\d{4})\b")
+_BEFORE = re.compile(r"\bbefore (\d{4})\b.*\blived\b", re.I)
+
+
+def _at(day: str) -> float:
+    return datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp()
+
+
+class EndingLivesInJudge(LivesInJudge):
+    """The lives-in double that also reads when a past fact ended."""
+
+    def valid_until(self, text: str, said_at: float) -> float | None:
+        found = _IN.search(text)
+        if found:
+            end = datetime(int(found.group(1)) + 1, 1, 1, tzinfo=UTC).timestamp()
+        elif before := _BEFORE.search(text):
+            end = datetime(int(before.group(1)), 1, 1, tzinfo=UTC).timestamp()
+        else:
+            return None
+        return end if end <= said_at else None
+
+
+@pytest.fixture
+def mx(memex_home: Path) -> Iterator[Memex]:
+    memex = timed_memex(memex_home, EndingLivesInJudge())
+    yield memex
+    memex.close()
+
+
+def _id(result: object) -> str:
+    ids = result.memory_ids  # type: ignore[attr-defined]
+    assert len(ids) == 1
+    return str(ids[0])
+
+
+def test_the_double_keeps_the_optional_contract() -> None:
+    assert isinstance(EndingLivesInJudge(), EndingJudge)
+    assert not isinstance(LivesInJudge(), EndingJudge)
+
+
+@pytest.mark.parametrize("consolidate", [False, True])
+def test_a_fact_told_late_about_a_closed_period_ends_by_itself(
+    mx: Memex, consolidate: bool
+) -> None:
+    rome = _id(
+        mx.remember(
+            "Alice lived in Rome in 2019", user="alice", at="2024-03-01", consolidate=consolidate
+        )
+    )
+    told = mx.operator().get(rome)
+    assert told.status == "active" and not told.is_current
+    assert told.valid_from == _at("2019-01-01") and told.valid_until == _at("2020-01-01")
+    assert told.superseded_by is None
+    assert mx.recall("alice live", user="alice") == []  # not current
+    assert [h.memory_id for h in mx.recall("alice live", user="alice", as_of="2019-06-01")] == [
+        rome
+    ]
+    assert mx.recall("alice live", user="alice", as_of="2020-06-01") == []
+    every = mx.recall("alice live", user="alice", include_superseded=True)
+    assert [h.memory_id for h in every] == [rome]
+    assert every[0].to_dict()["valid_until"] == "2020-01-01T00:00:00Z"
+    assert every[0].to_dict()["superseded_by"] is None
+    assert [r.id for r in mx.history(rome, user="alice")] == [rome]
+    revision = mx.operator().history(rome)[-1]
+    assert (
+        revision.action == CREATE and "held until 2020-01-01 (by its own words)" in revision.reason
+    )
+
+
+def test_the_current_fact_stays_on_top(mx: Memex) -> None:
+    berlin = _id(mx.remember("Alice lives in Berlin", user="alice", at="2024-01-01"))
+    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+    assert mx.operator().get(berlin).is_current
+    assert [h.memory_id for h in mx.recall("alice live", user="alice")] == [berlin]
+    assert [h.memory_id for h in mx.recall("alice live", user="alice", as_of="2019-06-01")] == [
+        rome
+    ]
+
+
+def test_a_period_not_over_when_said_keeps_the_fact_current(mx: Memex) -> None:
+    rome = _id(mx.remember("Alice lived in Rome in 2024", user="alice", at="2024-03-01"))
+    assert mx.operator().get(rome).is_current
+
+
+def test_a_fact_ended_before_its_start_closes_nothing_said_since(mx: Memex) -> None:
+    berlin = _id(mx.remember("Alice lives in Berlin", user="alice", at="2024-01-01"))
+    rome = _id(mx.remember("Before 2022 Alice lived in Rome", user="alice", at="2024-03-01"))
+    assert mx.operator().get(berlin).is_current  # the double alone would have closed it
+    told = mx.operator().get(rome)
+    assert told.valid_until == _at("2022-01-01") and told.superseded_by is None
+
+
+def test_an_ended_fact_still_closes_a_fact_that_held_before_it(mx: Memex) -> None:
+    paris = _id(mx.remember("Alice lives in Paris", user="alice", at="2018-01-01"))
+    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+    old = mx.operator().get(paris)
+    assert old.valid_until == _at("2019-01-01") and old.superseded_by == rome
+    assert mx.operator().get(rome).valid_until == _at("2020-01-01")
+
+
+def test_conversation_facts_end_by_their_own_words(mx: Memex) -> None:
+    class Lines:
+        def extract(self, fragments, fact_types):  # type: ignore[no-untyped-def]
+            return [MemoryFact(f.content, "misc", (f.id,)) for f in fragments if f.role == "user"]
+
+    alice = mx.agent("alice")
+    when = _at("2024-03-01")
+    turns = [
+        {"role": "user", "content": "Alice lived in Rome in 2019", "timestamp": when},
+        {"role": "assistant", "content": "Noted.", "timestamp": when + 1},
+    ]
+    alice.remember(messages=turns, extractor=Lines())
+    fact = next(r for r in alice.list() if r.kind == "misc")
+    assert fact.valid_until == _at("2020-01-01") and fact.superseded_by is None
+
+
+def test_undelete_reopens_an_ended_fact_and_says_why(mx: Memex) -> None:
+    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+    reopened = mx.agent("alice").undelete(rome)
+    assert reopened.is_current and reopened.superseded_by is None
+    last = mx.operator().history(rome)[-1]
+    assert last.action == REOPEN
+    assert last.reason == "reopened (had ended 2020-01-01 by its own words)"
+    assert rome in {h.memory_id for h in mx.recall("alice live", user="alice")}
+
+
+def test_restore_of_an_ended_fact_says_why(mx: Memex) -> None:
+    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+    restored = mx.operator().restore(rome, 1)
+    assert restored.is_current
+    assert "None" not in mx.operator().history(rome)[-1].reason
+    assert "by its own words" in mx.operator().history(rome)[-1].reason
+
+
+def test_a_fact_told_late_ends_at_the_earlier_of_its_words_and_its_successor(mx: Memex) -> None:
+    berlin = _id(mx.remember("Alice lives in Berlin", user="alice", at="2021-06-01"))
+    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+    told = mx.operator().get(rome)
+    assert told.superseded_by == berlin  # the double closes it with the later Berlin
+    assert told.valid_until == _at("2020-01-01")  # not 2021-06-01: its words end it first
+    assert mx.recall("alice live", user="alice", as_of="2020-06-01") == []

@@ -1,0 +1,127 @@
+"""The ``rules`` judge's reading of when a fact stopped holding by its own words (issue 30):
+a closed past period ends the fact; an open one, a plan, a start or an event does not."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memex_core.domain.memory.validity import EndingJudge
+from memex_rules.supersession import RulesSupersessionJudge
+
+JUDGE = RulesSupersessionJudge()
+
+
+def _at(day: str) -> float:
+    return datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp()
+
+
+def _until(text: str, said: str) -> str | None:
+    found = JUDGE.valid_until(text, _at(said))
+    return None if found is None else datetime.fromtimestamp(found, UTC).date().isoformat()
+
+
+def test_the_rules_judge_reads_ends() -> None:
+    assert isinstance(JUDGE, EndingJudge)
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "until"),
+    [
+        # a past state in a closed past year: the end of that year
+        ("Back in 2020 prod was still on Heroku", "2024-04-15", "2021-01-01"),
+        ("In early 2022 platform was just 3 engineers", "2024-06-24", "2023-01-01"),
+        ("At launch in 2021 Pro was priced at $19 a month", "2024-02-01", "2022-01-01"),
+        ("Alice lived in Rome in 2019", "2024-01-01", "2020-01-01"),
+        ("In 2019, my favourite book was Beloved", "2024-03-27", "2020-01-01"),
+        ("For most of 2021 we tracked everything in Trello", "2024-04-02", "2022-01-01"),
+        ("Ravi led search during 2023", "2024-05-27", "2024-01-01"),
+        ("In 2019, we used Jira for issue tracking", "2024-12-02", "2020-01-01"),
+        ("Back in 2017, we ran PostgreSQL 15", "2024-08-16", "2018-01-01"),
+        ("In 2021, Ivan drove a Toyota Corolla", "2024-06-17", "2022-01-01"),
+        ("In March 2021 Alice was living in Leeds", "2024-01-01", "2021-04-01"),
+        ("Old Geoff captained Riverside all through the 2010s", "2024-05-02", "2020-01-01"),
+        ("Last year standup used to be at 9:15", "2024-03-20", "2024-01-01"),
+        # a start only dates the state it is told with: "when X joined in 2021, ..."
+        ("When Jonas joined in 2021 he reported to Tomasz", "2024-02-19", "2022-01-01"),
+        # until / till / before a time
+        ("Until mid-2023 we were using PagerDuty for paging", "2024-08-19", "2023-07-01"),
+        ("Alice lived in Lisbon till March", "2024-08-01", "2024-04-01"),
+        ("Alice lived in Lisbon till March", "2024-02-01", "2023-04-01"),
+        ("We were on Heroku until 2022", "2024-01-01", "2023-01-01"),
+        ("Before 2022 our CI was on Travis", "2024-03-11", "2022-01-01"),
+        # a range: the end of its last year
+        ("From 2018 to 2021 I lived in Oslo", "2024-01-01", "2022-01-01"),
+        ("I lived in Oslo 2018-2021", "2024-01-01", "2022-01-01"),
+        ("I lived in Oslo 2018\u20132021", "2024-01-01", "2022-01-01"),  # an en dash
+        ("Between 2019 and 2021 I worked at Google", "2024-01-01", "2022-01-01"),
+        ("I had a Vauxhall Corsa from 2012 until 2016", "2025-03-11", "2017-01-01"),
+        ("From March 2019 to June 2021 Alice worked at Google", "2024-01-01", "2021-07-01"),
+    ],
+)
+def test_a_closed_past_period_ends_the_fact(text: str, said: str, until: str) -> None:
+    assert _until(text, said) == until
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Prod runs on GCP", "2024-04-15"),
+        # open periods
+        ("Since 2020 I live in Oslo", "2024-01-01"),
+        ("Alice has lived in Berlin since May 2023", "2024-01-01"),
+        ("From 2020 I lived in Oslo", "2024-01-01"),
+        # a period not over when said
+        ("In 2025 I lived in Oslo", "2025-06-01"),
+        ("Between 2024 and 2026 the contract covers support", "2025-01-01"),
+        ("We were on Heroku until 2025", "2025-03-01"),
+        # versions and plans
+        ("We use Visual Studio 2019", "2024-01-01"),
+        ("The launch is on June 1", "2024-01-01"),
+        ("We will be on Heroku until 2023", "2022-01-01"),
+        ("I'm in Lisbon till March", "2024-08-01"),
+        # starts and events: still true, or a moment rather than a state that ended
+        ("Last year I started running", "2024-03-01"),
+        ("Alice joined Stripe in 2021", "2024-01-01"),
+        ("Alice moved to Berlin in 2019", "2024-01-01"),
+        ("I was born in 1990", "2024-01-01"),
+        ("Brightline was founded in 2012", "2024-01-01"),
+        ("We got married in 2019", "2024-01-01"),
+        ("In 2019 I ran the London marathon", "2024-01-01"),
+        ("I didn't learn to drive until 2020", "2024-01-01"),
+        # a present or perfect tense
+        ("In 2020 Alice was hired and she is still at Acme", "2024-01-01"),
+        ("Alice has been vegan in 2020 and still is", "2024-01-01"),
+        # two years that are not a range
+        ("We shipped 2019 and 2021 releases", "2024-01-01"),
+    ],
+)
+def test_an_open_period_a_plan_a_start_or_an_event_does_not_end(text: str, said: str) -> None:
+    assert _until(text, said) is None
+
+
+def test_a_long_note_is_read_by_its_start_only() -> None:
+    text = "Alice likes tea. " + "x " * 2000 + "Back in 2020 prod was on Heroku"
+    assert _until(text, "2024-01-01") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "start"),
+    [
+        # a closed period names its start too, when no other time phrase does
+        ("While I was doing my PhD, 2017 to 2021, I lived in Durham", "2024-11-12", "2017-01-01"),
+        ("As a kid, from about 2000 to 2005, I had violin lessons", "2023-11-18", "2000-01-01"),
+        ("Old Geoff captained Riverside all through the 2010s", "2024-05-02", "2010-01-01"),
+        ("From March 2019 to June 2021 Alice worked at Google", "2024-01-01", "2019-03-01"),
+        ("Back in 2020 prod was still on Heroku", "2024-04-15", "2020-01-01"),
+        # the start is unknown: valid_from keeps its reading (when said)
+        ("Until mid-2023 we were using PagerDuty for paging", "2024-08-19", "2024-08-19"),
+        ("Before 2022 our CI was on Travis", "2024-03-11", "2024-03-11"),
+        # not a closed period: when said
+        ("Between 2024 and 2026 the contract covers support", "2025-01-01", "2025-01-01"),
+    ],
+)
+def test_a_closed_period_is_valid_from_its_start(text: str, said: str, start: str) -> None:
+    found = JUDGE.valid_from(text, _at(said))
+    assert datetime.fromtimestamp(found, UTC).date().isoformat() == start
