@@ -125,7 +125,10 @@ def register_supersession_judges(register: Any) -> None:
     sets the subject and attribute a question asks about, or None for a question it cannot
     read. A memory search then ranks the facts it found that pass the test as one more
     signal, and keeps them under the relevance floor ("Who is my partner?" finds "I am with
-    Elena these days", which shares no word with it).
+    Elena these days", which shares no word with it). And ``valid_until(text, said_at)``
+    (``memex_core.domain.memory.validity.EndingJudge``): when a fact stopped holding by its
+    own words ("Back in 2020 prod was on Heroku"), or None; such a fact is stored already
+    ended, with no successor.
     """
 
 

@@ -394,7 +394,8 @@ def _said_at(fact: MemoryFact, times: dict[str, float], said_at: float | None) -
 
 def _in_time(plan: Plan | None) -> str:
     """What writing a fact does to the facts before and after it, for its decision's
-    reason ("supersedes mem_..."; "told late: superseded by mem_..."), or ""."""
+    reason ("supersedes mem_..."; "told late: superseded by mem_..."; "held until
+    2020-01-01 (by its own words)"), or ""."""
     if plan is None:
         return ""
     said = []
@@ -402,4 +403,6 @@ def _in_time(plan: Plan | None) -> str:
         said.append("supersedes " + ", ".join(old.id for old, _ in plan.closes))
     if plan.closed_by is not None:
         said.append(f"told late: superseded by {plan.closed_by.id}")
+    if plan.valid_until is not None:
+        said.append(supersession.ended_reason(plan.valid_until))
     return "; ".join(said)

@@ -117,6 +117,26 @@ def test_a_memory_is_written_revised_and_read_back(catalog: SqlCatalog) -> None:
     assert catalog.memory_drift().missing_revision == []
 
 
+def test_a_fact_ended_by_its_own_words_round_trips_with_no_successor(
+    catalog: SqlCatalog,
+) -> None:
+    # "Alice lived in Rome in 2019", told later: ended, superseded by nothing (issue 30)
+    write(catalog, "m1", "users/alice", "Alice lived in Rome in 2019")
+    record = catalog.memory(OPERATOR_SCOPE, "m1")
+    assert record is not None
+    ended = replace(record, revision=2, valid_from=10.0, valid_until=20.0, superseded_by=None)
+    revision = Revision("m1", 2, ended.content, "fact", ACTIVE, "supersede", "root", 102.0)
+    catalog.write_memory(
+        OPERATOR_SCOPE, MemoryWrite(ended, revision, fingerprint="fp-rome", keep_fragments=True)
+    )
+    back = catalog.memory(OPERATOR_SCOPE, "m1")
+    assert back is not None and not back.is_current
+    assert (back.valid_from, back.valid_until, back.superseded_by) == (10.0, 20.0, None)
+    assert catalog.memory_validity(["m1"]) == {"m1": (10.0, 20.0)}
+    assert catalog.superseded_memories()
+    assert [r.id for r in catalog.supersession_chain(OPERATOR_SCOPE, "m1")] == ["m1"]
+
+
 def test_memories_list_oldest_first_in_insertion_order_within_an_instant(
     catalog: SqlCatalog,
 ) -> None:

@@ -132,7 +132,19 @@ def test_a_fact_ended_by_its_own_words_says_so(
     memex_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run = memex_runner(monkeypatch, lambda home: timed_memex(home, supersession_judge="rules"))
-    rome = remember(run, "Alice lived in Rome in 2019", "--at", "2024-03-01")
+    said = run(
+        "remember",
+        "Alice lived in Rome in 2019",
+        "-u",
+        "alice",
+        "--at",
+        "2024-03-01",
+        "--format",
+        "json",
+    )
+    decision = json.loads(said.stdout)["decisions"][0]
+    rome = decision["memory_id"]
+    assert decision["reason"] == "held until 2020-01-01 (by its own words)"
     assert recall(run) == []  # not current
     then = recall(run, "--as-of", "2019-06-01")
     assert [h["memory_id"] for h in then] == [rome]
