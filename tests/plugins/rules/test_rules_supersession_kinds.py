@@ -1,0 +1,125 @@
+"""Values of one kind: a change closes an earlier fact that shares no attribute word when
+both values are members of one narrow kind (issue trackers, cars, phone carriers...)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memex_rules.supersession_kinds import kind_changed
+from memex_rules.value_kinds import members
+from tests.plugins.rules.test_rules_supersession import _closed
+
+CLOSES = [
+    # the team's tools: no attribute word shared, one kind of value, told as a change
+    ("We keep our tasks in Trello", "Tasks live in Asana these days"),
+    ("Our CI is CircleCI", "Builds run on GitHub Actions now"),
+    ("Our code is on Bitbucket", "Every repo was moved to GitHub"),
+    ("Errors are reported to Bugsnag", "Exceptions go to Sentry now"),
+    ("We deploy to Heroku", "Everything runs on Fly.io now"),
+    ("Our flags are in LaunchDarkly", "Feature flags live in Flagsmith now"),
+    ("We video call on Zoom", "Calls are on Google Meet these days"),
+    ("We chat in HipChat", "The team moved to Slack"),
+    ("Alerts page us through Opsgenie", "Paging goes through PagerDuty now"),
+    ("Logs are shipped to Papertrail", "We migrated our logs to Splunk"),
+    ("Our primary DB is MySQL", "The database is Postgres these days"),
+    # the user's things
+    ("I bank with Lloyds", "I've switched to Monzo"),
+    ("I'm with Three Mobile", "Moved my contract to EE"),
+    ("My energy is with British Gas", "I'm with Octopus Energy now"),
+    ("I've got a Samsung Galaxy S21", "Got an iPhone 15 now"),
+    ("My phone is an iPhone 12", "Upgraded to an iPhone 15"),
+    ("I've got a Honda Civic", "My car's a Kia Niro now"),
+    ("My email is Gmail", "I'm on Fastmail these days"),
+    ("I use Evernote for notes", "My notes live in Obsidian these days"),
+    ("I use Firefox", "Brave is my browser now"),
+    ("I stream music on Spotify", "I'm on Apple Music these days"),
+    ("I use macOS", "Fedora is my OS now"),
+    ("My passwords are in LastPass", "After the leak I moved everything to 1Password"),
+    ("I'm insured with Aviva", "Went with Direct Line at renewal this time"),
+    # the old value named in another clause of the new fact
+    ("Our CDN is Akamai", "We're on Fastly now, the Akamai contract ran out"),
+    ("Our energy supplier is Bulb", "We're with Octopus Energy now, Bulb went bust"),
+    ("Our energy supplier is Bulb", "We're on Octopus these days"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), CLOSES)
+def test_a_value_of_the_same_kind_closes_the_earlier_one(old: str, new: str) -> None:
+    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+
+
+STAYS = [
+    # two plain statements: one may hold beside the other
+    ("We use Jira", "We use Linear"),
+    # another use of the kind, or another thing of the owner's
+    ("We use Jira for bugs", "Roadmaps live in Linear now"),
+    ("We use Datadog for metrics", "Logs are in Loki now"),
+    ("We use Datadog for APM", "Logs moved to Papertrail"),
+    ("The API runs on AWS", "The marketing site is on Netlify now"),
+    ("The backend is on Heroku", "The frontend moved to Vercel"),
+    ("The app is written in Python", "The CLI is written in Rust now"),
+    ("Our repos are on GitHub", "Our mirror is on GitLab now"),
+    ("Our main database is Postgres", "We use SQLite for tests now"),
+    ("I run Ubuntu on my laptop", "My desktop runs Windows now"),
+    ("I use Vim", "I use VS Code for notebooks now"),
+    ("My savings are with Chase", "My current account is with Starling now"),
+    ("My phone is with Vodafone", "My broadband is with Virgin Media now"),
+    # work and personal, home and work
+    ("My work email is Outlook", "My email is on Fastmail now"),
+    ("I use LastPass at work", "I've moved to Bitwarden"),
+    # someone else's value
+    ("My partner uses an iPhone", "I switched to a Pixel"),
+    ("I drive a Yaris", "Ellie drives a Corolla now"),
+    ("Dad has an iPhone 12", "Mum got a Galaxy S23 now"),
+    ("I'm on Three Mobile", "My daughter's phone is on giffgaff now"),
+    ("I bank with Monzo", "My brother switched to Starling"),
+    # tried, planned, compared, a job, a second one, not held
+    ("We host on AWS", "We're evaluating GCP"),
+    ("We're on AWS", "We might move to GCP next year"),
+    ("We use Jira", "We're trialling Linear"),
+    ("I listen on Spotify", "I work at Apple Music now"),
+    ("I bank with Monzo", "I got a job at Starling"),
+    ("I'm a member of PureGym", "I joined Virgin Active too"),
+    ("I drive a Ford Focus", "I test drove a Polestar 2 yesterday"),
+    ("I use Slack", "We don't use Discord anymore"),
+    ("I drive a Kia Niro", "I drove a Nissan Leaf for years"),
+    ("Our tickets are in Jira", "Should we move tickets to Linear?"),
+    ("We track bugs in Jira", "We use Jira and Linear now"),
+]
+#: Pairs this rule leaves open that the table reads as one attribute ("drives", a tool's
+#: kind told as a change) and closes by its own rules.
+KIND_STAYS = [
+    ("I drive a Golf", "I drive a Polo"),
+    ("I use Chrome on my phone", "I use Firefox on my laptop now"),
+    ("My work laptop is a ThinkPad", "My personal laptop is a MacBook Air now"),
+    ("I use Chrome at work", "I use Firefox these days"),
+    # a make and its model are one value
+    ("I drive a Toyota", "I drive a Yaris now"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), [*STAYS, *((new, old) for old, new in STAYS)])
+def test_another_use_owner_or_frame_stays_open(old: str, new: str) -> None:
+    assert kind_changed(new, old) is None, (old, new)
+    assert _closed(old, new) == [], (old, new)
+
+
+@pytest.mark.parametrize(("old", "new"), [*KIND_STAYS, *((new, old) for old, new in KIND_STAYS)])
+def test_the_kind_rule_leaves_open_what_may_be_held_beside(old: str, new: str) -> None:
+    assert kind_changed(new, old) is None, (old, new)
+
+
+def test_the_lexicon_reads_names_as_written() -> None:
+    named = {m.name: sorted(m.kinds) for m in members("CI runs on GitHub Actions, code on GitHub")}
+    assert named == {"github actions": ["ci"], "github": ["code host"]}
+    # a make and its model are one car; a model number is part of a phone's value
+    assert [m.name for m in members("I drive a 2014 Ford Fiesta")] == ["fiesta"]
+    assert [m.name for m in members("I've got an iPhone 12")] == ["iphone 12"]
+    # a common word counts only with its capital; a name inside an address does not count
+    assert members("the tickets are linear") == ()
+    assert members("Write to marco.rossi@gmail.com") == ()
+
+
+def test_the_reason_names_the_kind_and_both_values() -> None:
+    found = kind_changed("Tickets live in Linear these days", "We track work in Jira")
+    assert found == ("we: issue tracker", "issue tracker changed from jira to linear")
