@@ -185,6 +185,11 @@ def print_dream(report: DreamReport) -> None:
     verb = "Would supersede" if report.dry_run else "Superseded"
     for closed, by in report.superseded:
         console.print(f"[yellow]{verb}[/] [cyan]{esc(closed)}[/] by [cyan]{esc(by)}[/]")
+    verb = "Would end" if report.dry_run else "Ended"
+    for ended, until in report.ended:
+        console.print(
+            f"[yellow]{verb}[/] [cyan]{esc(ended)}[/] at {when(until)} [dim](by its own words)[/]"
+        )
 
 
 # -- history, memories ----------------------------------------------------------------------

@@ -347,7 +347,19 @@ class MemoryService:
         self, scope: Scope, old: MemoryRecord, found: Supersession, by: MemoryRecord
     ) -> MemoryRecord:
         """Close ``old`` (superseded by ``by``, a fact already stored): a revision."""
-        write = self._closing(scope, old, found, by)
+        return self._write_closing(scope, self._closing(scope, old, found, by))
+
+    def end(self, scope: Scope, old: MemoryRecord, until: float) -> MemoryRecord:
+        """Close ``old`` at ``until`` with no successor: its own words end it (a dream)."""
+        record = replace(old, revision=old.revision + 1, valid_until=until, updated_at=self.clock())
+        reason = supersession.ended_reason(until)
+        revision = supersession.closing_revision(record, scope.actor.label, reason, None)
+        content = fingerprint(record.content)
+        return self._write_closing(
+            scope, MemoryWrite(record, revision, content, keep_fragments=True)
+        )
+
+    def _write_closing(self, scope: Scope, write: MemoryWrite) -> MemoryRecord:
         new, removed = self.catalog.write_memory(scope, write)
         self.nearest.forget()
         self.indexes.apply(new, removed)

@@ -91,7 +91,13 @@ def dream(
                     for old in closed:
                         earlier.discard(old)
                         report.superseded.append((old, memory.id))
-                    earlier.add(memory.id)
+                    until = supersession.ending(service.judge, memory)
+                    if until is None:
+                        earlier.add(memory.id)
+                    else:  # "Back in 2020 ...": ended, no longer standing
+                        report.ended.append((memory.id, until))
+                        if not dry_run and (now := service.catalog.memory(scope, memory.id)):
+                            service.end(scope, now, until)
                 if action == DELETE and target:
                     earlier.discard(target)
                 applied.examined_id = memory.id
@@ -221,4 +227,9 @@ def apply_plan(service: MemoryService, scope: Scope, plan: DreamPlan) -> DreamRe
         if old is not None and by is not None and old.is_current and old.status == ACTIVE:
             service.close(scope, old, Supersession(old_id, reason="a reviewed dream plan"), by)
             report.superseded.append((old_id, by_id))
+    for memory_id, until in plan.report.ended:  # the endings reviewed, as planned
+        ended = service.catalog.memory(scope, memory_id)
+        if ended is not None and ended.is_current and ended.status == ACTIVE:
+            service.end(scope, ended, until)
+            report.ended.append((memory_id, until))
     return report

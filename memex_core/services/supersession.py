@@ -302,8 +302,9 @@ def closed(record: MemoryRecord, until: float, by: str, now: float) -> MemoryRec
     )
 
 
-def closing_revision(record: MemoryRecord, actor: str, reason: str, by: str) -> Revision:
-    """The revision that records ``record`` (already :func:`closed`) being closed."""
+def closing_revision(record: MemoryRecord, actor: str, reason: str, by: str | None) -> Revision:
+    """The revision that records ``record`` (already :func:`closed`) being closed, by
+    ``by`` (None: ended by its own words, no successor)."""
     return Revision(
         memory_id=record.id,
         revision=record.revision,
@@ -314,8 +315,18 @@ def closing_revision(record: MemoryRecord, actor: str, reason: str, by: str) -> 
         actor=actor,
         created_at=record.updated_at,
         reason=reason,
-        sources=(by,),
+        sources=(by,) if by else (),
     )
+
+
+def ending(judge: SupersessionJudge | None, record: MemoryRecord) -> float | None:
+    """When a stored current fact stopped holding by its own words (the judge's optional
+    ``valid_until``, read against when it was recorded), or None."""
+    reads = getattr(judge, "valid_until", None)
+    if not callable(reads) or not record.is_current or not is_fact(record.kind):
+        return None
+    found: float | None = reads(record.content, record.created_at)
+    return found
 
 
 def ended_reason(until: float) -> str:

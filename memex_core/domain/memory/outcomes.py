@@ -48,6 +48,8 @@ class DreamReport:
     decisions: list[AppliedDecision] = field(default_factory=list)
     dry_run: bool = False
     superseded: list[tuple[str, str]] = field(default_factory=list)  # (closed, closed by)
+    #: Facts ended by their own words ("Back in 2020 prod was on Heroku"): (id, valid_until)
+    ended: list[tuple[str, float]] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         out = {action: 0 for action in (ADD, UPDATE, DELETE, NONE)}
@@ -62,6 +64,7 @@ class DreamReport:
             "counts": self.counts(),
             "decisions": [d.to_dict() for d in self.decisions],
             "superseded": [{"memory_id": a, "superseded_by": b} for a, b in self.superseded],
+            "ended": [{"memory_id": a, "valid_until": iso_utc(b)} for a, b in self.ended],
         }
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from memex_core.api import Memex
 from memex_core.domain import MemoryFact
-from memex_core.domain.memory.records import CREATE, REOPEN
+from memex_core.domain.memory.records import CREATE, REOPEN, SUPERSEDE
 from memex_core.domain.memory.validity import EndingJudge
 from tests.support.supersession_doubles import LivesInJudge, timed_memex
 
@@ -164,3 +164,47 @@ def test_a_fact_told_late_ends_at_the_earlier_of_its_words_and_its_successor(mx:
     assert told.superseded_by == berlin  # the double closes it with the later Berlin
     assert told.valid_until == _at("2020-01-01")  # not 2021-06-01: its words end it first
     assert mx.recall("alice live", user="alice", as_of="2020-06-01") == []
+
+
+def _remembered_without_a_judge(home: Path) -> str:
+    plain = timed_memex(home, supersession_judge="none")
+    try:
+        rome = _id(plain.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+        assert plain.operator().get(rome).is_current  # no judge: nothing read
+        return rome
+    finally:
+        plain.close()
+
+
+def test_dream_ends_a_stored_fact_by_its_own_words(memex_home: Path) -> None:
+    rome = _remembered_without_a_judge(memex_home)
+    memex = timed_memex(memex_home, EndingLivesInJudge())
+    try:
+        report = memex.agent("alice").dream()
+        assert report.ended == [(rome, _at("2020-01-01"))]
+        assert report.to_dict()["ended"] == [
+            {"memory_id": rome, "valid_until": "2020-01-01T00:00:00Z"}
+        ]
+        told = memex.operator().get(rome)
+        assert told.valid_until == _at("2020-01-01") and told.superseded_by is None
+        assert memex.operator().history(rome)[-1].action == SUPERSEDE
+        assert memex.recall("alice live", user="alice") == []
+        again = memex.agent("alice").dream()  # an ended fact is history: not examined again
+        assert again.ended == [] and again.examined == 0
+    finally:
+        memex.close()
+
+
+def test_a_dream_plan_names_its_endings_and_applying_it_makes_them(memex_home: Path) -> None:
+    rome = _remembered_without_a_judge(memex_home)
+    memex = timed_memex(memex_home, EndingLivesInJudge())
+    try:
+        alice = memex.agent("alice")
+        plan = alice.dream_plan()
+        assert plan.report.ended == [(rome, _at("2020-01-01"))]
+        assert memex.operator().get(rome).is_current  # a plan writes nothing
+        applied = alice.apply_dream(plan)
+        assert applied.ended == [(rome, _at("2020-01-01"))]
+        assert not memex.operator().get(rome).is_current
+    finally:
+        memex.close()
