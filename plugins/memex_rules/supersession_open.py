@@ -25,6 +25,7 @@ is (a copula on a possessed noun that is not a relative, a friend or a pet; "rep
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memex_rules.rules_text import compile_pattern, squash
 from memex_rules.supersession_open_changes import _changes
@@ -202,6 +203,7 @@ def _asked(prepared: str, change: bool) -> list[Slot]:
     return []
 
 
+@lru_cache(maxsize=8192)  # a clause's slots and its shape read the same clause
 def read_open(prepared: str, plain: str, change: bool) -> tuple[Slot, ...]:
     """The open slots of one clause: ``prepared`` as :func:`~memex_rules.supersession_slots.
     prepare` gives it, ``plain`` the same without its time phrases; ``change`` when the

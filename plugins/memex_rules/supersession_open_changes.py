@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from memex_rules.pattern_triggers import TriggerIndex
 from memex_rules.rules_text import compile_pattern
 from memex_rules.supersession_open_values import (
     _ADV,
@@ -99,8 +100,13 @@ def shaped_changes(prepared: str) -> tuple[Slot, ...]:
     return tuple(_changes(prepared, True))
 
 
+@lru_cache(maxsize=1)
+def _index() -> TriggerIndex[re.Pattern[str]]:
+    return TriggerIndex(_CHANGES, _CHANGES)
+
+
 def _changes(prepared: str, change: bool) -> list[Slot]:
-    for pattern in _CHANGES:
+    for pattern in _index().candidates(prepared):  # those with a word of theirs in it
         match = pattern.match(prepared)
         if match:
             subject = normalise_subject(match.group("s"))

@@ -20,6 +20,7 @@ import re
 from dataclasses import replace
 from functools import lru_cache
 
+from memex_rules.pattern_triggers import TriggerIndex, substitute_each
 from memex_rules.rules_text import compile_pattern, squash, word_set
 from memex_rules.statement_objects import third_singular
 from memex_rules.supersession_open import read_open
@@ -122,13 +123,16 @@ def _verb_s(stem: str) -> str:
     return third_singular(stem)
 
 
+@lru_cache(maxsize=1)
+def _spelling() -> TriggerIndex[tuple[re.Pattern[str], str]]:
+    return TriggerIndex(_SPELL, [pattern for pattern, _replacement in _SPELL])
+
+
 @lru_cache(maxsize=8192)
 def prepare(text: str) -> str:
     """The text with quotes made plain, contractions spelt out and negations made one token:
     "Alice doesn't live in Paris anymore" -> "Alice xneg lives in Paris"."""
-    text = squash(text.translate(_QUOTES)).rstrip(" .!;")
-    for pattern, replacement in _SPELL:
-        text = pattern.sub(replacement, text)
+    text = substitute_each(_spelling(), squash(text.translate(_QUOTES)).rstrip(" .!;"))
     text = _IMPLIED_I.sub("user ", text, count=1)
     text = _LABEL.sub(_labelled, text, count=1)
     text = _plural_verb(text)
@@ -183,6 +187,18 @@ def _compiled() -> tuple[tuple[Rule, re.Pattern[str]], ...]:
         (rule, compile_pattern((rule.pattern if rule.whole else _LEAD + rule.pattern) + r"\s*$"))
         for rule in (*PERSONAL_RULES, *PROJECT_RULES, *CHANGE_RULES)
     )
+
+
+@lru_cache(maxsize=1)
+def _index() -> TriggerIndex[tuple[Rule, re.Pattern[str]]]:
+    compiled = _compiled()
+    return TriggerIndex(compiled, [pattern for _rule, pattern in compiled])
+
+
+def _rules_for(prepared: str, plain: str) -> list[tuple[Rule, re.Pattern[str]]]:
+    """The table's rules, in order, that can match ``prepared`` or ``plain``: a clause
+    without any of a rule's trigger words ("lives", "moved", ...) is not tried on it."""
+    return _index().candidates(prepared, plain)
 
 
 _CHANGE = compile_pattern(CHANGE_WORDS)
@@ -313,7 +329,7 @@ def _read_present(text: str) -> tuple[Slot, ...]:
     plain = without_times(prepared)
     change = bool(_CHANGE.search(prepared))
     found: list[tuple[int, Rule, Slot]] = []
-    for rule, pattern in _compiled():
+    for rule, pattern in _rules_for(prepared, plain):
         match = pattern.match(prepared if rule.keeps_times else plain)
         if match is None:
             continue

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, timedelta
+from functools import lru_cache
 
+from memex_rules.pattern_triggers import TriggerIndex
 from memex_rules.rules_text import compile_pattern
 
 _MONTHS = {
@@ -181,11 +183,16 @@ def _midnight(day: date) -> float:
     return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
 
 
+@lru_cache(maxsize=1)
+def _index() -> TriggerIndex[tuple[str, re.Pattern[str]]]:
+    return TriggerIndex(_COMPILED, [pattern for _name, pattern in _COMPILED])
+
+
 def named_time(text: str, said_at: float) -> float | None:
     """The time ``text`` says its fact began, read against ``said_at``; None when it names none
     (or only a time after ``said_at``: a plan's date, not when the fact began)."""
     today = datetime.fromtimestamp(said_at, UTC).date()
-    for name, pattern in _COMPILED:
+    for name, pattern in _index().candidates(text):  # the phrases with a word of theirs in it
         for match in pattern.finditer(text):
             found = _read(name, match, today, text)
             if found is None:
@@ -202,9 +209,12 @@ _ADVERBS = compile_pattern(
 )
 
 
+@lru_cache(maxsize=8192)  # a clause's slots and its shape read the same text
 def without_times(text: str) -> str:
     """``text`` without its time phrases and time adverbs ("in 2019", "now", "anymore")."""
-    for _name, pattern in _COMPILED:
+    # a phrase taken out leaves a space, so the words left are pieces of the text's words: a
+    # phrase that could not match the text can not match what is left of it either
+    for _name, pattern in _index().candidates(text):
         text = pattern.sub(" ", text)
     return " ".join(_ADVERBS.sub(" ", text).split())
 

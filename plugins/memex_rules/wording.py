@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from memex_core.domain.memory.facts import stem_s
+from memex_rules.pattern_triggers import TriggerIndex, substitute_each
 from memex_rules.rules_text import word_set
 
 #: The word standing for the user ("User", "the user", "I", "my").
@@ -264,10 +265,15 @@ def spell_out(text: str) -> str:
     return " ".join(spaced.split())
 
 
+@lru_cache(maxsize=1)
+def _phrases() -> TriggerIndex[tuple[re.Pattern[str], str]]:
+    return TriggerIndex(PHRASES, [pattern for pattern, _replacement in PHRASES])
+
+
 def _rephrase(text: str) -> str:
-    for pattern, replacement in PHRASES:
-        text = " ".join(pattern.sub(replacement, text).split())
-    return text
+    """Each of :data:`PHRASES` applied in turn, the spaces made single after each (the
+    phrases without a word of theirs in the text skipped: they would change nothing)."""
+    return substitute_each(_phrases(), " ".join(text.split()), lambda t: " ".join(t.split()))
 
 
 def _names(text: str) -> frozenset[str]:
