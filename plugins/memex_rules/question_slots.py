@@ -25,6 +25,7 @@ from functools import lru_cache
 from memex_rules.rules_text import compile_pattern, squash
 from memex_rules.statement_objects import third_singular
 from memex_rules.supersession import RulesSupersessionJudge
+from memex_rules.supersession_kinds import asked_kinds, states_kind
 from memex_rules.supersession_slots import read_slots, shaped_slots
 from memex_rules.supersession_values import ANY, Slot, same_subject, same_value
 
@@ -336,16 +337,8 @@ def _meets(slot: Slot, subject: str, attribute: str, value: str) -> bool:
 def answers(question: str, texts: Sequence[str]) -> list[int]:
     """The positions in ``texts`` of the facts that set what ``question`` asks about (the
     same subject and attribute); empty when the question reads to no slot."""
-    asked = read_question(question)
-    if not asked:
-        return []
-    found = []
-    for position, text in enumerate(texts):
-        for slot in _slots(text):
-            if any(_meets(slot, *wanted) for wanted in asked):
-                found.append(position)
-                break
-    return found
+    answering = RulesJudge().answering(question)
+    return [i for i, text in enumerate(texts) if answering(text)] if answering else []
 
 
 class RulesJudge(RulesSupersessionJudge):
@@ -356,10 +349,15 @@ class RulesJudge(RulesSupersessionJudge):
         """A test of whether a fact's text sets what ``question`` asks about, or None when
         the question reads to no slot."""
         asked = read_question(question)
-        if not asked:
+        kinds, owner = asked_kinds(question)
+        if not asked and not kinds:
             return None
 
         def answers_it(text: str) -> bool:
-            return any(_meets(slot, *wanted) for slot in _slots(text) for wanted in asked)
+            # the slots the question reads, or a value of the kind it asks for ("Where do we
+            # track tickets?" / "Tickets live in Linear these days")
+            return any(_meets(slot, *wanted) for slot in _slots(text) for wanted in asked) or (
+                bool(kinds) and states_kind(text, kinds, owner)
+            )
 
         return answers_it

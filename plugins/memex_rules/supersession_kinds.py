@@ -76,7 +76,7 @@ _STOP = word_set(
     "new current currently old older finally basically just really actually officially "
     "fully completely properly this these those days day now instead anymore still one thing "
     "things stuff team home used same own always finished completed dropped ditched "
-    "cancelled canceled scrapped binned ended"
+    "cancelled canceled scrapped binned ended moving migrating switching"
 )
 #: Words that tell one use of a kind from another wherever they stand ("my work phone").
 _QUALIFIERS = word_set(
@@ -90,7 +90,8 @@ _CHANGE = re.compile(
     r"(?i)\b(?:now|these\s+days|nowadays|any\s?more|instead|switched|switch|moved|migrated|"
     r"migration|swapped|replaced|changed|upgraded|downgraded|ported|transferred|went|gone|"
     r"back\s+(?:on|to|with)|jumped|converted|rewrote|rewritten|renewed|traded|new|"
-    r"from\s+now\s+on|as\s+of|since|this\s+time|finally|over\s+to)\b"
+    r"from\s+now\s+on|as\s+of|since|this\s+time|finally|over\s+to|"
+    r"(?:finished|completed|done)\s+(?:moving|migrating|switching))\b"
 )
 #: The word before a value a clause moves away from ("from Flask 2.0 to 3.0").
 _AWAY = (("from",), ("off",), ("of",), ("than",), ("not",))
@@ -107,7 +108,8 @@ _NOT_HELD = re.compile(
     r"wish|miss|missed|recommend\w*|review\w*|like|likes|liked|love|loves|loved|hate|hates|"
     r"hated|prefer\w*|interview\w*|job|jobs|hired|employer|customers?|clients?|shares|invest\w*|"
     r"acquired|founded|founder|joined|left|borrow\w*|rent|rented|renting|rental|hire|loan\w*|"
-    r"courtesy|sometimes|occasionally|except|only|switching|moving|migrating|soon|next\s+"
+    r"courtesy|sometimes|occasionally|except|only|(?<!finished\s)(?<!done\s)(?<!completed\s)"
+    r"(?:switching|moving|migrating)|soon|next\s+"
     r"(?:week|month|year|quarter|sprint)|not|never|no|without|apart|xneg|"
     r"work(?:s|ed|ing)?\s+(?:at|for))\b|n't\b|\?"
 )
@@ -265,6 +267,12 @@ def _values(text: str, kind: str) -> list[_Value] | None:
     return out
 
 
+@lru_cache(maxsize=8192)
+def _beside(text: str) -> bool:
+    return _BESIDE.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
 def _kinds(text: str) -> frozenset[str]:
     found: frozenset[str] = frozenset()
     for clause in _clauses(text):
@@ -276,9 +284,9 @@ def _kinds(text: str) -> frozenset[str]:
 def kind_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
     """The key and reason when ``new_text`` closes ``old_text`` by a value of the same kind
     (see the module doc), else None."""
-    if "?" in new_text + old_text or _BESIDE.search(new_text) or _BESIDE.search(old_text):
-        return None
     common = _kinds(new_text) & _kinds(old_text)
+    if not common or "?" in new_text + old_text or _beside(new_text) or _beside(old_text):
+        return None
     for kind in sorted(common):
         found = _kind_changed(new_text, old_text, kind)
         if found:
@@ -332,7 +340,7 @@ def _uses_agree(new: _Value, old: _Value, kind: str, change: bool, strong: bool)
         return False
     if strong:
         return True
-    new_spec, old_spec = _specifics(new, kind), _specifics(old, kind)
+    new_spec, old_spec = _specifics(new, kind, change), _specifics(old, kind, change)
     new_stems, old_stems = {_stem(w) for w in new_words}, {_stem(w) for w in old_words}
     if any(_stem(w) not in old_stems for w in new_spec):
         return False
@@ -354,27 +362,91 @@ def _frame(clause: _Clause) -> str:
     return " ".join(words).replace("'ve had", "'ve")
 
 
-def _specifics(value: _Value, kind: str) -> list[str]:
+def _specifics(value: _Value, kind: str, change: bool) -> list[str]:
     """The words of a clause that may narrow its use: before its value (its subject: "My
-    savings", "The frontend"), and what it is "for" after it."""
+    savings", "The frontend"), and what it is "for" after it; all of them when the value is
+    the clause's subject ("Jenkins builds the Android app") or the new fact is no change."""
     words = _bare(value.clause.words)
     taken = {i for m in value.clause.found for i in range(m.start, m.end)}
     start = 0
     if words and words[0] in _LEADING:  # "After the breach I migrated ...": from "I" on
         start = next((i for i in range(value.member.start) if words[i] in _I | _WE), 0)
     picked = list(range(start, value.member.start))
+    if not change or not any(_content(w, kind) for w in words[start : value.member.start]):
+        picked += list(range(value.member.end, len(words)))
     for i in range(value.member.end, len(words)):  # "for metrics", "on my laptop", "at work"
         if words[i] in ("for", "at") or (
             words[i] in ("on", "in") and words[i + 1 : i + 2] in (("my",), ("our",), ("the",))
         ):
             picked += list(range(i + 1, len(words)))
             break
-    return [
-        words[i]
-        for i in picked
-        if i not in taken
-        and words[i] not in _STOP
-        and kind not in ROLES.get(words[i], ())
-        and not any(c.isdigit() for c in words[i])
-        and not _CHANGE.fullmatch(words[i])
-    ]
+    return [words[i] for i in dict.fromkeys(picked) if i not in taken and _content(words[i], kind)]
+
+
+def _content(word: str, kind: str) -> bool:
+    """A word that may narrow a use: not a function word, a role of the kind, a number or a
+    word of change."""
+    return (
+        word not in _STOP
+        and kind not in ROLES.get(word, ())
+        and not any(c.isdigit() for c in word)
+        and not _CHANGE.fullmatch(word)
+    )
+
+
+# --- questions -----------------------------------------------------------------------------------
+
+#: Role words too wide to say which kind a question asks about ("Where do I work?").
+_WIDE_ROLES = word_set(
+    "work code data number plan account member page pages call calls build builds tests "
+    "library design ui api backend frontend front-end back-end framework image images file "
+    "files drive power fuel source host server servers provider machine computer notebook "
+    "video listen tracking reporting cover policy contract manager package packages knowledge "
+    "docs edge connection pics"
+)
+#: Words of a question that ask for a kind without naming its role ("What do I drive?").
+_ASKING = {"drive": "car", "insures": "insurer", "bank": "bank", "host": "cloud hosting"}
+_QUESTION = re.compile(r"(?i)^\s*(?:what|which|where|who|who's|what's|whose)\b")
+
+
+@lru_cache(maxsize=1024)
+def asked_kinds(question: str) -> tuple[frozenset[str], str]:
+    """The kinds of value ``question`` asks for ("Where do we track tickets?": issue
+    trackers) and whose ("we", "user", or "any"); no kinds when it asks for none."""
+    if not _QUESTION.match(question):
+        return frozenset(), "any"
+    words = [w.lower() for w in tokens(question)]
+    kinds: frozenset[str] = frozenset()
+    for word in words:
+        if word in ROLES and word not in _WIDE_ROLES:
+            kinds |= ROLES[word]
+        elif word in _ASKING:
+            kinds |= {_ASKING[word]}
+    owner = next(("user" if w in _I else "we" for w in words if w in _I | _WE), "any")
+    said = tokens(question)
+    at = next((i for i, w in enumerate(said) if i and _a_person(w)), 0)
+    if at and owner == "any":  # "What phone does Priya have?", "What does Uncle Ray drive?": theirs
+        names = [said[at]] + [w for w in said[at + 1 : at + 2] if _a_person(w)]
+        owner = " ".join(w.lower().removesuffix("'s") for w in names)
+    return kinds, owner
+
+
+def _a_person(word: str) -> bool:
+    """A capitalised word that is no acronym ("CI"), no member ("Python") and no role."""
+    return word[:1].isupper() and word[1:].islower() and _a_name(word.lower()) and not members(word)
+
+
+def states_kind(text: str, kinds: frozenset[str], owner: str) -> bool:
+    """Whether ``text`` states a value of one of ``kinds`` for ``owner`` ("Tickets live in
+    Linear these days" for the team's issue tracker)."""
+    for kind in kinds & _kinds(text):
+        framed = FRAMED.get(kind)
+        if framed and not framed.search(text):
+            continue  # "Which language am I learning?" is no codebase's
+        for value in _values(text, kind) or ():
+            if _NOT_HELD.search(_frame(value.clause)) or _PAST.search(value.clause.text):
+                continue  # "I'm thinking of getting a Pixel"
+            whose = _owner(value.clause, kind)
+            if whose is not None and _meet(whose, owner):
+                return True
+    return False

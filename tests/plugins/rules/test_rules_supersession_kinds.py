@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from memex_rules.question_slots import RulesJudge
 from memex_rules.supersession_kinds import kind_changed
 from memex_rules.value_kinds import members
 from tests.plugins.rules.test_rules_supersession import _closed
@@ -123,3 +124,36 @@ def test_the_lexicon_reads_names_as_written() -> None:
 def test_the_reason_names_the_kind_and_both_values() -> None:
     found = kind_changed("Tickets live in Linear these days", "We track work in Jira")
     assert found == ("we: issue tracker", "issue tracker changed from jira to linear")
+
+
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("Where do we track tickets?", "Tickets live in Linear these days"),
+        ("What do we use for error tracking?", "We dropped Sentry and replaced it with Rollbar"),
+        ("Which phone do I have?", "Cracked the Pixel, so I'm back on an iPhone"),
+        ("Who do I bank with?", "Salary goes into my Starling account now"),
+        ("What does Uncle Ray drive?", "Uncle Ray drives a Skoda Enyaq"),
+    ],
+)
+def test_a_question_for_a_kind_finds_the_fact_stating_a_value_of_it(
+    question: str, fact: str
+) -> None:
+    answering = RulesJudge().answering(question)
+    assert answering is not None and answering(fact), (question, fact)
+
+
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("Where do we track tickets?", "Priya uses Jira at home"),  # someone else's
+        ("What phone does Priya have?", "I've got a Pixel 8"),
+        ("Which phone do I have?", "My broadband is with BT"),  # another kind
+        ("Which phone do I have?", "I'm thinking of getting a Pixel"),  # not held
+        ("Where do I work?", "We track work in Jira"),  # a role word too wide to ask a kind
+        ("Which language am I learning?", "I use Python every day"),  # a person's language
+    ],
+)
+def test_a_question_for_a_kind_leaves_other_facts(question: str, fact: str) -> None:
+    answering = RulesJudge().answering(question)
+    assert answering is None or not answering(fact), (question, fact)
