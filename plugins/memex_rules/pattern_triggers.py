@@ -177,6 +177,11 @@ def words(text: str) -> list[str]:
     return _WORDS.findall(text.translate(_FOLD).lower())
 
 
+@lru_cache(maxsize=8192)  # a clause is asked about by several lists of patterns
+def _words_of(text: str) -> frozenset[str]:
+    return frozenset(words(text))
+
+
 class TriggerIndex(Generic[Item]):
     """The items whose patterns can match a text, in their order, by the triggers of each."""
 
@@ -214,8 +219,9 @@ class TriggerIndex(Generic[Item]):
         if not self.skips:
             return (1 << len(self.items)) - 1
         bits = self._always
-        for word in {word for text in texts for word in words(text)}:
-            bits |= self._word_bits(word)
+        for text in texts:
+            for word in _words_of(text):
+                bits |= self._word_bits(word)
         return bits
 
     def candidates(self, *texts: str) -> list[Item]:

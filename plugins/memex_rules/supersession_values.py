@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memex_rules.rules_text import compile_pattern, squash, word_set
 from memex_rules.supersession_time import MONTH, NUMBER_WORDS
@@ -120,6 +121,7 @@ _VERBISH = compile_pattern(
 )
 
 
+@lru_cache(maxsize=8192)  # every rule that reads a clause reads its subject again
 def normalise_subject(subject: str) -> str | None:
     """ "The user" -> "user", "our launch" -> "launch", "Alice's sister" -> "alice's sister";
     None when the words do not look like a subject (a pronoun, a clause)."""

@@ -286,6 +286,7 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(_word(w)[0] for w in words if w not in (USER, POSSESSIVE) and w.isalpha())
 
 
+@lru_cache(maxsize=16384)  # a fact's words are read for every fact it is compared with
 def _word(token: str) -> tuple[str, str, bool]:
     """(key, shown word, flips polarity) of a content token."""
     if token in NUMBERS:
