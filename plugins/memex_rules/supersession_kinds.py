@@ -76,7 +76,10 @@ _STOP = word_set(
     "new current currently old older finally basically just really actually officially "
     "fully completely properly this these those days day now instead anymore still one thing "
     "things stuff team home used same own always finished completed dropped ditched "
-    "cancelled canceled scrapped binned ended moving migrating switching"
+    "cancelled canceled scrapped binned ended moving migrating switching down "
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday week month year today yesterday "
+    "tonight morning evening last ago recently spring summer autumn winter"
 )
 #: Words that tell one use of a kind from another wherever they stand ("my work phone").
 _QUALIFIERS = word_set(
@@ -380,7 +383,12 @@ def _specifics(value: _Value, kind: str, change: bool) -> list[str]:
         ):
             picked += list(range(i + 1, len(words)))
             break
-    return [words[i] for i in dict.fromkeys(picked) if i not in taken and _content(words[i], kind)]
+    who = set((_owner(value.clause, kind) or "").split())  # "Gareth sings ...": no use
+    return [
+        words[i]
+        for i in dict.fromkeys(picked)
+        if i not in taken and _content(words[i], kind) and words[i] not in who
+    ]
 
 
 def _content(word: str, kind: str) -> bool:

@@ -235,7 +235,98 @@ _KINDS: dict[str, tuple[str, str]] = {
         "MacBook; MacBook > MacBook Pro; MacBook > MacBook Air; ThinkPad; XPS = Dell XPS; "
         "Surface! > Surface Laptop; Framework!; Chromebook; Pixelbook; ZenBook; Razer Blade",
     ),
+    "tablet": (
+        "tablet tablets",
+        "iPad; iPad > iPad Pro; iPad > iPad Air; iPad > iPad mini; Galaxy Tab",
+    ),
+    "watch": (
+        "watch smartwatch wearable",
+        "Apple Watch; Garmin; Garmin > Forerunner; Garmin > Fenix; Fitbit; Pixel Watch; "
+        "Galaxy Watch; Whoop!; Oura = Oura Ring",
+    ),
+    "e-reader": ("e-reader ereader reader", "Kindle; Kobo"),
+    "payment card": ("card cards credit", "Amex = American Express; Curve!; Barclaycard"),
+    "investments": (
+        "investments investing invest portfolio",
+        "Vanguard; Hargreaves Lansdown; AJ Bell; Trading 212; Freetrade; Nutmeg; Moneybox; "
+        "Fidelity; Interactive Brokers; eToro; InvestEngine",
+    ),
+    "meal kit": ("meal meals kit recipe box", "HelloFresh; Gousto; Mindful Chef; Green Chef"),
+    "vpn": ("vpn", "NordVPN; ExpressVPN; Mullvad; ProtonVPN = Proton VPN; Surfshark; Tailscale"),
+    "todo app": (
+        "todo to-do todos lists reminders",
+        "Todoist; Things!; TickTick; Microsoft To Do; OmniFocus; Any.do",
+    ),
+    "payment provider": (
+        "payments payment checkout billing processor",
+        "Stripe; Adyen; Braintree; PayPal; GoCardless; Paddle!; Checkout.com; Mollie; Worldpay",
+    ),
+    "crm": ("crm sales leads contacts", "Salesforce; HubSpot; Pipedrive; Zoho CRM; Attio"),
+    "support desk": (
+        "support helpdesk help desk customer",
+        "Zendesk; Intercom; Freshdesk; Help Scout; Gorgias",
+    ),
+    "product analytics": (
+        "analytics events funnels",
+        "Google Analytics = GA4; Mixpanel; Amplitude; PostHog; Plausible; Heap!; Matomo",
+    ),
+    "auth": (
+        "auth authentication login logins sso identity",
+        "Auth0; Okta; Cognito = AWS Cognito; Clerk!; Firebase Auth; Keycloak; WorkOS",
+    ),
+    "infrastructure as code": (
+        "iac provisioning infra infrastructure",
+        "Terraform; Pulumi; CloudFormation; AWS CDK; OpenTofu",
+    ),
+    "orchestration": (
+        "orchestration cluster clusters containers workloads",
+        "Kubernetes = k8s; Kubernetes > EKS; Kubernetes > GKE; Kubernetes > AKS; ECS = Fargate; "
+        "Nomad!; Docker Swarm",
+    ),
+    "bundler": ("bundler bundling bundle", "webpack; Vite!; Rollup!; Parcel!; esbuild; Turbopack"),
+    "unit tests": ("tests test testing unit runner", "Jest; Vitest; Mocha!; Jasmine!; pytest"),
+    "browser tests": (
+        "e2e end-to-end browser tests test testing",
+        "Cypress; Playwright; Selenium; Puppeteer",
+    ),
+    "orm": ("orm", "Prisma; TypeORM; Sequelize; Drizzle!; SQLAlchemy"),
+    "message queue": (
+        "queue queues broker events messages",
+        "Kafka; RabbitMQ; SQS = Amazon SQS; Google Pub/Sub = Pub/Sub; NATS",
+    ),
+    "search": (
+        "search indexing",
+        "Elasticsearch; OpenSearch; Algolia; Meilisearch; Typesense; Solr",
+    ),
+    "cache": ("cache caching", "Redis; Memcached; Valkey"),
+    "website": ("website site blog", "WordPress; Squarespace; Wix; Webflow; Ghost!"),
+    "newsletter": (
+        "newsletter mailing list subscribers",
+        "Mailchimp; ConvertKit; Substack; Buttondown; Beehiiv",
+    ),
+    "accounting": (
+        "accounting books bookkeeping invoices invoicing",
+        "Xero; QuickBooks; FreeAgent; Sage!",
+    ),
+    "hr": ("hr people", "BambooHR; Personio; HiBob; Workday; Rippling"),
+    "time tracking": ("timesheets hours timekeeping", "Toggl; Harvest!; Clockify"),
+    # a diet and a singing voice are said as words: read only where one ends its phrase
+    "diet": (
+        "diet eat eating",
+        "vegetarian = veggie; vegan = plant-based; pescatarian; flexitarian; omnivore",
+    ),
+    "voice part": (
+        "sing sings singing voice part choir",
+        "soprano; mezzo = mezzo-soprano; alto; contralto; tenor; baritone",
+    ),
 }
+#: Kinds whose members are words that also describe things ("vegan curry", "tenor sax"):
+#: a member counts only when no noun follows it.
+_ALONE = word_set("diet voice")
+_AFTER_ALONE = word_set(
+    "now again these this since from in at for and but so too full fully most mostly on by "
+    "with nowadays anymore then one person part"
+)
 
 #: Car makes and their models: one kind, "car"; a model is of its make's family.
 _CARS = {
@@ -278,7 +369,7 @@ _CARS = {
 _CAR_ROLES = "car cars motor vehicle"
 
 #: Kinds whose members carry a model number ("iPhone 12", "Galaxy S23", "Golf 8").
-_MODELS = word_set("phone car laptop")
+_MODELS = word_set("phone car laptop tablet watch")
 #: A language is one value of a service only where a fact says what it is written in.
 FRAMED = {
     "language": re.compile(
@@ -307,7 +398,10 @@ class Member:
 _INDEX: dict[tuple[str, ...], list[tuple[str, str, str, bool]]] = {}
 #: Role word -> the kinds it is a role of.
 ROLES: dict[str, frozenset[str]] = {}
-_TOKEN = re.compile(r"[A-Za-z0-9£$€][\w.+#&=/'@!-]*")
+_TOKEN = re.compile(r"[A-Za-z0-9£$€#][\w.+#&=/'@!-]*")
+#: A chat channel ("#inc-room"): a member of the kind "channel" by its shape.
+_CHANNEL = re.compile(r"^#[a-z][\w-]+$")
+_CHANNEL_ROLES = "channel channels incident incidents chatter announcements discussion"
 
 
 def tokens(text: str) -> list[str]:
@@ -359,6 +453,8 @@ for _make, _models in _CARS.items():
         _add(_model, "car", _maker)
 for _role in _CAR_ROLES.split():
     ROLES[_role] = ROLES.get(_role, frozenset()) | {"car"}
+for _role in _CHANNEL_ROLES.split():
+    ROLES[_role] = ROLES.get(_role, frozenset()) | {"channel"}
 _LONGEST = max(len(key) for key in _INDEX)
 _MODEL_NUMBER = re.compile(r"(?i)^[a-z]?\d{1,4}[a-z]?$|^(?:pro|max|plus|mini|ultra|se)$")
 
@@ -372,11 +468,22 @@ def members(text: str) -> tuple[Member, ...]:
     found: list[Member] = []
     at = 0
     while at < len(words):
+        if _CHANNEL.match(low[at]):
+            found.append(Member(low[at], "", frozenset({"channel"}), at, at + 1))
         for size in range(min(_LONGEST, len(words) - at), 0, -1):
             entries = _INDEX.get(tuple(low[at : at + size]))
             if not entries or "@" in words[at]:
                 continue
-            fits = [e for e in entries if not e[3] or words[at][:1].isupper()]
+            fits = [
+                e
+                for e in entries
+                if (not e[3] or words[at][:1].isupper())
+                and (
+                    e[2].split()[0] not in _ALONE
+                    or at + size == len(words)
+                    or low[at + size] in _AFTER_ALONE
+                )
+            ]
             if not fits:
                 continue
             name, family = fits[0][0], fits[0][1]

@@ -37,6 +37,13 @@ CLOSES = [
     ("I use macOS", "Fedora is my OS now"),
     ("My passwords are in LastPass", "After the leak I moved everything to 1Password"),
     ("I'm insured with Aviva", "Went with Direct Line at renewal this time"),
+    # values said as words, a chat channel, a thing of the team's moved
+    ("Gareth sings tenor in the choir", "Gareth moved down to baritone"),
+    ("Priya is vegan", "Priya's pescatarian these days"),
+    ("Incidents are handled in #ops-fire", "Incident chatter moved to #incidents"),
+    ("My ISA is with Vanguard", "My ISA moved over to Trading 212"),
+    ("Our cluster runs on EKS", "We migrated the cluster to GKE"),
+    ("Search is powered by Algolia", "Search runs on Typesense these days"),
     # the old value named in another clause of the new fact
     ("Our CDN is Akamai", "We're on Fastly now, the Akamai contract ran out"),
     ("Our energy supplier is Bulb", "We're with Octopus Energy now, Bulb went bust"),
@@ -86,6 +93,14 @@ STAYS = [
     ("I drive a Kia Niro", "I drove a Nissan Leaf for years"),
     ("Our tickets are in Jira", "Should we move tickets to Linear?"),
     ("We track bugs in Jira", "We use Jira and Linear now"),
+    # a word that describes another thing ("vegan lasagne", "tenor sax")
+    ("I'm vegetarian", "I made a vegan lasagne now and then"),
+    ("I sing alto in the choir", "I play tenor sax now"),
+    # another account, another use
+    ("My ISA is with Vanguard", "My pension is with Nutmeg now"),
+    ("I use my Amex for travel", "My everyday card is the Curve card now"),
+    ("Incidents go to #incidents", "Deploys are announced in #deploys now"),
+    ("We use Jest", "The e2e suite runs on Cypress now"),
 ]
 #: Pairs this rule leaves open that the table reads as one attribute ("drives", a tool's
 #: kind told as a change) and closes by its own rules.
