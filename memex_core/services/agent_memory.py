@@ -306,7 +306,7 @@ class MemoryService:
                 reason = f"{reason}; told late: already superseded by {plan.closed_by.id}"
             elif until is not None:  # no successor
                 record = replace(record, valid_until=until)
-            if until is not None:
+            if until is not None and supersession.ended_reason(until) not in reason:
                 reason = f"{reason}; {supersession.ended_reason(until)}"
             closes = [self._closing(scope, old, found, record) for old, found in plan.closes]
         return self._commit(

@@ -157,3 +157,27 @@ def test_search_and_context_read_facts_by_time(moves: Moves) -> None:
                 assert "Oslo" not in shown and "Lisbon" not in shown
 
     run(body)
+
+
+def test_a_fact_ended_by_its_own_words_says_so(tmp_path: Path) -> None:
+    root = tmp_path / "home"
+    root.mkdir()
+    (root / "config.toml").write_text('[embedder]\nuse = "none"\n', encoding="utf-8")
+    with Memex(root) as mx:
+        rome = mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01")
+    rome_id = rome.memory_ids[0]
+
+    async def body() -> None:
+        async with mcp_session(root, "--user", "alice") as session:
+            then = await session.call_tool(
+                "recall", {"query": "Alice Rome", "mode": "keyword", "as_of": "2019-06-01"}
+            )
+            hits = then.structured_content["hits"]
+            assert [h["memory_id"] for h in hits] == [rome_id]
+            assert hits[0]["superseded_by"] is None
+            assert "until 2020-01-01, by its own words" in text_of(then)
+            assert "None" not in text_of(then)
+            got = await session.call_tool("get", {"ids": [rome_id]})
+            assert "held until 2020-01-01, by its own words" in text_of(got)
+
+    run(body)

@@ -508,3 +508,14 @@ def test_activity_titles_a_fact_by_its_text_escaped(home: Home, operator: TestCl
     assert "notes.md" in titles
     hits = operator.get("/", params={"q": "green tea", "mode": "keyword"}).text
     assert '">Alice prefers green tea</a></h3>' in hits
+
+
+def test_a_fact_ended_by_its_own_words_shows_so(home: Home, operator: TestClient) -> None:
+    told = home.mx.agent("alice").remember("Alice lived in Rome in 2019", at="2024-03-01")
+    rome = told.memory_ids[0]
+    page = operator.get(f"/memory/{rome}").text
+    assert 'datetime="2020-01-01T00:00:00+00:00"' in page and "(by its own words)" in page
+    assert page.count("held until 2020-01-01 (by its own words)") == 1  # the reason, once
+    assert "superseded by" not in page and "None" not in page
+    confirm = operator.get(f"/memory/{rome}/reopen").text
+    assert "Its own words say it held until" in confirm and "A later fact" not in confirm
