@@ -256,11 +256,15 @@ class FactForm:
         return sorted(self.shown.get(k, k) for k in keys)
 
 
+@lru_cache(maxsize=1)
+def _contractions() -> TriggerIndex[tuple[re.Pattern[str], str]]:
+    return TriggerIndex(CONTRACTIONS, [pattern for pattern, _replacement in CONTRACTIONS])
+
+
 def spell_out(text: str) -> str:
     """Case folded, contractions spelled out, punctuation gone (commas kept as `` , ``)."""
     folded = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
-    for pattern, replacement in CONTRACTIONS:
-        folded = pattern.sub(replacement, folded)
+    folded = substitute_each(_contractions(), folded)
     spaced = re.sub(r"[^\w\s,]|_", " ", folded).replace(",", " , ")
     return " ".join(spaced.split())
 

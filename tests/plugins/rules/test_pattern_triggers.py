@@ -173,6 +173,7 @@ def test_no_pattern_that_can_match_is_skipped(texts: list[str]) -> None:
         (supersession_time._index(), texts + prepared, lambda item: item[1]),
         (supersession_open_changes._index(), prepared, lambda item: item),
         (wording._phrases(), [wording.spell_out(text) for text in texts], lambda item: item[0]),
+        (wording._contractions(), [text.casefold() for text in texts], lambda item: item[0]),
         (supersession_slots._spelling(), texts, lambda item: item[0]),
     ]
     for index, asked, pattern_of in indexes:
