@@ -519,3 +519,14 @@ def test_a_fact_ended_by_its_own_words_shows_so(home: Home, operator: TestClient
     assert "superseded by" not in page and "None" not in page
     confirm = operator.get(f"/memory/{rome}/reopen").text
     assert "Its own words say it held until" in confirm and "A later fact" not in confirm
+
+
+def test_the_timeline_shows_a_fact_ended_by_its_own_words(home: Home, operator: TestClient) -> None:
+    alice = home.mx.agent("alice")
+    paris = alice.remember("Alice lives in Paris", at="2018-01-01").memory_ids[0]
+    rome = alice.remember("Alice lived in Rome in 2019", at="2024-03-01").memory_ids[0]
+    page = operator.get(f"/memory/{rome}").text
+    timeline = page[page.index('id="fact-timeline"') :]
+    assert timeline.index(paris) < timeline.index(rome)  # Paris, superseded by Rome, then Rome
+    assert f'class="superseded-by" href="/memory/{rome}"' in timeline
+    assert '<span class="superseded-mark">ended</span> (by its own words)' in timeline
