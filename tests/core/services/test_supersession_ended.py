@@ -208,3 +208,14 @@ def test_a_dream_plan_names_its_endings_and_applying_it_makes_them(memex_home: P
         assert not memex.operator().get(rome).is_current
     finally:
         memex.close()
+
+
+def test_an_ended_fact_told_first_is_left_as_it_is_by_a_later_one(mx: Memex) -> None:
+    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-01-01"))
+    berlin = _id(mx.remember("Alice moved to Berlin", user="alice", at="2024-03-01"))
+    told = mx.operator().get(rome)  # not current, so not offered: never closed again
+    assert told.valid_until == _at("2020-01-01") and told.superseded_by is None
+    assert [h.memory_id for h in mx.recall("alice live", user="alice")] == [berlin]
+    assert [h.memory_id for h in mx.recall("alice live", user="alice", as_of="2019-06-01")] == [
+        rome
+    ]
