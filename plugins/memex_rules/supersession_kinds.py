@@ -31,7 +31,7 @@ from functools import lru_cache
 
 from memex_rules.rules_text import word_set
 from memex_rules.supersession_open_close import left_values
-from memex_rules.value_kinds import FRAMED, ROLES, Member, members, tokens
+from memex_rules.value_kinds import FRAMED, MODELS, ROLES, Member, members, tokens
 
 # --- clauses -------------------------------------------------------------------------------------
 
@@ -79,7 +79,9 @@ _STOP = word_set(
     "cancelled canceled scrapped binned ended moving migrating switching down "
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday week month year today yesterday "
-    "tonight morning evening last ago recently spring summer autumn winter"
+    "tonight morning evening last ago recently spring summer autumn winter "
+    "reported shipped powered handled served processed routed forwarded pushed published piped "
+    "streamed logged backed sits lives goes"
 )
 #: Words that tell one use of a kind from another wherever they stand ("my work phone").
 _QUALIFIERS = word_set(
@@ -120,9 +122,11 @@ _NOT_HELD = re.compile(
 _BESIDE = re.compile(
     r"(?i)\b(?:also|as\s+well|another|second|both|spare|either|each)\b|\btoo\b(?=\s*(?:$|[,.;!]))"
 )
+#: A change of version: of the value the team had, not a new value ("upgraded to Postgres 15").
+_VERSIONED = re.compile(r"(?i)\b(?:upgraded|downgraded|updated|bumped)\b")
 #: A plain statement in the past: what was, not what is.
 _PAST = re.compile(
-    r"(?i)\b(?:used\s+to|drove|(?<!'ve\s)(?<!have\s)(?<!has\s)had|was|were|owned|ran|hosted|"
+    r"(?i)\b(?:used|drove|(?<!'ve\s)(?<!have\s)(?<!has\s)had|was|were|owned|ran|hosted|"
     r"tracked|kept|lived|banked)\b"
 )
 _I = word_set("i i'm i've i'd me my myself")
@@ -310,17 +314,21 @@ def _kind_changed(new_text: str, old_text: str, kind: str) -> tuple[str, str] | 
     strong = new.left is not None and new.left.related(old.member)
     if new.left is not None and not strong:
         return None  # "Swapped Jira for Linear" says nothing of Trello
-    change = bool(_CHANGE.search(new_text))
+    change = any(_CHANGE.search(_frame(clause)) for clause in _clauses(new_text))
     if named_old and not (change and all(v.clause is not new.clause for v in named_old)):
         return None  # "We use Sentry and Rollbar now"
     framed = FRAMED.get(kind)
     if framed and not (framed.search(new.clause.text) and framed.search(old.clause.text)):
         return None
+    if _VERSIONED.search(new.clause.text) and kind not in MODELS:
+        after = new.clause.words[new.member.end : new.member.end + 1]
+        if after and after[0][:1].isdigit():
+            return None  # "We upgraded to PostgreSQL 15": a version of what was there
     for value in (new, old):
-        frame = _frame(value.clause)
+        frame = _frame(value.clause)  # the clause without its names ("New Relic", "VS Code")
         if _NOT_HELD.search(frame) and not (kind == "gym" and "joined" in value.clause.words):
             return None
-        if _PAST.search(value.clause.text) and not _CHANGE.search(value.clause.text):
+        if _PAST.search(frame) and not _CHANGE.search(frame):
             return None
     who, whose = _owner(new.clause, kind), _owner(old.clause, kind)
     if who is None or whose is None or not _meet(who, whose):
@@ -349,7 +357,10 @@ def _uses_agree(new: _Value, old: _Value, kind: str, change: bool, strong: bool)
         return False
     roles = {w for w in new_words if kind in ROLES.get(w, ())}
     old_roles = {w for w in old_words if kind in ROLES.get(w, ())}
-    if any(_stem(w) not in new_stems for w in old_spec) and not (change and old_roles):
+    # the earlier fact may say more of what it is for only in the lexicon's words, told as a
+    # change ("Car insurance is with Admiral" / "Renewed with LV="), not "The pool car"
+    gone = [w for w in old_spec if _stem(w) not in new_stems]
+    if gone and not (change and old_roles and all(w in ROLES for w in gone)):
         return False
     return change or bool({_stem(w) for w in roles} & {_stem(w) for w in old_roles})
 
@@ -381,7 +392,8 @@ def _specifics(value: _Value, kind: str, change: bool) -> list[str]:
         if words[i] in ("for", "at") or (
             words[i] in ("on", "in") and words[i + 1 : i + 2] in (("my",), ("our",), ("the",))
         ):
-            picked += list(range(i + 1, len(words)))
+            if kind not in ROLES.get(words[-1], ()):  # "in the community choir": the kind's
+                picked += list(range(i + 1, len(words)))
             break
     who = set((_owner(value.clause, kind) or "").split())  # "Gareth sings ...": no use
     return [
@@ -452,7 +464,8 @@ def states_kind(text: str, kinds: frozenset[str], owner: str) -> bool:
         if framed and not framed.search(text):
             continue  # "Which language am I learning?" is no codebase's
         for value in _values(text, kind) or ():
-            if _NOT_HELD.search(_frame(value.clause)) or _PAST.search(value.clause.text):
+            frame = _frame(value.clause)
+            if _NOT_HELD.search(frame) or _PAST.search(frame):
                 continue  # "I'm thinking of getting a Pixel"
             whose = _owner(value.clause, kind)
             if whose is not None and _meet(whose, owner):

@@ -369,7 +369,7 @@ _CARS = {
 _CAR_ROLES = "car cars motor vehicle"
 
 #: Kinds whose members carry a model number ("iPhone 12", "Galaxy S23", "Golf 8").
-_MODELS = word_set("phone car laptop tablet watch")
+MODELS = word_set("phone car laptop tablet watch")
 #: A language is one value of a service only where a fact says what it is written in.
 FRAMED = {
     "language": re.compile(
@@ -489,7 +489,7 @@ def members(text: str) -> tuple[Member, ...]:
             name, family = fits[0][0], fits[0][1]
             kinds = frozenset(e[2] for e in fits if e[0] == name)
             end = at + size
-            if kinds & _MODELS and end < len(words) and _MODEL_NUMBER.match(low[end]):
+            if kinds & MODELS and end < len(words) and _MODEL_NUMBER.match(low[end]):
                 name, family, end = f"{name} {low[end]}", name, end + 1
             if found and found[-1].end == at and found[-1].name == family:
                 at = found.pop().start  # "Ford Fiesta": one car, the model of its make

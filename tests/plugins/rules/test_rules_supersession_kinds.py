@@ -93,6 +93,10 @@ STAYS = [
     ("I drive a Kia Niro", "I drove a Nissan Leaf for years"),
     ("Our tickets are in Jira", "Should we move tickets to Linear?"),
     ("We track bugs in Jira", "We use Jira and Linear now"),
+    # a version of what was there, a thing the earlier fact narrows, a name holding "new"
+    ("The main database runs on MongoDB", "We upgraded to PostgreSQL 15"),
+    ("The pool car is a Yaris", "I drive a Corolla now"),
+    ("Monitoring runs on Prometheus", "We used New Relic for monitoring"),
     # a word that describes another thing ("vegan lasagne", "tenor sax")
     ("I'm vegetarian", "I made a vegan lasagne now and then"),
     ("I sing alto in the choir", "I play tenor sax now"),
