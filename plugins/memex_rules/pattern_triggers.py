@@ -64,6 +64,7 @@ _NOTHING = _Reading(frozenset({""}), None)
 _UNKNOWN = _Reading(None, None)
 
 
+@lru_cache(maxsize=1024)
 def _letter(code: int) -> str | None:
     char = chr(code).translate(_FOLD).lower()
     return char if char in _WORD_CHARS else None
@@ -83,6 +84,8 @@ def _needed(strings: frozenset[str] | None) -> frozenset[str] | None:
     dropped: a text that holds "moved" holds "move"."""
     if not strings or "" in strings:
         return None
+    if len(strings) == 1:
+        return strings
     return frozenset(s for s in strings if not any(o != s and o in s for o in strings))
 
 
@@ -93,6 +96,10 @@ def _sequence(items: Any) -> _Reading:
     joined = True  # every item so far had its spellings
     needs: frozenset[str] | None = None
     for op, arg in items:
+        letter = _letter(arg) if op is _c.LITERAL else None
+        if letter is not None:  # the common case, without a reading of its own
+            spelt = frozenset([a + letter for a in spelt])
+            continue
         part = _item(op, arg)
         needs = _better(needs, part.needs)
         if part.exact is not None:
