@@ -31,7 +31,7 @@ from functools import lru_cache
 
 from memex_rules.rules_text import word_set
 from memex_rules.supersession_open_close import left_values
-from memex_rules.value_kinds import FRAMED, MODELS, ROLES, Member, members, tokens
+from memex_rules.value_kinds import FRAMED, MODELS, ROLES, Member, may_name, members, tokens
 
 # --- clauses -------------------------------------------------------------------------------------
 
@@ -282,6 +282,8 @@ def _beside(text: str) -> bool:
 @lru_cache(maxsize=8192)
 def _kinds(text: str) -> frozenset[str]:
     found: frozenset[str] = frozenset()
+    if not may_name(text):
+        return found
     for clause in _clauses(text):
         for m in clause.found:
             found |= m.kinds

@@ -456,6 +456,19 @@ for _role in _CAR_ROLES.split():
 for _role in _CHANNEL_ROLES.split():
     ROLES[_role] = ROLES.get(_role, frozenset()) | {"channel"}
 _LONGEST = max(len(key) for key in _INDEX)
+#: The first word of every name: a text with none of them names no member.
+_FIRST = frozenset(key[0] for key in _INDEX)
+_ROUGH = re.compile(r"[\w.+#&=/'@!-]+")
+
+
+def may_name(text: str) -> bool:
+    """A quick test before :func:`members`: whether ``text`` has a name's first word (or a
+    channel's "#")."""
+    if "#" in text:
+        return True
+    return any(_word(w.strip(".,;:!?'\"")) in _FIRST for w in _ROUGH.findall(text))
+
+
 _MODEL_NUMBER = re.compile(r"(?i)^[a-z]?\d{1,4}[a-z]?$|^(?:pro|max|plus|mini|ultra|se)$")
 
 
