@@ -16,7 +16,8 @@ QUESTIONS_FILE = Path(BROAD_FILE).with_name("fact_updates_broad_questions.jsonl"
 
 
 def _lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
 
 
 def test_every_unrelated_case_has_one_question_per_fact_in_file_order() -> None:
