@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks.fact_updates_cases import BROAD_FILE
+from benchmarks.fact_updates_cases import BROAD_FILE, LOCOMO_FILE
 
 QUESTIONS_FILE = Path(BROAD_FILE).with_name("fact_updates_broad_questions.jsonl")
 
@@ -38,4 +38,18 @@ def test_each_answer_is_in_its_own_fact_and_not_in_the_other() -> None:
             answer = q["answer"].strip().lower()
             assert answer, entry["id"]
             assert answer in texts[q["fact"]], (entry["id"], q)
+            assert answer not in texts[1 - q["fact"]], (entry["id"], q)
+
+
+def test_locomo_unrelated_pairs_have_the_same_shape_of_questions() -> None:
+    cases = _lines(Path(LOCOMO_FILE))
+    unrelated = {case["id"]: case for case in cases if case["type"] == "unrelated"}
+    written = _lines(Path(LOCOMO_FILE).with_name("fact_updates_locomo_questions.jsonl"))
+    assert [entry["id"] for entry in written] == list(unrelated)
+    for entry in written:
+        texts = [fact["text"].lower() for fact in unrelated[entry["id"]]["facts"]]
+        assert [q["fact"] for q in entry["questions"]] == [0, 1], entry["id"]
+        for q in entry["questions"]:
+            answer = q["answer"].strip().lower()
+            assert answer and answer in texts[q["fact"]], (entry["id"], q)
             assert answer not in texts[1 - q["fact"]], (entry["id"], q)
