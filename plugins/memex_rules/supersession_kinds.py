@@ -81,7 +81,9 @@ _STOP = word_set(
     "monday tuesday wednesday thursday friday saturday sunday week month year today yesterday "
     "tonight morning evening last ago recently spring summer autumn winter "
     "reported shipped powered handled served processed routed forwarded pushed published piped "
-    "streamed logged backed sits lives goes"
+    "streamed logged backed sits lives goes shop person guy user users fan people tool tools "
+    "app apps platform service services system systems stack setup solution vendor software "
+    "product signed"
 )
 #: Words that tell one use of a kind from another wherever they stand ("my work phone").
 _QUALIFIERS = word_set(
@@ -96,14 +98,15 @@ _CHANGE = re.compile(
     r"migration|swapped|replaced|changed|upgraded|downgraded|ported|transferred|went|gone|"
     r"back\s+(?:on|to|with)|jumped|converted|rewrote|rewritten|renewed|traded|new|"
     r"from\s+now\s+on|as\s+of|since|this\s+time|finally|over\s+to|"
-    r"(?:finished|completed|done)\s+(?:moving|migrating|switching))\b"
+    r"(?:finished|completed|done)\s+(?:moving|migrating|switching)|standardi[sz]ed|settled|"
+    r"adopted|rolled\s+out|onboarded|opted|chose|picked|signed\s+up)\b"
 )
 #: The word before a value a clause moves away from ("from Flask 2.0 to 3.0").
 _AWAY = (("from",), ("off",), ("of",), ("than",), ("not",))
 #: A clause naming two values that says one replaced the other.
 _SWITCH = re.compile(
     r"(?i)\b(?:switched|swapped|replaced|moved|migrated|traded|from|instead|changed|upgraded|"
-    r"downgraded|ported|transferred|over\s+to)\b"
+    r"downgraded|ported|transferred|over\s+to|ditched|dropped)\b"
 )
 #: What a clause says that is not holding a value now: tried, planned, liked, a job...
 _NOT_HELD = re.compile(

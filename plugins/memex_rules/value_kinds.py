@@ -127,8 +127,10 @@ _KINDS: dict[str, tuple[str, str]] = {
     ),
     "phone": (
         "phone phones smartphone handset mobile",
-        "iPhone; Pixel! = Google Pixel; Galaxy! = Samsung Galaxy = Samsung; OnePlus; Xiaomi; "
-        "Motorola = Moto!; Nokia; Xperia = Sony Xperia; Huawei; Oppo; Nothing Phone; Fairphone",
+        "iPhone; iPhone > iOS; Android!; Android > Pixel! = Google Pixel; "
+        "Android > Galaxy! = Samsung Galaxy = Samsung; Android > OnePlus; Android > Xiaomi; "
+        "Android > Motorola = Moto!; Nokia; Android > Xperia = Sony Xperia; Android > Huawei; "
+        "Android > Oppo; Android > Nothing Phone; Fairphone",
     ),
     "phone carrier": (
         "mobile network carrier contract sim number plan tariff data",
@@ -388,10 +390,13 @@ class Member:
     kinds: frozenset[str]
     start: int  # token index
     end: int  # token index after its last token
+    root: str = ""  # the family's family ("Pixel 7" -> "Pixel" -> "Android")
 
     def related(self, other: Member) -> bool:
-        """The same value, or one the family of the other ("Toyota" / "Yaris")."""
-        return self.name == other.name or self.family == other.name or other.family == self.name
+        """The same value, or one of the family of the other ("Toyota" / "Yaris", "Android" /
+        "Pixel 7")."""
+        one, two = (self.family, self.root), (other.family, other.root)
+        return self.name == other.name or other.name in one or self.name in two
 
 
 #: (lower-case tokens) -> [(name, family, kind, capitalised only)]
@@ -502,11 +507,12 @@ def members(text: str) -> tuple[Member, ...]:
             name, family = fits[0][0], fits[0][1]
             kinds = frozenset(e[2] for e in fits if e[0] == name)
             end = at + size
+            root = ""
             if kinds & MODELS and end < len(words) and _MODEL_NUMBER.match(low[end]):
-                name, family, end = f"{name} {low[end]}", name, end + 1
+                name, family, root, end = f"{name} {low[end]}", name, family, end + 1
             if found and found[-1].end == at and found[-1].name == family:
                 at = found.pop().start  # "Ford Fiesta": one car, the model of its make
-            found.append(Member(name, family, kinds, at, end))
+            found.append(Member(name, family, kinds, at, end, root))
             at = end - 1
             break
         at += 1

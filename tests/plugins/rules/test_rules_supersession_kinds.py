@@ -44,6 +44,11 @@ CLOSES = [
     ("My ISA is with Vanguard", "My ISA moved over to Trading 212"),
     ("Our cluster runs on EKS", "We migrated the cluster to GKE"),
     ("Search is powered by Algolia", "Search runs on Typesense these days"),
+    # a team's or a person's way of saying it
+    ("We're a Jira shop", "We've gone all in on Linear"),
+    ("We use LastPass", "We've standardised on Bitwarden"),
+    ("I'm an iPhone person", "Switched to Android"),
+    ("I'm with EDF", "Signed up with Octopus Energy"),
     # the old value named in another clause of the new fact
     ("Our CDN is Akamai", "We're on Fastly now, the Akamai contract ran out"),
     ("Our energy supplier is Bulb", "We're with Octopus Energy now, Bulb went bust"),
@@ -93,6 +98,8 @@ STAYS = [
     ("I drive a Kia Niro", "I drove a Nissan Leaf for years"),
     ("Our tickets are in Jira", "Should we move tickets to Linear?"),
     ("We track bugs in Jira", "We use Jira and Linear now"),
+    # a family and its member are one value
+    ("I've got a Pixel 7", "I'm on Android these days"),
     # a version of what was there, a thing the earlier fact narrows, a name holding "new"
     ("The main database runs on MongoDB", "We upgraded to PostgreSQL 15"),
     ("The pool car is a Yaris", "I drive a Corolla now"),
