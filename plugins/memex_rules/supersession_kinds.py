@@ -329,12 +329,8 @@ def _kind_changed(new_text: str, old_text: str, kind: str) -> tuple[str, str] | 
         after = new.clause.words[new.member.end : new.member.end + 1]
         if after and after[0][:1].isdigit():
             return None  # "We upgraded to PostgreSQL 15": a version of what was there
-    for value in (new, old):
-        frame = _frame(value.clause)  # the clause without its names ("New Relic", "VS Code")
-        if _NOT_HELD.search(frame) and not (kind == "gym" and "joined" in value.clause.words):
-            return None
-        if _PAST.search(frame) and not _CHANGE.search(frame):
-            return None
+    if not _held(new, kind) or not _held(old, kind):
+        return None
     who, whose = _owner(new.clause, kind), _owner(old.clause, kind)
     if who is None or whose is None or not _meet(who, whose):
         return None
@@ -342,6 +338,15 @@ def _kind_changed(new_text: str, old_text: str, kind: str) -> tuple[str, str] | 
         return None
     owner = whose if whose != "any" else who
     return f"{owner}: {kind}", f"{kind} changed from {old.member.name} to {new.member.name}"
+
+
+def _held(value: _Value, kind: str) -> bool:
+    """Whether a clause says its value is held: not tried, planned, liked, a job, negated,
+    nor a plain statement in the past ("we used Jira")."""
+    frame = _frame(value.clause)  # the clause without its names ("New Relic", "VS Code")
+    if _NOT_HELD.search(frame) and not (kind == "gym" and "joined" in value.clause.words):
+        return False
+    return not _PAST.search(frame) or bool(_CHANGE.search(frame))
 
 
 def _uses_agree(new: _Value, old: _Value, kind: str, change: bool, strong: bool) -> bool:
@@ -427,7 +432,10 @@ _WIDE_ROLES = word_set(
     "library design ui api backend frontend front-end back-end framework image images file "
     "files drive power fuel source host server servers provider machine computer notebook "
     "video listen tracking reporting cover policy contract manager package packages knowledge "
-    "docs edge connection pics"
+    "docs edge connection pics events messages support customer people part identity books "
+    "note test tests testing unit watch meal meals box kit recipe infrastructure infra photo "
+    "reader lists reminders invest investing sing singing voice eat eating help "
+    "discussion issue coding programming"
 )
 #: Words of a question that ask for a kind without naming its role ("What do I drive?").
 _ASKING = {"drive": "car", "insures": "insurer", "bank": "bank", "host": "cloud hosting"}
@@ -469,8 +477,7 @@ def states_kind(text: str, kinds: frozenset[str], owner: str) -> bool:
         if framed and not framed.search(text):
             continue  # "Which language am I learning?" is no codebase's
         for value in _values(text, kind) or ():
-            frame = _frame(value.clause)
-            if _NOT_HELD.search(frame) or _PAST.search(frame):
+            if not _held(value, kind):
                 continue  # "I'm thinking of getting a Pixel"
             whose = _owner(value.clause, kind)
             if whose is not None and _meet(whose, owner):
