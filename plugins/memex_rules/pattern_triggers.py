@@ -256,10 +256,14 @@ def substitute_each(
     after each change, as a replacement brings words of its own ("my" -> "user zposs").
     The same as applying every pair when ``tidy`` leaves ``text`` as it is."""
     bits = index.bits(text)
-    for bit, (pattern, replacement) in enumerate(index.items):
-        if bits >> bit & 1:
-            changed = tidy(pattern.sub(replacement, text))
-            if changed != text:
-                text = changed
-                bits = index.bits(text)
+    bit = 0
+    while bits >> bit:  # the next pair that can match, from ``bit`` on
+        ahead = bits >> bit
+        bit += (ahead & -ahead).bit_length() - 1
+        pattern, replacement = index.items[bit]
+        changed = tidy(pattern.sub(replacement, text))
+        if changed != text:
+            text = changed
+            bits = index.bits(text)
+        bit += 1
     return text
