@@ -140,7 +140,15 @@ _OTHERS = word_set("he she they his her their him them it its you your he's she'
 _RELATIVES = word_set(
     "sister brother mum mom dad mother father wife husband partner son daughter kid kids "
     "friend boss parents gran grandad grandma grandpa nan uncle aunt auntie cousin nephew niece "
-    "flatmate roommate colleague girlfriend boyfriend fiance fiancee"
+    "flatmate roommate colleague girlfriend boyfriend fiance fiancee brother-in-law "
+    "sister-in-law mother-in-law father-in-law in-laws stepdad stepmum stepmom stepson "
+    "stepdaughter grandson granddaughter neighbour neighbor landlord landlady housemate manager "
+    "mentor teacher grandparents children child baby"
+)
+#: Words after "X's" that make it "X is" ("My car's an MG4"), not "X's thing".
+_CLIPPED_IS = word_set(
+    "a an the now been gone got on in with at not no just still finally always also very so "
+    "moved switched back up down done over basically"
 )
 #: Words that open a clause without being its subject ("Finally switched ...", "After ...").
 _OPENERS = word_set(
@@ -200,7 +208,16 @@ def _owner(clause: _Clause, kind: str) -> str | None:
             names.append(word)
         return " ".join(w.lower().removesuffix("'s") for w in names)
     before = next((m.start for m in clause.found if kind in m.kinds), len(low))
-    for word in low[:before]:
+    for i, word in enumerate(low[:before]):
+        base = word.removesuffix("'s")
+        if (
+            base != word
+            and low[i + 1 : i + 2] not in [(w,) for w in _CLIPPED_IS]
+            and not (base in _STOP or base in _OTHERS or kind in ROLES.get(base, ()))
+        ):
+            return base  # "The landlord's broadband is BT": the landlord's
+        if word in _RELATIVES:
+            return "user's " + word  # "Our son has a Kindle"
         if word in _I:
             return "user"
         if word in _WE:

@@ -86,6 +86,9 @@ STAYS = [
     ("Dad has an iPhone 12", "Mum got a Galaxy S23 now"),
     ("I'm on Three Mobile", "My daughter's phone is on giffgaff now"),
     ("I bank with Monzo", "My brother switched to Starling"),
+    ("The landlord's broadband is BT", "I switched to Community Fibre"),
+    ("My brother-in-law drives a Golf", "I drive a Polo now"),
+    ("Our son has a Kindle", "I've moved to a Kobo"),
     # tried, planned, compared, a job, a second one, not held
     ("We host on AWS", "We're evaluating GCP"),
     ("We're on AWS", "We might move to GCP next year"),
