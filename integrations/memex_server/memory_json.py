@@ -28,7 +28,11 @@ class Validity(BaseModel):
     valid_until: str | None = Field(
         None, description="When it stopped holding (ISO 8601, UTC); null while it holds."
     )
-    superseded_by: str | None = Field(None, description="The memory that replaced it, if any.")
+    superseded_by: str | None = Field(
+        None,
+        description="The memory that replaced it, if any; null for a fact that ended by its "
+        "own words ('Back in 2020 prod was on Heroku').",
+    )
     recorded_at: str | None = Field(None, description="When memex learned it (ISO 8601, UTC).")
 
 
