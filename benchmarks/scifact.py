@@ -164,7 +164,7 @@ def run(ctx: RunContext) -> Section:
         "Peers (the reference method, same run): rank_bm25 BM25Okapi on lowercase `\\w+` "
         "tokens; exact cosine over the very vectors memex stored (all-MiniLM-L6-v2); RRF k=60 "
         f"over the two full rankings. Target: hybrid >= {TARGET_HYBRID:g}.",
-        scifact_gap.paragraph(gap, mx.relevance_floor()),
+        *scifact_gap.blocks(gap, mx.relevance_floor()),
         time_phrases,
         f"Adding the {len(fragments):,} documents took {add_seconds:.0f} s, of which "
         + (

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.metrics import dedupe, mean, ndcg_at_k
+from benchmarks.report import table
 from memex_core.api import Memex
 from memex_core.domain import SearchResult
 
@@ -126,35 +127,58 @@ def measure(
     )
 
 
-def paragraph(gap: Gap, floor: float | None) -> str:
-    """The finding as section 3 prints it."""
+def blocks(gap: Gap, floor: float | None) -> list[str]:
+    """The finding as section 3 prints it: a paragraph, the steps' costs, the time."""
     n = len(gap.kept)
-    abstained = sum(k == 0 for k in gap.kept)
+    abstained = [i for i, k in enumerate(gap.kept) if k == 0]
+    answerable = sum(gap.exact[i] > 0 for i in abstained)
     shortened = sum(0 < k < 10 for k in gap.kept)
     where = f" {floor:.3f}" if floor is not None else ""
-    return (
-        f"Where semantic loses to exact cosine ({mean(gap.default):.3f} against "
-        f"{mean(gap.exact):.3f}), followed query by query: with the relevance floor off, "
-        f"memex's semantic top 10 is the exact-cosine top 10, in the same order, for "
-        f"{gap.same_as_exact} of the {n} queries (nDCG@10 {mean(gap.floor_off):.3f}), so the "
-        "query embedding, the stored vectors, the HNSW search (ef_search 400), the candidate "
-        "depth and the score conversion lose nothing here; at the defaults every list is a "
-        f"prefix of the exact top 10 ({gap.prefix_of_exact} of {n}). The whole gap is the "
-        f"relevance floor (cosine{where}, calibrated for abstaining on nonsense, section 18): "
-        f"it answers {abstained} of these real claims with nothing "
-        f"(-{gap.lost(lambda k: k == 0):.3f} nDCG@10) and cuts the tail of {shortened} more "
-        f"lists (-{gap.lost(lambda k: 0 < k < 10):.3f}). Hybrid loses less to it: "
-        f"{mean(gap.hybrid):.3f} at the defaults, {mean(gap.hybrid_off):.3f} with the floor "
-        "off. Were the floor only to decide whether a query is answered (the same queries "
-        "answered, so the same abstention on nonsense), semantic would score "
+    off, on, exact = mean(gap.floor_off), mean(gap.default), mean(gap.exact)
+    return [
+        f"Where semantic loses to exact cosine ({on:.3f} against {exact:.3f}), followed "
+        "query by query: with the relevance floor off, memex's semantic top 10 is the "
+        f"exact-cosine top 10, in the same order, for {gap.same_as_exact} of the {n} queries "
+        f"(nDCG@10 {off:.3f}), so the query embedding, the stored vectors, the HNSW search "
+        "(ef_search 400), the candidate depth and the score conversion lose nothing here; at "
+        f"the defaults every list is a prefix of the exact top 10 ({gap.prefix_of_exact} of "
+        f"{n}). The rest is the relevance floor (cosine{where}, calibrated for abstaining on "
+        "nonsense, section 18).",
+        table(
+            ["step between the stored vectors and the ranking", "semantic nDCG@10", "cost"],
+            [
+                ["exact cosine over memex's stored vectors (peer)", f"{exact:.3f}", "-"],
+                [
+                    "memex semantic, floor off (embedding, chroma HNSW, depth, score conversion)",
+                    f"{off:.3f}",
+                    f"{off - exact:.3f}",
+                ],
+                [
+                    f"the floor answers {len(abstained)} real claims with nothing ({answerable} "
+                    "of them had a relevant abstract in the exact top 10)",
+                    "-",
+                    f"-{gap.lost(lambda k: k == 0):.3f}",
+                ],
+                [
+                    f"the floor cuts the tail of {shortened} more lists",
+                    "-",
+                    f"-{gap.lost(lambda k: 0 < k < 10):.3f}",
+                ],
+                ["memex semantic at its defaults (floor on)", f"{on:.3f}", f"{on - exact:.3f}"],
+            ],
+        ),
+        f"Hybrid loses less to the floor: {mean(gap.hybrid):.3f} at the defaults, "
+        f"{mean(gap.hybrid_off):.3f} with it off. Were the floor only to decide *whether* a "
+        "query is answered (a query it answers shows its floor-off list; the same queries "
+        "answered, so the same abstention on nonsense by construction), semantic would score "
         f"{gap.gated('semantic'):.3f} and hybrid {gap.gated('hybrid'):.3f} (computed, not "
-        "shipped). A semantic query's time is embedding the query: "
+        "shipped). Time: a semantic query is embedding the query, "
         f"{gap.embed_cpu_ms:.1f} ms of CPU ({gap.embed_wall_ms:.1f} ms wall at this run's "
         f"load) for MiniLM's forward pass, against {gap.search_cpu_ms:.1f} ms of CPU "
         f"({gap.search_wall_ms:.1f} ms wall) for the rest of the search (chroma's HNSW query "
         "and the catalog); the table's times per query include the embedding and the "
-        "machine's load."
-    )
+        "machine's load.",
+    ]
 
 
 def main() -> None:
@@ -182,7 +206,7 @@ def main() -> None:
             ctx.inner_embedder().embed_query,
             ctx.query_vectors,
         )
-        print(paragraph(gap, mx.relevance_floor()))
+        print("\n\n".join(blocks(gap, mx.relevance_floor())))
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"(load average (1/5/15 min) at the end: {load})")
     finally:

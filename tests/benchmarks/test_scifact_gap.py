@@ -59,11 +59,19 @@ def test_the_gap_is_split_into_abstentions_and_cut_tails() -> None:
     assert gap.same_as_exact == 2 and gap.prefix_of_exact == 2 and gap.kept == [5, 0]
     assert gap.lost(lambda k: k == 0) == 0.5 and gap.lost(lambda k: 0 < k < 10) == 0.25
     assert gap.gated("semantic") == 0.5 and gap.gated("hybrid") == 0.5
-    text = scifact_gap.paragraph(gap, 0.417)
+    text = "\n".join(scifact_gap.blocks(gap, 0.417))
     assert "(0.250 against 1.000)" in text
     assert "for 2 of the 2 queries (nDCG@10 1.000)" in text
     assert "(cosine 0.417," in text
-    assert "it answers 1 of these real claims with nothing (-0.500 nDCG@10)" in text
-    assert "cuts the tail of 1 more lists (-0.250)" in text
-    assert "0.500 at the defaults, 1.000 with the floor off" in text
+    assert (
+        "| memex semantic, floor off (embedding, chroma HNSW, depth, score conversion) "
+        "| 1.000 | 0.000 |" in text
+    )
+    assert (
+        "| the floor answers 1 real claims with nothing (1 of them had a relevant abstract "
+        "in the exact top 10) | - | -0.500 |" in text
+    )
+    assert "| the floor cuts the tail of 1 more lists | - | -0.250 |" in text
+    assert "| memex semantic at its defaults (floor on) | 0.250 | -0.750 |" in text
+    assert "0.500 at the defaults, 1.000 with it off" in text
     assert "semantic would score 0.500 and hybrid 0.500" in text
