@@ -67,6 +67,13 @@ WITH_FRESH = (*FILES, FRESH_FILE)
 #: The broad tuning split (issue 30): written by hand by three writers after fresh, blind to
 #: the rules, the templates and fresh; used to tune the open-attribute reading of change.
 BROAD_FILE = DATASETS / "fact_updates_broad.jsonl"
+#: Questions for each fact of an unrelated pair, written by hand apart from the cases
+#: (``{"id": case id, "questions": [{"fact": 0, "question": ..., "answer": ...}, ...]}``):
+#: recall must put the fact asked about on top, not its newer neighbour.
+PAIR_QUESTION_FILES = (
+    DATASETS / "fact_updates_broad_questions.jsonl",
+    DATASETS / "fact_updates_locomo_questions.jsonl",
+)
 #: Every split: dev and test (FILES), broad, fresh.
 ALL_FILES = (*FILES, BROAD_FILE, FRESH_FILE)
 
@@ -120,6 +127,7 @@ class Pick:
     fact: int
     answer: str
     at: float | None = None
+    question: str = ""  # an unrelated pair's question about this fact (pair_questions)
 
 
 @dataclass(frozen=True)
@@ -229,6 +237,22 @@ def load(files: tuple[Path, ...] = FILES) -> list[Case]:
                 raise ValueError(f"{path.name}:{number} ({case.id}): " + "; ".join(problems))
             cases.append(case)
     return cases
+
+
+def pair_questions(files: tuple[Path, ...] = PAIR_QUESTION_FILES) -> dict[str, list[Pick]]:
+    """Case id -> the questions asked of its unrelated pair's facts (files not there: none)."""
+    found: dict[str, list[Pick]] = {}
+    for path in files:
+        if not path.exists():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                raw = json.loads(line)
+                found[raw["id"]] = [
+                    Pick(int(q["fact"]), q["answer"], question=q["question"])
+                    for q in raw["questions"]
+                ]
+    return found
 
 
 def counts(cases: list[Case]) -> Counter[tuple[str, str]]:

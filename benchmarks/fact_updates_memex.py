@@ -9,7 +9,10 @@ Each fact is remembered in the order it was said with ``at`` its time; then
 - every fact's record: which facts were closed, and by which (the judge level's scoring,
   :mod:`benchmarks.fact_updates_judge`, applied to what the home recorded); an unrelated
   pair must keep both facts current;
-- *nothing lost*: every fact remembered is still readable, with its chain (``history``).
+- *nothing lost*: every fact remembered is still readable, with its chain (``history``);
+- an unrelated pair with questions (:func:`benchmarks.fact_updates_cases.pair_questions`):
+  ``recall(question)`` about each fact must put that fact on top (*asked fact on top*), not
+  its neighbour (recall puts the newer of two facts about the same thing first).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks.context import log
-from benchmarks.fact_updates_cases import UNRELATED, Case, iso
+from benchmarks.fact_updates_cases import UNRELATED, Case, Pick, iso
 from benchmarks.fact_updates_judge import Outcome
 from memex_core.api import Memex
 from memex_core.domain.search_options import SearchOptions
@@ -42,6 +45,8 @@ class Answered:
     lost: int = 0
     history_ok: bool = True
     errors: list[str] = field(default_factory=list)
+    asked: list[bool] = field(default_factory=list)  # unrelated pairs: asked fact on top
+    asked_top: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -58,7 +63,7 @@ def _top(hits: Sequence[Any]) -> tuple[str, str]:
     return (hits[0].memory_id, hits[0].text) if hits else ("", NOTHING)
 
 
-def _case(mx: Memex, case: Case, run: HomeRun) -> Answered:
+def _case(mx: Memex, case: Case, run: HomeRun, asked: Sequence[Pick] = ()) -> Answered:
     user = case.user
     ids: list[str] = []
     started = time.perf_counter()
@@ -94,6 +99,10 @@ def _case(mx: Memex, case: Case, run: HomeRun) -> Answered:
         except Exception as exc:
             answered.history_ok = False
             answered.errors.append(f"history: {exc!r}")
+    for pick in asked if case.type == UNRELATED else ():
+        top = _top(mx.recall(pick.question, user=user, limit=LIMIT))
+        answered.asked.append(top[0] == ids[pick.fact])
+        answered.asked_top.append(top[1])
     if case.type == UNRELATED or case.current is None or case.as_of is None:
         return answered
     started = time.perf_counter()
@@ -117,10 +126,13 @@ def _case(mx: Memex, case: Case, run: HomeRun) -> Answered:
     return answered
 
 
-def run_home(mx: Memex, name: str, cases: Sequence[Case]) -> HomeRun:
+def run_home(
+    mx: Memex, name: str, cases: Sequence[Case], questions: dict[str, list[Pick]] | None = None
+) -> HomeRun:
+    """``questions``: case id -> questions about each fact of an unrelated pair."""
     run = HomeRun(name, [], 0.0, 0.0, 0, 0)
     for number, case in enumerate(cases, 1):
-        run.answered.append(_case(mx, case, run))
+        run.answered.append(_case(mx, case, run, (questions or {}).get(case.id, ())))
         if number % 100 == 0:
             log(f"fact updates, {name}: {number}/{len(cases)} cases")
     return run
@@ -134,6 +146,12 @@ def empty(answered: Sequence[Answered], name: str) -> tuple[int, int]:
     for ``current`` or ``as_of``, and the questions asked."""
     asked = [a for a in answered if getattr(a, name) is not None]
     return sum(getattr(a, f"{name}_top") == NOTHING for a in asked), len(asked)
+
+
+def asked_on_top(answered: Sequence[Answered]) -> tuple[int, int]:
+    """Unrelated pairs' questions whose own fact ``recall`` put on top, and questions asked."""
+    verdicts = [v for a in answered for v in a.asked]
+    return sum(verdicts), len(verdicts)
 
 
 def accuracy(answered: Sequence[Answered], name: str) -> tuple[int, int]:

@@ -23,6 +23,7 @@ from memex_core.domain.search_options import MODES, SearchOptions, make_filters
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
 from memex_core.services.indexing import EMBEDDER_SETTING
+from memex_core.services.newer_first import newer_first
 from memex_core.services.search import (
     DEFAULT_CANDIDATE_DEPTH,
     DEFAULT_SEMANTIC_WEIGHT,
@@ -228,15 +229,34 @@ class Reader:
         if held is None or held.everything:
             return found
         if held.moment is None and not self._parts.catalog.superseded_memories():
-            return found  # nothing was ever closed: every fact is current
+            return self._newer_first(found)  # nothing was ever closed: every fact is current
         depth = limit
         while True:
             valid = self._valid(found, held)
             if len(valid) >= limit or len(found.results) < depth or depth >= MAX_DEPTH:
                 found.results = valid[:limit]
-                return found
+                return self._newer_first(found)
             depth = min(depth * 4, MAX_DEPTH)
             found = once(depth)
+
+    def _newer_first(self, found: SearchResults) -> SearchResults:
+        """The memory hits about the same thing newest first, among those kept
+        (:mod:`memex_core.services.newer_first`; ``[search] newer_first = false`` turns
+        it off)."""
+        memory = [r.fragment.conversation_id for r in found.results if is_memory(r.fragment)]
+        if len(memory) < 2 or not self._parts.config.search_setting("newer_first", True):
+            return found
+        times = self._parts.catalog.memory_validity(memory)
+        store = (
+            self._parts.vector_store if self._parts.semantic_unavailable_reason() is None else None
+        )
+        handed = getattr(store, "stored_vectors", None)
+        found.results = newer_first(
+            found.results,
+            {memory_id: held[0] for memory_id, held in times.items()},
+            handed if callable(handed) else None,
+        )
+        return found
 
     def _valid(self, found: SearchResults, held: HeldAt) -> list[Any]:
         ids = [r.fragment.conversation_id for r in found.results if is_memory(r.fragment)]

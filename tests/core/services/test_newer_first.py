@@ -1,0 +1,108 @@
+"""Recall puts the newer of two current facts about the same thing first (issue 30).
+
+A home with the embedding doubles (hashing: similarity from shared words) and the ``none``
+supersession judge, so nothing is closed and both facts stay current: only the ranking
+(memex_core.services.newer_first) decides which comes first. ``[search] newer_first =
+false`` gives the order before it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from memex_core.api import Memex
+from memex_core.config import Config, load_config
+from memex_core.domain import SEMANTIC
+from memex_core.plugins import load_registry
+from memex_core.services.newer_first import newer_first
+from tests.support.component_doubles import DoublesPlugin
+
+DAY = 86400.0
+T0 = 1_700_000_000.0  # 2023-11-14
+#: The earlier fact shares more of the question's words; both are about where tickets live.
+JIRA, LINEAR = "We track work tickets in Jira", "We track our tickets in Linear now"
+TICKETS = "Where do we track our work tickets?"
+
+
+def _memex(home: Path, newer_first: bool = True) -> Memex:
+    registry = load_registry()
+    registry.register_plugin(DoublesPlugin(home), name="doubles")
+    chosen = {
+        **load_config(home).components,
+        "embedder": "hashing",
+        "vector_store": "memory",
+        "supersession_judge": "none",
+    }
+    raw = {"search": {"newer_first": newer_first}}
+    return Memex(registry=registry, config=Config(home=home, components=chosen, raw=raw))
+
+
+def _texts(mx: Memex, question: str, **options: object) -> list[str]:
+    return [h.text for h in mx.recall(question, user="u", **options)]  # type: ignore[arg-type]
+
+
+def _told(mx: Memex, *facts: tuple[str, float]) -> None:
+    for text, at in facts:
+        mx.remember(text, user="u", at=at)
+    mx.remember("My cat is called Tom", user="u", at=T0)
+
+
+def test_two_current_facts_about_one_thing_come_newer_first(tmp_path: Path) -> None:
+    with _memex(tmp_path / "off", newer_first=False) as mx:
+        _told(mx, (JIRA, T0), (LINEAR, T0 + 30 * DAY))
+        assert _texts(mx, TICKETS)[:2] == [JIRA, LINEAR]  # closer words win without it
+    with _memex(tmp_path / "on") as mx:
+        _told(mx, (JIRA, T0), (LINEAR, T0 + 30 * DAY))
+        assert _texts(mx, TICKETS)[:2] == [LINEAR, JIRA]
+        # nothing was closed: both stay current, with their own times
+        assert all(h.valid_until is None for h in mx.recall(TICKETS, user="u"))
+
+
+def test_valid_from_counts_not_when_it_was_said(tmp_path: Path) -> None:
+    """A fact told late about an earlier time is valid from that time: it never wins by
+    having been said last."""
+    with _memex(tmp_path) as mx:
+        _told(mx, (LINEAR, T0 + 30 * DAY), (JIRA, T0))  # Jira said second, valid earlier
+        assert _texts(mx, TICKETS)[:2] == [LINEAR, JIRA]
+
+
+def test_an_unrelated_newer_fact_never_passes_the_one_asked_about(tmp_path: Path) -> None:
+    live, museums = "I live in Berlin", "I love the museums in Berlin"
+    with _memex(tmp_path) as mx:
+        _told(mx, (live, T0), (museums, T0 + 30 * DAY))
+        assert _texts(mx, "Where do I live?")[0] == live
+        assert _texts(mx, "What do I love in Berlin?")[0] == museums
+
+
+def test_as_of_orders_the_facts_valid_then_by_the_same_rule(tmp_path: Path) -> None:
+    youtrack = "We track our work tickets in YouTrack"
+    with _memex(tmp_path) as mx:
+        _told(mx, (JIRA, T0), (LINEAR, T0 + 30 * DAY), (youtrack, T0 + 60 * DAY))
+        assert _texts(mx, TICKETS)[0] == youtrack
+        then = _texts(mx, TICKETS, as_of=T0 + 45 * DAY)
+        assert youtrack not in then  # not yet valid
+        assert then[:2] == [LINEAR, JIRA]
+        before = _texts(mx, TICKETS, as_of=T0 + DAY)
+        assert before[0] == JIRA
+
+
+def _hit(memory_id: str, owner: str, similarity: float) -> Any:
+    fragment = SimpleNamespace(id="f-" + memory_id, conversation_id=memory_id, owner=owner)
+    return SimpleNamespace(fragment=fragment, scores={SEMANTIC: similarity}, ranks={})
+
+
+def test_facts_of_two_owners_keep_their_order() -> None:
+    """A shared fact and a user's are never read as about the same thing."""
+    times = {"old": T0, "new": T0 + DAY}
+    vectors = {"f-old": [1.0, 0.0], "f-new": [1.0, 0.1]}
+    mine = [_hit("old", "users/u", 0.8), _hit("new", "users/u", 0.8)]
+    assert [h.fragment.conversation_id for h in newer_first(mine, times, lambda _: vectors)] == [
+        "new",
+        "old",
+    ]
+    apart = [_hit("old", "users/u", 0.8), _hit("new", "shared", 0.8)]
+    assert newer_first(apart, times, lambda _: vectors) == apart
+    # a store that cannot hand its vectors out: nothing moves
+    assert newer_first(mine, times, None) == mine
