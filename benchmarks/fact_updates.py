@@ -37,10 +37,18 @@ from benchmarks.fact_updates_cases import (
     UPDATE,
     Case,
     load,
+    pair_questions,
 )
 from benchmarks.fact_updates_judge import Outcome, build_judge, share, tally, wrong_rate
 from benchmarks.fact_updates_judge import run as judge_all
-from benchmarks.fact_updates_memex import Answered, HomeRun, accuracy, empty, run_home
+from benchmarks.fact_updates_memex import (
+    Answered,
+    HomeRun,
+    accuracy,
+    asked_on_top,
+    empty,
+    run_home,
+)
 from benchmarks.memory_throughput import missing_components
 from benchmarks.report import Check, Section, ms, table
 from memex_core.api import Memex
@@ -163,6 +171,7 @@ def _e2e_figures(run_: HomeRun, split: str) -> Figures:
         "empty_then": empty(answered, "as_of"),
         "lost": (sum(a.lost for a in answered), sum(len(a.outcome.case.facts) for a in answered)),
         "history": (sum(a.history_ok for a in answered), len(answered)),
+        "asked": asked_on_top(answered),
     }
 
 
@@ -211,7 +220,7 @@ def run_e2e(ctx: RunContext, cases: list[Case]) -> tuple[HomeRun | None, HomeRun
     for name, extra, some in homes:
         log(f"fact updates, end to end, {name}: {len(some)} cases")
         with _home(ctx, "fact-updates-" + name.split()[0], extra) as mx:
-            runs.append(run_home(mx, name, some))
+            runs.append(run_home(mx, name, some, pair_questions()))
     return runs[0], runs[1], ""
 
 
@@ -435,14 +444,14 @@ def _e2e_section(section: Section, main: HomeRun, peer: HomeRun) -> None:
     )
     columns = (
         "current", "as_of", "empty_now", "empty_then", "current_unfloored", "as_of_unfloored",
-        "closings", "wrong",
+        "closings", "wrong", "asked",
     )  # fmt: skip
     rows: list[list[object]] = [
         [main.name, split, *(share(*f[k]) for k in columns)] for split, f in figures.items()
     ]
     for split, f in off.items():
         rows.append([peer.name, f"{split} (questions only)", *(share(*f[k]) for k in columns[:6])])
-        rows[-1] += ["-", "-"]
+        rows[-1] += ["-", "-", "-"]
     per_fact = main.remember_seconds / max(1, main.remembered)
     per_recall = main.recall_seconds / max(1, main.recalls)
     missed = [
@@ -465,6 +474,7 @@ def _e2e_section(section: Section, main: HomeRun, peer: HomeRun) -> None:
                 "as-of on top, floor off",
                 "updates closed right",
                 "wrong closings (late + unrelated)",
+                "unrelated pairs: asked fact on top",
             ),
             rows,
         ),

@@ -63,7 +63,7 @@ def _top(hits: Sequence[Any]) -> tuple[str, str]:
     return (hits[0].memory_id, hits[0].text) if hits else ("", NOTHING)
 
 
-def _case(mx: Memex, case: Case, run: HomeRun, asked: Sequence[Pick] = ()) -> Answered:
+def _case(mx: Memex, case: Case, run: HomeRun, pairs: Sequence[Pick] = ()) -> Answered:
     user = case.user
     ids: list[str] = []
     started = time.perf_counter()
@@ -99,10 +99,10 @@ def _case(mx: Memex, case: Case, run: HomeRun, asked: Sequence[Pick] = ()) -> An
         except Exception as exc:
             answered.history_ok = False
             answered.errors.append(f"history: {exc!r}")
-    for pick in asked if case.type == UNRELATED else ():
-        top = _top(mx.recall(pick.question, user=user, limit=LIMIT))
-        answered.asked.append(top[0] == ids[pick.fact])
-        answered.asked_top.append(top[1])
+    for pick in pairs if case.type == UNRELATED else ():
+        memory_id, text = _top(mx.recall(pick.question, user=user, limit=LIMIT))
+        answered.asked.append(memory_id == ids[pick.fact])
+        answered.asked_top.append(text)
     if case.type == UNRELATED or case.current is None or case.as_of is None:
         return answered
     started = time.perf_counter()
