@@ -1,0 +1,211 @@
+"""A measure of one thing changed: a new fact closes an earlier one when both give the same
+thing a value of one measurable kind (an amount of money, a count, a time of day, a day or a
+frequency) and the thing is named by a shared word, however the rest is worded.
+
+"The platform team is 6 engineers" -> "the platform team is down to 4"; "We get 25 vacation
+days a year" -> "Vacation allowance is 28 days from 2024"; "Sprint planning is Monday at 11"
+-> "Planning is now on Wednesday afternoons"; "We hold a retro at the end of every sprint" ->
+"Retros are monthly these days". The earlier fact closes when
+
+- the two share a content word in lower case (a stem: "retro"/"retros", "hire"/"hiring"),
+  not a name, not a word of time, unit or function; when the only shared words are verbs of
+  a measure ("weigh", "open", "cost"), the two name no other thing ("I weigh 92kg" /
+  "Weighed in at 85kg", but not "The gym opens at 6" / "The pool opens at 7 now");
+- both give a value of one kind and the values differ;
+- the new fact is told as a change ("now", "these days", "down to", "cut to", "moved",
+  "from 2024") and is neither a question, a plan nor a wish.
+
+Two facts of two things measured alike ("The platform team is 6 engineers" / "The search
+team is 4 engineers now") share only the unit, which does not count. The reading is a few
+regular expressions and word sets per text, cached.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from memex_rules.rules_text import word_set
+
+_DAYS = {
+    "mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday",
+    "thu": "thursday", "thur": "thursday", "thurs": "thursday", "fri": "friday",
+    "sat": "saturday", "sun": "sunday",
+}  # fmt: skip
+_WHEN = re.compile(
+    r"(?i)\b(?:(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
+    r"(?P<short>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\b(?!')|"
+    r"(?P<often>daily|weekly|fortnightly|biweekly|monthly|quarterly|yearly|annually|"
+    r"every\s+(?:other\s+|second\s+)?(?:day|week|weekday|sprint|month|quarter|year|morning|"
+    r"evening|night)))"
+)
+_MONEY = re.compile(r"[£$€]\s?(?P<n>\d[\d,]*(?:\.\d+)?)\s?(?P<k>k|m|bn)?\b", re.IGNORECASE)
+_CLOCK = re.compile(
+    r"(?i)\b(?:(?P<hm>\d{1,2}:\d{2}|\d{1,2}\.\d{2}(?=\s?[ap]m))(?:\s?[ap]m)?|(?P<h>\d{1,2})\s?(?P<ap>[ap]m)|"
+    r"(?<=\bat\s)(?P<at>\d{1,2})(?![\d:.])|(?P<word>noon|midday|midnight))"
+)
+_COUNT = re.compile(r"(?i)(?<![\w£$€.:/-])(?P<n>\d[\d,]*(?:\.\d+)?)(?P<unit>[a-z]{0,3})\b(?![:/])")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_DIGIT_OR_DAY = re.compile(
+    r"(?i)\d|\b(?:mon|tue|wed|thu|fri|sat|sun|daily|weekly|fortnightly|biweekly|monthly|"
+    r"quarterly|yearly|annually|every|noon|midday|midnight)"
+)
+
+#: A new fact told as a change of its value.
+_CHANGE = re.compile(
+    r"(?i)\b(?:now|these\s+days|nowadays|any\s?more|no\s+longer|instead|moved|changed|switched|"
+    r"rescheduled|pushed|bumped|revised|raised|reduced|increased|decreased|cut|dropped|"
+    r"(?:went|gone|goes|going|is|are|'s)\s+(?:up|down)|(?:up|down)\s+to|back\s+to|"
+    r"from\s+now\s+on|as\s+of|from\s+(?:next|this|(?:19|20)\d\d|january|february|march|april|"
+    r"may|june|july|august|september|october|november|december)|since|new)\b|\u2192"
+)
+#: A new fact that does not hold a value: a question, a plan, a wish, a maybe.
+_NOT_HELD = re.compile(
+    r"(?i)\?|\b(?:if|might|maybe|perhaps|could|would|should|will|wants?|hoping|hope|"
+    r"thinking|considering|planning|plans?\s+to|going\s+to|wish|unless|whether|used\s+to)\b"
+)
+
+#: Words that name no thing: function words, time, units and counting nouns.
+_STOP = word_set(
+    "a an the i i'm i've i'd me my mine we we're we've our ours us it it's its they their them "
+    "he she his her him you your is are was were be been being am has have had got get gets "
+    "do does did to in on at into from for of by with as off out up down over about around "
+    "via per and or but so then there here that this these those which who what where when "
+    "also just very really about roughly around approx approximately only still again "
+    "now days day week weeks weekly month months monthly year years yearly annual annually "
+    "daily fortnightly quarterly every other each last first next end start today tonight "
+    "yesterday tomorrow morning mornings afternoon afternoons evening evenings night nights "
+    "lunchtime lunchtimes weekend weekends weekday weekdays time times hour hours minute "
+    "minutes mins second seconds noon midday midnight "
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
+    "thursdays fridays saturdays sundays mon tue tues wed thu thur thurs fri sat sun "
+    "january february march april may june july august september october november december "
+    "spring summer autumn winter "
+    "now instead anymore longer no not new current currently usually normally "
+    "moved changed switched cut dropped raised reduced increased decreased revised bumped "
+    "pushed rescheduled back gone went go goes going happen happens happened "
+    "team teams people person persons folks staff members member total number amount "
+    "km kms miles mile kg kgs lbs pounds stone percent k "
+    "one two three four five six seven eight nine ten twice once "
+    "after before since until till because while the'"
+)
+#: Verbs of a measure: shared alone, they do not say the two facts measure one thing.
+_MEASURE_VERBS = word_set(
+    "open opens opened close closes closed cost costs pay pays paid weigh weighs weighed "
+    "run runs ran start starts started finish finishes finished meet meets take takes took "
+    "make makes made earn earns earned spend spends spent charge charges charged hold holds "
+    "held hit hits reached reach"
+)
+
+
+def _stem(word: str) -> str:
+    """ "retros" and "retro", "hiring" and "hire", "meetings" and "meet": one stem."""
+    word = word.lower().removesuffix("'s").rstrip("'")
+    for end in ("s", "ing", "ed", "es", "e"):
+        if word.endswith(end) and len(word) - len(end) >= 3:
+            word = word[: -len(end)]
+    return word
+
+
+@dataclass(frozen=True)
+class _Reading:
+    values: dict[str, frozenset[str]]  # kind -> values
+    low: frozenset[str]  # stems of content words told in lower case (or as an acronym)
+    first: str  # the stem of a capitalised opening word, "" without one
+    verbs: frozenset[str]  # the stems of the measure verbs among ``low``
+    heads: frozenset[tuple[str, str]]  # (word, the content word right after it): "launch party"
+
+
+def _values(text: str) -> dict[str, frozenset[str]]:
+    found: dict[str, set[str]] = {}
+    rest = text
+    for match in _MONEY.finditer(text):
+        found.setdefault("money", set()).add(match["n"].replace(",", "") + (match["k"] or ""))
+    rest = _MONEY.sub(" ", rest)
+    for match in _CLOCK.finditer(rest):
+        value = (
+            match["hm"] or match["word"] or (match["h"] or match["at"] or "") + (match["ap"] or "")
+        )
+        found.setdefault("clock", set()).add(value.replace(".", ":").lower())
+    rest = _CLOCK.sub(" ", rest)
+    for match in _WHEN.finditer(rest):
+        if match["day"]:
+            value = match["day"].lower()
+        elif match["short"]:
+            value = _DAYS[match["short"].lower()]
+        else:
+            value = " ".join(match["often"].lower().split())
+        found.setdefault("when", set()).add(value)
+    for match in _COUNT.finditer(rest):
+        number, unit = match["n"].replace(",", ""), match["unit"].lower()
+        if _YEAR.match(number) and not unit:
+            continue  # "from 2024": a time, not a count
+        kind = "count " + unit if unit and unit not in ("st", "nd", "rd", "th") else "count"
+        found.setdefault(kind, set()).add(number)
+    return {kind: frozenset(values) for kind, values in found.items()}
+
+
+@lru_cache(maxsize=8192)
+def _read(text: str) -> _Reading | None:
+    text = text[:400]
+    if not _DIGIT_OR_DAY.search(text):
+        return None
+    values = _values(text)
+    if not values:
+        return None
+    words = _WORD.findall(_MONEY.sub(" ", text))
+    units = {_stem(w) for w in re.findall(r"(?i)\d[\d,.]*\s*([a-z]+)", text)}
+    low: set[str] = set()
+    first = ""
+    heads: set[tuple[str, str]] = set()
+    before = ""
+    for at, word in enumerate(words):
+        stem = _stem(word)
+        if word.lower() in _STOP or len(stem) < 2 or stem in units:
+            before = ""
+            continue
+        if before and stem not in _MEASURE_STEMS:
+            heads.add((before, stem))
+        before = stem
+        if word.isupper() and len(word) >= 2:
+            low.add(stem)  # "PB", "GP": an acronym, not a name
+        elif word[:1].islower():
+            low.add(stem)
+        elif at == 0 and not word.endswith(("'s", "'")):
+            first = stem
+    verbs = frozenset(stem for stem in low if stem in _MEASURE_STEMS)
+    return _Reading(values, frozenset(low), first, verbs, frozenset(heads))
+
+
+_MEASURE_STEMS = frozenset(_stem(word) for word in _MEASURE_VERBS)
+
+
+def _named(word: str, named: frozenset[str]) -> bool:
+    """ "escalat" in "Escalation timeout": a word the new fact names, in any form."""
+    return word in named or any(len(other) >= 5 and other.startswith(word) for other in named)
+
+
+def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
+    """Why ``new_text`` closes ``old_text`` as another measure of the same thing (see the
+    module doc), as (key, reason), or None."""
+    new, old = _read(new_text), _read(old_text)
+    if new is None or old is None:
+        return None
+    common = (new.low & old.low) | ({new.first} & old.low) | ({old.first} & new.low)
+    named = new.low | {new.first}
+    shared = {
+        word for word in common - {""} if all(_named(h, named) for w, h in old.heads if w == word)
+    }
+    if not shared:
+        return None
+    if shared <= new.verbs | old.verbs and (new.low - new.verbs) != (old.low - old.verbs):
+        return None  # "The gym opens at 6" / "The pool opens at 7 now": two things open
+    kinds = [kind for kind, values in new.values.items() if old.values.get(kind, values) != values]
+    if not kinds or not _CHANGE.search(new_text[:400]) or _NOT_HELD.search(new_text[:400]):
+        return None
+    kind = kinds[0]
+    thing = " ".join(sorted(shared))
+    before, after = (", ".join(sorted(v)) for v in (old.values[kind], new.values[kind]))
+    return f"fact: {thing} ({kind.split()[0]})", f"{thing}: {before} -> {after}"

@@ -1,0 +1,71 @@
+"""A measure of one thing changed: a change closes an earlier fact that gives the same thing
+(named by a shared lower-case word) a value of one measurable kind: money, a count, a time of
+day, a day or a frequency."""
+
+from __future__ import annotations
+
+import pytest
+
+from memex_rules.supersession_measures import measure_changed
+from tests.plugins.rules.test_rules_supersession import _closed
+
+CLOSES = [
+    # a count or an amount with its noun elided or reworded
+    ("The platform team is 6 engineers", "The platform is down to 4 after the layoffs"),
+    ("We're planning to hire 10 engineers this year", "Hiring plan got cut to 4"),
+    ("I put £300 a month into savings", "Standing order to savings is £500 now"),
+    ("Tennis club membership is £240 a year", "Membership went up to £275"),
+    ("My pages escalate after 15 minutes", "Escalation timeout for my pages is now 5 minutes"),
+    ("My rapid rating is 1150", "My rating is 1310 in rapid now"),
+    ("Minimum test coverage is 70%", "Coverage gate raised to 80%"),
+    # an event under a shorter or another name, told with another day, time or frequency
+    ("We release on Tuesdays", "Releases go out on Thursdays now"),
+    ("We hold a retro at the end of every sprint", "Retros are monthly these days"),
+    ("Under-11s training is Saturday 9am", "Training moved to Sunday at 10 from next week"),
+    ("The book group meets on Mondays", "Book group is on Thursday evenings now"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), CLOSES)
+def test_another_measure_of_the_same_thing_closes_the_earlier_one(old: str, new: str) -> None:
+    assert measure_changed(new, old) is not None, (old, new)
+    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+
+
+STAYS = [
+    # nothing shared but the kind of value
+    ("Standup is at 9:45", "Planning is on Wednesday"),
+    ("The team is 6 engineers", "We have 4 designers"),
+    ("Lunch is at 12:30", "Standup is at 9:30 now"),
+    ("I have 2 cats", "I have 3 dogs now"),
+    # the unit or the period is all they share
+    ("I run 20km a week", "I cycle 50km a week now"),
+    ("Our rent is £1,200 a month", "Council tax is £150 a month now"),
+    # a shared name is not a shared thing
+    ("Ravi's standup is on Mondays", "Ravi's gym class is on Tuesdays now"),
+    ("Sarah swims on Tuesdays", "Sarah runs on Thursdays now"),
+    # a word the earlier fact names a part or an event of ("the launch party")
+    ("The launch party is on May 3", "Launch moved to June 1"),
+    ("The book club meets on Mondays", "Club membership is £40 now"),
+    # a verb of measure shared by two things
+    ("The gym opens at 6am", "The pool opens at 7am now"),
+    ("I weigh 92kg", "My suitcase weighs 23kg now"),
+    # not held: a question, a maybe
+    ("Standup is at 9:45", "Standup might move to 10:15"),
+    ("We release on Tuesdays", "Do releases go out on Thursdays now?"),
+    # the same value, or another kind of value
+    ("Sprint planning is on Mondays", "Sprint planning is on Mondays now"),
+    ("We ship on Fridays", "We ship 3 features a week now"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), [*STAYS, *((new, old) for old, new in STAYS)])
+def test_another_thing_or_a_value_not_held_stays_open(old: str, new: str) -> None:
+    assert measure_changed(new, old) is None, (old, new)
+    assert _closed(old, new) == [], (old, new)
+
+
+def test_a_year_is_a_time_not_a_count_and_a_version_not_a_clock() -> None:
+    assert measure_changed("Vacation is 28 days from 2024", "Vacation is 28 days") is None
+    found = measure_changed("The cluster's on 1.29 now", "The cluster runs 1.24")
+    assert found == ("fact: cluster (count)", "cluster: 1.24 -> 1.29")
