@@ -14,6 +14,7 @@ from typing import Any
 from memex_core.cli.render import fragment_to_dict, iso, timeline_to_dict
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline
+from memex_core.domain.memory.validity import START_UNKNOWN
 from memex_core.domain.results import SearchResult
 
 #: When a remembered fact held, as ``recall`` gives it; search and context hits carry these
@@ -54,12 +55,19 @@ def _held_text(held: Mapping[str, Any] | None) -> str:
     remembered fact whose validity was looked up; '' for any other hit."""
     if held is None:
         return ""
-    since = held.get("valid_from")
-    text = f" · valid from {since[:10]}" if since else " · valid"
+    text = f" · {_valid_from(held.get('valid_from'))}"
     if held.get("valid_until"):
         text += f" until {held['valid_until'][:10]}, {_ended_by(held.get('superseded_by'))}"
         return text
     return text + ", current"
+
+
+def _valid_from(since: str | None) -> str:
+    """'valid from D', 'start unknown' (a fact whose own words give only its end: stored
+    from the epoch, :data:`~memex_core.domain.memory.validity.START_UNKNOWN`) or 'valid'."""
+    if not since:
+        return "valid"
+    return "start unknown" if since == iso(START_UNKNOWN) else f"valid from {since[:10]}"
 
 
 def _ended_by(superseded_by: str | None) -> str:
@@ -277,7 +285,7 @@ def recalled(
     data = {"query": query, "as_of": as_of, "include_superseded": include_superseded}
     lines = [f"{len(hits)} remembered fact(s) for {query!r} ({asked})."]
     for n, (hit, shown) in enumerate(zip(hits, found, strict=True), start=1):
-        held = f"valid from {shown['valid_from'][:10]}" if shown["valid_from"] else "valid"
+        held = _valid_from(shown["valid_from"])
         if shown["valid_until"]:
             held += f" until {shown['valid_until'][:10]}, {_ended_by(hit.superseded_by)}"
         else:

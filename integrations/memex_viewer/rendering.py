@@ -13,6 +13,8 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from memex_core.domain.memory.validity import start_unknown
+
 if TYPE_CHECKING:
     from memex_viewer.viewer import Viewer
 
@@ -37,6 +39,12 @@ def when(epoch: float | None) -> str:
     return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def since(epoch: float | None) -> str:
+    """When a fact became true as the pages show it: "start unknown" for a fact whose own
+    words give only its end (stored from the epoch), else :func:`when`."""
+    return "start unknown" if start_unknown(epoch) else when(epoch)
+
+
 def iso(epoch: float | None) -> str:
     if epoch is None:
         return ""
@@ -55,6 +63,7 @@ def environment() -> Environment:
     )
     env.filters["when"] = when
     env.filters["iso"] = iso
+    env.filters["since"] = since
     return env
 
 

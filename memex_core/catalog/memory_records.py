@@ -33,6 +33,7 @@ from memex_core.domain.memory.records import (
     Revision,
     Scope,
 )
+from memex_core.domain.memory.validity import check_interval, read_start
 from memex_core.errors import MemexError
 
 MEMORY_ROOT = "memory"  # documents.root of memory files
@@ -80,7 +81,8 @@ def _owner_clause(scope: Scope, column: str = "m.owner") -> tuple[str, list[Any]
 
 def _record(row: Sequence[Any]) -> MemoryRecord:
     fields = [*row[:6], int(row[6]), bool(row[7]), float(row[8]), float(row[9]), row[10]]
-    fields += [float(row[11]), None if row[12] is None else float(row[12]), row[13]]
+    until = None if row[12] is None else float(row[12])
+    fields += [read_start(float(row[11]), until), until, row[13]]
     return MemoryRecord(*fields)
 
 
@@ -206,7 +208,9 @@ class MemoryStore(CatalogPart):
                 f"WHERE id IN ({','.join('?' * len(chunk))})",
                 chunk,
             )
-            found.update({r[0]: (float(r[1]), None if r[2] is None else float(r[2])) for r in rows})
+            for memory_id, start, end in rows:
+                until = None if end is None else float(end)
+                found[memory_id] = (read_start(float(start), until), until)
         return found
 
     def superseded_memories(self) -> bool:
@@ -339,6 +343,7 @@ class MemoryStore(CatalogPart):
         if revision.memory_id != record.id or revision.revision != record.revision:
             raise ValueError("the revision must describe the record's current revision")
         self._check_write(scope, record.owner, record.id)
+        check_interval(record.holds_from, record.valid_until)
         if record.path is not None and not record.path.startswith(f"{record.owner}/"):
             raise MemoryAccessDenied(f"{record.path!r} is not a path of {record.owner!r}")
         for fragment in write.fragments:

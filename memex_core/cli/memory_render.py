@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from memex_core.cli.render import esc, iso
 from memex_core.domain.memory.records import SHARED_OWNER, AccessEntry, MemoryRecord, Revision
+from memex_core.domain.memory.validity import start_unknown
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -315,10 +316,11 @@ def print_hits(hits: Sequence[MemoryHit]) -> None:
 def validity(valid_from: float | None, valid_until: float | None) -> str:
     """``2023-11-14 22:13 → 2023-12-14 22:13`` (UTC), or ``since 2023-11-14 22:13`` while
     the fact holds."""
+    unknown = start_unknown(valid_from)  # "Until mid-2023 ...": only its end is known
     if valid_until is None:
-        return f"since {when(valid_from)}"
-    if valid_from is not None and valid_until <= valid_from:  # "before 2022": start unknown
-        return f"until {when(valid_until)}"
+        return "since an unknown start" if unknown else f"since {when(valid_from)}"
+    if unknown or (valid_from is not None and valid_until <= valid_from):
+        return f"start unknown, until {when(valid_until)}"
     return f"{when(valid_from)} → {when(valid_until)}"
 
 

@@ -351,7 +351,7 @@ class MemoryService:
 
     def end(self, scope: Scope, old: MemoryRecord, until: float) -> MemoryRecord:
         """Close ``old`` at ``until`` with no successor: its own words end it (a dream)."""
-        record = replace(old, revision=old.revision + 1, valid_until=until, updated_at=self.clock())
+        record = supersession.ended(old, until, self.clock())
         reason = supersession.ended_reason(until)
         revision = supersession.closing_revision(record, scope.actor.label, reason, None)
         content = fingerprint(record.content)

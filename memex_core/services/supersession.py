@@ -35,7 +35,12 @@ from memex_core.domain.memory.records import (
     Scope,
 )
 from memex_core.domain.memory.timestamps import iso_utc
-from memex_core.domain.memory.validity import Supersession, SupersessionJudge, TimedFact
+from memex_core.domain.memory.validity import (
+    START_UNKNOWN,
+    Supersession,
+    SupersessionJudge,
+    TimedFact,
+)
 
 #: How many of the owner's closest current facts a judge sees for each new fact.
 CANDIDATES = 8
@@ -187,6 +192,12 @@ def plan(
     start = judge.valid_from(text, said_at) if valid_from is None else valid_from
     ending = getattr(judge, "valid_until", None)  # optional: EndingJudge
     until = ending(text, said_at) if callable(ending) else None
+    # "Until mid-2023 we paged through PagerDuty", told in 2024: its words give no start.
+    # Then it is already over: it closes nothing and nothing that began after its end
+    # closes it ("We page through Opsgenie", said before it, stays current).
+    unknown = until is not None and until < start
+    if unknown:
+        start = START_UNKNOWN
     out = Plan(memory_id, start, valid_until=until)
     new = TimedFact(memory_id, text, start, said_at)
     # A fact that ended by its own words closes only facts that began before it ended
@@ -199,7 +210,13 @@ def plan(
         and (until is None or r.holds_from < min(start, until))
     ]
     later = sorted(
-        (r for r in candidates if r.holds_from > start and r.id != memory_id),
+        (
+            r
+            for r in candidates
+            if r.holds_from > start
+            and r.id != memory_id
+            and not (unknown and until is not None and r.holds_from >= until)
+        ),
         key=lambda r: r.holds_from,
     )
     by_id = {r.id: r for r in earlier}
@@ -327,6 +344,15 @@ def ending(judge: SupersessionJudge | None, record: MemoryRecord) -> float | Non
         return None
     found: float | None = reads(record.content, record.created_at)
     return found
+
+
+def ended(record: MemoryRecord, until: float, now: float) -> MemoryRecord:
+    """``record`` closed at ``until`` by its own words (no successor): a new revision. A
+    fact stored at its record time whose words end it earlier has no known start."""
+    start = START_UNKNOWN if until < record.holds_from else record.valid_from
+    return replace(
+        record, revision=record.revision + 1, valid_from=start, valid_until=until, updated_at=now
+    )
 
 
 def ended_reason(until: float) -> str:

@@ -17,6 +17,32 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+#: The ``valid_from`` of a fact whose start is unknown: the earliest time (the epoch), so
+#: ``as_of`` any time before its end finds it. A fact whose own words give only its end
+#: ("Until mid-2023 we paged through PagerDuty", told in 2024) is stored so, never with an
+#: end before its start; JSON shows it as ``1970-01-01T00:00:00Z``, pages as "start unknown".
+START_UNKNOWN = 0.0
+
+
+def start_unknown(valid_from: float | None) -> bool:
+    """Whether a fact's ``valid_from`` says its start is unknown (:data:`START_UNKNOWN`)."""
+    return valid_from is not None and valid_from <= START_UNKNOWN
+
+
+def read_start(valid_from: float, valid_until: float | None) -> float:
+    """The start to read for a stored validity: :data:`START_UNKNOWN` for a fact stored
+    with its end before its start (a home written before this was guarded: its start was
+    when it was said), so reading by time finds it and rewriting it stores it right."""
+    return START_UNKNOWN if valid_until is not None and valid_until < valid_from else valid_from
+
+
+def check_interval(valid_from: float, valid_until: float | None) -> None:
+    """Raise ``ValueError`` for a validity that ends before it starts (never stored)."""
+    if valid_until is not None and valid_until < valid_from:
+        raise ValueError(
+            f"a fact cannot stop holding ({valid_until}) before it starts ({valid_from})"
+        )
+
 
 @dataclass(frozen=True)
 class TimedFact:

@@ -137,6 +137,32 @@ def test_a_fact_ended_by_its_own_words_round_trips_with_no_successor(
     assert [r.id for r in catalog.supersession_chain(OPERATOR_SCOPE, "m1")] == ["m1"]
 
 
+def test_a_fact_that_ends_before_it_starts_is_never_stored(catalog: SqlCatalog) -> None:
+    # An inverted interval (issue 30: "Until mid-2023 ...", told in 2024, stored from when it
+    # was said) could never be found by time: refused where every record is written.
+    write(catalog, "m1", "users/alice", "Until mid-2023 we paged through PagerDuty")
+    record = catalog.memory(OPERATOR_SCOPE, "m1")
+    assert record is not None
+    revision = Revision("m1", 2, record.content, "fact", ACTIVE, "supersede", "root", 102.0)
+    for valid_from, valid_until in [(30.0, 20.0), (None, 50.0)]:  # None: from 100 (recorded)
+        inverted = replace(record, revision=2, valid_from=valid_from, valid_until=valid_until)
+        with pytest.raises(ValueError, match="before it starts"):
+            catalog.write_memory(
+                OPERATOR_SCOPE, MemoryWrite(inverted, revision, "fp", keep_fragments=True)
+            )
+    assert catalog.memory(OPERATOR_SCOPE, "m1") == record  # nothing written
+    # One stored so before the guard (start: when said) reads as start unknown, so reading
+    # by time finds it and forgetting or editing it writes it back right.
+    with catalog.transaction() as db:
+        db.execute("UPDATE memories SET valid_from = 100.0, valid_until = 50.0")
+    legacy = catalog.memory(OPERATOR_SCOPE, "m1")
+    assert legacy is not None and (legacy.valid_from, legacy.valid_until) == (0.0, 50.0)
+    assert catalog.memory_validity(["m1"]) == {"m1": (0.0, 50.0)}
+    unknown = replace(record, revision=2, valid_from=0.0, valid_until=20.0)  # start unknown
+    catalog.write_memory(OPERATOR_SCOPE, MemoryWrite(unknown, revision, "fp", keep_fragments=True))
+    assert catalog.memory_validity(["m1"]) == {"m1": (0.0, 20.0)}
+
+
 def test_memories_list_oldest_first_in_insertion_order_within_an_instant(
     catalog: SqlCatalog,
 ) -> None:

@@ -154,4 +154,7 @@ def test_a_fact_ended_by_its_own_words_says_so(
     shown = run("recall", "where does alice live", "-u", "alice", "--include-superseded").output
     assert "ended" in shown and "by its own words" in shown
     before = remember(run, "Before 2022 Alice lived in Oslo", "--at", "2024-03-02")
-    assert "until 2022-01-01 00:00" in run("history", before, "--chain").output
+    chain = run("history", before, "--chain").output
+    assert "start unknown, until 2022-01-01 00:00" in chain and "1970" not in chain
+    past = run("recall", "alice oslo", "-u", "alice", "--as-of", "2021-06-01").output
+    assert "start unknown, until 2022-01-01 00:00" in past and "1970" not in past

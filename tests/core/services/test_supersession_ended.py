@@ -20,7 +20,7 @@ import pytest
 from memex_core.api import Memex
 from memex_core.domain import MemoryFact
 from memex_core.domain.memory.records import CREATE, REOPEN, SUPERSEDE
-from memex_core.domain.memory.validity import EndingJudge
+from memex_core.domain.memory.validity import START_UNKNOWN, EndingJudge
 from tests.support.supersession_doubles import LivesInJudge, timed_memex
 
 _IN = re.compile(r"\blived\b.*\bin (\d{4})\b")
@@ -219,3 +219,52 @@ def test_an_ended_fact_told_first_is_left_as_it_is_by_a_later_one(mx: Memex) -> 
     assert [h.memory_id for h in mx.recall("alice live", user="alice", as_of="2019-06-01")] == [
         rome
     ]
+
+
+def test_a_fact_that_names_only_its_end_has_an_unknown_start(mx: Memex) -> None:
+    # Said in 2024, ended in 2022 by its own words: never stored from 2024 to 2022 (an
+    # interval no as_of could ever find), but from the earliest time, its start unknown.
+    rome = _id(mx.remember("Before 2022 Alice lived in Rome", user="alice", at="2024-03-01"))
+    told = mx.operator().get(rome)
+    assert told.valid_from == START_UNKNOWN and told.valid_until == _at("2022-01-01")
+    assert told.to_dict()["valid_from"] == "1970-01-01T00:00:00Z"
+    assert told.superseded_by is None
+    assert mx.recall("alice live", user="alice") == []  # over: not current
+    for day in ["2021-06-01", "2015-01-01"]:  # any time before its end finds it
+        hits = mx.recall("alice live", user="alice", as_of=day)
+        assert [h.memory_id for h in hits] == [rome]
+        assert hits[0].to_dict()["valid_from"] == "1970-01-01T00:00:00Z"
+    assert mx.recall("alice live", user="alice", as_of="2022-01-01") == []
+
+
+def test_a_fact_with_an_unknown_start_closes_nothing_and_is_closed_by_nothing_later(
+    mx: Memex,
+) -> None:
+    berlin = _id(mx.remember("Alice lives in Berlin", user="alice", at="2023-02-01"))
+    rome = _id(mx.remember("Before 2022 Alice lived in Rome", user="alice", at="2024-03-01"))
+    assert mx.operator().get(berlin).is_current  # began after Rome ended: untouched
+    told = mx.operator().get(rome)
+    assert told.valid_from == START_UNKNOWN and told.valid_until == _at("2022-01-01")
+    assert told.superseded_by is None  # already over: Berlin (2023) does not close it
+    assert [h.memory_id for h in mx.recall("alice live", user="alice")] == [berlin]
+    assert [h.memory_id for h in mx.recall("alice live", user="alice", as_of="2021-01-01")] == [
+        rome
+    ]
+
+
+def test_dream_gives_a_fact_that_names_only_its_end_an_unknown_start(memex_home: Path) -> None:
+    plain = timed_memex(memex_home, supersession_judge="none")
+    try:
+        rome = _id(plain.remember("Before 2022 Alice lived in Rome", user="alice", at="2024-03-01"))
+    finally:
+        plain.close()
+    memex = timed_memex(memex_home, EndingLivesInJudge())
+    try:
+        assert memex.agent("alice").dream().ended == [(rome, _at("2022-01-01"))]
+        told = memex.operator().get(rome)
+        assert told.valid_from == START_UNKNOWN and told.valid_until == _at("2022-01-01")
+        assert [
+            h.memory_id for h in memex.recall("alice live", user="alice", as_of="2021-06-01")
+        ] == [rome]
+    finally:
+        memex.close()

@@ -159,10 +159,16 @@ def test_search_and_context_read_facts_by_time(moves: Moves) -> None:
     run(body)
 
 
-def test_a_fact_ended_by_its_own_words_says_so(tmp_path: Path) -> None:
+def _keyword_home(tmp_path: Path) -> Path:
+    """A home with no embedder (recall by keyword)."""
     root = tmp_path / "home"
     root.mkdir()
     (root / "config.toml").write_text('[embedder]\nuse = "none"\n', encoding="utf-8")
+    return root
+
+
+def test_a_fact_ended_by_its_own_words_says_so(tmp_path: Path) -> None:
+    root = _keyword_home(tmp_path)
     with Memex(root) as mx:
         rome = mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01")
     rome_id = rome.memory_ids[0]
@@ -181,3 +187,23 @@ def test_a_fact_ended_by_its_own_words_says_so(tmp_path: Path) -> None:
             assert "held until 2020-01-01, by its own words" in text_of(got)
 
     run(body)
+
+
+def test_a_fact_that_names_only_its_end_says_its_start_is_unknown(tmp_path: Path) -> None:
+    root = _keyword_home(tmp_path)
+    with Memex(root) as mx:
+        said = "Until mid-2023 we were using PagerDuty for paging"
+        paging = mx.remember(said, user="alice", at="2024-03-02").memory_ids[0]
+    shown: list[object] = []
+
+    async def body() -> None:
+        async with mcp_session(root, "--user", "alice") as session:
+            asked = {"query": "PagerDuty paging", "mode": "keyword", "as_of": "2023-01-01"}
+            shown.append(await session.call_tool("recall", asked))
+
+    run(body)
+    hits = shown[0].structured_content["hits"]  # type: ignore[attr-defined]
+    assert [h["memory_id"] for h in hits] == [paging]
+    assert hits[0]["valid_from"] == "1970-01-01T00:00:00Z"  # JSON: the epoch
+    assert "start unknown until 2023-07-01, by its own words" in text_of(shown[0])
+    assert "1970" not in text_of(shown[0])

@@ -530,3 +530,15 @@ def test_the_timeline_shows_a_fact_ended_by_its_own_words(home: Home, operator: 
     assert timeline.index(paris) < timeline.index(rome)  # Paris, superseded by Rome, then Rome
     assert f'class="superseded-by" href="/memory/{rome}"' in timeline
     assert '<span class="superseded-mark">ended</span> (by its own words)' in timeline
+
+
+def test_a_fact_that_names_only_its_end_shows_its_start_unknown(
+    home: Home, operator: TestClient
+) -> None:
+    alice = home.mx.agent("alice")
+    said = "Until mid-2023 we were using PagerDuty for paging"
+    paging = alice.remember(said, at="2024-03-02").memory_ids[0]
+    page = operator.get(f"/memory/{paging}").text
+    facts = page[page.index('id="record-facts"') : page.index("</dl>")]
+    assert 'class="valid-from"><time datetime="1970-01-01T00:00:00+00:00">start unknown' in facts
+    assert 'datetime="2023-07-01T00:00:00+00:00"' in facts and "1970-01-01 00:00" not in page
