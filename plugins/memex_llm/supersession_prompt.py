@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memex_core.domain.memory.validity import TimedFact
+from memex_core.domain.memory.validity import TimedFact, start_unknown
 from memex_llm.errors import InvalidReply
 from memex_llm.parsing import _validate as validate
 from memex_llm.parsing import first_json_object
@@ -36,19 +36,19 @@ Reply with one JSON object and nothing else, no prose and no code fence:
 {"closes": [<numbers>], "reason": "<one short sentence>"}"""
 
 
-def _day(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).date().isoformat()
+def _since(seconds: float) -> str:
+    """'true from 2024-03-01', or 'start unknown' for a fact whose words give only its end
+    (stored from the epoch: never shown to a model as 1970)."""
+    if start_unknown(seconds):
+        return "start unknown"
+    return f"true from {datetime.fromtimestamp(seconds, UTC).date().isoformat()}"
 
 
 def user_prompt(new: TimedFact, earlier: Sequence[TimedFact]) -> str:
     lines = [
-        f"[{n}] {fact.text} (true from {_day(fact.valid_from)})"
-        for n, fact in enumerate(earlier, start=1)
+        f"[{n}] {fact.text} ({_since(fact.valid_from)})" for n, fact in enumerate(earlier, start=1)
     ]
-    return (
-        f"New fact (true from {_day(new.valid_from)}): {new.text}\n\nEarlier facts:\n"
-        + "\n".join(lines)
-    )
+    return f"New fact ({_since(new.valid_from)}): {new.text}\n\nEarlier facts:\n" + "\n".join(lines)
 
 
 class ClosingReply(BaseModel):

@@ -18,7 +18,7 @@ from memex_llm import (
     build_supersession_judge,
     register_supersession_judges,
 )
-from memex_llm.supersession_prompt import parse_closings
+from memex_llm.supersession_prompt import parse_closings, user_prompt
 from memex_rules.supersession import RulesSupersessionJudge
 from tests.plugins.llm.test_llm_memory import ScriptedChatModel, texts
 from tests.support.registrations import registered
@@ -84,6 +84,13 @@ def test_the_model_decides_the_facts_the_rules_cannot_read() -> None:
     assert "New fact (true from 2026-03-20): Alice gave her hives to a neighbour" in prompt
     assert "[1] Alice keeps bees on the roof (true from 2026-03-10)" in prompt
     assert "Bob" not in prompt  # another subject is never asked about
+
+
+def test_a_fact_with_an_unknown_start_is_shown_so_never_as_1970() -> None:
+    paging = TimedFact("paging", "Until mid-2023 we paged through PagerDuty", 0.0, SAID, SAID)
+    prompt = user_prompt(HIVES, [paging])
+    assert "[1] Until mid-2023 we paged through PagerDuty (start unknown)" in prompt
+    assert "1970" not in prompt
 
 
 def test_the_model_may_close_nothing() -> None:
