@@ -5,7 +5,7 @@
 
 The judge is the lives-in test double with the optional ``valid_until`` of
 ``EndingJudge``: a past-tense "lived" with "in <year>" ends at that year's end,
-"before <year>" at its start.
+"before <year>" and "until <year>" at its start.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from tests.support.supersession_doubles import LivesInJudge, timed_memex
 
 _IN = re.compile(r"\blived\b.*\bin (\d{4})\b")
 _BEFORE = re.compile(r"\bbefore (\d{4})\b.*\blived\b", re.I)
+_UNTIL = re.compile(r"\blived\b.*\buntil (\d{4})\b")
 
 
 def _at(day: str) -> float:
@@ -38,7 +39,7 @@ class EndingLivesInJudge(LivesInJudge):
         found = _IN.search(text)
         if found:
             end = datetime(int(found.group(1)) + 1, 1, 1, tzinfo=UTC).timestamp()
-        elif before := _BEFORE.search(text):
+        elif before := _BEFORE.search(text) or _UNTIL.search(text):
             end = datetime(int(before.group(1)), 1, 1, tzinfo=UTC).timestamp()
         else:
             return None
@@ -240,8 +241,10 @@ def test_a_fact_that_names_only_its_end_has_an_unknown_start(mx: Memex) -> None:
 def test_a_fact_with_an_unknown_start_closes_nothing_and_is_closed_by_nothing_later(
     mx: Memex,
 ) -> None:
+    # The double reads "Alice lived in Rome until 2022" as about where Alice lives, so it
+    # would close Rome with Berlin and Berlin with Rome, but for the start being unknown.
     berlin = _id(mx.remember("Alice lives in Berlin", user="alice", at="2023-02-01"))
-    rome = _id(mx.remember("Before 2022 Alice lived in Rome", user="alice", at="2024-03-01"))
+    rome = _id(mx.remember("Alice lived in Rome until 2022", user="alice", at="2024-03-01"))
     assert mx.operator().get(berlin).is_current  # began after Rome ended: untouched
     told = mx.operator().get(rome)
     assert told.valid_from == START_UNKNOWN and told.valid_until == _at("2022-01-01")
