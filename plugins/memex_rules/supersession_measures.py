@@ -43,9 +43,13 @@ _WHEN = re.compile(
 _MONEY = re.compile(r"[£$€]\s?(?P<n>\d[\d,]*(?:\.\d+)?)\s?(?P<k>k|m|bn)?\b", re.IGNORECASE)
 _CLOCK = re.compile(
     r"(?i)\b(?:(?P<hm>\d{1,2}:\d{2}|\d{1,2}\.\d{2}(?=\s?[ap]m))(?:\s?[ap]m)?|(?P<h>\d{1,2})\s?(?P<ap>[ap]m)|"
-    r"(?<=\bat\s)(?P<at>\d{1,2})(?![\d:.])|(?P<word>noon|midday|midnight))"
+    r"(?<=\bat\s)(?P<at>\d{1,2})(?![\w:.])|(?P<word>noon|midday|midnight))"
 )
 _COUNT = re.compile(r"(?i)(?<![\w£$€.:/-])(?P<n>\d[\d,]*(?:\.\d+)?)(?P<unit>[a-z]{0,3})\b(?![:/])")
+_UNIT = re.compile(r"(?i)\d[\d,.]*\s*([a-z]+)(?:\s+([a-z]+))?")
+_UNIT_WORDS = word_set(
+    "days day hours hour minutes mins weeks months years km miles kg people engineers staff"
+)
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DIGIT_OR_DAY = re.compile(
@@ -57,14 +61,14 @@ _DIGIT_OR_DAY = re.compile(
 _CHANGE = re.compile(
     r"(?i)\b(?:now|these\s+days|nowadays|any\s?more|no\s+longer|instead|moved|changed|switched|"
     r"rescheduled|pushed|bumped|revised|raised|reduced|increased|decreased|cut|dropped|"
-    r"(?:went|gone|goes|going|is|are|'s)\s+(?:up|down)|(?:up|down)\s+to|back\s+to|"
+    r"(?:went|gone|goes|going|is|are|'s)\s+(?:up|down)|(?:up|down)\s+(?:to\b|[£$€]?\d)|back\s+to|"
     r"from\s+now\s+on|as\s+of|from\s+(?:next|this|(?:19|20)\d\d|january|february|march|april|"
     r"may|june|july|august|september|october|november|december)|since|new)\b|\u2192"
 )
 #: A new fact that does not hold a value: a question, a plan, a wish, a maybe.
 _NOT_HELD = re.compile(
     r"(?i)\?|\b(?:if|might|maybe|perhaps|could|would|should|will|wants?|hoping|hope|"
-    r"thinking|considering|planning|plans?\s+to|going\s+to|wish|unless|whether|used\s+to)\b"
+    r"thinking|considering|plann(?:ing|ed)\s+to|plans?\s+to|going\s+to|wish|unless|whether|used\s+to)\b"
 )
 
 #: Words that name no thing: function words, time, units and counting nouns.
@@ -114,6 +118,7 @@ class _Reading:
     values: dict[str, frozenset[str]]  # kind -> values
     low: frozenset[str]  # stems of content words told in lower case (or as an acronym)
     first: str  # the stem of a capitalised opening word, "" without one
+    opening: str  # that word as written
     verbs: frozenset[str]  # the stems of the measure verbs among ``low``
     heads: frozenset[tuple[str, str]]  # (word, the content word right after it): "launch party"
 
@@ -142,6 +147,8 @@ def _values(text: str) -> dict[str, frozenset[str]]:
         number, unit = match["n"].replace(",", ""), match["unit"].lower()
         if _YEAR.match(number) and not unit:
             continue  # "from 2024": a time, not a count
+        if unit in ("k", "m") and number.isdigit():  # "5k followers" / "1,000 followers"
+            number, unit = str(int(number) * (1000 if unit == "k" else 1000000)), ""
         kind = "count " + unit if unit and unit not in ("st", "nd", "rd", "th") else "count"
         found.setdefault(kind, set()).add(number)
     return {kind: frozenset(values) for kind, values in found.items()}
@@ -156,9 +163,13 @@ def _read(text: str) -> _Reading | None:
     if not values:
         return None
     words = _WORD.findall(_MONEY.sub(" ", text))
-    units = {_stem(w) for w in re.findall(r"(?i)\d[\d,.]*\s*([a-z]+)", text)}
+    units = {
+        _stem(unit)
+        for unit, then in _UNIT.findall(text)
+        if then.lower() not in _UNIT_WORDS  # "25 vacation days": "vacation" names the thing
+    }
     low: set[str] = set()
-    first = ""
+    first = opening = ""
     heads: set[tuple[str, str]] = set()
     before = ""
     for at, word in enumerate(words):
@@ -174,9 +185,9 @@ def _read(text: str) -> _Reading | None:
         elif word[:1].islower():
             low.add(stem)
         elif at == 0 and not word.endswith(("'s", "'")):
-            first = stem
+            first, opening = stem, word
     verbs = frozenset(stem for stem in low if stem in _MEASURE_STEMS)
-    return _Reading(values, frozenset(low), first, verbs, frozenset(heads))
+    return _Reading(values, frozenset(low), first, opening, verbs, frozenset(heads))
 
 
 _MEASURE_STEMS = frozenset(_stem(word) for word in _MEASURE_VERBS)
@@ -187,17 +198,27 @@ def _named(word: str, named: frozenset[str]) -> bool:
     return word in named or any(len(other) >= 5 and other.startswith(word) for other in named)
 
 
+def _two_kinds(word: str, new: _Reading, old: _Reading) -> bool:
+    """ "Sprint planning" / "Release planning": each names its own kind of the shared word."""
+    one = {before for before, head in new.heads if head == word}
+    other = {before for before, head in old.heads if head == word}
+    return bool(one and other and not one & other)
+
+
 def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
     """Why ``new_text`` closes ``old_text`` as another measure of the same thing (see the
     module doc), as (key, reason), or None."""
     new, old = _read(new_text), _read(old_text)
     if new is None or old is None:
         return None
-    common = (new.low & old.low) | ({new.first} & old.low) | ({old.first} & new.low)
+    common = set(new.low & old.low) | ({new.first} & old.low) | ({old.first} & new.low)
+    if new.first == old.first and new.opening != old.opening:
+        common.add(new.first)  # "Demo day ..." / "Demos happen ...": inflected, not a name
     named = new.low | {new.first}
     shared = {
         word for word in common - {""} if all(_named(h, named) for w, h in old.heads if w == word)
     }
+    shared = {word for word in shared if not _two_kinds(word, new, old)}
     if not shared:
         return None
     if shared <= new.verbs | old.verbs and (new.low - new.verbs) != (old.low - old.verbs):

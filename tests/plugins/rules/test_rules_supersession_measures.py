@@ -18,11 +18,16 @@ CLOSES = [
     ("My pages escalate after 15 minutes", "Escalation timeout for my pages is now 5 minutes"),
     ("My rapid rating is 1150", "My rating is 1310 in rapid now"),
     ("Minimum test coverage is 70%", "Coverage gate raised to 80%"),
+    ("We get 25 vacation days a year", "Vacation allowance is 28 days from 2024"),
+    ("I weigh 92kg", "Weighed in at 85kg this morning, down 7"),
+    ("The shop just hit 1,000 followers", "5k followers now for the shop"),
     # an event under a shorter or another name, told with another day, time or frequency
     ("We release on Tuesdays", "Releases go out on Thursdays now"),
     ("We hold a retro at the end of every sprint", "Retros are monthly these days"),
     ("Under-11s training is Saturday 9am", "Training moved to Sunday at 10 from next week"),
     ("The book group meets on Mondays", "Book group is on Thursday evenings now"),
+    ("Sprint planning is Monday at 11", "Planning is now on Wednesday afternoons"),
+    ("Demo day is the last Friday of the month", "Demos happen every other Thursday now"),
 ]
 
 
@@ -47,10 +52,13 @@ STAYS = [
     # a word the earlier fact names a part or an event of ("the launch party")
     ("The launch party is on May 3", "Launch moved to June 1"),
     ("The book club meets on Mondays", "Club membership is £40 now"),
+    # each names its own kind of the shared word
+    ("Sprint planning is Monday at 11", "Release planning moved to Wednesday"),
     # a verb of measure shared by two things
     ("The gym opens at 6am", "The pool opens at 7am now"),
     ("I weigh 92kg", "My suitcase weighs 23kg now"),
-    # not held: a question, a maybe
+    # not held: a question, a maybe, a plan
+    ("We hire 4 engineers a year", "We're planning to hire 10 engineers now"),
     ("Standup is at 9:45", "Standup might move to 10:15"),
     ("We release on Tuesdays", "Do releases go out on Thursdays now?"),
     # the same value, or another kind of value
