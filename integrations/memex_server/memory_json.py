@@ -23,7 +23,10 @@ from memex_core.handles import MemoryHit
 
 class Validity(BaseModel):
     valid_from: str | None = Field(
-        None, description="When the fact became true (ISO 8601, UTC); its record time if not told."
+        None,
+        description="When the fact became true (ISO 8601, UTC); its record time if not told; "
+        "1970-01-01T00:00:00Z when its start is unknown (its own words give only its end: "
+        "'Until mid-2023 we paged through PagerDuty').",
     )
     valid_until: str | None = Field(
         None, description="When it stopped holding (ISO 8601, UTC); null while it holds."
