@@ -23,7 +23,7 @@ from memex_core.domain.search_options import MODES, SearchOptions, make_filters
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
 from memex_core.services.indexing import EMBEDDER_SETTING
-from memex_core.services.newer_first import newer_first
+from memex_core.services.newer_first import MUTUAL_SIMILARITY, newer_first
 from memex_core.services.search import (
     DEFAULT_CANDIDATE_DEPTH,
     DEFAULT_SEMANTIC_WEIGHT,
@@ -300,7 +300,11 @@ class Reader:
             return service.keyword(query, limit, filters)
         if mode == "semantic":
             return service.semantic(query, limit, filters, min_score, query_vector, floor)
-        return service.hybrid(query, limit, filters, weight, query_vector, floor, answers)
+        kin = None
+        memory_only = filters.source_kinds == (MEMORY_SOURCE,)
+        if memory_only and self._parts.config.search_setting("floor_kin", True):
+            kin = MUTUAL_SIMILARITY
+        return service.hybrid(query, limit, filters, weight, query_vector, floor, answers, kin)
 
     def conversation(self, conversation_id: str) -> list[Fragment]:
         """See ``Memex.conversation``."""

@@ -6,9 +6,9 @@ ranks first because its words are closer to the question. This re-orders the hit
 search, nothing else: no fact is closed and history is untouched.
 
 Two memory hits are *about the same thing* when they have one owner, both answer the
-question about equally (the later one's cosine similarity to the question is at least the
-earlier one's less :data:`QUESTION_MARGIN`), and their own vectors are close (cosine at
-least :data:`MUTUAL_SIMILARITY`). A fact the question's slot reading picked
+question about equally (the later one's distance from the question, 1 - cosine, is at most
+the earlier one's plus :data:`QUESTION_MARGIN` of it), and their own vectors are close
+(cosine at least :data:`MUTUAL_SIMILARITY`). A fact the question's slot reading picked
 (:mod:`memex_core.services.slot_signal`) is never passed by one it did not pick. The hits
 about the same thing as a higher one keep the places they hold between them and take them
 newest first, by ``valid_from``: a fact told late about an earlier time ("Back in 2020 prod
@@ -24,14 +24,13 @@ from memex_core.domain import SEMANTIC, SearchResult
 from memex_core.services.slot_signal import SLOT
 
 #: Cosine similarity two facts' vectors need to be read as about the same thing, and how much
-#: closer to the question (cosine) the earlier fact may be and still yield its place. Chosen
-#: on benchmark 21's dev, test and broad splits (docs/benchmarks.md), MiniLM vectors: a fact
-#: and its update against the questions asked of each fact of an unrelated pair. 0.45 / 0.05
-#: puts broad's current fact on top in 14 more of 205 questions and moves an unrelated
-#: fact above the one asked in 3 of 282 pair questions (while lifting the asked one in 29);
-#: 0.4 / 0.1 wins 20 and loses 8, 0.6 / 0.05 wins 4.
+#: further from the question the later fact may be, as a share of the earlier one's distance
+#: (1 - cosine). Chosen on benchmark 21's dev, test and broad splits (docs/benchmarks.md),
+#: MiniLM vectors: a fact and its update against the questions asked of each fact of an
+#: unrelated pair, and benchmark 9's facts asked by their other wording (a fixed margin of
+#: 0.05 let "goes hiking every Monday" pass "every Tuesday" when asked word for word).
 MUTUAL_SIMILARITY = 0.45
-QUESTION_MARGIN = 0.05
+QUESTION_MARGIN = 0.1
 
 #: Fragment id -> its stored vector, for the ids asked (those the store holds).
 VectorsOf = Callable[[Sequence[str]], Mapping[str, Sequence[float]]]
@@ -99,10 +98,42 @@ def _same(
     if a.ranks.get(SLOT) is not None and b.ranks.get(SLOT) is None:
         return False  # the question's slot reading picked the higher one alone
     close_a, close_b = a.scores.get(SEMANTIC), b.scores.get(SEMANTIC)
-    if close_a is None or close_b is None or close_b < close_a - margin:
+    # The later fact may be further from the question by ``margin`` of the earlier one's
+    # distance: a little at the top (a fact the question states almost word for word keeps
+    # its place), more for questions worded apart from both facts.
+    if close_a is None or close_b is None or 1.0 - close_b > (1.0 - close_a) * (1.0 + margin):
         return False
     va, vb = vectors.get(a.fragment.id), vectors.get(b.fragment.id)
     return va is not None and vb is not None and _cosine(va, vb) >= similarity
 
 
-__all__ = ["MUTUAL_SIMILARITY", "QUESTION_MARGIN", "VectorsOf", "newer_first"]
+def kin_kept(
+    candidates: Sequence[tuple[str, str, bool]],
+    vectors_of: VectorsOf | None,
+    similarity: float = MUTUAL_SIMILARITY,
+) -> set[str]:
+    """The ids of candidates the relevance floor left out that are about the same thing as
+    one it kept: ``candidates`` are (fragment id, owner, kept) of one memory search's
+    candidates. A fact's successor often shares no word with the question ("Who's my GP?":
+    "My GP is Dr Hassan", then "I've been reassigned to Dr Okoro"); once the earlier fact is
+    closed, the later one must not fall under the floor the earlier one cleared. Only
+    a search where something was kept can gain one: a question about nothing stays empty."""
+    kept = [(i, owner) for i, owner, ok in candidates if ok]
+    left = [(i, owner) for i, owner, ok in candidates if not ok]
+    if not kept or not left or vectors_of is None:
+        return set()
+    vectors = vectors_of([i for i, _ in kept + left])
+    found = set()
+    for i, owner in left:
+        mine = vectors.get(i)
+        if mine is not None and any(
+            other == owner
+            and (theirs := vectors.get(k)) is not None
+            and _cosine(mine, theirs) >= similarity
+            for k, other in kept
+        ):
+            found.add(i)
+    return found
+
+
+__all__ = ["MUTUAL_SIMILARITY", "QUESTION_MARGIN", "VectorsOf", "kin_kept", "newer_first"]

@@ -26,6 +26,7 @@ from memex_core.domain.relevance import (
 )
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import VectorStoreUnavailableError
+from memex_core.services.newer_first import kin_kept
 from memex_core.services.ports import CatalogPort
 from memex_core.services.slot_signal import SLOT, SLOT_WEIGHT, Answers, slot_hits
 
@@ -45,6 +46,9 @@ DEFAULT_SEMANTIC_WEIGHT = 0.4
 #: ``SearchService._filtered_nearest``).
 OVERFETCH = 2
 OVERFETCH_SLACK = 20
+#: A memory search's candidates that may be kept under the floor for being about the same
+#: thing as a kept fact (``SearchService._kin``).
+KIN_DEPTH = 20
 
 
 class SearchService:
@@ -188,6 +192,7 @@ class SearchService:
         query_vector: Sequence[float] | None = None,
         floor: float | None = None,
         answers: Answers | None = None,
+        kin: float | None = None,
     ) -> SearchResults:
         """``query_vector`` may be passed when the caller already embedded the query.
         ``answers`` (a memory search whose question the supersession judge reads) picks the
@@ -200,7 +205,10 @@ class SearchService:
         similarity at or above the floor, or both signals agreeing on one); the best
         ``limit`` kept are returned. The
         floor applies only while the semantic signal answers: keyword results standing
-        in for it are shown as they are."""
+        in for it are shown as they are. ``kin`` (a search of memory only): a memory fact
+        under the floor whose vector has at least this cosine with a kept fact of its owner
+        is kept too, after those with evidence of their own
+        (:func:`memex_core.services.newer_first.kin_kept`)."""
         if not 0.0 <= semantic_weight <= 1.0:
             raise ValueError("semantic_weight must be between 0 and 1")
         depth = max(limit, self.candidate_depth)
@@ -254,7 +262,16 @@ class SearchService:
             EVIDENCE_SLOT if label is None and h.id in slotted else label
             for h, label in zip(fused, labels, strict=True)
         ]
+        kindred: set[str] = set()
+        if kin is not None and floor is not None and None in labels and any(labels):
+            kindred = self._kin(fused, labels, kin)
+            labels = [
+                EVIDENCE_SEMANTIC if label is None and h.id in kindred else label
+                for h, label in zip(fused, labels, strict=True)
+            ]
         kept = [(h, e) for h, e in zip(fused, labels, strict=True) if e is not None]
+        if kindred:  # after the facts with evidence of their own: shown first only without them
+            kept.sort(key=lambda pair: pair[0].id in kindred)
         if rerank_depth:
             kept = self._reranked(query, kept, rerank_depth)
         kept = kept[:limit]
@@ -278,6 +295,22 @@ class SearchService:
         ]
         out = SearchResults("hybrid", results, notes, floor=floor, below_floor=below)
         return out if failure is None else self._fell_back(out, "hybrid", failure)
+
+    def _kin(
+        self, fused: Sequence[FusedHit], labels: list[str | None], similarity: float
+    ) -> set[str]:
+        """The candidates under the floor kept as kin of a kept memory fact."""
+        # The best KIN_DEPTH candidates only: a fact far down both lists stays out, and the
+        # catalog and the vector store are asked about a few ids, not the whole depth.
+        head = list(zip(fused, labels, strict=True))[:KIN_DEPTH]
+        handed = getattr(self.vectors, "stored_vectors", None)
+        fragments = self.catalog.get_many([h.id for h, _ in head])
+        candidates = [
+            (h.id, fragments[h.id].owner, label is not None)
+            for h, label in head
+            if h.id in fragments
+        ]
+        return kin_kept(candidates, handed if callable(handed) else None, similarity)
 
     def _reranked(
         self, query: str, kept: list[tuple[FusedHit, str]], depth: int

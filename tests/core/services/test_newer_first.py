@@ -21,9 +21,10 @@ from tests.support.component_doubles import DoublesPlugin
 
 DAY = 86400.0
 T0 = 1_700_000_000.0  # 2023-11-14
-#: The earlier fact shares more of the question's words; both are about where tickets live.
-JIRA, LINEAR = "We track work tickets in Jira", "We track our tickets in Linear now"
-TICKETS = "Where do we track our work tickets?"
+#: Both about where tickets live, as close to the question; the earlier one ranks first
+#: without the re-ordering.
+JIRA, LINEAR = "We track work tickets in Jira", "We track work tickets in Linear"
+TICKETS = "Where do we track work tickets?"
 
 
 def _memex(home: Path, newer_first: bool = True) -> Memex:
@@ -52,7 +53,7 @@ def _told(mx: Memex, *facts: tuple[str, float]) -> None:
 def test_two_current_facts_about_one_thing_come_newer_first(tmp_path: Path) -> None:
     with _memex(tmp_path / "off", newer_first=False) as mx:
         _told(mx, (JIRA, T0), (LINEAR, T0 + 30 * DAY))
-        assert _texts(mx, TICKETS)[:2] == [JIRA, LINEAR]  # closer words win without it
+        assert _texts(mx, TICKETS)[:2] == [JIRA, LINEAR]
     with _memex(tmp_path / "on") as mx:
         _told(mx, (JIRA, T0), (LINEAR, T0 + 30 * DAY))
         assert _texts(mx, TICKETS)[:2] == [LINEAR, JIRA]
@@ -77,7 +78,7 @@ def test_an_unrelated_newer_fact_never_passes_the_one_asked_about(tmp_path: Path
 
 
 def test_as_of_orders_the_facts_valid_then_by_the_same_rule(tmp_path: Path) -> None:
-    youtrack = "We track our work tickets in YouTrack"
+    youtrack = "We track work tickets in YouTrack"
     with _memex(tmp_path) as mx:
         _told(mx, (JIRA, T0), (LINEAR, T0 + 30 * DAY), (youtrack, T0 + 60 * DAY))
         assert _texts(mx, TICKETS)[0] == youtrack
@@ -106,3 +107,49 @@ def test_facts_of_two_owners_keep_their_order() -> None:
     assert newer_first(apart, times, lambda _: vectors) == apart
     # a store that cannot hand its vectors out: nothing moves
     assert newer_first(mine, times, None) == mine
+    # a fact the question states word for word keeps its place before a close neighbour
+    # ("goes hiking every Tuesday" asked as it was said, "every Monday" said later)
+    stated = [_hit("old", "users/u", 1.0), _hit("new", "users/u", 0.95)]
+    assert newer_first(stated, times, lambda _: vectors) == stated
+
+
+GP, OKORO = (
+    "My GP is Dr Hassan at the Jericho Health Centre",
+    "Dr Hassan retired so Dr Okoro at the Jericho Health Centre sees me now",
+)
+
+
+def _floored(home: Path, judge: str, floor_kin: bool = True) -> Memex:
+    """A fixed relevance floor the later fact (no word of the question) falls under."""
+    registry = load_registry()
+    registry.register_plugin(DoublesPlugin(home), name="doubles")
+    chosen = {
+        **load_config(home).components,
+        "embedder": "hashing",
+        "vector_store": "memory",
+        "supersession_judge": judge,
+    }
+    raw = {"search": {"floor_kin": floor_kin, "min_semantic_similarity": 0.5}}
+    return Memex(registry=registry, config=Config(home=home, components=chosen, raw=raw))
+
+
+def test_a_fact_under_the_floor_stays_beside_a_kept_fact_about_the_same_thing(
+    tmp_path: Path,
+) -> None:
+    for name, floor_kin in (("off", False), ("on", True)):
+        with _floored(tmp_path / name, "none", floor_kin) as mx:
+            mx.remember(GP, user="u", at=T0)
+            mx.remember(OKORO, user="u", at=T0 + 30 * DAY)
+            found = _texts(mx, "Who is my GP?")
+            # the floor alone keeps only the fact with the question's words; kept beside it,
+            # the later one comes after it (it is much further from the question)
+            assert found == ([GP, OKORO] if floor_kin else [GP])
+            assert _texts(mx, "zzqx vvkw") == []  # a question about nothing stays empty
+
+
+def test_the_successor_of_a_closed_fact_is_not_lost_under_the_floor(tmp_path: Path) -> None:
+    for name, floor_kin in (("off", False), ("on", True)):
+        with _floored(tmp_path / name, "rules", floor_kin) as mx:
+            mx.remember(GP, user="u", at=T0)
+            mx.remember(OKORO, user="u", at=T0 + 30 * DAY)
+            assert _texts(mx, "Who is my GP?") == ([OKORO] if floor_kin else [])
