@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from memex_core.domain.memory.validity import Supersession, TimedFact
 from memex_rules.supersession_kinds import kind_changed
 from memex_rules.supersession_measures import measure_changed
+from memex_rules.supersession_phases import step_taken
 from memex_rules.supersession_roles import role_changed
 from memex_rules.supersession_open_changes import shaped_changes
 from memex_rules.supersession_open_close import (
@@ -140,6 +141,7 @@ class RulesSupersessionJudge:
                 or kind_changed(new.text, fact.text)
                 or measure_changed(new.text, fact.text)
                 or role_changed(new.text, fact.text)
+                or step_taken(new.text, fact.text)
             )
             if found is not None:
                 key, reason = found

@@ -104,7 +104,7 @@ _MEASURE_VERBS = word_set(
 )
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     """ "retros" and "retro", "hiring" and "hire", "meetings" and "meet": one stem."""
     word = word.lower().removesuffix("'s").rstrip("'")
     for end in ("s", "ing", "ed", "es", "e"):
@@ -164,7 +164,7 @@ def _read(text: str) -> _Reading | None:
         return None
     words = _WORD.findall(_MONEY.sub(" ", text))
     units = {
-        _stem(unit)
+        stem(unit)
         for unit, then in _UNIT.findall(text)
         if then.lower() not in _UNIT_WORDS  # "25 vacation days": "vacation" names the thing
     }
@@ -173,24 +173,24 @@ def _read(text: str) -> _Reading | None:
     heads: set[tuple[str, str]] = set()
     before = ""
     for at, word in enumerate(words):
-        stem = _stem(word)
-        if word.lower() in _STOP or len(stem) < 2 or stem in units:
+        root = stem(word)
+        if word.lower() in _STOP or len(root) < 2 or root in units:
             before = ""
             continue
-        if before and stem not in _MEASURE_STEMS:
-            heads.add((before, stem))
-        before = stem
+        if before and root not in _MEASURE_STEMS:
+            heads.add((before, root))
+        before = root
         if word.isupper() and len(word) >= 2:
-            low.add(stem)  # "PB", "GP": an acronym, not a name
+            low.add(root)  # "PB", "GP": an acronym, not a name
         elif word[:1].islower():
-            low.add(stem)
+            low.add(root)
         elif at == 0 and not word.endswith(("'s", "'")):
-            first, opening = stem, word
-    verbs = frozenset(stem for stem in low if stem in _MEASURE_STEMS)
+            first, opening = root, word
+    verbs = frozenset(word for word in low if word in _MEASURE_STEMS)
     return _Reading(values, frozenset(low), first, opening, verbs, frozenset(heads))
 
 
-_MEASURE_STEMS = frozenset(_stem(word) for word in _MEASURE_VERBS)
+_MEASURE_STEMS = frozenset(stem(word) for word in _MEASURE_VERBS)
 
 
 def _named(word: str, named: frozenset[str]) -> bool:
