@@ -8,7 +8,8 @@ our CTO" -> "Marcus left, and Hana is acting CTO"; "Tom asked Luke to be his bes
 
 - both name a holder (a capitalised name) of one role of the list, in one of a few shapes
   ("X is (the|our|acting|new) ROLE", "SCOPE's new ROLE is X", "the ROLE is X", "made X ROLE",
-  "asked X to be ROLE", "X overtook Y as ROLE", "X was confirmed as ROLE");
+  "asked X to be ROLE", "X overtook Y as ROLE", "X was confirmed as ROLE"), or by its verb
+  ("Steve coaches the under-11s", "The under-11s have a new coach, Gemma", "Zoe babysits now");
 - the holders differ, and the new fact does not also name the earlier holder in the role;
 - neither names a scope the other does not ("the tech lead on search" / "the tech lead on
   payments" stay), nor a former holder ("ex-CTO"), a plan or a wish;
@@ -39,9 +40,16 @@ _ROLES = {
     "biggest customer": "biggest customer", "biggest client": "biggest customer",
     "biggest account": "biggest customer", "largest customer": "biggest customer",
     "main contact": "main contact", "point of contact": "main contact",
+    "babysitter": "babysitter", "tutor": "tutor",
+}  # fmt: skip
+#: A role told by its verb ("Steve coaches the under-11s", "Zoe babysits now").
+_DOING = {
+    "coaches": "coach", "babysits": "babysitter", "tutors": "tutor", "chairs": "chair",
+    "captains": "captain",
 }  # fmt: skip
 _ROLE = "|".join(sorted((re.escape(r) for r in _ROLES), key=len, reverse=True))
-_ANY_ROLE = re.compile(rf"(?i)\b(?:{_ROLE})\b")
+_DOES = "|".join(_DOING)
+_ANY_ROLE = re.compile(rf"(?i)\b(?:{_ROLE}|{_DOES})\b")
 _NAME = r"(?P<who>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)?)"
 _LEAD = r"(?:(?:the|our|my|his|her|their|its|acting|interim|new|current|permanent|now)\s+)*"
 _SCOPE = r"(?:\s+(?:on|of|for|at|in)\s+(?:the\s+|our\s+)?(?P<scope>[A-Za-z][\w-]*))?"
@@ -54,6 +62,10 @@ _SHAPES = [
                rf"(?:is|will\s+be)\s+(?:now\s+)?{_NAME}"),
     re.compile(rf"(?:made|asked|appointed|named)\s+{_NAME}\s+(?:to\s+be\s+)?{_LEAD}"
                rf"(?P<role>(?i:{_ROLE}))\b{_SCOPE}"),
+    re.compile(rf"{_NAME}(?:\s+from\s+next\s+door)?\s+(?P<role>{_DOES})\b(?:\s+(?:for\s+)?"
+               rf"(?:the\s+)?(?P<scope>[A-Za-z][\w-]*))?"),
+    re.compile(rf"(?i:the\s+)?(?P<scope>[\w-]+)\s+(?:have|has|got)\s+a\s+new\s+"
+               rf"(?P<role>(?i:{_ROLE})),?\s+{_NAME}"),
     re.compile(rf"{_NAME}\s+(?:overtook|replaced|took\s+over\s+from)\s+[A-Z][\w&.-]*\s+as\s+"
                rf"{_LEAD}(?P<role>(?i:{_ROLE}))\b{_SCOPE}"),
 ]  # fmt: skip
@@ -66,7 +78,8 @@ _NOT_HELD = re.compile(
     r"thinking|considering|plans?\s+to|going\s+to|wish|unless|whether|used\s+to|former|ex-|"
     r"previous|old|once|was\s+(?:our|the|my)|no\s+longer|not)\b"
 )
-_OURS = re.compile(r"(?i)\b(?:our|my)\b")
+_NO_SCOPE = word_set("the our us me them team company now every on at in")
+_OURS = re.compile(r"(?i)\b(?:our|my|us|me)\b")
 _ACTING = re.compile(r"(?i)\b(?:acting|interim|temporary|caretaker)\b")
 
 
@@ -90,9 +103,9 @@ def _held(text: str) -> tuple[_Held, ...]:
             who = match["who"]
             if who.split()[0].lower() in _NOT_NAMES:
                 continue
-            role = _ROLES[match["role"].lower()]
+            role = _ROLES.get(match["role"].lower()) or _DOING[match["role"].lower()]
             scope = (match["scope"] or "").lower()
-            scope = "" if scope in ("the", "our", "us", "team", "company") else scope.rstrip("s")
+            scope = "" if scope in _NO_SCOPE else scope.rstrip("s")
             acting = bool(_ACTING.search(text[max(0, match.start() - 20) : match.end()]))
             ours = bool(_OURS.search(match.group(0)))
             found.append(_Held(role, who.lower().removesuffix("'s"), scope, acting, ours))

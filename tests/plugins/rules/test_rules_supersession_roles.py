@@ -16,6 +16,9 @@ CLOSES = [
     ("Tom asked Luke to be his best man", "Luke can't make it, so Tom's brother Alfie is best man"),
     ("Nadia is admin of the parents' WhatsApp", "Nadia left the group and made Becky admin"),
     ("The club's treasurer is Ian", "Priya was elected treasurer of the club"),
+    # a role told by its verb
+    ("Steve coaches the under-11s on Saturdays", "The under-11s have a new coach, Gemma"),
+    ("Hannah from next door babysits for us", "Hannah's gone off to uni so Zoe babysits now"),
 ]
 
 
@@ -30,6 +33,9 @@ STAYS = [
     ("Ravi is the tech lead on search", "Olga is the tech lead on payments"),
     ("Tom's best man is Luke", "Sara's best man is Alfie"),
     ("Marcus is our CTO", "Hana is the CTO of Initech"),
+    ("Steve coaches the under-11s", "Gemma coaches the under-9s now"),
+    ("Steve coaches tennis", "Gemma coaches football now"),
+    ("Hannah babysits for us on Fridays", "Zoe babysits for the Patels now"),
     # another role
     ("Marcus is our CTO", "Hana is our CFO now"),
     # the same holder told again
