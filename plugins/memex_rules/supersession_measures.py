@@ -177,7 +177,7 @@ def _read(text: str) -> _Reading | None:
         if word.lower() in _STOP or len(root) < 2 or root in units:
             before = ""
             continue
-        if before and root not in _MEASURE_STEMS:
+        if before and root not in _MEASURE_STEMS and root not in _MEASURE_NOUNS:
             heads.add((before, root))
         before = root
         if word.isupper() and len(word) >= 2:
@@ -188,6 +188,33 @@ def _read(text: str) -> _Reading | None:
             first, opening = root, word
     verbs = frozenset(word for word in low if word in _MEASURE_STEMS)
     return _Reading(values, frozenset(low), first, opening, verbs, frozenset(heads))
+
+
+#: Nouns of a measure itself: "Vacation allowance" names no other thing than "vacation days".
+_MEASURE_NOUNS = frozenset(
+    stem(word)
+    for word in word_set(
+        "allowance total rate level amount count figure size cap limit gate threshold target "
+        "goal date"
+    )
+)
+_OWNER = re.compile(
+    r"^\s*(?:(?i:the|my|our)\s+)?(?:([A-Z][\w-]*)'s\b|((?i:kids|children|son|daughter|wife|"
+    r"husband|partner|mum|mom|dad|boss|sister|brother))\b)"
+)
+_LEAD = re.compile(r"^\s*(?i:the|my|our|their|his|her|a|an)\s+([a-z][\w-]*)(?!')\b")
+_MINE = re.compile(r"(?i)\b(?:i|i'm|i've|my|we|we're|our|us)\b")
+
+
+def _other_owner(one: str, other: str) -> bool:
+    """ "Priya's rent ..." against "My rent ...": a named owner and the user's own."""
+    owner = _OWNER.match(one)
+    if not owner:
+        return False
+    said = _OWNER.match(other)
+    if said is not None:
+        return said.group(0).lower() != owner.group(0).lower()
+    return bool(_MINE.search(other))
 
 
 _MEASURE_STEMS = frozenset(stem(word) for word in _MEASURE_VERBS)
@@ -214,9 +241,14 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
     common = set(new.low & old.low) | ({new.first} & old.low) | ({old.first} & new.low)
     if new.first == old.first and new.opening != old.opening:
         common.add(new.first)  # "Demo day ..." / "Demos happen ...": inflected, not a name
-    named = new.low | {new.first}
+    if _other_owner(new_text, old_text) or _other_owner(old_text, new_text):
+        return None  # "Priya's rent is £900" / "My rent is £1,200 now"
+    named, old_named = new.low | {new.first}, old.low | {old.first}
     shared = {
-        word for word in common - {""} if all(_named(h, named) for w, h in old.heads if w == word)
+        word
+        for word in common - {""}
+        if all(_named(h, named) for w, h in old.heads if w == word)
+        and all(_named(h, old_named) for w, h in new.heads if w == word)
     }
     shared = {word for word in shared if not _two_kinds(word, new, old)}
     if not shared:
@@ -224,6 +256,11 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
     if shared <= new.verbs | old.verbs and (new.low - new.verbs) != (old.low - old.verbs):
         return None  # "The gym opens at 6" / "The pool opens at 7 now": two things open
     kinds = [kind for kind, values in new.values.items() if old.values.get(kind, values) != values]
+    leads = [_LEAD.match(text) for text in (new_text, old_text)]
+    if all(leads) and not {stem(lead.group(1)) for lead in leads if lead} & shared:
+        return None  # "The bus to work takes 40 minutes" / "The train to work takes 25 now"
+    if len(kinds) > 1 and any(kind.startswith("count") for kind in kinds):
+        return None  # "My 5k PB is 24:10" / "My 10k PB is 52:00 now": which is the measure?
     if not kinds or not _CHANGE.search(new_text[:400]) or _NOT_HELD.search(new_text[:400]):
         return None
     kind = kinds[0]

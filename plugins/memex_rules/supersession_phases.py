@@ -43,6 +43,11 @@ _NOT_HELD = re.compile(
     r"(?i)\?|\b(?:if|might|maybe|perhaps|could|would|should|will|wants?|hoping|hope|"
     r"thinking|considering|going\s+to|wish|unless|whether|not|never|no|didn't|hasn't|wasn't)\b"
 )
+_KIN = re.compile(
+    r"(?i)'s\s+(?:sister|brother|mum|mom|dad|mother|father|son|daughter|wife|husband|partner|"
+    r"boyfriend|girlfriend|fianc\w*|friend|boss|neighbou?r|cousin|aunt|uncle|gran\w*|kids?|"
+    r"children|parents?)\b"
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _STOP = word_set(
     "the a an and or but so to of for on in at by with from as is are was were be been being "
@@ -97,6 +102,8 @@ def step_taken(new_text: str, old_text: str) -> tuple[str, str] | None:
     people = new.names & old.names
     if not people or _NOT_HELD.search(new_text[:400]) or _NOT_HELD.search(old_text[:400]):
         return None
+    if bool(_KIN.search(new_text)) != bool(_KIN.search(old_text)):
+        return None  # "Yuki applied for a visa" / "Yuki's sister's visa was approved"
     shared = (new.words & old.words) | (people if len(people) > 1 else set())
     if not shared:
         return None

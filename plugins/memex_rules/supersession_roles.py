@@ -60,6 +60,8 @@ _SHAPES = [
                rf"named|promoted|elected|voted\s+in)\s+(?:as\s+)?{_LEAD}(?P<role>(?i:{_ROLE}))\b{_SCOPE}"),
     re.compile(rf"(?i:(?P<scope>[a-z][\w-]*)'s\s+)?{_LEAD}(?i:(?P<role>{_ROLE}))\s+"
                rf"(?:is|will\s+be)\s+(?:now\s+)?{_NAME}"),
+    re.compile(rf"(?P<scope>[A-Z][\w-]*)\s+asked\s+{_NAME}\s+to\s+be\s+{_LEAD}"
+               rf"(?P<role>(?i:{_ROLE}))\b"),  # "Tom asked Luke to be his best man": Tom's
     re.compile(rf"(?:made|asked|appointed|named)\s+{_NAME}\s+(?:to\s+be\s+)?{_LEAD}"
                rf"(?P<role>(?i:{_ROLE}))\b{_SCOPE}"),
     re.compile(rf"{_NAME}(?:\s+from\s+next\s+door)?\s+(?P<role>{_DOES})\b(?:\s+(?:for\s+)?"

@@ -54,6 +54,14 @@ STAYS = [
     ("The book club meets on Mondays", "Club membership is £40 now"),
     # each names its own kind of the shared word
     ("Sprint planning is Monday at 11", "Release planning moved to Wednesday"),
+    # the shared word names a part of the other's thing, or another owner's
+    ("Our standup is at 9:30", "Our standup notes are due at 5pm now"),
+    ("The office opens at 8", "The office canteen opens at 11:30 now"),
+    ("Priya's rent is £900", "My rent is £1,200 now"),
+    ("The kids go to bed at 8", "I go to bed at 11 now"),
+    # another thing named first, another measure named by a number
+    ("The bus to work takes 40 minutes", "The train to work takes 25 minutes now"),
+    ("My 5k PB is 24:10", "My 10k PB is 52:00 now"),
     # a verb of measure shared by two things
     ("The gym opens at 6am", "The pool opens at 7am now"),
     ("I weigh 92kg", "My suitcase weighs 23kg now"),

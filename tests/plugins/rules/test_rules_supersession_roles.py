@@ -32,6 +32,7 @@ STAYS = [
     # another scope, another owner, another organisation
     ("Ravi is the tech lead on search", "Olga is the tech lead on payments"),
     ("Tom's best man is Luke", "Sara's best man is Alfie"),
+    ("Tom asked Luke to be his best man", "Sam asked Alfie to be his best man"),
     ("Marcus is our CTO", "Hana is the CTO of Initech"),
     ("Steve coaches the under-11s", "Gemma coaches the under-9s now"),
     ("Steve coaches tennis", "Gemma coaches football now"),
