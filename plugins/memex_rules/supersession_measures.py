@@ -16,7 +16,11 @@ days a year" -> "Vacation allowance is 28 days from 2024"; "Sprint planning is M
   "from 2024") and is neither a question, a plan nor a wish.
 
 Two facts of two things measured alike ("The platform team is 6 engineers" / "The search
-team is 4 engineers now") share only the unit, which does not count. The reading is a few
+team is 4 engineers now") share only the unit, which does not count. A shared word that
+modifies a head the other fact does not name ("the launch party", "our standup notes"), two
+kinds of it ("Sprint planning" / "Release planning"), another owner ("Priya's rent" / "My
+rent"), another thing named first ("The bus ..." / "The train ...") or a second count that
+differs ("5k PB" / "10k PB") keep the earlier fact open. The reading is a few
 regular expressions and word sets per text, cached.
 """
 
