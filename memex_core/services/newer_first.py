@@ -61,6 +61,8 @@ def newer_first(
     ]
     if len(dated) < 2 or vectors_of is None:
         return list(results)
+    if not _may_move(results, dated, valid_from, margin):
+        return list(results)  # the store is not asked for vectors that could move nothing
     vectors = vectors_of([results[i].fragment.id for i in dated])
     placed: set[int] = set()
     order = list(results)
@@ -84,14 +86,25 @@ def newer_first(
     return order
 
 
-def _same(
+def _may_move(
     results: Sequence[SearchResult],
-    higher: int,
-    lower: int,
-    vectors: Mapping[str, Sequence[float]],
-    similarity: float,
+    dated: Sequence[int],
+    valid_from: Mapping[str, float],
     margin: float,
 ) -> bool:
+    """Whether any hit has, among the lower hits that pass the tests needing no vector
+    (:func:`_near`), one that is newer than a hit above it: the groups are drawn from those,
+    so without one no group is out of order."""
+    for n, higher in enumerate(dated):
+        near = [higher] + [j for j in dated[n + 1 :] if _near(results, higher, j, margin)]
+        times = [valid_from[results[i].fragment.conversation_id] for i in near]
+        if any(times[k] > min(times[:k]) for k in range(1, len(times))):
+            return True
+    return False
+
+
+def _near(results: Sequence[SearchResult], higher: int, lower: int, margin: float) -> bool:
+    """The tests of :func:`_same` that need no vector."""
     a, b = results[higher], results[lower]
     if a.fragment.owner != b.fragment.owner:
         return False
@@ -101,8 +114,22 @@ def _same(
     # The later fact may be further from the question by ``margin`` of the earlier one's
     # distance: a little at the top (a fact the question states almost word for word keeps
     # its place), more for questions worded apart from both facts.
-    if close_a is None or close_b is None or 1.0 - close_b > (1.0 - close_a) * (1.0 + margin):
+    return not (
+        close_a is None or close_b is None or 1.0 - close_b > (1.0 - close_a) * (1.0 + margin)
+    )
+
+
+def _same(
+    results: Sequence[SearchResult],
+    higher: int,
+    lower: int,
+    vectors: Mapping[str, Sequence[float]],
+    similarity: float,
+    margin: float,
+) -> bool:
+    if not _near(results, higher, lower, margin):
         return False
+    a, b = results[higher], results[lower]
     va, vb = vectors.get(a.fragment.id), vectors.get(b.fragment.id)
     return va is not None and vb is not None and _cosine(va, vb) >= similarity
 
