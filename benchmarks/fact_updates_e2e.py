@@ -1,0 +1,86 @@
+"""Benchmark 21's end-to-end level alone, on the tuning splits (dev, test, broad; never
+fresh), for recall's switches: ``[search] newer_first`` and ``floor_kin`` off and on.
+
+Each variant is one home (the rules judge, MiniLM + Chroma with the facts' vectors from the
+bench cache) holding every case of the splits asked; figures per split: current on top,
+as-of on top, no hit at all (now, as of), and the unrelated pairs' questions whose fact
+leads (:func:`benchmarks.fact_updates_memex.asked_on_top`). A few minutes on a quiet machine::
+
+    nice python -m benchmarks.fact_updates_e2e --splits broad --variants off,newer,kin,on
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.context import RunContext, Sizes, log, write_config
+from benchmarks.fact_updates_cases import (
+    BROAD_FILE,
+    FILES,
+    FRESH,
+    Case,
+    Pick,
+    load,
+    pair_questions,
+)
+from benchmarks.fact_updates_memex import accuracy, asked_on_top, empty, run_home
+from memex_core.api import Memex
+
+VARIANTS = {
+    "off": "[search]\nnewer_first = false\nfloor_kin = false\n",
+    "newer": "[search]\nnewer_first = true\nfloor_kin = false\n",
+    "kin": "[search]\nnewer_first = false\nfloor_kin = true\n",
+    "on": "[search]\nnewer_first = true\nfloor_kin = true\n",
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--splits", default="dev,test,broad")
+    parser.add_argument("--variants", default="off,on")
+    args = parser.parse_args(argv)
+    splits = args.splits.split(",")
+    if FRESH in splits:
+        parser.error("fresh is the held-out split: measured once, by benchmarks.run")
+    cases = [c for c in load((*FILES, BROAD_FILE)) if c.split in splits]
+    questions = pair_questions()
+    tmp = Path(tempfile.mkdtemp(prefix="fact-updates-e2e-"))
+    ctx = RunContext(tmp=tmp, sizes=Sizes.quick(), quick=False)  # sizes: unused here
+    texts = [f.text for c in cases for f in c.facts]
+    ctx.disk_cache().fill(texts, ctx.inner_embedder().embed_documents, log=log)
+    try:
+        _run(ctx, splits, args.variants.split(","), cases, questions)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run(
+    ctx: RunContext,
+    splits: list[str],
+    variants: list[str],
+    cases: list[Case],
+    questions: dict[str, list[Pick]],
+) -> None:
+    for variant in variants:
+        home = ctx.home("e2e-" + variant)
+        write_config(home, VARIANTS[variant])
+        started = time.perf_counter()
+        with Memex(home=home, registry=ctx.registry()) as mx:
+            run = run_home(mx, variant, cases, questions)
+        for split in splits:
+            mine = [a for a in run.answered if a.outcome.case.split == split]
+            print(
+                f"{variant} {split}: current {accuracy(mine, 'current')}"
+                f" as_of {accuracy(mine, 'as_of')} no hit now {empty(mine, 'current')}"
+                f" as_of {empty(mine, 'as_of')} pairs asked fact on top {asked_on_top(mine)}"
+                f" ({time.perf_counter() - started:.0f} s)",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
