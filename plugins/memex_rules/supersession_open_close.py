@@ -222,9 +222,36 @@ def moved_thing(new: Sequence[Slot], new_text: str, old_text: str) -> str | None
         things = [_singular(w) for w in slot.attribute.split() if len(w) >= 2]
         if not any(thing in said for thing in things) or slot.value in old_text.lower():
             continue
+        if not _same_head(things, said, old_text):
+            continue  # "the data team" is not "the design team", "timeout" not "rate limit"
         if _names_kind(old_text, slot.kind, frozenset(things)):
             return slot.attribute
     return None
+
+
+#: Words before a thing's name that say whose it is, not which one it is.
+_OWNING = word_set("i we my our the your his her their its a an this that current s")
+#: Verbs after a thing named without its head ("On-call pays £200": the on-call allowance).
+_TOLD = word_set("is are was were pay cost get give take run")
+
+
+def _same_head(things: Sequence[str], said: Sequence[str], old_text: str) -> bool:
+    """Whether the earlier words ``said`` name the same thing as ``things`` (a name's words,
+    its head last): the head itself ("contributions" / "contribute" too), not led by another
+    lower-case modifier ("travel budget" is not "cloud budget"; "Goodreads goal" is a
+    reading goal), or a modifier told without a head ("On-call pays")."""
+    head, modifiers = things[-1], things[:-1]
+    stem = head[:7] if len(head) >= 8 else head
+    at = next((i for i, word in enumerate(said) if word.startswith(stem)), -1)
+    if at < 0:
+        return any(
+            word in modifiers and i + 1 < len(said) and said[i + 1] in _TOLD
+            for i, word in enumerate(said)
+        )
+    before = said[at - 1] if at else ""
+    if not before or before in _OWNING or not modifiers or before in modifiers:
+        return True
+    return before not in old_text  # a capitalised name ("Goodreads") is not a lower-case kind
 
 
 @lru_cache(maxsize=8192)

@@ -106,7 +106,7 @@ def _progress_of(m: Reading) -> list[Slot]:
     said = " ".join(m.text("v").lower().split())
     if m.subject is None or "'s " not in m.subject or NEG in m.match.group(0).split():
         return []
-    owner, _, work = m.subject.partition("'s ")
+    owner, _, work = m.subject.rpartition("'s ")  # "Yuki's sister's visa" is the sister's
     work = _work(work)
     if not work:
         return []

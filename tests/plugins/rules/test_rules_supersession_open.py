@@ -237,6 +237,30 @@ def test_facts_of_other_attributes_or_many_values_stay_open(old: str, new: str) 
     assert _closed(old, new) == [], (old, new)
 
 
+#: Two things of one kind: another modifier of the same head, another head, or a relative's.
+OTHER_THINGS = [
+    ("The design team is 5 people", "The data team is 8 people now"),
+    ("The platform team is 6 engineers", "The search team is 4 engineers now"),
+    ("The marketing team is 7 people", "The sales team is 12 people now"),
+    ("Our cloud budget is $40k a month", "The travel budget was cut to $5k"),
+    ("Our ads budget is $10k a month", "The hiring budget was raised to $80k"),
+    ("Our read timeout is 10 seconds", "Our write timeout is 20 seconds now"),
+    ("Our API rate limit is 100 requests a second", "Our API timeout is 30 seconds now"),
+    ("Our biggest customer is Halvorsen", "Acme is our biggest supplier now"),
+    ("Our main supplier is Brakes", "Sysco is our main customer now"),
+    ("Our cloud bill is $12k a month", "We have $50k of cloud credits now"),
+    ("Yuki's sister's visa was approved", "Yuki applied for a visa"),
+    ("Tom's brother's car is a Golf", "Tom bought a Polo"),
+]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"), [*OTHER_THINGS, *((new, old) for old, new in OTHER_THINGS)]
+)
+def test_another_modifier_head_or_owner_is_another_thing(old: str, new: str) -> None:
+    assert _closed(old, new) == [], (old, new)
+
+
 def test_a_fact_told_late_does_not_close_the_later_one() -> None:
     now = _fact("m1", "The rent is £1,500", LATER)
     late = _fact(None, "In 2019 the rent was £900", LATER + 86400)
