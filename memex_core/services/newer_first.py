@@ -18,6 +18,7 @@ was on Heroku") is valid from that time, so it never wins by having been said la
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from math import sqrt
 
 from memex_core.domain import SEMANTIC, SearchResult
@@ -82,8 +83,14 @@ def newer_first(
             key=lambda i: (-valid_from[results[i].fragment.conversation_id], i),
         )
         for slot, i in zip(group, newest, strict=True):
-            order[slot] = results[i]
+            order[slot] = results[i] if slot == i else _moved(results[i], results[slot].score)
     return order
+
+
+def _moved(hit: SearchResult, score: float) -> SearchResult:
+    """``hit`` at another place: it takes the fused score of that place, so scores still fall
+    down the page (callers sort, cut and show by them) as after the rerank."""
+    return replace(hit, score=score)
 
 
 def _may_move(
@@ -163,4 +170,10 @@ def kin_kept(
     return found
 
 
-__all__ = ["MUTUAL_SIMILARITY", "QUESTION_MARGIN", "VectorsOf", "kin_kept", "newer_first"]
+__all__ = [
+    "MUTUAL_SIMILARITY",
+    "QUESTION_MARGIN",
+    "VectorsOf",
+    "kin_kept",
+    "newer_first",
+]

@@ -8,6 +8,7 @@ false`` gives the order before it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -61,6 +62,16 @@ def test_two_current_facts_about_one_thing_come_newer_first(tmp_path: Path) -> N
         assert all(h.valid_until is None for h in mx.recall(TICKETS, user="u"))
 
 
+def test_a_moved_hit_takes_the_score_of_its_place(tmp_path: Path) -> None:
+    """Scores still fall down the page: callers sort and cut by them."""
+    with _memex(tmp_path) as mx:
+        _told(mx, (JIRA, T0), (LINEAR, T0 + 30 * DAY))
+        hits = mx.recall(TICKETS, user="u")
+        assert [h.text for h in hits[:2]] == [LINEAR, JIRA]
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True)
+
+
 def test_valid_from_counts_not_when_it_was_said(tmp_path: Path) -> None:
     """A fact told late about an earlier time is valid from that time: it never wins by
     having been said last."""
@@ -89,9 +100,19 @@ def test_as_of_orders_the_facts_valid_then_by_the_same_rule(tmp_path: Path) -> N
         assert before[0] == JIRA
 
 
+@dataclass(frozen=True)
+class _Hit:
+    """The fields of a search result newer_first reads (and replaces the score of)."""
+
+    fragment: Any
+    score: float
+    scores: dict[str, float | None]
+    ranks: dict[str, int | None]
+
+
 def _hit(memory_id: str, owner: str, similarity: float) -> Any:
     fragment = SimpleNamespace(id="f-" + memory_id, conversation_id=memory_id, owner=owner)
-    return SimpleNamespace(fragment=fragment, scores={SEMANTIC: similarity}, ranks={})
+    return _Hit(fragment, similarity, {SEMANTIC: similarity}, {})
 
 
 def test_facts_of_two_owners_keep_their_order() -> None:
