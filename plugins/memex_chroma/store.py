@@ -23,6 +23,7 @@ from memex_chroma.connection import (
     resolve_location,
 )
 from memex_chroma.erasure import push_log, vacuum
+from memex_chroma.exact import exact_filtered
 from memex_chroma.handout import stored_vectors
 from memex_chroma.log_tail import unsynced_records
 from memex_chroma.metadata import fragment_metadata, passes, where_clause
@@ -451,8 +452,9 @@ class ChromaVectorStore(ClosesOnExit):
             collection = self._collection or collection
             where = where_clause(filters, private_stored=private_stored)
             found = None
-            if where is not None:
+            if where is not None:  # the wide unfiltered net, then the passing vectors
                 found = self._filtered_after(collection, query, limit, filters, private_stored)
+                found = found or exact_filtered(collection, query, limit, where)
             if found is None:
                 result = collection.query(
                     query_embeddings=query.reshape(1, -1),
