@@ -454,7 +454,7 @@ class ChromaVectorStore(ClosesOnExit):
             found = None
             if where is not None:  # the wide unfiltered net, then the passing vectors
                 found = self._filtered_after(collection, query, limit, filters, private_stored)
-                found = found or exact_filtered(collection, query, limit, where)
+                found = found or exact_filtered(collection, query, limit, filters, private_stored)
             if found is None:
                 result = collection.query(
                     query_embeddings=query.reshape(1, -1),

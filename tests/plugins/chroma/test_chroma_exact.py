@@ -3,6 +3,7 @@ the passing vectors, ranked here (memex_chroma.exact), not by chroma's filtered 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -65,3 +66,24 @@ def test_a_filter_nothing_passes_finds_nothing(tmp_path: Path) -> None:
         store.upsert(FRAGMENTS, VECTORS)
         query = np.asarray(unit_vectors(1, seed=9)[0])
         assert store.search(query, 3, SearchFilters(source_kinds=("codex",))) == []
+
+
+def test_an_owner_filter_reads_the_owners_vectors_and_checks_the_rest_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One fragment in ten is bob's, and half of those are RARE: owner and kind both count.
+    mixed = [
+        replace(f, owner="users/bob" if i % 10 == 0 else "users/alice")
+        for i, f in enumerate(FRAGMENTS)
+    ]
+    wanted = [i for i, f in enumerate(mixed) if f.owner == "users/bob" and f.source_kind == RARE]
+    filters = SearchFilters(owners=("users/bob",), source_kinds=(RARE,))
+    with ChromaVectorStore(ChromaLocation(path=tmp_path / "chroma")) as store:
+        store.upsert(mixed, VECTORS)
+        answered = _exact_answers(monkeypatch)
+        for seed in range(5):
+            query = unit_vectors(1, seed=200 + seed)[0]
+            want = expected_ranking(query, VECTORS[wanted], [mixed[i] for i in wanted])[:3]
+            hits = store.search(query, 3, filters)
+            assert [h.id for h in hits] == [fid for fid, _ in want]
+    assert answered and set(answered) == {True}
