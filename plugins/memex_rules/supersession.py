@@ -31,8 +31,6 @@ from dataclasses import dataclass, field
 from memex_core.domain.memory.validity import Supersession, TimedFact
 from memex_rules.supersession_kinds import kind_changed
 from memex_rules.supersession_measures import measure_changed
-from memex_rules.supersession_phases import step_taken
-from memex_rules.supersession_roles import role_changed
 from memex_rules.supersession_open_changes import shaped_changes
 from memex_rules.supersession_open_close import (
     FIRST_PERSON,
@@ -46,6 +44,8 @@ from memex_rules.supersession_open_close import (
     same_but_value,
     trait,
 )
+from memex_rules.supersession_phases import step_taken
+from memex_rules.supersession_roles import role_changed
 from memex_rules.supersession_slots import (
     MAX_CHARS,
     prepare,
