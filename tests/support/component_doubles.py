@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,14 +118,19 @@ class DoublesPlugin:
         register("memory", lambda context: self.store)
 
 
-def fast_memex(home: Path, **raw: Any) -> Memex:
+def fast_memex(home: Path, *, components: Mapping[str, str] | None = None, **raw: Any) -> Memex:
     """A Memex on ``home`` using the built-in sources, bm25 and rerank, with the doubles for
-    embedding and vectors."""
+    embedding and vectors; ``components`` chooses others (e.g. ``supersession_judge``) and
+    ``raw`` holds config tables (``search={...}``)."""
     registry = load_registry()
     registry.register_plugin(DoublesPlugin(home), name="doubles")
-    base = load_config(home)
-    components = {**base.components, "embedder": "hashing", "vector_store": "memory"}
-    return Memex(registry=registry, config=Config(home=home, components=components, raw=raw))
+    chosen = {
+        **load_config(home).components,
+        "embedder": "hashing",
+        "vector_store": "memory",
+        **(components or {}),
+    }
+    return Memex(registry=registry, config=Config(home=home, components=chosen, raw=raw))
 
 
 @pytest.fixture

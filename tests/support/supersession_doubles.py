@@ -78,4 +78,11 @@ def timed_memex(home: Path, judge: LivesInJudge | None = None, **components: str
     return Memex(registry=registry, config=Config(home=home, components=chosen, raw={}))
 
 
-__all__ = ["JudgePlugin", "LivesInJudge", "lives_key", "timed_memex"]
+def only_id(result: object) -> str:
+    """The one memory id a ``remember`` result names (fails when it names none or several)."""
+    ids = result.memory_ids  # type: ignore[attr-defined]
+    assert len(ids) == 1
+    return str(ids[0])
+
+
+__all__ = ["JudgePlugin", "LivesInJudge", "lives_key", "only_id", "timed_memex"]

@@ -14,11 +14,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from memex_core.api import Memex
-from memex_core.config import Config, load_config
 from memex_core.domain import SEMANTIC
-from memex_core.plugins import load_registry
 from memex_core.services.newer_first import newer_first
-from tests.support.component_doubles import DoublesPlugin
+from tests.support.component_doubles import fast_memex
 
 DAY = 86400.0
 T0 = 1_700_000_000.0  # 2023-11-14
@@ -29,16 +27,9 @@ TICKETS = "Where do we track work tickets?"
 
 
 def _memex(home: Path, newer_first: bool = True) -> Memex:
-    registry = load_registry()
-    registry.register_plugin(DoublesPlugin(home), name="doubles")
-    chosen = {
-        **load_config(home).components,
-        "embedder": "hashing",
-        "vector_store": "memory",
-        "supersession_judge": "none",
-    }
-    raw = {"search": {"newer_first": newer_first}}
-    return Memex(registry=registry, config=Config(home=home, components=chosen, raw=raw))
+    return fast_memex(
+        home, components={"supersession_judge": "none"}, search={"newer_first": newer_first}
+    )
 
 
 def _texts(mx: Memex, question: str, **options: object) -> list[str]:
@@ -142,16 +133,11 @@ GP, OKORO = (
 
 def _floored(home: Path, judge: str, floor_kin: bool = True) -> Memex:
     """A fixed relevance floor the later fact (no word of the question) falls under."""
-    registry = load_registry()
-    registry.register_plugin(DoublesPlugin(home), name="doubles")
-    chosen = {
-        **load_config(home).components,
-        "embedder": "hashing",
-        "vector_store": "memory",
-        "supersession_judge": judge,
-    }
-    raw = {"search": {"floor_kin": floor_kin, "min_semantic_similarity": 0.5}}
-    return Memex(registry=registry, config=Config(home=home, components=chosen, raw=raw))
+    return fast_memex(
+        home,
+        components={"supersession_judge": judge},
+        search={"floor_kin": floor_kin, "min_semantic_similarity": 0.5},
+    )
 
 
 def test_a_fact_under_the_floor_stays_beside_a_kept_fact_about_the_same_thing(

@@ -14,7 +14,7 @@ import pytest
 
 from memex_core.api import Memex
 from memex_core.domain.memory.records import REOPEN, SUPERSEDE
-from tests.support.supersession_doubles import LivesInJudge, timed_memex
+from tests.support.supersession_doubles import LivesInJudge, only_id, timed_memex
 
 DAY = 86400.0
 T0 = 1_700_000_000.0  # 2023-11-14
@@ -32,15 +32,9 @@ def mx(memex_home: Path, judge: LivesInJudge) -> Iterator[Memex]:
     memex.close()
 
 
-def _id(result: object) -> str:
-    ids = result.memory_ids  # type: ignore[attr-defined]
-    assert len(ids) == 1
-    return str(ids[0])
-
-
 def test_a_moved_fact_closes_the_earlier_one_and_recall_gives_the_current(mx: Memex) -> None:
-    paris = _id(mx.remember("Alice lives in Paris", user="alice", at=T0))
-    berlin = _id(mx.remember("Alice moved to Berlin", user="alice", at=T0 + 30 * DAY))
+    paris = only_id(mx.remember("Alice lives in Paris", user="alice", at=T0))
+    berlin = only_id(mx.remember("Alice moved to Berlin", user="alice", at=T0 + 30 * DAY))
     hits = mx.recall("where does alice live", user="alice")
     assert [h.memory_id for h in hits] == [berlin]
     old = mx.operator().get(paris)
@@ -58,7 +52,7 @@ def test_a_moved_fact_closes_the_earlier_one_and_recall_gives_the_current(mx: Me
 
 
 def test_as_of_takes_iso_dates_and_datetimes(mx: Memex) -> None:
-    paris = _id(mx.remember("Alice lives in Paris", user="alice", at="2023-01-01"))
+    paris = only_id(mx.remember("Alice lives in Paris", user="alice", at="2023-01-01"))
     mx.remember("Alice moved to Berlin", user="alice", at="2024-06-01T12:00:00Z")
     assert [h.memory_id for h in mx.recall("alice live", user="alice", as_of="2023-07-01")] == [
         paris
@@ -74,8 +68,8 @@ def test_unrelated_facts_about_the_same_subject_stay_current(mx: Memex) -> None:
 
 
 def test_a_fact_told_late_about_an_earlier_time_is_stored_already_closed(mx: Memex) -> None:
-    berlin = _id(mx.remember("Alice lives in Berlin", user="alice", at="2024-01-01"))
-    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+    berlin = only_id(mx.remember("Alice lives in Berlin", user="alice", at="2024-01-01"))
+    rome = only_id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
     assert mx.operator().get(berlin).valid_until is None  # the later fact still holds
     told = mx.operator().get(rome)
     assert told.superseded_by == berlin and told.valid_until == mx.operator().get(berlin).valid_from
@@ -87,7 +81,7 @@ def test_a_fact_told_late_about_an_earlier_time_is_stored_already_closed(mx: Mem
 
 
 def test_undelete_reopens_a_fact_closed_by_mistake(mx: Memex) -> None:
-    paris = _id(mx.remember("Alice lives in Paris", user="alice", at=T0))
+    paris = only_id(mx.remember("Alice lives in Paris", user="alice", at=T0))
     mx.remember("Alice moved to Berlin", user="alice", at=T0 + DAY)
     reopened = mx.agent("alice").undelete(paris)
     assert reopened.valid_until is None and reopened.superseded_by is None
@@ -96,25 +90,25 @@ def test_undelete_reopens_a_fact_closed_by_mistake(mx: Memex) -> None:
 
 
 def test_restore_reopens_too(mx: Memex) -> None:
-    paris = _id(mx.remember("Alice lives in Paris", user="alice", at=T0))
+    paris = only_id(mx.remember("Alice lives in Paris", user="alice", at=T0))
     mx.remember("Alice moved to Berlin", user="alice", at=T0 + DAY)
     restored = mx.operator().restore(paris, 1)
     assert restored.is_current and "reopened" in mx.operator().history(paris)[-1].reason
 
 
 def test_with_consolidation_a_changed_fact_is_superseded_not_rewritten(mx: Memex) -> None:
-    paris = _id(mx.remember("Alice lives in Paris", user="alice", at=T0, consolidate=True))
+    paris = only_id(mx.remember("Alice lives in Paris", user="alice", at=T0, consolidate=True))
     result = mx.remember("Alice now lives in Berlin", user="alice", consolidate=True)
-    berlin = _id(result)
+    berlin = only_id(result)
     assert berlin != paris and result.decisions[0].decision.action == "ADD"
     assert mx.operator().get(paris).content == "Alice lives in Paris"
     assert mx.operator().get(paris).superseded_by == berlin
 
 
 def test_saying_a_closed_fact_again_stores_it_again(mx: Memex) -> None:
-    paris = _id(mx.remember("Alice lives in Paris", user="alice", at=T0))
-    berlin = _id(mx.remember("Alice moved to Berlin", user="alice", at=T0 + DAY))
-    again = _id(mx.remember("Alice lives in Paris", user="alice", at=T0 + 2 * DAY))
+    paris = only_id(mx.remember("Alice lives in Paris", user="alice", at=T0))
+    berlin = only_id(mx.remember("Alice moved to Berlin", user="alice", at=T0 + DAY))
+    again = only_id(mx.remember("Alice lives in Paris", user="alice", at=T0 + 2 * DAY))
     assert again not in (paris, berlin)
     assert mx.operator().get(berlin).superseded_by == again
 
@@ -123,7 +117,7 @@ def test_alice_never_closes_bobs_or_shared_facts(
     mx: Memex, judge: LivesInJudge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMEX_SHARED_WRITE_MODE", "rw")
-    bob = _id(mx.remember("Alice lives in Paris", user="bob", at=T0))
+    bob = only_id(mx.remember("Alice lives in Paris", user="bob", at=T0))
     shared = mx.agent("alice").write("shared/alice.md", "Alice lives in Paris").id
     judge.asked.clear()
     mx.remember("Alice moved to Berlin", user="alice", at=T0 + DAY)
@@ -132,12 +126,12 @@ def test_alice_never_closes_bobs_or_shared_facts(
     assert bob not in offered and shared not in offered
     # and bob cannot read alice's facts through history or as_of
     with pytest.raises(Exception, match="No memory"):
-        mx.history(_id(mx.remember("Alice likes tea", user="alice")), user="bob")
+        mx.history(only_id(mx.remember("Alice likes tea", user="alice")), user="bob")
     assert all(h.memory_id == bob for h in mx.recall("alice", user="bob", as_of=T0 + 2 * DAY))
 
 
 def test_other_collections_are_not_offered(mx: Memex) -> None:
-    work = _id(mx.remember("Alice lives in Paris", user="alice", at=T0, collection="work"))
+    work = only_id(mx.remember("Alice lives in Paris", user="alice", at=T0, collection="work"))
     mx.remember("Alice moved to Berlin", user="alice", at=T0 + DAY, collection="home")
     assert mx.operator().get(work).is_current
 
@@ -162,7 +156,7 @@ def test_conversation_facts_take_their_turns_times(mx: Memex, memex_home: Path) 
 
 
 def test_json_fields_on_records_and_hits(mx: Memex) -> None:
-    paris = _id(mx.remember("Alice lives in Paris", user="alice", at="2023-01-01"))
+    paris = only_id(mx.remember("Alice lives in Paris", user="alice", at="2023-01-01"))
     record = mx.operator().get(paris).to_dict()
     assert record["valid_from"] == "2023-01-01T00:00:00Z"
     assert record["valid_until"] is None and record["superseded_by"] is None
@@ -193,8 +187,8 @@ def test_bad_times_are_one_clear_error(mx: Memex) -> None:
 def test_dream_closes_what_was_remembered_without_a_judge(memex_home: Path) -> None:
     plain = timed_memex(memex_home, supersession_judge="none")
     try:
-        paris = _id(plain.remember("Alice lives in Paris", user="alice", at=T0))
-        berlin = _id(plain.remember("Alice moved to Berlin", user="alice", at=T0 + DAY))
+        paris = only_id(plain.remember("Alice lives in Paris", user="alice", at=T0))
+        berlin = only_id(plain.remember("Alice moved to Berlin", user="alice", at=T0 + DAY))
     finally:
         plain.close()
     memex = timed_memex(memex_home)
@@ -222,10 +216,10 @@ def test_context_never_offers_a_superseded_fact(mx: Memex) -> None:
 
 
 def test_a_fact_told_late_holds_until_the_first_later_fact_of_the_chain(mx: Memex) -> None:
-    paris = _id(mx.remember("Alice lives in Paris", user="alice", at="2024-01-10"))
+    paris = only_id(mx.remember("Alice lives in Paris", user="alice", at="2024-01-10"))
     mx.remember("Alice moved to Berlin", user="alice", at="2024-06-01")
     rome = mx.operator().get(
-        _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-07-01"))
+        only_id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-07-01"))
     )
     assert rome.superseded_by == paris
     assert rome.to_dict()["valid_until"] == "2024-01-10T00:00:00Z"
@@ -293,9 +287,9 @@ def test_consolidating_embeds_a_new_fact_once_for_both_asks(mx: Memex) -> None:
 
 
 def test_a_fact_told_late_shortens_the_closed_fact_it_followed(mx: Memex) -> None:
-    paris = _id(mx.remember("Alice lives in Paris", user="alice", at="2020-01-01"))
-    berlin = _id(mx.remember("Alice moved to Berlin", user="alice", at="2024-01-01"))
-    rome = _id(mx.remember("Alice lived in Rome in 2022", user="alice", at="2025-01-01"))
+    paris = only_id(mx.remember("Alice lives in Paris", user="alice", at="2020-01-01"))
+    berlin = only_id(mx.remember("Alice moved to Berlin", user="alice", at="2024-01-01"))
+    rome = only_id(mx.remember("Alice lived in Rome in 2022", user="alice", at="2025-01-01"))
     ops = mx.operator()
     assert ops.get(rome).superseded_by == berlin
     assert ops.get(paris).superseded_by == rome
@@ -310,8 +304,8 @@ def test_a_fact_told_late_shortens_the_closed_fact_it_followed(mx: Memex) -> Non
 def test_a_dream_plan_names_its_closings_and_applying_it_makes_them(memex_home: Path) -> None:
     plain = timed_memex(memex_home, supersession_judge="none")
     try:
-        paris = _id(plain.remember("Alice lives in Paris", user="alice", at=T0))
-        berlin = _id(plain.remember("Alice moved to Berlin", user="alice", at=T0 + DAY))
+        paris = only_id(plain.remember("Alice lives in Paris", user="alice", at=T0))
+        berlin = only_id(plain.remember("Alice moved to Berlin", user="alice", at=T0 + DAY))
     finally:
         plain.close()
     memex = timed_memex(memex_home)

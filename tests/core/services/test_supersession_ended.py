@@ -21,7 +21,7 @@ from memex_core.api import Memex
 from memex_core.domain import MemoryFact
 from memex_core.domain.memory.records import CREATE, REOPEN, SUPERSEDE
 from memex_core.domain.memory.validity import START_UNKNOWN, EndingJudge
-from tests.support.supersession_doubles import LivesInJudge, timed_memex
+from tests.support.supersession_doubles import LivesInJudge, only_id, timed_memex
 
 _IN = re.compile(r"\blived\b.*\bin (\d{4})\b")
 _BEFORE = re.compile(r"\bbefore (\d{4})\b.*\blived\b", re.I)
@@ -53,12 +53,6 @@ def mx(memex_home: Path) -> Iterator[Memex]:
     memex.close()
 
 
-def _id(result: object) -> str:
-    ids = result.memory_ids  # type: ignore[attr-defined]
-    assert len(ids) == 1
-    return str(ids[0])
-
-
 def test_the_double_keeps_the_optional_contract() -> None:
     assert isinstance(EndingLivesInJudge(), EndingJudge)
     assert not isinstance(LivesInJudge(), EndingJudge)
@@ -68,7 +62,7 @@ def test_the_double_keeps_the_optional_contract() -> None:
 def test_a_fact_told_late_about_a_closed_period_ends_by_itself(
     mx: Memex, consolidate: bool
 ) -> None:
-    rome = _id(
+    rome = only_id(
         mx.remember(
             "Alice lived in Rome in 2019", user="alice", at="2024-03-01", consolidate=consolidate
         )
@@ -94,8 +88,8 @@ def test_a_fact_told_late_about_a_closed_period_ends_by_itself(
 
 
 def test_the_current_fact_stays_on_top(mx: Memex) -> None:
-    berlin = _id(mx.remember("Alice lives in Berlin", user="alice", at="2024-01-01"))
-    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+    berlin = only_id(mx.remember("Alice lives in Berlin", user="alice", at="2024-01-01"))
+    rome = only_id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
     assert mx.operator().get(berlin).is_current
     assert [h.memory_id for h in mx.recall("alice live", user="alice")] == [berlin]
     assert [h.memory_id for h in mx.recall("alice live", user="alice", as_of="2019-06-01")] == [
@@ -104,21 +98,21 @@ def test_the_current_fact_stays_on_top(mx: Memex) -> None:
 
 
 def test_a_period_not_over_when_said_keeps_the_fact_current(mx: Memex) -> None:
-    rome = _id(mx.remember("Alice lived in Rome in 2024", user="alice", at="2024-03-01"))
+    rome = only_id(mx.remember("Alice lived in Rome in 2024", user="alice", at="2024-03-01"))
     assert mx.operator().get(rome).is_current
 
 
 def test_a_fact_ended_before_its_start_closes_nothing_said_since(mx: Memex) -> None:
-    berlin = _id(mx.remember("Alice lives in Berlin", user="alice", at="2024-01-01"))
-    rome = _id(mx.remember("Before 2022 Alice lived in Rome", user="alice", at="2024-03-01"))
+    berlin = only_id(mx.remember("Alice lives in Berlin", user="alice", at="2024-01-01"))
+    rome = only_id(mx.remember("Before 2022 Alice lived in Rome", user="alice", at="2024-03-01"))
     assert mx.operator().get(berlin).is_current  # the double alone would have closed it
     told = mx.operator().get(rome)
     assert told.valid_until == _at("2022-01-01") and told.superseded_by is None
 
 
 def test_an_ended_fact_still_closes_a_fact_that_held_before_it(mx: Memex) -> None:
-    paris = _id(mx.remember("Alice lives in Paris", user="alice", at="2018-01-01"))
-    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+    paris = only_id(mx.remember("Alice lives in Paris", user="alice", at="2018-01-01"))
+    rome = only_id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
     old = mx.operator().get(paris)
     assert old.valid_until == _at("2019-01-01") and old.superseded_by == rome
     assert mx.operator().get(rome).valid_until == _at("2020-01-01")
@@ -141,7 +135,7 @@ def test_conversation_facts_end_by_their_own_words(mx: Memex) -> None:
 
 
 def test_undelete_reopens_an_ended_fact_and_says_why(mx: Memex) -> None:
-    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+    rome = only_id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
     reopened = mx.agent("alice").undelete(rome)
     assert reopened.is_current and reopened.superseded_by is None
     last = mx.operator().history(rome)[-1]
@@ -151,7 +145,7 @@ def test_undelete_reopens_an_ended_fact_and_says_why(mx: Memex) -> None:
 
 
 def test_restore_of_an_ended_fact_says_why(mx: Memex) -> None:
-    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+    rome = only_id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
     restored = mx.operator().restore(rome, 1)
     assert restored.is_current
     assert "None" not in mx.operator().history(rome)[-1].reason
@@ -159,8 +153,8 @@ def test_restore_of_an_ended_fact_says_why(mx: Memex) -> None:
 
 
 def test_a_fact_told_late_ends_at_the_earlier_of_its_words_and_its_successor(mx: Memex) -> None:
-    berlin = _id(mx.remember("Alice lives in Berlin", user="alice", at="2021-06-01"))
-    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+    berlin = only_id(mx.remember("Alice lives in Berlin", user="alice", at="2021-06-01"))
+    rome = only_id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
     told = mx.operator().get(rome)
     assert told.superseded_by == berlin  # the double closes it with the later Berlin
     assert told.valid_until == _at("2020-01-01")  # not 2021-06-01: its words end it first
@@ -170,7 +164,7 @@ def test_a_fact_told_late_ends_at_the_earlier_of_its_words_and_its_successor(mx:
 def _remembered_without_a_judge(home: Path) -> str:
     plain = timed_memex(home, supersession_judge="none")
     try:
-        rome = _id(plain.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
+        rome = only_id(plain.remember("Alice lived in Rome in 2019", user="alice", at="2024-03-01"))
         assert plain.operator().get(rome).is_current  # no judge: nothing read
         return rome
     finally:
@@ -212,8 +206,8 @@ def test_a_dream_plan_names_its_endings_and_applying_it_makes_them(memex_home: P
 
 
 def test_an_ended_fact_told_first_is_left_as_it_is_by_a_later_one(mx: Memex) -> None:
-    rome = _id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-01-01"))
-    berlin = _id(mx.remember("Alice moved to Berlin", user="alice", at="2024-03-01"))
+    rome = only_id(mx.remember("Alice lived in Rome in 2019", user="alice", at="2024-01-01"))
+    berlin = only_id(mx.remember("Alice moved to Berlin", user="alice", at="2024-03-01"))
     told = mx.operator().get(rome)  # not current, so not offered: never closed again
     assert told.valid_until == _at("2020-01-01") and told.superseded_by is None
     assert [h.memory_id for h in mx.recall("alice live", user="alice")] == [berlin]
@@ -225,7 +219,7 @@ def test_an_ended_fact_told_first_is_left_as_it_is_by_a_later_one(mx: Memex) -> 
 def test_a_fact_that_names_only_its_end_has_an_unknown_start(mx: Memex) -> None:
     # Said in 2024, ended in 2022 by its own words: never stored from 2024 to 2022 (an
     # interval no as_of could ever find), but from the earliest time, its start unknown.
-    rome = _id(mx.remember("Before 2022 Alice lived in Rome", user="alice", at="2024-03-01"))
+    rome = only_id(mx.remember("Before 2022 Alice lived in Rome", user="alice", at="2024-03-01"))
     told = mx.operator().get(rome)
     assert told.valid_from == START_UNKNOWN and told.valid_until == _at("2022-01-01")
     assert told.to_dict()["valid_from"] == "1970-01-01T00:00:00Z"
@@ -243,8 +237,8 @@ def test_a_fact_with_an_unknown_start_closes_nothing_and_is_closed_by_nothing_la
 ) -> None:
     # The double reads "Alice lived in Rome until 2022" as about where Alice lives, so it
     # would close Rome with Berlin and Berlin with Rome, but for the start being unknown.
-    berlin = _id(mx.remember("Alice lives in Berlin", user="alice", at="2023-02-01"))
-    rome = _id(mx.remember("Alice lived in Rome until 2022", user="alice", at="2024-03-01"))
+    berlin = only_id(mx.remember("Alice lives in Berlin", user="alice", at="2023-02-01"))
+    rome = only_id(mx.remember("Alice lived in Rome until 2022", user="alice", at="2024-03-01"))
     assert mx.operator().get(berlin).is_current  # began after Rome ended: untouched
     told = mx.operator().get(rome)
     assert told.valid_from == START_UNKNOWN and told.valid_until == _at("2022-01-01")
@@ -258,7 +252,9 @@ def test_a_fact_with_an_unknown_start_closes_nothing_and_is_closed_by_nothing_la
 def test_dream_gives_a_fact_that_names_only_its_end_an_unknown_start(memex_home: Path) -> None:
     plain = timed_memex(memex_home, supersession_judge="none")
     try:
-        rome = _id(plain.remember("Before 2022 Alice lived in Rome", user="alice", at="2024-03-01"))
+        rome = only_id(
+            plain.remember("Before 2022 Alice lived in Rome", user="alice", at="2024-03-01")
+        )
     finally:
         plain.close()
     memex = timed_memex(memex_home, EndingLivesInJudge())
