@@ -125,6 +125,7 @@ class _Reading:
     opening: str  # that word as written
     verbs: frozenset[str]  # the stems of the measure verbs among ``low``
     heads: frozenset[tuple[str, str]]  # (word, the content word right after it): "launch party"
+    pairs: frozenset[tuple[str, str]]  # every such pair, a measure noun or verb after too
 
 
 def _values(text: str) -> dict[str, frozenset[str]]:
@@ -175,12 +176,15 @@ def _read(text: str) -> _Reading | None:
     low: set[str] = set()
     first = opening = ""
     heads: set[tuple[str, str]] = set()
+    pairs: set[tuple[str, str]] = set()
     before = ""
     for at, word in enumerate(words):
         root = stem(word)
         if word.lower() in _STOP or len(root) < 2 or root in units:
             before = ""
             continue
+        if before:
+            pairs.add((before, root))
         if before and root not in _MEASURE_STEMS and root not in _MEASURE_NOUNS:
             heads.add((before, root))
         before = root
@@ -191,7 +195,9 @@ def _read(text: str) -> _Reading | None:
         elif at == 0 and not word.endswith(("'s", "'")):
             first, opening = root, word
     verbs = frozenset(word for word in low if word in _MEASURE_STEMS)
-    return _Reading(values, frozenset(low), first, opening, verbs, frozenset(heads))
+    return _Reading(
+        values, frozenset(low), first, opening, verbs, frozenset(heads), frozenset(pairs)
+    )
 
 
 #: Nouns of a measure itself: "Vacation allowance" names no other thing than "vacation days".
@@ -229,11 +235,17 @@ def _named(word: str, named: frozenset[str]) -> bool:
     return word in named or any(len(other) >= 5 and other.startswith(word) for other in named)
 
 
-def _two_kinds(word: str, new: _Reading, old: _Reading) -> bool:
-    """ "Sprint planning" / "Release planning": each names its own kind of the shared word."""
-    one = {before for before, head in new.heads if head == word}
-    other = {before for before, head in old.heads if head == word}
-    return bool(one and other and not one & other)
+def _two_kinds(word: str, new: _Reading, old: _Reading, depth: int = 3) -> bool:
+    """ "Sprint planning" / "Release planning": each names its own kind of the shared word;
+    so do two kinds of a shared modifier ("the Berlin office rent" / "the London office
+    rent", "Slack seat count" / "Notion seat count")."""
+    one = {before for before, head in new.pairs if head == word}
+    other = {before for before, head in old.pairs if head == word}
+    if not (one and other):
+        return False
+    if not one & other:
+        return True
+    return depth > 0 and all(_two_kinds(shared, new, old, depth - 1) for shared in one & other)
 
 
 def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:

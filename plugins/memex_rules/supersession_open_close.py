@@ -238,8 +238,8 @@ _TOLD = word_set("is are was were pay cost get give take run")
 def _same_head(things: Sequence[str], said: Sequence[str], old_text: str) -> bool:
     """Whether the earlier words ``said`` name the same thing as ``things`` (a name's words,
     its head last): the head itself ("contributions" / "contribute" too), not led by another
-    lower-case modifier ("travel budget" is not "cloud budget"; "Goodreads goal" is a
-    reading goal), or a modifier told without a head ("On-call pays")."""
+    modifier, a name or a lower-case kind ("travel budget" is neither "cloud budget" nor "AWS
+    budget"), or a modifier told without a head ("On-call pays")."""
     head, modifiers = things[-1], things[:-1]
     stem = head[:7] if len(head) >= 8 else head
     at = next((i for i, word in enumerate(said) if word.startswith(stem)), -1)
@@ -248,10 +248,24 @@ def _same_head(things: Sequence[str], said: Sequence[str], old_text: str) -> boo
             word in modifiers and i + 1 < len(said) and said[i + 1] in _TOLD
             for i, word in enumerate(said)
         )
-    before = said[at - 1] if at else ""
-    if not before or before in _OWNING or not modifiers or before in modifiers:
+    if not modifiers:
         return True
-    return before not in old_text  # a capitalised name ("Goodreads") is not a lower-case kind
+    shared = at
+    while shared and said[shared - 1] in modifiers:
+        shared -= 1  # "the Berlin office rent": "office" is shared, "Berlin" is not
+    before = said[shared - 1] if shared else ""
+    if not before or before in _OWNING:
+        return True
+    # a word the new name lacks right before the head, or a name before the shared modifiers
+    # ("the Berlin office rent" / "the London office rent"), makes another thing
+    return shared < at and not _written_as_name(before, old_text)
+
+
+def _written_as_name(word: str, text: str) -> bool:
+    """Whether ``word`` (lower case) is written capitalised in ``text`` ("Berlin", "Slack")."""
+    return any(
+        found[:1].isupper() and found.lower() == word for found in re.findall(r"[\w'-]+", text)
+    )
 
 
 @lru_cache(maxsize=8192)

@@ -54,6 +54,9 @@ STAYS = [
     ("The book club meets on Mondays", "Club membership is £40 now"),
     # each names its own kind of the shared word
     ("Sprint planning is Monday at 11", "Release planning moved to Wednesday"),
+    # ... or of a shared modifier ("office rent", "seat count")
+    ("The Berlin office rent is €5k", "The London office rent went up to £8k"),
+    ("Our Slack seat count is 40", "The Notion seat count went up to 60"),
     # the shared word names a part of the other's thing, or another owner's
     ("Our standup is at 9:30", "Our standup notes are due at 5pm now"),
     ("The office opens at 8", "The office canteen opens at 11:30 now"),

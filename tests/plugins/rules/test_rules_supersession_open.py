@@ -126,6 +126,11 @@ CLOSES = [
     # a note with no subject is the user's own news
     ("I live in Leeds", "Just moved to York"),
     ("I work at Ocado", "Quit Ocado and joined Monzo"),
+    # the same named thing, or its head told alone
+    ("Our AWS budget is $40k", "The AWS budget was cut to $10k"),
+    ("Our AWS budget is $40k", "Our budget was cut to $10k"),
+    ("Our Slack seat count is 40", "Seat count went up to 60"),
+    ("Our office rent is €5k", "The office rent went up to €8k"),
 ]
 
 
@@ -251,6 +256,14 @@ OTHER_THINGS = [
     ("Our cloud bill is $12k a month", "We have $50k of cloud credits now"),
     ("Yuki's sister's visa was approved", "Yuki applied for a visa"),
     ("Tom's brother's car is a Golf", "Tom bought a Polo"),
+    # a name before the head, or before a shared modifier, is another thing of that kind
+    ("Our AWS budget is $40k", "The travel budget was cut to $10k"),
+    ("Our Jira licence costs $500 a month", "The Slack licence was raised to $800"),
+    ("My Spotify subscription is £10 a month", "The gym subscription went up to £40"),
+    ("Our Datadog spend is $2k a month", "The marketing spend was cut to $1k"),
+    ("Our GCP bill is $3k a month", "The phone bill went up to $80"),
+    ("The Berlin office rent is €5k", "The London office rent went up to £8k"),
+    ("Our Slack seat count is 40", "The Notion seat count went up to 60"),
 ]
 
 
