@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from memex_rules.rules_text import word_set
 from memex_rules.supersession_measures import stem
+from memex_rules.supersession_states import state_changed
 
 #: The steps of a process, by rank: 1 looking or waiting, 2 applied or under way, 3 decided.
 _STEPS = {
@@ -92,7 +93,12 @@ def _read(text: str) -> _Reading | None:
 
 def step_taken(new_text: str, old_text: str) -> tuple[str, str] | None:
     """Why ``new_text`` closes ``old_text`` as a later step of the same person's process (see
-    the module doc), as (key, reason), or None."""
+    the module doc) or as another state of their relationship or health
+    (:mod:`memex_rules.supersession_states`), as (key, reason), or None."""
+    return _step(new_text, old_text) or state_changed(new_text, old_text)
+
+
+def _step(new_text: str, old_text: str) -> tuple[str, str] | None:
     new = _read(new_text)
     if new is None:
         return None
