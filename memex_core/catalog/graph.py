@@ -280,6 +280,17 @@ class LinkGraph(CatalogPart):
         ).fetchone()
         return int(row[0]), int(row[1])
 
+    def fragment_ids_matching(self, filters: SearchFilters, limit: int) -> list[str]:
+        """The ids of at most ``limit`` fragments passing ``filters`` (as
+        :meth:`count_matching` counts them), in the order they were stored: a memory
+        write ranks one owner's few facts by their vectors itself
+        (:mod:`memex_core.services.listed_vectors`)."""
+        where, params = _filter_sql(filters)
+        rows = self._db.execute(
+            f"SELECT id FROM fragments {where} ORDER BY seq LIMIT ?", (*params, limit)
+        )
+        return [str(r[0]) for r in rows]
+
 
 def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
     filters = filters or SearchFilters()

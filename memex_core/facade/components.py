@@ -48,9 +48,9 @@ from memex_core.services.indexing import (
     CatalogWatermark,
     KeywordSync,
     KeywordWatermark,
-    MemoryIndexUpdater,
     VectorIndexer,
 )
+from memex_core.services.memory_indexes import MemoryIndexUpdater
 from memex_core.services.search import VectorStoreUnavailableError
 
 if TYPE_CHECKING:
@@ -468,6 +468,7 @@ class HomeComponents(ClosesOnExit):
                 vectors,
                 self.apply_vector_deletes,
                 defer_flush=lambda: self.keyword_flush_deferred,
+                listing=getattr(self.catalog, "fragment_ids_matching", None),
             )
         return self._memory_indexes
 

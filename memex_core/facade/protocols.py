@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from memex_core.plugins import PluginRegistry
     from memex_core.services.agent_memory import MemoryService
     from memex_core.services.context import ContextSettings
-    from memex_core.services.indexing import KeywordSync, MemoryIndexUpdater
+    from memex_core.services.indexing import KeywordSync
+    from memex_core.services.memory_indexes import MemoryIndexUpdater
     from memex_core.services.ports import Progress
     from memex_core.services.search import SearchService
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Protocol
 
 from memex_core.crashpoints import crash_point
-from memex_core.domain import Embedder, Fragment, KeywordStore, SearchFilters, VectorStore
-from memex_core.errors import EmbedderMismatchError, VectorStoreUnavailableError
+from memex_core.domain import Embedder, Fragment, KeywordStore, VectorStore
+from memex_core.errors import EmbedderMismatchError
 from memex_core.services.ports import CatalogPort, NoProgress, Progress
 
 EMBEDDER_SETTING = "embedder"
@@ -498,102 +498,3 @@ class VectorIndexer:
         self.catalog.clear_embedded()
         self.catalog.delete_setting(EMBEDDER_SETTING)
         self.catalog.delete_setting(EMBEDDER_BUILD_SETTING)
-
-
-class MemoryIndexUpdater:
-    """Keeps the keyword and vector indexes in step with memory writes.
-
-    Components come from callables so that nothing loads until a memory is
-    written. Inside ``held()`` changes are collected and applied once at the end
-    (one keyword flush, one embedding batch for a whole conversation or batch).
-
-    Where ``defer_flush()`` says so (a ``memex serve`` whose follower flushes the keyword
-    index now and then), a write applies its changes in memory only: searchable at once
-    through this process, on disk at the follower's next flush, and replayed from the
-    catalog's journal by any process that opens the index meanwhile. A flush costs a
-    new index generation on disk (fsyncs) at every write otherwise.
-    """
-
-    def __init__(
-        self,
-        keyword: Callable[[], KeywordSync],
-        vectors: Callable[[], VectorIndexer | None],
-        pending_deletes: Callable[[], int],
-        defer_flush: Callable[[], bool] = lambda: False,
-    ) -> None:
-        self._keyword = keyword
-        self._vectors = vectors
-        self._pending_deletes = pending_deletes
-        self._defer_flush = defer_flush
-        self._depth = 0
-        self._new: list[Fragment] = []
-        self._removed: list[str] = []
-        self._unembedded: list[Fragment] = []
-        #: Query vectors of :meth:`nearest` (``symmetric`` embedder) reused for the same text.
-        self._queried: dict[str, Sequence[float]] = {}
-
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        self._depth += 1
-        try:
-            yield
-        finally:
-            self._depth -= 1
-            if self._depth == 0:
-                self._flush()
-
-    def apply(self, new: Sequence[Fragment], removed: Sequence[str]) -> None:
-        self._new.extend(new)
-        self._removed.extend(removed)
-        self._unembedded.extend(new)
-        if self._depth == 0:
-            self._flush()
-
-    def _flush(self) -> None:
-        new, removed = self._new, self._removed
-        self._new, self._removed = [], []
-        if new or removed:
-            gone = set(removed)
-            sync = self._keyword()
-            if removed:
-                sync.keyword.delete(removed)
-            sync.keyword.add([f for f in new if f.id not in gone])
-            if self._defer_flush():
-                # In step with the journal (what others wrote too), one chunk at most: the
-                # server's follower replays the rest of a backlog between searches, and
-                # this write is searchable already (added above).
-                sync.catch_up(REPLAY_CHUNK)
-            else:
-                sync.flush()
-        self._flush_vectors(set(removed))
-
-    def _flush_vectors(self, gone: set[str] | None = None) -> None:
-        pending, self._unembedded = self._unembedded, []
-        known, self._queried = self._queried, {}
-        indexer = self._vectors()
-        if indexer is None:
-            return
-        gone = gone or set()
-        try:
-            self._pending_deletes()
-            indexer.embed([f for f in pending if f.id not in gone], known)
-        except VectorStoreUnavailableError:
-            # The memory is committed and keyword-searchable; its fragments stay without
-            # vectors in the catalog, so the next ingest or `memex backfill` embeds them.
-            pass
-
-    def nearest(
-        self, text: str, filters: SearchFilters, limit: int
-    ) -> list[tuple[str, float]] | None:
-        indexer = self._vectors()
-        if indexer is None:
-            return None
-        self._flush_vectors()  # a dream compares with memories written a moment ago
-        vector = indexer.embedder.embed_query(text)
-        if getattr(indexer.embedder, "symmetric", False):
-            self._queried[text] = vector
-        try:
-            hits = indexer.store.search(vector, limit, filters)
-        except VectorStoreUnavailableError:
-            return None  # compare by words instead, as a home without vectors does
-        return [(hit.id, hit.score) for hit in hits]
