@@ -201,7 +201,10 @@ class VectorStore(Protocol):
       ``SearchService._filtered_nearest``) before falling back to ``search``;
     - ``stored_vectors(ids) -> dict[str, list[float]]``, the vectors of those of ``ids``
       that hold one, as their float32 values (ids without one left out), which
-      ``memex export --with-vectors`` writes into the archive (without it: refused);
+      ``memex export --with-vectors`` writes into the archive (without it: refused),
+      and which a memory write reads to rank one owner's facts by cosine itself, a
+      vector held per process once read (``memex_core.services.listed_vectors``;
+      without it the store's filtered ``search`` answers);
     - ``concurrent_reads``, as for :class:`KeywordStore`.
     """
 
