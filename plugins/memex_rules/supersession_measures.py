@@ -126,6 +126,8 @@ class _Reading:
     verbs: frozenset[str]  # the stems of the measure verbs among ``low``
     heads: frozenset[tuple[str, str]]  # (word, the content word right after it): "launch party"
     pairs: frozenset[tuple[str, str]]  # every such pair, a measure noun or verb after too
+    lead: str  # the stem of an opening "X's" ("Rent's gone up"), "" without one
+    measured: str  # the stem of X in an opening "X is (down to) N" ("Platform is down to 4")
 
 
 def _values(text: str) -> dict[str, frozenset[str]]:
@@ -174,7 +176,7 @@ def _read(text: str) -> _Reading | None:
         if then.lower() not in _UNIT_WORDS  # "25 vacation days": "vacation" names the thing
     }
     low: set[str] = set()
-    first = opening = ""
+    first = opening = lead = ""
     heads: set[tuple[str, str]] = set()
     pairs: set[tuple[str, str]] = set()
     before = ""
@@ -194,10 +196,23 @@ def _read(text: str) -> _Reading | None:
             low.add(root)
         elif at == 0 and not word.endswith(("'s", "'")):
             first, opening = root, word
+        elif at == 0:
+            lead = root
     verbs = frozenset(word for word in low if word in _MEASURE_STEMS)
+    told = _MEASURED.match(text)
+    measured = stem(told.group(1)) if told else ""
     return _Reading(
-        values, frozenset(low), first, opening, verbs, frozenset(heads), frozenset(pairs)
-    )
+        values, frozenset(low), first, opening, verbs, frozenset(heads), frozenset(pairs),
+        lead, measured,
+    )  # fmt: skip
+
+
+#: An opening "X is N" ("Platform is down to 4", "Standup is at 9:45 now"): X is what is
+#: measured, a word written capitalised because it opens the sentence, not a name.
+_MEASURED = re.compile(
+    r"^\s*([A-Z][\w-]*)\s+(?:is|are|was|were)\s+(?:now\s+|currently\s+)?"
+    r"(?:(?:down|up|back)\s+to\s+|at\s+|on\s+)?[£$€]?\d"
+)
 
 
 #: Nouns of a measure itself: "Vacation allowance" names no other thing than "vacation days".
@@ -213,14 +228,15 @@ _OWNER = re.compile(
     r"husband|partner|mum|mom|dad|boss|sister|brother))\b)"
 )
 _LEAD = re.compile(r"^\s*(?i:the|my|our|their|his|her|a|an)\s+([a-z][\w-]*)(?!')\b")
+_WORD_LOWER = re.compile(r"\b[a-z][\w-]*")
 _MINE = re.compile(r"(?i)\b(?:i|i'm|i've|my|we|we're|our|us)\b")
 
 
 def _other_owner(one: str, other: str) -> bool:
     """ "Priya's rent ..." against "My rent ...": a named owner and the user's own."""
     owner = _OWNER.match(one)
-    if not owner:
-        return False
+    if not owner or (owner.group(1) or "").lower() in _WORD_LOWER.findall(other):
+        return False  # "Rent's gone up" / "Our rent is ...": a word, not an owner
     said = _OWNER.match(other)
     if said is not None:
         return said.group(0).lower() != owner.group(0).lower()
@@ -255,6 +271,9 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
     if new is None or old is None:
         return None
     common = set(new.low & old.low) | ({new.first} & old.low) | ({old.first} & new.low)
+    common |= ({new.lead} & old.low) | ({old.lead} & new.low)  # "Rent's gone up" / "our rent"
+    if new.measured and new.measured == old.measured:
+        common.add(new.measured)  # "Platform is down to 4" / "Platform is up to 7 now"
     if new.first == old.first and new.opening != old.opening:
         common.add(new.first)  # "Demo day ..." / "Demos happen ...": inflected, not a name
     if _other_owner(new_text, old_text) or _other_owner(old_text, new_text):

@@ -149,7 +149,7 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
         return date(int(groups["y"]), month, 1)
     if name == "month":
         found = date(today.year, _MONTHS[groups["m"].lower().rstrip(".")], 1)
-        if found > today and re.match(r"(?i)since|from|back", match.group(0)):
+        if found > today and re.match(r"(?i)since|back", match.group(0)):
             found = found.replace(year=today.year - 1)
         return found
     if name == "ago":

@@ -652,6 +652,8 @@ def _day(when: float) -> str:
         ("Alice moved to Oslo on 2021-09-15", "2021-09-15"),
         ("Alice has worked at Google for 5 years", "2021-03-10"),
         ("Since March, Alice works at Google", "2026-03-01"),
+        ("From January, Alice works from home", "2026-01-01"),
+        ("Since April, Alice works from home", "2025-04-01"),
         ("Alice moved to Paris in the summer of 2021", "2021-06-01"),
         ("Alice moved last month", "2026-02-01"),
         ("Alice came home yesterday", "2026-03-09"),
@@ -677,6 +679,7 @@ def test_a_text_that_names_its_time_is_valid_from_then(text: str, day: str) -> N
         "The launch moved to 2027-01-05",
         "Alice is going to Rome for two weeks",
         "Alice will move to Rome in 2030",  # later than said: a plan
+        "Rent goes up to £1,425 from April",  # said in March: the coming April, a plan's start
     ],
 )
 def test_a_text_without_its_own_time_is_valid_from_when_said(text: str) -> None:

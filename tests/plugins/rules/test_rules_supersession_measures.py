@@ -21,6 +21,10 @@ CLOSES = [
     ("We get 25 vacation days a year", "Vacation allowance is 28 days from 2024"),
     ("I weigh 92kg", "Weighed in at 85kg this morning, down 7"),
     ("The shop just hit 1,000 followers", "5k followers now for the shop"),
+    # the thing opens the sentence: capitalised there, still a word ("Platform is", "Rent's")
+    ("Platform is down to 4 after the layoffs", "Platform is up to 7 now that Ana joined"),
+    ("Our rent is £1,350", "Rent's gone up again, to £1,425 a month"),
+    ("Their rent is £1,350", "Rent's gone up to £1,425"),
     # an event under a shorter or another name, told with another day, time or frequency
     ("We release on Tuesdays", "Releases go out on Thursdays now"),
     ("We hold a retro at the end of every sprint", "Retros are monthly these days"),
@@ -49,6 +53,9 @@ STAYS = [
     # a shared name is not a shared thing
     ("Ravi's standup is on Mondays", "Ravi's gym class is on Tuesdays now"),
     ("Sarah swims on Tuesdays", "Sarah runs on Thursdays now"),
+    ("Ravi is on call 2 weeks a month", "Ravi is in the office 3 days a week now"),
+    ("Platform is down to 4 engineers", "Search is up to 7 engineers now"),
+    ("Priya's rent is £900", "Rent's gone up to £1,000"),
     # a word the earlier fact names a part or an event of ("the launch party")
     ("The launch party is on May 3", "Launch moved to June 1"),
     ("The book club meets on Mondays", "Club membership is £40 now"),
