@@ -455,10 +455,14 @@ class VectorIndexer:
         return done
 
     def embed(
-        self, fragments: list[Fragment], known: Mapping[str, Sequence[float]] | None = None
+        self,
+        fragments: list[Fragment],
+        known: Mapping[str, Sequence[float]] | None = None,
+        stored: Callable[[Sequence[Fragment], Sequence[Sequence[float]]], None] | None = None,
     ) -> int:
         """Embed and store these fragments now (memory writes; ingest uses ``backfill``).
-        A fragment whose text is in ``known`` (text -> vector) takes that vector instead."""
+        A fragment whose text is in ``known`` (text -> vector) takes that vector instead.
+        ``stored`` is told the fragments and their vectors once the store holds them."""
         if not fragments:
             return 0
         self.check_compatible()
@@ -469,6 +473,8 @@ class VectorIndexer:
         fresh = iter(self.embedder.embed_documents(todo) if todo else ())
         vectors = [known[t] if t in known else next(fresh) for t in texts]
         self.store.upsert(fragments, vectors)
+        if stored is not None:
+            stored(fragments, vectors)
         self.catalog.mark_embedded([f.id for f in fragments], self.embedder.name)
         return len(fragments)
 

@@ -10,8 +10,8 @@ the listed fragments' vectors are read from the store by id (its optional
 over so few vectors answers.
 
 Reading ~200 vectors by id costs chroma about as much as the search (~13 ms), so the
-vectors read are held (:class:`ListedVectors`): the next write for that owner reads only
-the fragments written since. A fragment's vector does not change while its id stands (the
+vectors read are held (:class:`ListedVectors`), with those this process stores itself: the
+next write for that owner reads only what other processes wrote since. A fragment's vector does not change while its id stands (the
 id is derived from its content, and a process embeds with one embedder); a store that was
 cleared or re-embedded by another embedder is noticed by the vectors' dimension, and vectors
 held for another store or embedder are dropped (:meth:`ListedVectors.held_for`).
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memex_core.domain import VectorStore
+from memex_core.domain import Fragment, VectorStore
 
 #: The most listed fragments ranked here; a filter passing more is left to the store.
 LISTED_MAX = 1000
@@ -43,6 +43,14 @@ class ListedVectors:
         those held for another store or embedder are dropped."""
         if self._source != (store, embedder):
             self._held, self._source = {}, (store, embedder)
+
+    def hold(self, fragments: Sequence[Fragment], vectors: Sequence[Sequence[float]]) -> None:
+        """Hold the vectors just stored for ``fragments`` (a memory write's own), so the
+        next nearest search need not read them back."""
+        if len(self._held) + len(fragments) > HELD_MAX:
+            self._held = {}
+        for fragment, vector in zip(fragments, vectors, strict=True):
+            self._held[fragment.id] = np.asarray(vector, dtype=np.float32).reshape(-1)
 
     def nearest(
         self, store: VectorStore, query: Sequence[float], ids: Sequence[str], limit: int

@@ -109,7 +109,9 @@ class MemoryIndexUpdater:
         gone = gone or set()
         try:
             self._pending_deletes()
-            indexer.embed([f for f in pending if f.id not in gone], known)
+            # What this process stored, the listed vectors hold without reading it back.
+            self._listed.held_for(indexer.store, embedder_signature(indexer.embedder))
+            indexer.embed([f for f in pending if f.id not in gone], known, self._listed.hold)
         except VectorStoreUnavailableError:
             # The memory is committed and keyword-searchable; its fragments stay without
             # vectors in the catalog, so the next ingest or `memex backfill` embeds them.

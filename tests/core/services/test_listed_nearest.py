@@ -151,3 +151,17 @@ def test_the_catalog_lists_what_the_filters_pass(home_of_facts: Memex) -> None:
     fragments = catalog.get_many(every)
     assert listed == [i for i in every if filters.matches(fragments[i])]
     assert catalog.fragment_ids_matching(filters, 3) == listed[:3]
+
+
+def test_what_this_process_stores_is_held_without_reading_it_back(home_of_facts: Memex) -> None:
+    indexes = home_of_facts.memory_indexes()
+    held = indexes._listed._held
+    before = set(held)
+    home_of_facts.remember("Alice keeps bees on Sundays", user="alice", at=T0 + 400 * DAY)
+    new = set(held) - before
+    assert new  # the new fact's fragment, held as stored
+    indexer = indexes._vectors()
+    assert indexer is not None
+    stored = indexer.store.stored_vectors(sorted(new))  # type: ignore[attr-defined]
+    for key, vector in stored.items():
+        assert np.allclose(held[key], vector)
