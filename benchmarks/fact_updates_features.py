@@ -34,6 +34,8 @@ NAMES = (
     "dated_new",  # B's own words date it earlier than it was said (a fact told late)
     "same_attribute",  # the rules read the same attribute in both (a partial reading)
     "unsure",  # the rules found the same subject but could not compare the two
+    "adds_new",  # B adds beside A ("too", "as well", "also", "another", "both")
+    "new_opener",  # B opens with a name A does not hold (another person's fact)
 )
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,:]\d+)?")
@@ -66,6 +68,8 @@ _FUTURE = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d")
+_ADDS = re.compile(r"\b(?:too|as\s+well|also|another|both|either|second)\b", re.IGNORECASE)
+_OPENER = re.compile(r"^(?:(?:Mrs?|Ms|Dr)\.?\s+)?([A-Z][a-z]+)")
 _DATED = 12 * 3600.0  # as the rules judge: a fact dated less than this before it was said
 
 
@@ -126,7 +130,17 @@ def features(
         float(new_dated),
         float(bool(_attributes(old) & _attributes(new))),
         float(unsure),
+        float(bool(_ADDS.search(new))),
+        float(_new_opener(old, new)),
     ]
+
+
+def _new_opener(old: str, new: str) -> bool:
+    """ "Dev is vice-captain" against "Marcus is captain": B's opening name is not in A."""
+    match = _OPENER.match(new.strip())
+    if not match or match.group(1).lower() in _STOP:
+        return False
+    return match.group(1).lower() not in old.lower()
 
 
 def dated(valid_from: float, said_at: float) -> bool:
