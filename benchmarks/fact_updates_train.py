@@ -21,22 +21,25 @@ Findings (2026-11-28, rules at 551e559; not shipped). Rules alone -> rules OR mo
 updates closed exactly, with the wrong closings of rules OR model:
 
 - written + LoCoMo -> broad (the proxy for fresh): 109/166 -> 114/166 (+5, 0.657 -> 0.687),
-  late 0/39, unrelated 0/117 (threshold 0.98). Looser thresholds gain more but close
+  late 0/39, unrelated 0/117 (threshold 0.985). Looser thresholds gain more but close
   wrongly: 0.72 gives 128/166 at 5.1% wrong, 0.30 gives 137/166 at 9.6% wrong (late and
   unrelated cases with a wrong closing).
-- broad + LoCoMo -> written: 396/396 -> 396/396 (no threshold met the target in training).
-- 5-fold by case over all: 516/579 -> 523/579 (+7), late 0/119, unrelated 3/525 closed
-  (the rules close 0; two folds over 0, one at 1.8%, over the 1% target); in three of the
-  five folds no threshold met the target in training, so the model closed nothing.
+- broad + LoCoMo -> written: 396/396 -> 396/396 (threshold 0.99), 0 wrong.
+- 5-fold by case over all: 516/579 -> 525/579 (+9, every gain a broad case), late 0/119,
+  unrelated 3/525 closed where the rules close 0 (folds 1 and 2: 1/106, 2/111 = 1.8%, over
+  the 1% target): "Dev is vice-captain at Riverside now" closed "Marcus is captain at
+  Riverside Cricket Club", "Tariq's best friend moved to Zurich" closed "Tariq now lives in
+  Vienna", "Mrs Dunmore is treasurer of the residents' association now" closed "Colin chairs
+  the residents' association".
 - Gradient-boosted depth-2 trees (numpy, 60 rounds; the first 16 features) instead:
   broad +0, 5-fold +4 with 0 wrong, written 1/384 unrelated closed.
-- Features: 0.094 ms a pair, read cold (well under the 1 ms budget of ``remember``).
+- Features: 0.06-0.25 ms a pair, read cold, by load (under the 1 ms budget of ``remember``).
 
 So at the precision ``remember`` needs (wrong closings <= 1%, 0 on unrelated pairs) the
 model adds about 3 points on broad and adds wrong closings elsewhere: no honest gain, not
 shipped. Its wrong closings at looser thresholds are another person's or another measure's
 fact in the same words ("Priya's husband works at Monzo as well" / "Priya works at Monzo",
-"My 10k PB is 46:30" / "My 5k PB is 21:48", "Dev is vice-captain at Riverside now"): telling
+"My 10k PB is 46:30" / "My 5k PB is 21:48", "Tariq's best friend moved to Zurich"): telling
 those apart needs a reading of what changed, of whom, not word overlap and cues.
 """
 
@@ -194,7 +197,9 @@ def wrong_share(outcomes: Sequence[Outcome]) -> float:
     return sum(bool(o.wrong) for o in group) / max(len(group), 1)
 
 
-THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.30, 0.99, 0.02))
+#: Fine near the top: the target is met only there.
+_TOP = (0.985, 0.99, 0.993, 0.996, 0.998, 0.999)
+THRESHOLDS = (*(round(t, 2) for t in np.arange(0.30, 0.98, 0.02)), *_TOP)
 
 
 def pick_threshold(preps: Sequence[Prepared], target: float, folds: int = 3) -> float:
