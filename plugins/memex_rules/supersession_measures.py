@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memex_rules.rules_text import word_set
+from memex_rules.wording import NUMBERS
 
 _DAYS = {
     "mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday",
@@ -57,7 +58,8 @@ _UNIT_WORDS = word_set(
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DIGIT_OR_DAY = re.compile(
-    r"(?i)\d|\b(?:mon|tue|wed|thu|fri|sat|sun|daily|weekly|fortnightly|biweekly|monthly|"
+    r"(?i)\d|\b(?:dozen|couple|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|twenty|thirty|forty|fifty|hundred|mon|tue|wed|thu|fri|sat|sun|daily|weekly|fortnightly|biweekly|monthly|"
     r"quarterly|yearly|annually|every|noon|midday|midnight)"
 )
 
@@ -127,7 +129,28 @@ class _Reading:
     heads: frozenset[tuple[str, str]]  # (word, the content word right after it): "launch party"
     pairs: frozenset[tuple[str, str]]  # every such pair, a measure noun or verb after too
     lead: str  # the stem of an opening "X's" ("Rent's gone up"), "" without one
+    counted: frozenset[str]  # the stems of nouns right after a count ("4 coffees")
     measured: str  # the stem of X in an opening "X is (down to) N" ("Platform is down to 4")
+
+
+_NUMBER_WORDS = NUMBERS | {"thirty": "30", "forty": "40", "fifty": "50", "hundred": "100"}
+#: A count in words before what it counts: "four coffees", "down to four", "a dozen eggs",
+#: "a couple of drinks"; not "one of", "the one", "no one", "one day", "one more".
+_IN_WORDS = re.compile(
+    r"(?i)(?<!\bthe\s)(?<!\bthis\s)(?<!\bthat\s)(?<!\bno\s)(?<!\bany\s)(?<!\bevery\s)"
+    r"(?<!\beach\s)(?<!\bwhich\s)\b(?P<n>(?:half\s+)?a\s+dozen|a\s+couple(?=\s+of\b)|"
+    r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"forty|fifty|a\s+hundred|hundred)\b(?!\s+(?:of|another|more|day|time|way|another)\b)(?!-)"
+)
+
+
+def _in_digits(match: re.Match[str]) -> str:
+    said = " ".join(match["n"].lower().split())
+    if said.endswith("dozen"):
+        return "6" if said.startswith("half") else "12"
+    if said == "a couple":
+        return "2"
+    return _NUMBER_WORDS[said.removeprefix("a ")]
 
 
 def _values(text: str) -> dict[str, frozenset[str]]:
@@ -150,6 +173,7 @@ def _values(text: str) -> dict[str, frozenset[str]]:
         else:
             value = " ".join(match["often"].lower().split())
         found.setdefault("when", set()).add(value)
+    rest = _IN_WORDS.sub(_in_digits, rest)
     for match in _COUNT.finditer(rest):
         number, unit = match["n"].replace(",", ""), match["unit"].lower()
         if _YEAR.match(number) and not unit:
@@ -170,10 +194,14 @@ def _read(text: str) -> _Reading | None:
     if not values:
         return None
     words = _WORD.findall(_MONEY.sub(" ", text))
+    after_counts = _UNIT.findall(_IN_WORDS.sub(_in_digits, text))
     units = {
         stem(unit)
-        for unit, then in _UNIT.findall(text)
+        for unit, then in after_counts
         if then.lower() not in _UNIT_WORDS  # "25 vacation days": "vacation" names the thing
+    }
+    counted = {  # "4 coffees", "three cats": what is counted, not a unit of measure
+        stem(unit) for unit, _ in after_counts if len(unit) >= 4 and unit.lower() not in _STOP
     }
     low: set[str] = set()
     first = opening = lead = ""
@@ -203,7 +231,7 @@ def _read(text: str) -> _Reading | None:
     measured = stem(told.group(1)) if told else ""
     return _Reading(
         values, frozenset(low), first, opening, verbs, frozenset(heads), frozenset(pairs),
-        lead, measured,
+        lead, frozenset(counted), measured,
     )  # fmt: skip
 
 
@@ -228,12 +256,29 @@ _OWNER = re.compile(
     r"husband|partner|mum|mom|dad|boss|sister|brother))\b)"
 )
 _LEAD = re.compile(r"^\s*(?i:the|my|our|their|his|her|a|an)\s+([a-z][\w-]*)(?!')\b")
+#: Someone or something named: a capitalised word past the first, or an opening one told of
+#: in the third person ("Ana has 3 cats", "Tom's kids eat 2 eggs").
+_NAMED = re.compile(r"\s[A-Z][a-z]|^\s*[A-Z][a-z][\w-]*(?:'s\s+\w+)?\s+\w+s\b")
+#: An opening name told of in the third person: "Ana eats", "Ana has".
+_DOER = re.compile(r"^\s*([A-Z][a-z][\w-]*)\s+(?!is\b|was\b)\w+s\b")
 _WORD_LOWER = re.compile(r"\b[a-z][\w-]*")
 _MINE = re.compile(r"(?i)\b(?:i|i'm|i've|my|we|we're|our|us)\b")
 
 
+def _one_teller(one: str, other: str) -> bool:
+    """Whether both facts are the user's (or the team's) own, or open with the same word."""
+    mine = [bool(_MINE.search(text)) or not _NAMED.search(text) for text in (one, other)]
+    if all(mine):
+        return True
+    return one.split()[:1] == other.split()[:1] and one[:1].isupper()
+
+
 def _other_owner(one: str, other: str) -> bool:
-    """ "Priya's rent ..." against "My rent ...": a named owner and the user's own."""
+    """ "Priya's rent ..." against "My rent ...", "Ana eats 3 eggs" against "I eat 2 eggs":
+    a named owner (or doer) and the user's own."""
+    doer = _DOER.match(one)
+    if doer and doer.group(1).lower() not in _WORD_LOWER.findall(other):
+        return bool(_MINE.search(other)) and not _DOER.match(other)
     owner = _OWNER.match(one)
     if not owner or (owner.group(1) or "").lower() in _WORD_LOWER.findall(other):
         return False  # "Rent's gone up" / "Our rent is ...": a word, not an owner
@@ -272,6 +317,8 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
         return None
     common = set(new.low & old.low) | ({new.first} & old.low) | ({old.first} & new.low)
     common |= ({new.lead} & old.low) | ({old.lead} & new.low)  # "Rent's gone up" / "our rent"
+    if _one_teller(new_text, old_text):  # "I drink four coffees" / "Cut back to one coffee"
+        common |= new.counted & old.counted  # but not "I have 2 cats" / "Ana has 3 cats"
     if new.measured and new.measured == old.measured:
         common.add(new.measured)  # "Platform is down to 4" / "Platform is up to 7 now"
     if new.first == old.first and new.opening != old.opening:

@@ -81,6 +81,16 @@ _NOT_NAMES = word_set(
 )
 
 
+#: A word every state's pattern contains one of.
+_TRIGGERS = word_set(
+    "single dating seeing going relationship engaged popped married hitched knot husband wife "
+    "separated split broke broken divorced divorce ill sick unwell poorly hospital chemo "
+    "chemotherapy radiotherapy dialysis diagnosed recovering mend discharged convalescing "
+    "all-clear clear remission cancer-free recovered health fit"
+)
+_WORDS = re.compile(r"[a-z][a-z-]*")
+
+
 @dataclass(frozen=True)
 class _Reading:
     chain: str
@@ -91,6 +101,8 @@ class _Reading:
 @lru_cache(maxsize=8192)
 def _read(text: str) -> _Reading | None:
     text = text[:400]
+    if _TRIGGERS.isdisjoint(_WORDS.findall(text.lower())):
+        return None  # most facts name no state: one pass over their words
     if _OTHER.search(text) or _NOT_HELD.search(text):
         return None
     found = {tuple(name.split("__", 1)) for name in _states(text)}

@@ -25,6 +25,11 @@ CLOSES = [
     ("Platform is down to 4 after the layoffs", "Platform is up to 7 now that Ana joined"),
     ("Our rent is £1,350", "Rent's gone up again, to £1,425 a month"),
     ("Their rent is £1,350", "Rent's gone up to £1,425"),
+    # a count in words, and the same thing counted by the same teller
+    ("I drink about four coffees a day", "Cut back to one coffee in the morning"),
+    ("The platform team is six engineers", "The platform team is down to four"),
+    ("We have a dozen hens", "We're down to 8 hens now"),
+    ("I have 2 cats", "I have 3 cats now"),
     # an event under a shorter or another name, told with another day, time or frequency
     ("We release on Tuesdays", "Releases go out on Thursdays now"),
     ("We hold a retro at the end of every sprint", "Retros are monthly these days"),
@@ -56,6 +61,11 @@ STAYS = [
     ("Ravi is on call 2 weeks a month", "Ravi is in the office 3 days a week now"),
     ("Platform is down to 4 engineers", "Search is up to 7 engineers now"),
     ("Priya's rent is £900", "Rent's gone up to £1,000"),
+    # the same thing counted by someone else, or "one" that is no count
+    ("I have 2 cats", "Ana has 3 cats now"),
+    ("I eat 2 eggs a day", "Ana eats 3 eggs a day now"),
+    ("I have 2 cats", "Tom's kids have 3 cats now"),
+    ("I drink four coffees a day", "One of my coffees is decaf now"),
     # a word the earlier fact names a part or an event of ("the launch party")
     ("The launch party is on May 3", "Launch moved to June 1"),
     ("The book club meets on Mondays", "Club membership is £40 now"),
