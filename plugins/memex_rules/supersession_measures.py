@@ -20,7 +20,13 @@ team is 4 engineers now") share only the unit, which does not count. A shared wo
 modifies a head the other fact does not name ("the launch party", "our standup notes"), two
 kinds of it ("Sprint planning" / "Release planning"), another owner ("Priya's rent" / "My
 rent"), another thing named first ("The bus ..." / "The train ...") or a second count that
-differs ("5k PB" / "10k PB") keep the earlier fact open. The reading is a few
+differs ("5k PB" / "10k PB") keep the earlier fact open.
+
+Counts may be in words ("down to four", "a dozen", "a couple of"); the noun counted ("4
+coffees" / "one coffee") is a shared word when both facts have one teller (the user's own, or
+the same opening word); a word that opens the sentence ("Platform is down to 4", "Rent's gone
+up") is a word, not a name; two names of one price ("membership" / "fee", "allowance" /
+"stipend") are one word when one of the facts names nothing else. The reading is a few
 regular expressions and word sets per text, cached.
 """
 
@@ -210,6 +216,7 @@ def _read(text: str) -> _Reading | None:
     before = ""
     for at, word in enumerate(words):
         root = stem(word)
+        root = _PRICE_NAMES.get(root, root)
         if word.lower() in _STOP or len(root) < 2 or root in units:
             before = ""
             continue
@@ -251,6 +258,13 @@ _MEASURE_NOUNS = frozenset(
         "goal date"
     )
 )
+#: Names of one price or payment, read as one word: "membership" is the club's "fee".
+_PRICE_NAMES = {
+    stem(word): stem(group.split()[0])
+    for group in ("fee fees membership subscription", "allowance stipend")
+    for word in group.split()
+}
+_PRICES = frozenset(_PRICE_NAMES.values())
 _OWNER = re.compile(
     r"^\s*(?:(?i:the|my|our)\s+)?(?:([A-Z][\w-]*)'s\b|((?i:kids|children|son|daughter|wife|"
     r"husband|partner|mum|mom|dad|boss|sister|brother))\b)"
@@ -335,6 +349,8 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
     shared = {word for word in shared if not _two_kinds(word, new, old)}
     if not shared:
         return None
+    if shared <= _PRICES and all((r.low | {r.first}) - shared - {""} for r in (new, old)):
+        return None  # "The gym membership is £40" / "The club's fee is £310": two prices
     if shared <= new.verbs | old.verbs and (new.low - new.verbs) != (old.low - old.verbs):
         return None  # "The gym opens at 6" / "The pool opens at 7 now": two things open
     kinds = [kind for kind, values in new.values.items() if old.values.get(kind, values) != values]

@@ -30,6 +30,9 @@ CLOSES = [
     ("The platform team is six engineers", "The platform team is down to four"),
     ("We have a dozen hens", "We're down to 8 hens now"),
     ("I have 2 cats", "I have 3 cats now"),
+    # two names of one price, one of them told of nothing else
+    ("Membership went up to £275", "The club's annual fee is £310 now"),
+    ("On-call allowance went up to £250 a week", "The on-call stipend is now £300 a week"),
     # an event under a shorter or another name, told with another day, time or frequency
     ("We release on Tuesdays", "Releases go out on Thursdays now"),
     ("We hold a retro at the end of every sprint", "Retros are monthly these days"),
@@ -66,6 +69,10 @@ STAYS = [
     ("I eat 2 eggs a day", "Ana eats 3 eggs a day now"),
     ("I have 2 cats", "Tom's kids have 3 cats now"),
     ("I drink four coffees a day", "One of my coffees is decaf now"),
+    # two names of one price, each told of its own thing
+    ("The gym membership is £40 a month", "The club's annual fee is £310 now"),
+    ("My Netflix subscription is £11", "The gym fee went up to £13"),
+    ("Our AWS fee is $400", "The Slack subscription went up to $500"),
     # a word the earlier fact names a part or an event of ("the launch party")
     ("The launch party is on May 3", "Launch moved to June 1"),
     ("The book club meets on Mondays", "Club membership is £40 now"),
