@@ -1,5 +1,6 @@
 """Benchmark 21's end-to-end level alone, on the tuning splits (dev, test, broad; never
-fresh), for recall's switches: ``[search] newer_first`` and ``floor_kin`` off and on.
+fresh), for recall's switches: ``[search] newer_first``, ``floor_kin`` and ``floor_near``
+off and on (``nonear``: the first two on, the third off).
 
 Each variant is one home (the rules judge, MiniLM + Chroma with the facts' vectors from the
 bench cache) holding every case of the splits asked; figures per split: current on top,
@@ -31,10 +32,11 @@ from benchmarks.fact_updates_memex import accuracy, asked_on_top, empty, run_hom
 from memex_core.api import Memex
 
 VARIANTS = {
-    "off": "[search]\nnewer_first = false\nfloor_kin = false\n",
-    "newer": "[search]\nnewer_first = true\nfloor_kin = false\n",
-    "kin": "[search]\nnewer_first = false\nfloor_kin = true\n",
-    "on": "[search]\nnewer_first = true\nfloor_kin = true\n",
+    "off": "[search]\nnewer_first = false\nfloor_kin = false\nfloor_near = false\n",
+    "newer": "[search]\nnewer_first = true\nfloor_kin = false\nfloor_near = false\n",
+    "kin": "[search]\nnewer_first = false\nfloor_kin = true\nfloor_near = false\n",
+    "nonear": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = false\n",
+    "on": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\n",
 }
 
 

@@ -165,6 +165,19 @@ def agree(keyword_share: float | None, similarity: float | None, floor: float) -
     )
 
 
+def near_floor(floor: float) -> float:
+    """The least similarity to the query at which a memory fact under ``floor`` is kept
+    beside a fact of its owner that the floor kept: the band of :func:`agree`
+    (:data:`AGREEMENT_BELOW_FLOOR`), chosen for documents, not on memory's questions.
+
+    Facts and the questions asked of them are short, and MiniLM puts the fact that answers
+    an as-of question ("Where is our code hosted?": "In 2022 we kept everything on
+    GitLab") a little under a floor calibrated on chat turns, while the owner's current
+    fact clears it. Only a search where something was kept can gain one: a question about
+    nothing (nonsense, another topic) still gets nothing, so abstention is unchanged."""
+    return floor - AGREEMENT_BELOW_FLOOR
+
+
 def select(
     candidates: Sequence[tuple[float | None, float | None]], floor: float | None
 ) -> list[str | None]:
@@ -208,6 +221,7 @@ __all__ = [
     "agree",
     "judge",
     "keyword_share",
+    "near_floor",
     "parse_floor_setting",
     "select",
 ]

@@ -19,6 +19,7 @@ from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import MEMORY_SOURCE, OPERATOR, Actor, Scope
 from memex_core.domain.memory.timestamps import HeldAt
 from memex_core.domain.relevance import SETTING as FLOOR_SETTING_NAME
+from memex_core.domain.relevance import near_floor
 from memex_core.domain.search_options import MODES, SearchOptions, make_filters
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
@@ -300,11 +301,19 @@ class Reader:
             return service.keyword(query, limit, filters)
         if mode == "semantic":
             return service.semantic(query, limit, filters, min_score, query_vector, floor)
-        kin = None
+        kin = near = None
         memory_only = filters.source_kinds == (MEMORY_SOURCE,)
         if memory_only and self._parts.config.search_setting("floor_kin", True):
             kin = MUTUAL_SIMILARITY
-        return service.hybrid(query, limit, filters, weight, query_vector, floor, answers, kin)
+        if (
+            memory_only
+            and floor is not None
+            and self._parts.config.search_setting("floor_near", True)
+        ):
+            near = near_floor(floor)
+        return service.hybrid(
+            query, limit, filters, weight, query_vector, floor, answers, kin, near
+        )
 
     def conversation(self, conversation_id: str) -> list[Fragment]:
         """See ``Memex.conversation``."""

@@ -193,6 +193,7 @@ class SearchService:
         floor: float | None = None,
         answers: Answers | None = None,
         kin: float | None = None,
+        near: float | None = None,
     ) -> SearchResults:
         """``query_vector`` may be passed when the caller already embedded the query.
         ``answers`` (a memory search whose question the supersession judge reads) picks the
@@ -208,7 +209,9 @@ class SearchService:
         in for it are shown as they are. ``kin`` (a search of memory only): a memory fact
         under the floor whose vector has at least this cosine with a kept fact of its owner
         is kept too, after those with evidence of their own
-        (:func:`memex_core.services.newer_first.kin_kept`)."""
+        (:func:`memex_core.services.newer_first.kin_kept`); ``near`` (a search of memory
+        only): so is one whose own similarity to the query is at least this
+        (:func:`memex_core.domain.relevance.near_floor`) when a fact of its owner was kept."""
         if not 0.0 <= semantic_weight <= 1.0:
             raise ValueError("semantic_weight must be between 0 and 1")
         depth = max(limit, self.candidate_depth)
@@ -263,8 +266,9 @@ class SearchService:
             for h, label in zip(fused, labels, strict=True)
         ]
         kindred: set[str] = set()
-        if kin is not None and floor is not None and None in labels and any(labels):
-            kindred = self._kin(fused, labels, kin)
+        beside = kin is not None or near is not None
+        if beside and floor is not None and None in labels and any(labels):
+            kindred = self._kin(fused, labels, kin, near)
             labels = [
                 EVIDENCE_SEMANTIC if label is None and h.id in kindred else label
                 for h, label in zip(fused, labels, strict=True)
@@ -297,9 +301,15 @@ class SearchService:
         return out if failure is None else self._fell_back(out, "hybrid", failure)
 
     def _kin(
-        self, fused: Sequence[FusedHit], labels: list[str | None], similarity: float
+        self,
+        fused: Sequence[FusedHit],
+        labels: list[str | None],
+        similarity: float | None,
+        near: float | None = None,
     ) -> set[str]:
-        """The candidates under the floor kept as kin of a kept memory fact."""
+        """The candidates under the floor kept beside a kept memory fact of their owner: as
+        its kin (``similarity``: their vectors' cosine) or near the floor (``near``: their
+        own similarity to the query)."""
         # The best KIN_DEPTH candidates only: a fact far down both lists stays out, and the
         # catalog and the vector store are asked about a few ids, not the whole depth.
         head = list(zip(fused, labels, strict=True))[:KIN_DEPTH]
@@ -310,7 +320,20 @@ class SearchService:
             for h, label in head
             if h.id in fragments
         ]
-        return kin_kept(candidates, handed if callable(handed) else None, similarity)
+        found = set()
+        if similarity is not None:
+            found = kin_kept(candidates, handed if callable(handed) else None, similarity)
+        if near is not None:
+            owners = {owner for _, owner, kept in candidates if kept}
+            found |= {
+                h.id
+                for h, label in head
+                if label is None
+                and h.id in fragments
+                and fragments[h.id].owner in owners
+                and (h.scores.get(SEMANTIC) or -1.0) >= near
+            }
+        return found
 
     def _reranked(
         self, query: str, kept: list[tuple[FusedHit, str]], depth: int
