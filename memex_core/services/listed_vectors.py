@@ -11,10 +11,11 @@ over so few vectors answers.
 
 Reading ~200 vectors by id costs chroma about as much as the search (~13 ms), so the
 vectors read are held (:class:`ListedVectors`), with those this process stores itself: the
-next write for that owner reads only what other processes wrote since. A fragment's vector does not change while its id stands (the
-id is derived from its content, and a process embeds with one embedder); a store that was
-cleared or re-embedded by another embedder is noticed by the vectors' dimension, and vectors
-held for another store or embedder are dropped (:meth:`ListedVectors.held_for`).
+next write for that owner reads only what other processes wrote since. A fragment's vector
+does not change while its id stands (the id is derived from its content, and a process
+embeds with one embedder); a store that was cleared or re-embedded by another embedder is
+noticed by the vectors' dimension, and vectors held for another store or embedder are
+dropped (:meth:`ListedVectors.held_for`).
 """
 
 from __future__ import annotations
