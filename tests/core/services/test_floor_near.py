@@ -60,3 +60,16 @@ def test_a_question_about_nothing_in_a_home_of_facts_answers_nothing(tmp_path: P
         for question in ("zzqx vvkw", "How big can the giant squid get?", "qqplm"):
             assert _texts(mx, question) == []
             assert _texts(mx, question, as_of="2023-11-20") == []
+
+
+def test_a_fact_near_the_floor_stays_only_beside_a_kept_fact_of_its_own_owner(
+    tmp_path: Path,
+) -> None:
+    with _memex(tmp_path, near=True) as mx:
+        mx.remember(GITHUB, user="u", at=T0)
+        mx.remember(GITLAB, user="u", at=T0)
+        mx.remember("Where our repos lived: Bitbucket", user="bob", at=T0)
+        # an operator's search of every owner's memory: u's near fact stays beside u's kept
+        # one, bob's (as near the question) has no kept fact of bob's beside it
+        found = mx.search(QUESTION, "hybrid", 10, source="memory", time_phrases=False)
+        assert [r.fragment.content for r in found.results] == [GITHUB, GITLAB]
