@@ -116,6 +116,11 @@ _MEASURE_VERBS = word_set(
 )
 
 
+def _a_verb(word: str) -> bool:
+    """ "upgraded", "slipped": a verb told of the word before, not a head it modifies."""
+    return len(word) > 4 and word.islower() and word.endswith("ed")
+
+
 def stem(word: str) -> str:
     """ "retros" and "retro", "hiring" and "hire", "meetings" and "meet": one stem."""
     word = word.lower().removesuffix("'s").rstrip("'")
@@ -222,8 +227,13 @@ def _read(text: str) -> _Reading | None:
             continue
         if before:
             pairs.add((before, root))
-        if before and root not in _MEASURE_STEMS and root not in _MEASURE_NOUNS:
-            heads.add((before, root))
+        if (
+            before
+            and root not in _MEASURE_STEMS
+            and root not in _MEASURE_NOUNS
+            and not _a_verb(word)
+        ):
+            heads.add((before, root))  # "launch party"; not "Cluster upgraded": a verb
         before = root
         if word.isupper() and len(word) >= 2:
             low.add(root)  # "PB", "GP": an acronym, not a name

@@ -30,6 +30,8 @@ CLOSES = [
     ("The platform team is six engineers", "The platform team is down to four"),
     ("We have a dozen hens", "We're down to 8 hens now"),
     ("I have 2 cats", "I have 3 cats now"),
+    # a verb in -ed after the shared word is no head it modifies ("Cluster upgraded")
+    ("Cluster upgraded to 1.27", "cluster's on 1.29 as of yesterday"),
     # two names of one price, one of them told of nothing else
     ("Membership went up to £275", "The club's annual fee is £310 now"),
     ("On-call allowance went up to £250 a week", "The on-call stipend is now £300 a week"),
@@ -69,6 +71,7 @@ STAYS = [
     ("I eat 2 eggs a day", "Ana eats 3 eggs a day now"),
     ("I have 2 cats", "Tom's kids have 3 cats now"),
     ("I drink four coffees a day", "One of my coffees is decaf now"),
+    ("Prod cluster upgraded to 1.27", "The staging cluster is on 1.29 now"),
     # two names of one price, each told of its own thing
     ("The gym membership is £40 a month", "The club's annual fee is £310 now"),
     ("My Netflix subscription is £11", "The gym fee went up to £13"),
