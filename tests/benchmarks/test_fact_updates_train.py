@@ -56,3 +56,39 @@ def test_the_model_closes_only_over_its_threshold_where_the_rules_close_nothing(
     assert not simulate(prep, lambda i, j: 0.7, 0.8, True, True).made
     assert not simulate(prep, lambda i, j: 0.9, 0.8, True, False).made  # rules alone
     assert simulate(_case("unrelated"), lambda i, j: 0.9, 0.8, True, True).wrong == {(1, 0)}
+
+
+def _fold(name: str, rules: str, both: str, unrelated: str) -> dict:
+    def figures(exact: str, wrong: str) -> dict[str, str]:
+        return {"updates exact": exact, "late closed": "0.000 (0/10)", "unrelated closed": wrong}
+
+    return {
+        "fold": name,
+        "threshold": 0.99,
+        "train cases": 90,
+        "test cases": 30,
+        "rules": figures(rules, "0.000 (0/10)"),
+        "model": figures("0.100 (1/10)", unrelated),
+        "rules or model": figures(both, unrelated),
+        "curve (thr, updates exact, wrong share), rules or model": [(0.3, 9, 10, 0.1)],
+    }
+
+
+def test_the_stored_section_says_the_gain_and_the_wrong_closings_of_the_folds():
+    from benchmarks.fact_updates_learned import KEY, section
+
+    folds = [
+        _fold("written+locomo -> broad", "0.600 (6/10)", "0.800 (8/10)", "0.000 (0/10)"),
+        _fold("broad+locomo -> written", "1.000 (10/10)", "1.000 (10/10)", "0.000 (0/10)"),
+        _fold("5-fold by case, fold 0", "0.500 (5/10)", "0.600 (6/10)", "0.100 (1/10)"),
+        _fold("5-fold by case, fold 1", "0.500 (5/10)", "0.500 (5/10)", "0.000 (0/10)"),
+    ]
+    out = section(folds, 0.1)
+    broad, k_fold = out.checks
+    assert out.key == KEY and out.number == "21d"
+    assert broad.figure == "8/10 (0 wrong)" and broad.peer == "rules alone 6/10"
+    assert k_fold.figure == "1/20 (10.0%)" and k_fold.met is False
+    text = out.text()
+    assert "2-fold by case, summed" in text and "| 10/20 |" in text and "| 11/20 |" in text
+    assert "adds 2 of 10 broad updates" in text and "1 of 20 over the k folds" in text
+    assert "| 0/10 / 1/10 |" in text  # wrong: late / unrelated
