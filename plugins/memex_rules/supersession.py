@@ -45,6 +45,7 @@ from memex_rules.supersession_open_close import (
     trait,
 )
 from memex_rules.supersession_phases import step_taken
+from memex_rules.supersession_replaced import replaced
 from memex_rules.supersession_roles import role_changed
 from memex_rules.supersession_slots import (
     MAX_CHARS,
@@ -142,6 +143,7 @@ class RulesSupersessionJudge:
                 or measure_changed(new.text, fact.text)
                 or role_changed(new.text, fact.text)
                 or step_taken(new.text, fact.text)
+                or replaced(new.text, fact.text)
             )
             if found is not None:
                 key, reason = found

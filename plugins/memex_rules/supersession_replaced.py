@@ -1,0 +1,151 @@
+"""What a new fact says it replaced: the earlier fact that holds that thing closes.
+
+"These days I cycle in instead of driving" closes "I drive to work"; "GP swapped the ramipril
+for amlodipine" closes "I'm on ramipril for my blood pressure"; "Actually I prefer full
+paragraphs, not bullet lists" closes "Please keep your answers in bullet points"; "Ellie no
+longer opens on Tuesdays" closes "Ellie's bakery is open Tuesday to Saturday". The rule: a new
+fact that names a thing as replaced, ended or no longer so ("instead of Y", "swapped Y for",
+"replaced Y with", "switched from Y", "no more Y", "no longer Y", ", not Y", "Y was dropped",
+"finished the Y") closes an earlier fact that names Y, when the two are told of the same owner:
+
+- a content word of Y (its stem, up to the first preposition: "walks with Finn" is "walks")
+  is a word of the earlier fact;
+- the two facts share a capitalised name outside Y, or neither names a person the other does
+  not (two names, "I" beside "Tom", "I" beside "he", "my sister" beside "I" are two owners);
+- the new fact is neither a question, a plan nor a wish.
+
+One cue regular expression is tried first (most facts name no replacement), then the phrases.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from memex_rules.rules_text import word_set
+from memex_rules.supersession_measures import stem
+
+_MAX = 400
+#: A word that every replacement below holds; a text without one names nothing replaced.
+_CUE = re.compile(
+    r"(?i)\b(?:instead|swapped|swapping|replaced|replacing|switched|no\s+(?:more|longer)|not|"
+    r"dropped|ditched|scrapped|finished|completed|quit|stopped|gave)\b"
+)
+_END = r"(?=[,.;:!?()]|\s+-\s|\s+(?:and|but|so|because|as|since|now|these|anymore|any\s+more)\b|$)"
+#: The replaced thing Y, as written, in each way of naming it.
+_REPLACED = [
+    re.compile(r"(?i)\binstead\s+of\s+(?P<y>.+?)" + _END),
+    re.compile(
+        r"(?i)\b(?:swapped|swapping|replaced|replacing)\s+(?:out\s+)?(?P<y>.+?)\s+(?:for|with|to)\b"
+    ),
+    re.compile(r"(?i)\bswitched\s+(?:over\s+)?from\s+(?P<y>.+?)\s+to\b"),
+    re.compile(r"(?i)\bno\s+(?:more|longer)\s+(?!than\b)(?P<y>.+?)" + _END),
+    re.compile(r"(?i),\s+not\s+(?P<y>.+?)" + _END),
+    re.compile(
+        r"(?i)^\s*(?:the\s+|our\s+|my\s+)?(?P<y>[^,.;!?]+?)\s+(?:was|were|has\s+been|have\s+been|"
+        r"got)\s+(?:dropped|ditched|scrapped)\b"
+    ),
+    re.compile(
+        r"(?i)\b(?:finished|completed|quit|stopped|gave\s+up)\s+(?:the|my|our)\s+(?P<y>.+?)" + _END
+    ),
+]
+_NOT_HELD = re.compile(
+    r"(?i)\?|\b(?:if|might|maybe|perhaps|could|would|should|will|wants?|hoping|hope|thinking|"
+    r"considering|going\s+to|wish|unless|whether|plan|planning)\b|'ll\b"
+)
+#: Where Y stops being the thing: a preposition or a conjunction after its first word.
+_CUT = re.compile(
+    r"(?i)\s+(?:in|on|at|with|for|to|from|by|of|about|because|and|but|or|so|than|when|after|"
+    r"before|every|each)\b.*"
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_FIRST = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|me|my|mine|we|we're|we've|us|our)\b")
+_THIRD = re.compile(r"(?i)\b(?:he|she|they|him|her|his|hers|them|their)\b")
+_KIN = re.compile(
+    r"(?i)\b(?:my|our|[A-Z][a-z]+'s)\s+(?:sister|brother|mum|mom|dad|mother|father|son|daughter|"
+    r"wife|husband|partner|boyfriend|girlfriend|fianc\w*|friend|boss|neighbou?r|cousin|aunt|"
+    r"uncle|gran\w*|kids?|children|parents?|nephew|niece)\b"
+)
+#: An opening capitalised word told as the one who does something: "Ana drives", "Ana is".
+_DOER = re.compile(r"\s*[A-Z][a-z]+\s+(?:is|was|has|[a-z]+[^s\W]s)\b")
+_STOP = word_set(
+    "the a an and or but so to of for on in at by with from as is are was were be been being "
+    "has have had got get his her their our my your its it he she they we i them him this that "
+    "these those now still just day days week weeks month year time times thing things one some "
+    "any all more less very really usual new old same other way ways"
+)
+_NOT_NAMES = word_set(
+    "i i'm i've i'd the a an my our we this that these those actually please monday tuesday "
+    "wednesday thursday friday saturday sunday january february march april may june july "
+    "august september october november december"
+)
+
+
+@lru_cache(maxsize=8192)
+def _replaced(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The stems of what ``text`` names as replaced, and its words as written; or None."""
+    text = text[:_MAX]
+    if not _CUE.search(text) or _NOT_HELD.search(text):
+        return None
+    stems: set[str] = set()
+    written: set[str] = set()
+    for pattern in _REPLACED:
+        for match in pattern.finditer(text):
+            head, _, rest = match.group("y").strip().partition(" ")
+            for word in _WORD.findall(head + _CUT.sub("", " " + rest)):
+                if word.lower() in _STOP or len(word) < 3:
+                    continue
+                stems.add(stem(word))
+                written.add(word.lower().removesuffix("'s"))
+    return (frozenset(stems), frozenset(written)) if stems else None
+
+
+@lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(stem(word) for word in _WORD.findall(text[:_MAX]) if len(word) >= 3)
+
+
+@lru_cache(maxsize=8192)
+def _names(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """Capitalised words of ``text`` (lower case, "'s" dropped): all, and those after the first
+    word (an opening word may be a sentence's capital, not a name)."""
+    every, later = set(), set()
+    for at, word in enumerate(_WORD.findall(text[:_MAX])):
+        name = word.lower().removesuffix("'s")
+        if not word[:1].isupper() or name in _NOT_NAMES or (word.isupper() and len(word) <= 3):
+            continue
+        every.add(name)
+        if at > 0 or word.lower().endswith("'s") or _DOER.match(text):
+            later.add(name)
+    return frozenset(every), frozenset(later)
+
+
+def _one_owner(new_text: str, old_text: str, thing: frozenset[str]) -> bool:
+    new_all, new_later = _names(new_text)
+    old_all, old_later = _names(old_text)
+    if (new_all & old_all) - thing:
+        return True  # "Ellie no longer opens on Tuesdays" / "Ellie's bakery is open ..."
+    if bool(_KIN.search(new_text[:_MAX])) != bool(_KIN.search(old_text[:_MAX])):
+        return False
+    new_later, old_later = new_later - thing, old_later - thing
+    if new_later and old_later:
+        return False  # two people: "Tom cycles instead of driving" / "Ana drives to work"
+    new_first, old_first = bool(_FIRST.search(new_text)), bool(_FIRST.search(old_text))
+    new_third, old_third = bool(_THIRD.search(new_text)), bool(_THIRD.search(old_text))
+    if new_first and (old_later or old_third) and not old_first:
+        return False
+    return not (old_first and (new_later or new_third) and not new_first)
+
+
+def replaced(new_text: str, old_text: str) -> tuple[str, str] | None:
+    """Why ``new_text`` closes ``old_text`` by naming what the earlier fact held as replaced
+    (see the module doc), as (key, reason), or None."""
+    found = _replaced(new_text)
+    if found is None:
+        return None
+    stems, written = found
+    shared = stems & _words(old_text)
+    if not shared or not _one_owner(new_text, old_text, written):
+        return None
+    what = " ".join(sorted(shared))
+    return f"replaced: {what}", f"the new fact names {what} as replaced"
