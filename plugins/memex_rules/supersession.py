@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
 from memex_rules.supersession_kinds import kind_changed
+from memex_rules.supersession_levels import level_reached
 from memex_rules.supersession_measures import measure_changed
 from memex_rules.supersession_open_changes import shaped_changes
 from memex_rules.supersession_open_close import (
@@ -144,6 +145,7 @@ class RulesSupersessionJudge:
                 or role_changed(new.text, fact.text)
                 or step_taken(new.text, fact.text)
                 or replaced(new.text, fact.text)
+                or level_reached(new.text, fact.text)
             )
             if found is not None:
                 key, reason = found

@@ -67,7 +67,8 @@ _KIN = re.compile(
     r"uncle|gran\w*|kids?|children|parents?|nephew|niece)\b"
 )
 #: An opening capitalised word told as the one who does something: "Ana drives", "Ana is".
-_DOER = re.compile(r"\s*[A-Z][a-z]+\s+(?:is|was|has|[a-z]+[^s\W]s)\b")
+_DOER = re.compile(r"\s*[A-Z][a-z]+\s+(?:is|was|has|got|[a-z]+ed|[a-z]+[^s\W]s)\b")
+_NUMBERED = re.compile(r"\s*\d")
 _STOP = word_set(
     "the a an and or but so to of for on in at by with from as is are was were be been being "
     "has have had got get his her their our my your its it he she they we i them him this that "
@@ -110,23 +111,30 @@ def _names(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """Capitalised words of ``text`` (lower case, "'s" dropped): all, and those after the first
     word (an opening word may be a sentence's capital, not a name)."""
     every, later = set(), set()
-    for at, word in enumerate(_WORD.findall(text[:_MAX])):
+    text = text[:_MAX]
+    for at, match in enumerate(_WORD.finditer(text)):
+        word = match.group(0)
         name = word.lower().removesuffix("'s")
         if not word[:1].isupper() or name in _NOT_NAMES or (word.isupper() and len(word) <= 3):
             continue
+        if _NUMBERED.match(text, match.end()):
+            continue  # "Stage 3", "Year 7": a numbered thing, not a name
         every.add(name)
         if at > 0 or word.lower().endswith("'s") or _DOER.match(text):
             later.add(name)
     return frozenset(every), frozenset(later)
 
 
-def _one_owner(new_text: str, old_text: str, thing: frozenset[str]) -> bool:
+def one_owner(new_text: str, old_text: str, thing: frozenset[str] = frozenset()) -> bool:
+    """Whether two facts are told of one owner: a capitalised name both hold (outside
+    ``thing``), or no person the other does not name (two names, "I" beside "Tom", "I" beside
+    "he", "my sister" beside "I" are two owners)."""
     new_all, new_later = _names(new_text)
     old_all, old_later = _names(old_text)
+    if bool(_KIN.search(new_text[:_MAX])) != bool(_KIN.search(old_text[:_MAX])):
+        return False  # "Tom is single" / "Tom's brother got married"
     if (new_all & old_all) - thing:
         return True  # "Ellie no longer opens on Tuesdays" / "Ellie's bakery is open ..."
-    if bool(_KIN.search(new_text[:_MAX])) != bool(_KIN.search(old_text[:_MAX])):
-        return False
     new_later, old_later = new_later - thing, old_later - thing
     if new_later and old_later:
         return False  # two people: "Tom cycles instead of driving" / "Ana drives to work"
@@ -145,7 +153,7 @@ def replaced(new_text: str, old_text: str) -> tuple[str, str] | None:
         return None
     stems, written = found
     shared = stems & _words(old_text)
-    if not shared or not _one_owner(new_text, old_text, written):
+    if not shared or not one_owner(new_text, old_text, written):
         return None
     what = " ".join(sorted(shared))
     return f"replaced: {what}", f"the new fact names {what} as replaced"

@@ -39,6 +39,7 @@ STAYS = [
     ("Tom uses Trello", "Ana replaced Trello with Linear"),
     ("I drive to work", "He cycles in instead of driving"),
     ("I drive to work", "My sister cycles instead of driving"),
+    ("Tom drives to work", "Tom's sister cycles instead of driving"),
     # the replaced thing is not what the earlier fact names
     ("I walk the dog in Hyde Park", "I take the tram instead of the bus to Hyde Park"),
     ("I drink coffee in the morning", "I cycle instead of driving"),
