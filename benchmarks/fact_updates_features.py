@@ -4,8 +4,8 @@ to have read a slot of either (issue 30: the rules fit the wording they were wri
 these features are meant to carry over to wording nobody wrote a rule for).
 
 The study that fits a model over them and scores it beside the rules is
-``python -m benchmarks.fact_updates_train``. Not shipped: the study found no honest gain at
-the wrong-closing target (see that module).
+``python -m benchmarks.fact_updates_train``. Not shipped: the gain it found at remember's
+precision is small (section 21d of docs/benchmarks.md).
 """
 
 from __future__ import annotations

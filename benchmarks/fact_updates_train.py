@@ -13,14 +13,20 @@ Folds: train on written + LoCoMo, score on broad (the honest proxy for fresh: th
 tuned on broad, the model was not); train on broad + LoCoMo, score on written; and grouped
 5-fold by case over all three. The threshold is chosen inside the training folds (out-of-fold
 scores of an inner 3-fold) as the lowest whose wrong closings (late facts and unrelated pairs
-closed) stay at or under ``--wrong`` (default 0.5%).
+closed) stay at or under ``--wrong`` (default 0: 0.5% let 3 unrelated pairs close).
 
     python -m benchmarks.fact_updates_train [--json FILE] [--store]   # the study's figures
 
 ``--store`` stores them as section 21d of docs/benchmarks.md
 (:mod:`benchmarks.fact_updates_learned`).
 
-Findings (2026-11-28, rules at 551e559; not shipped; at ecd2430 broad reads 110 -> 115 and
+Findings at the default target 0 (2026-11-28, rules at 8b7602e; section 21d): broad 110 ->
+115/166 and the 5-fold 517 -> 523/579 with no wrong closing on any held-out fold (written
+396/396, 0 wrong): a small gain at remember's precision, not shipped yet (see section 21d).
+At 24d654b (the rules' replaced reading) the rules read 118/166 and 525/579, and the model
+adds only 2 and 3 (0 wrong): its gain shrinks as the rules grow.
+
+Findings at a 0.5% target (2026-11-28, rules at 551e559; at ecd2430 broad reads 110 -> 115 and
 the 5-fold 517 -> 526, the same 3 unrelated closings: section 21d has the current run).
 Rules alone -> rules OR model, updates closed exactly, with the wrong closings of rules OR
 model:
@@ -40,9 +46,9 @@ model:
   broad +0, 5-fold +4 with 0 wrong, written 1/384 unrelated closed.
 - Features: 0.06-0.25 ms a pair, read cold, by load (under the 1 ms budget of ``remember``).
 
-So at the precision ``remember`` needs (wrong closings <= 1%, 0 on unrelated pairs) the
-model adds about 3 points on broad and adds wrong closings elsewhere: no honest gain, not
-shipped. Its wrong closings at looser thresholds are another person's or another measure's
+So at a 0.5% target the model adds about 3 points on broad and wrong closings elsewhere;
+at target 0 (the default since) the same 3 points on broad with none: small, not shipped yet.
+Its wrong closings at looser thresholds are another person's or another measure's
 fact in the same words ("Priya's husband works at Monzo as well" / "Priya works at Monzo",
 "My 10k PB is 46:30" / "My 5k PB is 21:48", "Tariq's best friend moved to Zurich"): telling
 those apart needs a reading of what changed, of whom, not word overlap and cues.
@@ -306,7 +312,7 @@ def embed(all_cases: Sequence[Case]) -> dict[str, np.ndarray]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--wrong", type=float, default=0.005, help="wrong-closing target")
+    parser.add_argument("--wrong", type=float, default=0.0, help="wrong-closing target")
     parser.add_argument("--json", type=Path, help="write the folds' figures here")
     parser.add_argument(
         "--store",
@@ -343,7 +349,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"features: {cost:.3f} ms a pair (texts read cold)")
     if args.store:
         run, seconds = timer.finished()
-        page = fact_updates_cost.store(fact_updates_learned.section(results, cost), run, seconds)
+        page = fact_updates_cost.store(
+            fact_updates_learned.section(results, cost, args.wrong), run, seconds
+        )
         print(f"stored section 21d; wrote {page}")
     return 0
 

@@ -83,7 +83,7 @@ def test_the_stored_section_says_the_gain_and_the_wrong_closings_of_the_folds():
         _fold("5-fold by case, fold 0", "0.500 (5/10)", "0.600 (6/10)", "0.100 (1/10)"),
         _fold("5-fold by case, fold 1", "0.500 (5/10)", "0.500 (5/10)", "0.000 (0/10)"),
     ]
-    out = section(folds, 0.1)
+    out = section(folds, 0.1, 0.005)
     broad, k_fold = out.checks
     assert out.key == KEY and out.number == "21d"
     assert broad.figure == "8/10 (0 wrong)" and broad.peer == "rules alone 6/10"
@@ -91,4 +91,19 @@ def test_the_stored_section_says_the_gain_and_the_wrong_closings_of_the_folds():
     text = out.text()
     assert "2-fold by case, summed" in text and "| 10/20 |" in text and "| 11/20 |" in text
     assert "adds 2 of 10 broad updates" in text and "1 of 20 over the k folds" in text
+    assert "It closed 1 unrelated pairs" in text and "no held-out fold" not in text
     assert "| 0/10 / 1/10 |" in text  # wrong: late / unrelated
+
+
+def test_at_target_zero_the_section_says_no_held_out_fold_closed_wrongly():
+    from benchmarks.fact_updates_learned import section
+
+    folds = [
+        _fold("written+locomo -> broad", "0.600 (6/10)", "0.700 (7/10)", "0.000 (0/10)"),
+        _fold("broad+locomo -> written", "1.000 (10/10)", "1.000 (10/10)", "0.000 (0/10)"),
+        _fold("5-fold by case, fold 0", "0.500 (5/10)", "0.600 (6/10)", "0.000 (0/10)"),
+    ]
+    out = section(folds, 0.1, 0.0)
+    assert out.checks[1].met is True
+    assert "no held-out fold has a wrong closing" in out.text()
+    assert "It closed" not in out.text()
