@@ -93,6 +93,10 @@ _WENT_TO = compile_pattern(
 )
 
 
+#: A place or time phrase after the old value ("the bus in Berlin", "Jenkins on prod").
+_SETTING = re.compile(r"\s+(?:in|at|on|to|during)\s+.*$")
+
+
 @lru_cache(maxsize=4096)
 def shaped_changes(prepared: str) -> tuple[Slot, ...]:
     """The change ``prepared`` tells by its shape alone, whatever the table read in it
@@ -160,6 +164,8 @@ def _changed(subject: str | None, match: re.Match[str], attribute: str | None) -
         return []  # "The rent went up again, sadly": no value
     previous = _value(groups.get("p") or "")[0] if groups.get("p") else ""
     previous = re.sub(r"^(?:old|previous|former)\s+", "", previous)
+    # the old value, not where or when the change is told: "the bus in Berlin" left the bus
+    previous = _SETTING.sub("", previous)
     if not value or (not previous and not attribute):
         return []
     if kind in ("date", "time"):

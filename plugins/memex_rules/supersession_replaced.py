@@ -9,10 +9,15 @@ fact that names a thing as replaced, ended or no longer so ("instead of Y", "swa
 "finished the Y") closes an earlier fact that names Y, when the two are told of the same owner:
 
 - a content word of Y (its stem, up to the first preposition: "walks with Finn" is "walks")
-  is a word of the earlier fact;
+  is a word of the earlier fact; for an ending ("finished the Y"), every word of Y is (its
+  first four letters will do), so "finished the half marathon" ends no "training for a
+  marathon";
 - the two facts share a capitalised name outside Y, or neither names a person the other does
   not (two names, "I" beside "Tom", "I" beside "he", "my sister" beside "I" are two owners);
-- the new fact is neither a question, a plan nor a wish.
+- the new fact is neither a question, a plan nor a wish, the earlier fact is no one-off event
+  of a past time ("I visited York in May last year" / "I live in Leeds, not York"), and the
+  two are not for two things ("MySQL for billing" / "Postgres instead of MySQL for
+  analytics"; a swap's "for" names the new thing, not what it is for).
 
 One cue regular expression is tried first (most facts name no replacement), then the phrases.
 """
@@ -32,6 +37,10 @@ _CUE = re.compile(
     r"dropped|ditched|scrapped|finished|completed|quit|stopped|gave)\b"
 )
 _END = r"(?=[,.;:!?()]|\s+-\s|\s+(?:and|but|so|because|as|since|now|these|anymore|any\s+more)\b|$)"
+#: An ending: the ended thing is the whole of it ("the half marathon" is not "a marathon").
+_ENDED = re.compile(
+    r"(?i)\b(?:finished|completed|quit|stopped|gave\s+up)\s+(?:the|my|our)\s+(?P<y>.+?)" + _END
+)
 #: The replaced thing Y, as written, in each way of naming it.
 _REPLACED = [
     re.compile(r"(?i)\binstead\s+of\s+(?P<y>.+?)" + _END),
@@ -45,9 +54,7 @@ _REPLACED = [
         r"(?i)^\s*(?:the\s+|our\s+|my\s+)?(?P<y>[^,.;!?]+?)\s+(?:was|were|has\s+been|have\s+been|"
         r"got)\s+(?:dropped|ditched|scrapped)\b"
     ),
-    re.compile(
-        r"(?i)\b(?:finished|completed|quit|stopped|gave\s+up)\s+(?:the|my|our)\s+(?P<y>.+?)" + _END
-    ),
+    _ENDED,
 ]
 _NOT_HELD = re.compile(
     r"(?i)\?|\b(?:if|might|maybe|perhaps|could|would|should|will|wants?|hoping|hope|thinking|"
@@ -83,22 +90,34 @@ _NOT_NAMES = word_set(
 
 
 @lru_cache(maxsize=8192)
-def _replaced(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
-    """The stems of what ``text`` names as replaced, and its words as written; or None."""
+def _replaced(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]] | None:
+    """The stems of what ``text`` names as replaced, its words as written, and the stems of
+    what it names as ended ("finished the Google cert"); or None."""
     text = text[:_MAX]
     if not _CUE.search(text) or _NOT_HELD.search(text):
         return None
     stems: set[str] = set()
     written: set[str] = set()
+    ended: set[str] = set()
     for pattern in _REPLACED:
         for match in pattern.finditer(text):
             head, _, rest = match.group("y").strip().partition(" ")
             for word in _WORD.findall(head + _CUT.sub("", " " + rest)):
                 if word.lower() in _STOP or len(word) < 3:
                     continue
-                stems.add(stem(word))
+                (ended if pattern is _ENDED else stems).add(stem(word))
                 written.add(word.lower().removesuffix("'s"))
-    return (frozenset(stems), frozenset(written)) if stems else None
+    if not stems and not ended:
+        return None
+    return frozenset(stems), frozenset(written), frozenset(ended)
+
+
+def _holds(words: frozenset[str], ended: frozenset[str]) -> bool:
+    """Whether every ended word is a word of the earlier fact (its first four letters will do:
+    "cert" / "certificate"), so "finished the half marathon" ends no "marathon"."""
+    return bool(ended) and all(
+        word in words or any(other[:4] == word[:4] for other in words) for word in ended
+    )
 
 
 @lru_cache(maxsize=8192)
@@ -145,15 +164,46 @@ def one_owner(new_text: str, old_text: str, thing: frozenset[str] = frozenset())
     return not (old_first and (new_later or new_third) and not new_first)
 
 
+#: What a fact is for ("We use MySQL for billing"): two facts for two things are two facts.
+_SCOPE = re.compile(r"(?i)\bfor\s+(?:the\s+|our\s+|my\s+|its\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)")
+#: A one-off event told of a past time ("I visited York in May last year"): nothing held.
+_EVENT = re.compile(
+    r"(?i)\b(?:last\s+(?:year|week|month|summer|winter|spring|autumn|weekend|night)|yesterday|"
+    r"ago)\b"
+)
+_SWAP = re.compile(r"(?i)\b(?:swapped|swapping|replaced|replacing|switched)\b")
+
+
+def _scopes(text: str) -> frozenset[str]:
+    return frozenset(
+        stem(word)
+        for match in _SCOPE.finditer(text[:_MAX])
+        for word in match.group(1).split()
+        if word.lower() not in _STOP
+    )
+
+
+def _two_scopes(new_text: str, old_text: str, thing: frozenset[str]) -> bool:
+    """ "We use Postgres instead of MySQL for analytics" / "We use MySQL for billing"; not when
+    the new fact's "for" names the replacement ("swapped the ramipril for amlodipine")."""
+    if _SWAP.search(new_text[:_MAX]):
+        return False
+    new, old = _scopes(new_text) - thing, _scopes(old_text) - thing
+    return bool(new and old and not new & old)
+
+
 def replaced(new_text: str, old_text: str) -> tuple[str, str] | None:
     """Why ``new_text`` closes ``old_text`` by naming what the earlier fact held as replaced
     (see the module doc), as (key, reason), or None."""
     found = _replaced(new_text)
     if found is None:
         return None
-    stems, written = found
-    shared = stems & _words(old_text)
+    stems, written, ended = found
+    words = _words(old_text)
+    shared = (stems & words) | (ended if _holds(words, ended) else frozenset())
     if not shared or not one_owner(new_text, old_text, written):
+        return None
+    if _EVENT.search(old_text[:_MAX]) or _two_scopes(new_text, old_text, stems | ended):
         return None
     what = " ".join(sorted(shared))
     return f"replaced: {what}", f"the new fact names {what} as replaced"

@@ -42,8 +42,17 @@ STAYS = [
     ("Tom drives to work", "Tom's sister cycles instead of driving"),
     # the replaced thing is not what the earlier fact names
     ("I walk the dog in Hyde Park", "I take the tram instead of the bus to Hyde Park"),
+    # where the change is told is not the old value: the bus was left, not Berlin
+    ("I live in Berlin", "I take the tram instead of the bus in Berlin"),
+    ("My office is in Camden", "I take the tram instead of the bus to Camden"),
+    # two things it is for, and a one-off event of a past time
+    ("I drink green tea for breakfast", "I drink coffee instead of green tea for lunch"),
+    ("I went to Lisbon last year", "I holiday in Porto now, no more Lisbon"),
     ("I drink coffee in the morning", "I cycle instead of driving"),
     ("We use Postgres for billing", "We swapped Redis for Memcached"),
+    # an ending of another thing: the half marathon is not the marathon
+    ("Kim is training for a marathon", "Kim finished the half marathon"),
+    ("I'm reading a book on Stoicism", "Finished my book club novel"),
     # not held: a plan, a question, a wish
     ("I drive to work", "I might cycle instead of driving next month"),
     ("I'm on ramipril", "Should the GP swap the ramipril for something else?"),
