@@ -36,7 +36,13 @@ mostly facts told in the past or in other words ("What do I drive?" / "I had a V
 Corsa from 2012 until 2016", "What do I eat?" / "I was vegan for most of 2022", "Which
 antidepressant am I on?" / "... my GP had me on citalopram", "Where is our code hosted?" /
 "In 2022 we kept everything on GitLab", "Do I have a pet?" / "I own a tortoise called
-Kiwi"). So the lever left is the answering judge's reading, not the floor's value.
+Kiwi"). So the lever left is the answering judge's reading, not the floor's value. What
+``memex_rules.question_slots`` reads for those 11: attributes that do not meet (the question
+"has pet", the fact "has tortoise"; "consumes" / "diet" for "What do I eat?"; "uses" with
+kind car / "car" for "What do I drive?"), facts told in the past that read to no slot ("I
+worked as a head of department", "I spent two years at Deliveroo", "we kept everything on
+GitLab", "my GP had me on citalopram"), and a question misread ("Where does the team sit?":
+subject "team sit", status).
 """
 
 from __future__ import annotations
