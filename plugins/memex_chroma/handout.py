@@ -15,5 +15,9 @@ def stored_vectors(collection: Any, ids: Sequence[str]) -> dict[str, list[float]
     if collection is None or not ids:
         return {}
     found = collection.get(ids=list(ids), include=["embeddings"])
+    if not found["ids"]:
+        # None of them is here (a replica may list a fact whose vector another one has not
+        # stored yet): chroma then returns no rows, which numpy cannot shape.
+        return {}
     rows = np.asarray(found["embeddings"], dtype=np.float32).reshape(len(found["ids"]), -1)
     return {str(i): row.tolist() for i, row in zip(found["ids"], rows, strict=True)}

@@ -217,6 +217,8 @@ def test_stored_vectors_hands_out_the_float32_values(store: Any) -> None:
         np.testing.assert_allclose(got[key], vectors[row], rtol=0, atol=1e-6)
         assert all(type(v) is float and float(np.float32(v)) == v for v in got[key])
     assert store.stored_vectors([]) == {}
+    # None of the ids held (a replica listing a fact whose vector is not stored yet).
+    assert store.stored_vectors(["missing", "gone"]) == {}
 
 
 def test_clear_empties_the_store_and_forgets_the_dimension(store: Any) -> None:
