@@ -15,6 +15,16 @@ def squash(text: str) -> str:
     return " ".join(text.split())
 
 
+#: The people a fact may be about besides its teller, as a regex alternation: "my sister",
+#: "Ben's kids", "a colleague". One list, so every reading that asks "whose fact is this?"
+#: hears the same relatives.
+RELATIVES = (
+    r"(?:sister|brother|mum|mom|dad|mother|father|son|daughter|wife|husband|partner|boyfriend|"
+    r"girlfriend|fianc\w*|friends?|boss|neighbou?r|cousin|aunt|uncle|gran\w*|kids?|children|"
+    r"parents?|colleague|niece|nephew)"
+)
+
+
 def word_set(text: str) -> frozenset[str]:
     """The space-separated words of ``text`` as a set (keeps long word lists readable)."""
     return frozenset(text.split())

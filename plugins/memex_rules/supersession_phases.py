@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memex_rules.rules_text import word_set
+from memex_rules.rules_text import RELATIVES, word_set
 from memex_rules.supersession_measures import stem
 from memex_rules.supersession_states import state_changed
 
@@ -44,11 +44,7 @@ _NOT_HELD = re.compile(
     r"(?i)\?|\b(?:if|might|maybe|perhaps|could|would|should|will|wants?|hoping|hope|"
     r"thinking|considering|going\s+to|wish|unless|whether|not|never|no|didn't|hasn't|wasn't)\b"
 )
-_KIN = re.compile(
-    r"(?i)'s\s+(?:sister|brother|mum|mom|dad|mother|father|son|daughter|wife|husband|partner|"
-    r"boyfriend|girlfriend|fianc\w*|friend|boss|neighbou?r|cousin|aunt|uncle|gran\w*|kids?|"
-    r"children|parents?)\b"
-)
+_KIN = re.compile(r"(?i)'s\s+" + RELATIVES + r"\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _STOP = word_set(
     "the a an and or but so to of for on in at by with from as is are was were be been being "

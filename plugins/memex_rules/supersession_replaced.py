@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memex_rules.rules_text import word_set
+from memex_rules.rules_text import RELATIVES, word_set
 from memex_rules.supersession_measures import stem
 
 _MAX = 400
@@ -68,11 +68,7 @@ _CUT = re.compile(
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _FIRST = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|me|my|mine|we|we're|we've|us|our)\b")
 _THIRD = re.compile(r"(?i)\b(?:he|she|they|him|her|his|hers|them|their)\b")
-_KIN = re.compile(
-    r"(?i)\b(?:my|our|[A-Z][a-z]+'s)\s+(?:sister|brother|mum|mom|dad|mother|father|son|daughter|"
-    r"wife|husband|partner|boyfriend|girlfriend|fianc\w*|friend|boss|neighbou?r|cousin|aunt|"
-    r"uncle|gran\w*|kids?|children|parents?|nephew|niece)\b"
-)
+_KIN = re.compile(r"(?i)\b(?:my|our|[A-Z][a-z]+'s)\s+" + RELATIVES + r"\b")
 #: An opening capitalised word told as the one who does something: "Ana drives", "Ana is".
 _DOER = re.compile(r"\s*[A-Z][a-z]+\s+(?:is|was|has|got|[a-z]+ed|[a-z]+[^s\W]s)\b")
 _NUMBERED = re.compile(r"\s*\d")

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memex_rules.rules_text import word_set
+from memex_rules.rules_text import RELATIVES, word_set
 
 #: The states of each chain, each a pattern.
 _BE = r"(?:is|am|are|was|were|been|be|'s|'m|'re|got|get|gets|getting|just|now|still|happily)\s+"
@@ -65,9 +65,7 @@ _NOT_HELD = re.compile(
 )
 #: Another person the state may belong to: "my sister", "Ben's brother", "a friend".
 _OTHER = re.compile(
-    r"(?i)(?:\b(?:my|our|his|her|their)\s+|'s\s+)(?:sister|brother|mum|mom|dad|mother|"
-    r"father|son|daughter|wife|husband|partner|boyfriend|girlfriend|fianc\w*|friends?|boss|"
-    r"neighbou?r|cousin|aunt|uncle|gran\w*|kids?|children|parents?|colleague|niece|nephew)\b|"
+    r"(?i)(?:\b(?:my|our|his|her|their)\s+|'s\s+)" + RELATIVES + r"\b|"
     r"\ba\s+(?:friend|colleague|neighbou?r|cousin|mate)\b"
 )
 _FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|we|we're|we've|us|our)\b")
