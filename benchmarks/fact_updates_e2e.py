@@ -1,6 +1,7 @@
 """Benchmark 21's end-to-end level alone, on the tuning splits (dev, test, broad; never
-fresh), for recall's switches: ``[search] newer_first``, ``floor_kin`` and ``floor_near``
-off and on (``nonear``: the first two on, the third off).
+fresh), for recall's switches: ``[search] newer_first``, ``floor_kin``, ``floor_near`` and
+``floor_chain`` off and on (``nonear``: the first two on, the last two off; ``nochain``: all
+on but ``floor_chain``).
 
 Each variant is one home (the rules judge, MiniLM + Chroma with the facts' vectors from the
 bench cache) holding every case of the splits asked; figures per split: current on top,
@@ -32,11 +33,17 @@ from benchmarks.fact_updates_memex import accuracy, asked_on_top, empty, run_hom
 from memex_core.api import Memex
 
 VARIANTS = {
-    "off": "[search]\nnewer_first = false\nfloor_kin = false\nfloor_near = false\n",
-    "newer": "[search]\nnewer_first = true\nfloor_kin = false\nfloor_near = false\n",
-    "kin": "[search]\nnewer_first = false\nfloor_kin = true\nfloor_near = false\n",
-    "nonear": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = false\n",
-    "on": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\n",
+    "off": "[search]\nnewer_first = false\nfloor_kin = false\nfloor_near = false\n"
+    "floor_chain = false\n",
+    "newer": "[search]\nnewer_first = true\nfloor_kin = false\nfloor_near = false\n"
+    "floor_chain = false\n",
+    "kin": "[search]\nnewer_first = false\nfloor_kin = true\nfloor_near = false\n"
+    "floor_chain = false\n",
+    "nonear": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = false\n"
+    "floor_chain = false\n",
+    "nochain": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\n"
+    "floor_chain = false\n",
+    "on": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\nfloor_chain = true\n",
 }
 
 

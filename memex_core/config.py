@@ -31,6 +31,7 @@ component's own settings::
     newer_first = true         # memory: of two current facts about one thing, the later first
     floor_kin = true           # memory: keep a fact under the floor beside a kept one like it
     floor_near = true          # memory: keep a fact near the floor beside a kept one of its owner
+    floor_chain = true         # memory: keep a fact under the floor beside a kept one of its chain
 
     [index]                    # what the indexes see of a conversation turn
     keyword_context_turns = 2  # earlier turns indexed with each turn (0: the turn alone)

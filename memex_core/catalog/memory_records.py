@@ -213,6 +213,22 @@ class MemoryStore(CatalogPart):
                 found[memory_id] = (read_start(float(start), until), until)
         return found
 
+    def memory_successors(self, memory_ids: Sequence[str]) -> dict[str, str]:
+        """Memory id -> the memory that closed it (``superseded_by``), for those among
+        ``memory_ids`` that were closed. Ids only: a search links the facts of one chain
+        among hits already scoped by its filters."""
+        found: dict[str, str] = {}
+        ids = list(dict.fromkeys(memory_ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self._db.execute(
+                "SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL "
+                f"AND id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            found.update({r[0]: r[1] for r in rows})
+        return found
+
     def superseded_memories(self) -> bool:
         """Whether any memory has been closed (a search reading by time can skip its
         checks on a home where none has)."""

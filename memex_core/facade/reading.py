@@ -311,8 +311,9 @@ class Reader:
             and self._parts.config.search_setting("floor_near", True)
         ):
             near = near_floor(floor)
+        chain = memory_only and bool(self._parts.config.search_setting("floor_chain", True))
         return service.hybrid(
-            query, limit, filters, weight, query_vector, floor, answers, kin, near
+            query, limit, filters, weight, query_vector, floor, answers, kin, near, chain
         )
 
     def conversation(self, conversation_id: str) -> list[Fragment]:

@@ -9,6 +9,7 @@ from memex_core.domain import (
     KEYWORD,
     SEMANTIC,
     Embedder,
+    Fragment,
     FusedHit,
     KeywordStore,
     QueryAwareRanker,
@@ -18,6 +19,7 @@ from memex_core.domain import (
     SignalHit,
     VectorStore,
 )
+from memex_core.domain.memory.records import MEMORY_SOURCE
 from memex_core.domain.relevance import (
     EVIDENCE_KEYWORD,
     EVIDENCE_SEMANTIC,
@@ -26,6 +28,7 @@ from memex_core.domain.relevance import (
 )
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import VectorStoreUnavailableError
+from memex_core.services.chain_kin import chain_kept
 from memex_core.services.newer_first import kin_kept
 from memex_core.services.ports import CatalogPort
 from memex_core.services.slot_signal import SLOT, SLOT_WEIGHT, Answers, slot_hits
@@ -194,6 +197,7 @@ class SearchService:
         answers: Answers | None = None,
         kin: float | None = None,
         near: float | None = None,
+        chain: bool = False,
     ) -> SearchResults:
         """``query_vector`` may be passed when the caller already embedded the query.
         ``answers`` (a memory search whose question the supersession judge reads) picks the
@@ -211,7 +215,9 @@ class SearchService:
         is kept too, after those with evidence of their own
         (:func:`memex_core.services.newer_first.kin_kept`); ``near`` (a search of memory
         only): so is one whose own similarity to the query is at least this
-        (:func:`memex_core.domain.relevance.near_floor`) when a fact of its owner was kept."""
+        (:func:`memex_core.domain.relevance.near_floor`) when a fact of its owner was kept;
+        ``chain`` (a search of memory only): so is one of a supersession chain a kept fact
+        belongs to (:func:`memex_core.services.chain_kin.chain_kept`)."""
         if not 0.0 <= semantic_weight <= 1.0:
             raise ValueError("semantic_weight must be between 0 and 1")
         depth = max(limit, self.candidate_depth)
@@ -266,9 +272,9 @@ class SearchService:
             for h, label in zip(fused, labels, strict=True)
         ]
         kindred: set[str] = set()
-        beside = kin is not None or near is not None
+        beside = kin is not None or near is not None or chain
         if beside and floor is not None and None in labels and any(labels):
-            kindred = self._kin(fused, labels, kin, near)
+            kindred = self._kin(fused, labels, kin, near, chain)
             labels = [
                 EVIDENCE_SEMANTIC if label is None and h.id in kindred else label
                 for h, label in zip(fused, labels, strict=True)
@@ -306,10 +312,11 @@ class SearchService:
         labels: list[str | None],
         similarity: float | None,
         near: float | None = None,
+        chain: bool = False,
     ) -> set[str]:
         """The candidates under the floor kept beside a kept memory fact of their owner: as
-        its kin (``similarity``: their vectors' cosine) or near the floor (``near``: their
-        own similarity to the query)."""
+        its kin (``similarity``: their vectors' cosine), near the floor (``near``: their
+        own similarity to the query) or of its supersession chain (``chain``)."""
         # The best KIN_DEPTH candidates only: a fact far down both lists stays out, and the
         # catalog and the vector store are asked about a few ids, not the whole depth.
         head = list(zip(fused, labels, strict=True))[:KIN_DEPTH]
@@ -333,6 +340,16 @@ class SearchService:
                 and fragments[h.id].owner in owners
                 and (h.scores.get(SEMANTIC) or -1.0) >= near
             }
+        successors = getattr(self.catalog, "memory_successors", None)
+        if chain and callable(successors):
+            found |= chain_kept(
+                [
+                    (h.id, _memory_id(fragments[h.id]), label is not None)
+                    for h, label in head
+                    if h.id in fragments
+                ],
+                successors,
+            )
         return found
 
     def _reranked(
@@ -388,7 +405,14 @@ class SearchService:
         return SearchResults(signal, results)
 
 
+def _memory_id(fragment: Fragment) -> str:
+    """The memory a fragment belongs to ("" for a fragment that is not memory)."""
+    return fragment.conversation_id if fragment.source_kind == MEMORY_SOURCE else ""
+
+
 # Re-exported: vector stores and callers have imported it from here.
+
+
 __all__ = [
     "DEFAULT_CANDIDATE_DEPTH",
     "DEFAULT_SEMANTIC_WEIGHT",

@@ -63,8 +63,14 @@ class JudgePlugin:
         register("test-lives", lambda context: self.judge)
 
 
-def timed_memex(home: Path, judge: LivesInJudge | None = None, **components: str) -> Memex:
-    """A Memex on ``home`` with the embedding doubles and the lives-in judge."""
+def timed_memex(
+    home: Path,
+    judge: LivesInJudge | None = None,
+    search: dict[str, Any] | None = None,
+    **components: str,
+) -> Memex:
+    """A Memex on ``home`` with the embedding doubles and the lives-in judge; ``search``:
+    ``[search]`` settings."""
     registry = load_registry()
     registry.register_plugin(DoublesPlugin(home), name="doubles")
     registry.register_plugin(JudgePlugin(judge or LivesInJudge()), name="judge-double")
@@ -75,7 +81,8 @@ def timed_memex(home: Path, judge: LivesInJudge | None = None, **components: str
         "supersession_judge": "test-lives",
         **components,
     }
-    return Memex(registry=registry, config=Config(home=home, components=chosen, raw={}))
+    raw = {"search": dict(search)} if search else {}
+    return Memex(registry=registry, config=Config(home=home, components=chosen, raw=raw))
 
 
 def only_id(result: object) -> str:

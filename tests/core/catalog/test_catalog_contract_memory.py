@@ -137,6 +137,21 @@ def test_a_fact_ended_by_its_own_words_round_trips_with_no_successor(
     assert [r.id for r in catalog.supersession_chain(OPERATOR_SCOPE, "m1")] == ["m1"]
 
 
+def test_memory_successors_name_what_closed_each_closed_memory(catalog: SqlCatalog) -> None:
+    # A search links the facts of one chain among its hits (issue 30: reading by time)
+    write(catalog, "m1", "users/alice", "Alice lives in Paris")
+    write(catalog, "m2", "users/alice", "Alice moved to Berlin")
+    record = catalog.memory(OPERATOR_SCOPE, "m1")
+    assert record is not None
+    closed = replace(record, revision=2, valid_from=10.0, valid_until=20.0, superseded_by="m2")
+    revision = Revision("m1", 2, closed.content, "fact", ACTIVE, "supersede", "root", 102.0)
+    catalog.write_memory(
+        OPERATOR_SCOPE, MemoryWrite(closed, revision, fingerprint="fp-paris", keep_fragments=True)
+    )
+    assert catalog.memory_successors(["m1", "m2", "nope", "m1"]) == {"m1": "m2"}
+    assert catalog.memory_successors([]) == {}
+
+
 def test_a_fact_that_ends_before_it_starts_is_never_stored(catalog: SqlCatalog) -> None:
     # An inverted interval (issue 30: "Until mid-2023 ...", told in 2024, stored from when it
     # was said) could never be found by time: refused where every record is written.

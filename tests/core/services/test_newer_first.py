@@ -131,12 +131,16 @@ GP, OKORO = (
 )
 
 
-def _floored(home: Path, judge: str, floor_kin: bool = True) -> Memex:
+def _floored(home: Path, judge: str, floor_kin: bool = True, floor_chain: bool = True) -> Memex:
     """A fixed relevance floor the later fact (no word of the question) falls under."""
     return fast_memex(
         home,
         components={"supersession_judge": judge},
-        search={"floor_kin": floor_kin, "min_semantic_similarity": 0.5},
+        search={
+            "floor_kin": floor_kin,
+            "floor_chain": floor_chain,
+            "min_semantic_similarity": 0.5,
+        },
     )
 
 
@@ -155,8 +159,13 @@ def test_a_fact_under_the_floor_stays_beside_a_kept_fact_about_the_same_thing(
 
 
 def test_the_successor_of_a_closed_fact_is_not_lost_under_the_floor(tmp_path: Path) -> None:
-    for name, floor_kin in (("off", False), ("on", True)):
-        with _floored(tmp_path / name, "rules", floor_kin) as mx:
+    # kept as the closed fact's kin (its vector), or as of its chain (the judge's link)
+    for name, floor_kin, floor_chain in (
+        ("off", False, False),
+        ("kin", True, False),
+        ("chain", False, True),
+    ):
+        with _floored(tmp_path / name, "rules", floor_kin, floor_chain) as mx:
             mx.remember(GP, user="u", at=T0)
             mx.remember(OKORO, user="u", at=T0 + 30 * DAY)
-            assert _texts(mx, "Who is my GP?") == ([OKORO] if floor_kin else [])
+            assert _texts(mx, "Who is my GP?") == ([] if name == "off" else [OKORO])
