@@ -42,6 +42,7 @@ from memex_rules.supersession_words import (
     SCHOOLS,
     STATUS_OF,
 )
+from memex_rules.value_kinds import members
 from memex_rules.wording import key
 
 
@@ -488,6 +489,8 @@ def _car(m: _Match) -> list[Slot]:
     value = tidy_value(raw)
     if not raw[:1].isupper() or not value:
         return []
+    if m.text("adj") and not any("car" in member.kinds for member in members(value)):
+        return []  # "a bright red Ford Capri" is a car; "a lovely Labrador" is not
     return [m.slot(value)]
 
 

@@ -269,7 +269,8 @@ PROJECT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "car",
-        r"(?:drives|owns|has|bought|got|leases)\s+(?:a|an)\s+(?:new\s+)?(?P<v>(?-i:[A-Z]).+)",
+        r"(?:drives|owns|has|bought|got|leases)\s+(?:a|an)\s+(?:new\s+)?"
+        r"(?P<adj>(?:(?-i:[a-z])[\w-]*,?\s+){0,3})(?P<v>(?-i:[A-Z]).+)",
         kind="car",
     ),
     Rule(
@@ -393,7 +394,13 @@ PROJECT_RULES: tuple[Rule, ...] = (
         kind="possessed",
         keeps_times=True,
     ),
-    Rule("boss", r"(?:reports|answers)\s+(?:directly\s+)?to\s+(?P<v>.+)", kind="plain"),
+    Rule(
+        "boss",
+        # "works under" a name (not "under pressure", "under the radar")
+        r"(?:(?:reports|answers)\s+(?:directly\s+)?to\s+|(?:works\s+(?:directly\s+)?under|"
+        r"is\s+managed\s+by)\s+(?=(?-i:[A-Z])))(?P<v>.+)",
+        kind="plain",
+    ),
     Rule(
         "tool",
         r"^(?P<w>.+?)\s+(?:switched|moved|migrated)\s+(?P<s>[\w-]+(?:\s+[\w-]+){0,2})\s+(?:over\s+)?"

@@ -80,6 +80,37 @@ _TIME_WORD = (
 _PART = r"(?:(?:early|late|mid-?|the\s+(?:summer|winter|spring|autumn|fall|end|start|"
 _PART += r"beginning|middle)\s+of|summer|winter|spring|autumn|fall)\s*)?"
 
+#: A decade, with the part of it named: "the nineties", "the early 2000s", "the '80s".
+DECADE = (
+    r"(?P<dp>early|late|mid-?)?\s*'?(?P<dec>(?:19|20)?\d0'?s|sixties|seventies|eighties|"
+    r"nineties|noughties)\b"
+)
+_DECADES = {"sixties": 1960, "seventies": 1970, "eighties": 1980, "nineties": 1990}
+_DECADES["noughties"] = 2000
+#: Where a part of a decade starts and ends, in years from its start ("the late 80s": 1986-1990).
+_DECADE_PARTS = {"early": (0, 4), "mid": (3, 7), "late": (6, 10)}
+
+
+def decade(match: re.Match[str]) -> tuple[date, date]:
+    """The first day of the decade (or part of it) ``match`` (of :data:`DECADE`) names, and
+    the first day after it."""
+    word = match.group("dec").lower().replace("'", "")
+    first = _DECADES.get(word)
+    if first is None:
+        digits = word.rstrip("s")
+        first = (
+            int(digits) if len(digits) == 4 else (1900 if int(digits) >= 30 else 2000) + int(digits)
+        )
+    start, end = _DECADE_PARTS.get((match.group("dp") or "").lower().rstrip("-"), (0, 10))
+    return date(first + start, 1, 1), date(first + end, 1, 1)
+
+
+def last_season(today: date) -> tuple[date, date]:
+    """ "Last season" said on ``today``: a year-long season (a league's, a summer's) that
+    ended within the past year, read as the year centred a year back (18 to 6 months ago)."""
+    return back(today, 18, "month"), back(today, 6, "month")
+
+
 #: (pattern, reader) pairs, most specific first; each reader gives the date the phrase names.
 _PHRASES = (
     ("iso", rf"\b(?:on\s+|since\s+|from\s+)?(?P<y>{_YEAR})-(?P<m>[01]\d)-(?P<d>[0-3]\d)\b"),
@@ -97,11 +128,16 @@ _PHRASES = (
     ("year", rf"\b{_TIME_WORD}\s+{_PART}(?P<y>{_YEAR})\b(?!\s*-\s*\d)"),
     ("month", rf"\b(?:{_TIME_WORD})\s+{_PART}(?P<m>{MONTH})\b(?!\s+\d)"),
     ("until", rf"\b(?:until|till|through|to)\s+{_PART}(?:{MONTH}\s+)?{_YEAR}\b"),
+    # a year set off by commas: "In his first year at the company, 2020, Jonas ..."
+    ("set_off", rf",\s*(?P<y>{_YEAR})\s*(?=,)"),
+    # only after a word that makes it a time: "music from the eighties" is a kind of music
+    ("decade", rf"\b(?:(?:back\s+)?in|during|throughout|(?:all\s+)?through)\s+the\s+{DECADE}"),
     ("ago", rf"\b(?P<n>{_COUNT})\s+(?P<u>{_UNIT})\s+ago\b"),
     ("for", rf"\bfor\s+(?:the\s+(?:last|past)\s+)?(?P<n>{_COUNT})\s+(?P<u>{_UNIT})\b"),
     ("last", r"\b(?:(?:since|from|in)\s+)?(?:last|the\s+previous)\s+(?P<u>week|month|year)\b"),
     ("this", r"\b(?:earlier\s+)?this\s+(?P<u>year|month|week)\b"),
     ("season", r"\b(?:last|this\s+past)\s+(?P<s>summer|winter|spring|autumn|fall)\b"),
+    ("last_season", r"\b(?:last|the\s+previous)\s+season\b"),
     ("yesterday", r"\byesterday\b"),
 )
 _COMPILED = tuple((name, compile_pattern(pattern)) for name, pattern in _PHRASES)
@@ -115,7 +151,8 @@ def _count(text: str) -> int:
     return int(text) if text.isdigit() else _COUNTS.get(text, 1)
 
 
-def _back(day: date, count: int, unit: str) -> date:
+def back(day: date, count: int, unit: str) -> date:
+    """``day`` less ``count`` units ("day", "weeks", "year", "decade")."""
     unit = unit.lower().rstrip("s")
     if unit == "day":
         return day - timedelta(days=count)
@@ -143,6 +180,12 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
         return found
     if name == "month_year":
         return date(int(groups["y"]), _MONTHS[groups["m"].lower().rstrip(".")], 1)
+    if name == "set_off":
+        return date(int(groups["y"]), 1, 1)
+    if name == "decade":
+        return decade(match)[0]
+    if name == "last_season":
+        return last_season(today)[0]
     if name == "year":
         season = re.search(r"(?i)spring|summer|autumn|fall|winter", match.group(0))
         month = _SEASON_MONTH[season.group(0).lower()] if season else 1
@@ -153,15 +196,15 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
             found = found.replace(year=today.year - 1)
         return found
     if name == "ago":
-        return _back(today, _count(groups["n"]), groups["u"])
+        return back(today, _count(groups["n"]), groups["u"])
     if name == "for":
-        return _back(today, _count(groups["n"]), groups["u"]) if _PERFECT.search(text) else None
+        return back(today, _count(groups["n"]), groups["u"]) if _PERFECT.search(text) else None
     if name == "last":
         unit = groups["u"].lower()
         if unit == "year":
             return date(today.year - 1, 1, 1)
         if unit == "month":
-            return _back(today.replace(day=1), 1, "month")
+            return back(today.replace(day=1), 1, "month")
         return today - timedelta(days=today.weekday() + 7)
     if name == "this":
         unit = groups["u"].lower()
@@ -235,4 +278,4 @@ def recent_period(text: str, said_at: float) -> tuple[float, float] | None:
         end = today - timedelta(days=today.weekday())
         return _midnight(end - timedelta(days=7)), _midnight(end)
     end = today.replace(day=1)
-    return _midnight(_back(end, 1, "month")), _midnight(end)
+    return _midnight(back(end, 1, "month")), _midnight(end)

@@ -26,7 +26,15 @@ import re
 from datetime import UTC, date, datetime
 
 from memex_rules.rules_text import compile_pattern
-from memex_rules.supersession_time import _MONTHS, MONTH
+from memex_rules.supersession_time import (
+    _MONTHS,
+    DECADE,
+    MONTH,
+    NUMBER_WORDS,
+    back,
+    decade,
+    last_season,
+)
 
 _YEAR = r"(?:1[89]\d\d|20\d\d)"
 _PART = (
@@ -51,14 +59,24 @@ _PERIOD = compile_pattern(
     r"\b(?:(?:back\s+)?in|during|throughout|(?:all\s+)?through|around|circa|"
     r"for\s+(?:most|much|all|part)\s+of)\s+"
     rf"(?:{_PART}(?:(?P<m>{MONTH})\s+(?:of\s+)?)?(?P<y>{_YEAR})\b(?!\s*-\s*\d)"
-    r"|the\s+(?P<decade>(?:19|20)?\d0'?s|sixties|seventies|eighties|nineties|noughties)\b)"
-    r"|\b(?P<last>last\s+(?:year|month))\b"
+    rf"|the\s+(?P<decade>{DECADE}))"
+    r"|\b(?P<last>last\s+(?:year|month))\b|\b(?P<season>(?:last|the\s+previous)\s+season)\b"
+    rf"|,\s*(?P<set>{_YEAR})\s*(?=,)"
+    r"|\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+"
+    r"(?P<u>day|week|month|year)s?\s+ago\b"
 )
-_DECADES = {"sixties": 1960, "seventies": 1970, "eighties": 1980, "nineties": 1990}
-_DECADES["noughties"] = 2000
+#: What "had" names that is an event, not a state held ("had a baby", "had surgery").
+_HAD_EVENT = (
+    r"(?:(?:a|an|the|my|our|his|her|their|some|twins|two|three)\s+)?(?:[\w-]+\s+)?"
+    r"(?:baby|babies|son|daughter|child|kids?|twins|surgery|operation|accident|crash|fall|"
+    r"stroke|heart\s+attack|covid|flu|cold|party|wedding|funeral|lunch|dinner|breakfast|"
+    r"meal|meeting|call|chat|talk|word|fight|argument|row|go|look|break|holiday|trip|"
+    r"visit|interview|idea|dream|chance|outage|incident|launch|birthday|scare|miscarriage)\b"
+)
 #: Words that say a past *state* (not an event): "was on Heroku", "used to be", "lived".
 _PAST_STATE = compile_pattern(
     r"\b(?:(?P<be>was|were)(?:\s+(?:still|just|only|all|both|always|mostly))?\s+(?P<next>[\w'-]+)"
+    rf"|had\s+(?:been\b|(?!to\b|[\w'-]+ed\b|{_HAD_EVENT}))"
     r"|used\s+to|lived|worked|kept|stayed|owned|rented|earned|led|managed|reported|banked|"
     r"tracked|weighed|studied|captained|coached|chaired|hosted|belonged|attended|taught|"
     r"dated|preferred|relied|used|drove\s+(?:a|an|the|my|his|her|their|our)|"
@@ -106,7 +124,10 @@ _FUTURE = compile_pattern(
 )
 _PASSIVE_EVENT = re.compile(r"(?:ed|en)$")
 #: Every reading needs one of these: most facts have none and are read no further.
-_ANY_TIME = compile_pattern(rf"{_YEAR}|\blast\s+(?:year|month)\b|\b(?:until|till|til|through)\b")
+_ANY_TIME = compile_pattern(
+    rf"{_YEAR}|\blast\s+(?:year|month|season)\b|\b(?:until|till|til|through)\b|\bago\b|"
+    r"\bthe\s+(?:early\s+|late\s+|mid-?\s*)?'?(?:\d0'?s|(?:19|20)\d0s|[a-z]+ties)\b|\bprevious\s+season\b"
+)
 _OPEN = compile_pattern(r"\bsince\b")
 
 
@@ -204,16 +225,26 @@ def _in_period(text: str, today: date) -> tuple[date, date] | None:
                 (date(end.year - 1, 1, 1) if a_year else _next_month(end.year, end.month - 2), end)
             )
         elif match.group("decade"):
-            decade = match.group("decade").lower().rstrip("s").rstrip("'")
-            first = _DECADES.get(match.group("decade").lower())
-            if first is None:
-                first = int(decade) if len(decade) == 4 else 1900 + int(decade)
-            spans.append((date(first, 1, 1), date(first + 10, 1, 1)))
+            spans.append(decade(match))
+        elif match.group("season"):
+            spans.append(last_season(today))
+        elif match.group("set"):
+            year = int(match.group("set"))
+            spans.append((date(year, 1, 1), date(year + 1, 1, 1)))
+        elif match.group("u"):
+            spans.append(_ago(match.group("n"), match.group("u"), today))
         else:
             year, month = int(match.group("y")), match.group("m")
             began = date(year, _month(month), 1) if month else date(year, 1, 1)
             spans.append((began, _period_end(year, month)))
     return max(spans, key=lambda span: span[1]) if spans else None
+
+
+def _ago(count: str, unit: str, today: date) -> tuple[date, date]:
+    """ "Two years ago" said on ``today``: the unit that many back, as a period (a state
+    told in the past tense of "a year ago" held then, and was over a unit later)."""
+    number = int(count) if count.isdigit() else NUMBER_WORDS.get(count.lower(), 1)
+    return back(today, number, unit), back(today, number - 1, unit)
 
 
 def period(text: str, said_at: float) -> tuple[float | None, float] | None:

@@ -262,6 +262,8 @@ CLOSES = [
     ("The project is on hold", "The project resumed", "project: status"),
     ("Maria drinks coffee", "Maria gave up coffee", "maria: consumes"),
     ("Maria reports to Tom", "Maria now reports to Ana", "maria: boss"),
+    ("Maria reports to Tom", "Maria works under Ana now", "maria: boss"),
+    ("Ray drives a Volvo", "Ray bought a shiny new Tesla", "ray: car"),
     ("Maria's manager is Tom", "Maria now reports to Ana", "maria: boss"),
     ("We host on AWS", "We moved hosting to GCP", "hosting: tool"),
     ("We deploy with Jenkins", "We now deploy with GitHub Actions", "deployment: tool"),
@@ -539,6 +541,8 @@ KEEPS = [
     ("Maria's rent is $1,200", "Maria's salary is 80k"),
     ("We host on AWS", "We deploy with Jenkins"),
     ("Maria reports to Tom", "Maria reports bugs to Ana"),
+    ("Maria reports to Tom", "Maria works under pressure"),
+    ("Ray drives a Volvo", "Ray has a lovely Labrador"),
     ("Alice and Bob live in Paris", "Bob's sister moved to Rome"),
     ("User prefers dark mode", "User prefers tea"),
     ("User prefers window seats", "User now prefers dark mode"),
@@ -700,6 +704,9 @@ def test_a_fact_told_late_about_an_earlier_time_closes_no_later_fact() -> None:
         ("Alice drives a Tesla Model 3", "Alice drove a Honda Civic in 2018"),
         ("Alice is married to Tom", "In 2016 Alice was dating Mark"),
         ("Alice lives in Berlin", "Alice used to live in Rome in 2019"),
+        # a car with its colour, and a boss one works under, told of a decade or a set-off year
+        ("Ray drives a Skoda Enyaq", "In the nineties Ray had a bright red Ford Capri"),
+        ("Jonas reports to Mei", "In his first year at the firm, 2020, Jonas worked under Petra"),
     ],
 )
 def test_the_current_fact_closes_a_past_tense_fact_told_late(current: str, late: str) -> None:

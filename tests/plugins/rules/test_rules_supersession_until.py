@@ -58,6 +58,35 @@ def test_the_rules_judge_reads_ends() -> None:
         ("Between 2019 and 2021 I worked at Google", "2024-01-01", "2022-01-01"),
         ("I had a Vauxhall Corsa from 2012 until 2016", "2025-03-11", "2017-01-01"),
         ("From March 2019 to June 2021 Alice worked at Google", "2024-01-01", "2021-07-01"),
+        # a decade, or a part of one
+        (
+            "In the nineties Ray had a bright red Ford Capri, Mum still talks about it",
+            "2023-07-22",
+            "2000-01-01",
+        ),
+        ("In the 90s Ray had a Ford Capri", "2023-07-22", "2000-01-01"),
+        ("In the early 2000s I lived in Leeds", "2023-07-22", "2004-01-01"),
+        ("In the late '80s we had a caravan", "2023-07-22", "1990-01-01"),
+        ("In the 1980s my dad worked at British Steel", "2023-07-22", "1990-01-01"),
+        # last season, a year set off by commas, a time ago
+        (
+            "Last season, before Steve, the under-11s were coached by Dave Bright",
+            "2024-03-05",
+            "2023-09-05",
+        ),
+        (
+            "In his first year at the company, 2020, Jonas worked under Petra",
+            "2023-11-14",
+            "2021-01-01",
+        ),
+        ("Two years ago I worked at Deliveroo", "2023-07-22", "2022-07-22"),
+        # "had" a thing or a treatment is a state held; told in a past period it is over
+        (
+            "During the first lockdown in 2020 my GP had me on citalopram",
+            "2023-06-20",
+            "2021-01-01",
+        ),
+        ("In 2019 I had a dog called Rex", "2024-01-01", "2020-01-01"),
     ],
 )
 def test_a_closed_past_period_ends_the_fact(text: str, said: str, until: str) -> None:
@@ -95,6 +124,16 @@ def test_a_closed_past_period_ends_the_fact(text: str, said: str, until: str) ->
         ("Alice has been vegan in 2020 and still is", "2024-01-01"),
         # two years that are not a range
         ("We shipped 2019 and 2021 releases", "2024-01-01"),
+        # "had" an event, an obligation or a past perfect of a change: not a state held
+        ("In 2020 I had a baby", "2024-01-01"),
+        ("In 2019 I had surgery", "2024-01-01"),
+        ("In 2020 we had to move", "2024-01-01"),
+        ("In 2019 I had moved to Leeds", "2024-01-01"),
+        ("Two years ago I started running", "2023-07-22"),
+        # a decade in the present tense, or not a time at all
+        ("In the nineties I have lived in Leeds", "2023-07-22"),
+        ("I love music from the eighties", "2023-07-22"),
+        ("Since the nineties I have had a Ford Capri", "2023-07-22"),
     ],
 )
 def test_an_open_period_a_plan_a_start_or_an_event_does_not_end(text: str, said: str) -> None:
@@ -115,6 +154,22 @@ def test_a_long_note_is_read_by_its_start_only() -> None:
         ("Old Geoff captained Riverside all through the 2010s", "2024-05-02", "2010-01-01"),
         ("From March 2019 to June 2021 Alice worked at Google", "2024-01-01", "2019-03-01"),
         ("Back in 2020 prod was still on Heroku", "2024-04-15", "2020-01-01"),
+        ("In the nineties Ray had a bright red Ford Capri", "2023-07-22", "1990-01-01"),
+        ("In the late '80s we had a caravan", "2023-07-22", "1986-01-01"),
+        ("Back in the 1980s my dad worked at British Steel", "2023-07-22", "1980-01-01"),
+        # last season: a year-long season that ended within the year, 18 to 6 months back
+        (
+            "Last season, before Steve, the under-11s were coached by Dave Bright",
+            "2024-03-05",
+            "2022-09-05",
+        ),
+        (
+            "In his first year at the company, 2020, Jonas worked under Petra",
+            "2023-11-14",
+            "2020-01-01",
+        ),
+        # a decade after a word that is no time: when said
+        ("I love music from the eighties", "2023-07-22", "2023-07-22"),
         # the start is unknown: valid_from keeps its reading (when said)
         ("Until mid-2023 we were using PagerDuty for paging", "2024-08-19", "2024-08-19"),
         ("Before 2022 our CI was on Travis", "2024-03-11", "2024-03-11"),
