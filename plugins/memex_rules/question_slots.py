@@ -10,7 +10,8 @@ with Elena these days"; "What is my job title?" finds "I am a data scientist").
 
 Only the forms below are read (what/which/who/where/when questions about a possessed noun,
 where someone lives or works, what someone does for a living, who someone is with, what is
-used for something, a plan's date, a version, an owner, a status, and yes/no questions that
+used for something, a plan's date, a version, an owner, who coaches a team, what someone is
+studying, and yes/no questions that
 restate a fact: "Does Lena still work at Philips?"); any other question reads to no slot and
 its search is left as it was. English only, no model; the same question always gives the same
 slots.
@@ -33,8 +34,9 @@ from memex_rules.supersession_values import ANY, Slot, same_subject, same_value
 #: place, tool, date or status, so each rule reads it as a plain name.
 _VALUE = "Zorblat"
 
-#: Attributes that answer the same question: where someone lives is also their address.
-_ALIKE = {"lives in": ("address",), "address": ("lives in",)}
+#: Attributes that answer the same question: where someone lives is also their address,
+#: and what someone eats ("What do I eat?") their diet ("I'm pescatarian").
+_ALIKE = {"lives in": ("address",), "address": ("lives in",), "consumes": ("diet",)}
 
 _S = r"(?P<s>I|me|we|us|[\w'.-]+(?:\s+[\w'.-]+){0,3}?)"
 _P = r"(?P<p>my|our|(?:the\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?'s?)"
@@ -87,6 +89,10 @@ def _forms() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
             ("{s} studies at {V} University",),
         ),
         (rf"what\s+{_DO}\s+{_S}\s+{_ASKED}study{_NOW}", ("{s} studies {V}",)),
+        (
+            rf"what\s+{_IS}\s+{_S}\s+{_ASKED}(?:studying|doing\s+a\s+degree\s+in){_NOW}",
+            ("{s} studies {V}",),
+        ),
         # partners
         (
             rf"who\s+{_IS}\s+{_S}\s+{_ASKED}(?:dating|seeing|with|married\s+to|engaged\s+to|"
@@ -150,6 +156,7 @@ def _forms() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
             rf"after|is\s+the\s+owner\s+of){_NOW}\s+(?P<x>.+?){_NOW}",
             ("{V} owns {x}", "{V} is responsible for {x}"),
         ),
+        (rf"who\s+(?:coaches|trains){_NOW}\s+(?P<x>.+?){_NOW}", ("Zorblat coaches {x}",)),
         (
             rf"what\s+{_IS}\s+{_THING}\s+(?:called|named){_NOW}",
             ("{x} is called {V}",),

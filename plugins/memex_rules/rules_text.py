@@ -25,6 +25,14 @@ RELATIVES = (
 )
 
 
+#: A leading clause that dates what follows by someone's start, without its comma: "Back when
+#: I started in 2020 the team was on HipChat" tells of the team, not of the teller.
+WHEN_STARTED = (
+    r"^(?:back\s+)?when\s+(?P<who>I|we|he|she|they|(?-i:[A-Z])[\w-]+)\s+(?:first\s+)?(?:started|"
+    r"joined|arrived|began|moved\s+here)(?:\s+(?:in|at|on|here|there)(?:\s+[\w-]+)?)?,?\s+"
+)
+
+
 def word_set(text: str) -> frozenset[str]:
     """The space-separated words of ``text`` as a set (keeps long word lists readable)."""
     return frozenset(text.split())

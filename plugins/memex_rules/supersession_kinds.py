@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memex_rules.rules_text import word_set
+from memex_rules.rules_text import WHEN_STARTED, compile_pattern, word_set
 from memex_rules.supersession_open_close import left_values
 from memex_rules.value_kinds import FRAMED, MODELS, ROLES, Member, may_name, members, tokens
 
@@ -136,6 +136,7 @@ _I = word_set("i i'm i've i'd me my myself")
 #: Words that open a phrase of when or why before the subject ("After the breach I ...").
 _LEADING = word_set("after since following because once when with")
 _WE = word_set("we we're we've our us ourselves")
+_WHEN_STARTED = compile_pattern(WHEN_STARTED)
 _OTHERS = word_set("he she they his her their him them it its you your he's she's they're")
 _RELATIVES = word_set(
     "sister brother mum mom dad mother father wife husband partner son daughter kid kids "
@@ -183,7 +184,10 @@ def _owner(clause: _Clause, kind: str) -> str | None:
     note without a subject), a named person's name, or None (a pronoun: not known)."""
     words = tokens(clause.text)
     low = list(clause.words)
-    at = 0
+    lead = _WHEN_STARTED.match(
+        clause.text
+    )  # "Back when I started in 2020 the team ...": the team's
+    at = len(tokens(lead.group(0))) if lead else 0
     while at < len(low) - 1 and low[at] in _OPENERS:
         at += 1
     if not low:
@@ -197,10 +201,10 @@ def _owner(clause: _Clause, kind: str) -> str | None:
         return "user"
     if first in _WE:
         return "we"
-    lead = next((m for m in clause.found if m.start == at), None)
-    if lead is not None and kind not in lead.kinds:
-        return lead.name  # "Chase drives a Golf": a name that is a bank's, not the kind's
-    if lead is None and words[at][:1].isupper() and _a_name(first):
+    named = next((m for m in clause.found if m.start == at), None)
+    if named is not None and kind not in named.kinds:
+        return named.name  # "Chase drives a Golf": a name that is a bank's, not the kind's
+    if named is None and words[at][:1].isupper() and _a_name(first):
         names = [words[at]]
         for word in words[at + 1 : at + 3]:
             if not word[:1].isupper() or not _a_name(word.lower()):
@@ -209,6 +213,8 @@ def _owner(clause: _Clause, kind: str) -> str | None:
         return " ".join(w.lower().removesuffix("'s") for w in names)
     before = next((m.start for m in clause.found if kind in m.kinds), len(low))
     for i, word in enumerate(low[:before]):
+        if i < at:
+            continue
         base = word.removesuffix("'s")
         if (
             base != word
@@ -357,13 +363,14 @@ def _kind_changed(new_text: str, old_text: str, kind: str) -> tuple[str, str] | 
     return f"{owner}: {kind}", f"{kind} changed from {old.member.name} to {new.member.name}"
 
 
-def _held(value: _Value, kind: str) -> bool:
+def _held(value: _Value, kind: str, then: bool = False) -> bool:
     """Whether a clause says its value is held: not tried, planned, liked, a job, negated,
-    nor a plain statement in the past ("we used Jira")."""
+    nor (unless ``then``: held at the time it tells of) a plain statement in the past ("we
+    used Jira")."""
     frame = _frame(value.clause)  # the clause without its names ("New Relic", "VS Code")
     if _NOT_HELD.search(frame) and not (kind == "gym" and "joined" in value.clause.words):
         return False
-    return not _PAST.search(frame) or bool(_CHANGE.search(frame))
+    return then or not _PAST.search(frame) or bool(_CHANGE.search(frame))
 
 
 def _uses_agree(new: _Value, old: _Value, kind: str, change: bool, strong: bool) -> bool:
@@ -456,6 +463,13 @@ _WIDE_ROLES = word_set(
 )
 #: Words of a question that ask for a kind without naming its role ("What do I drive?").
 _ASKING = {"drive": "car", "insures": "insurer", "bank": "bank", "host": "cloud hosting"}
+#: Two wide words that ask for a kind together: "Where is our code hosted?" (a code host).
+_ASKING_TOGETHER = {
+    "code host": (
+        word_set("code codebase source repo repos repository repositories"),
+        word_set("host hosted hosting live lives kept stored"),
+    )
+}
 _QUESTION = re.compile(r"(?i)^\s*(?:what|which|where|who|who's|what's|whose)\b")
 
 
@@ -472,6 +486,9 @@ def asked_kinds(question: str) -> tuple[frozenset[str], str]:
             kinds |= ROLES[word]
         elif word in _ASKING:
             kinds |= {_ASKING[word]}
+    for kind, (one, other) in _ASKING_TOGETHER.items():
+        if one & set(words) and other & set(words):
+            kinds |= {kind}
     owner = next(("user" if w in _I else "we" for w in words if w in _I | _WE), "any")
     said = tokens(question)
     at = next((i for i, w in enumerate(said) if i and _a_person(w)), 0)
@@ -494,8 +511,10 @@ def states_kind(text: str, kinds: frozenset[str], owner: str) -> bool:
         if framed and not framed.search(text):
             continue  # "Which language am I learning?" is no codebase's
         for value in _values(text, kind) or ():
-            if not _held(value, kind):
-                continue  # "I'm thinking of getting a Pixel"
+            if not _held(value, kind, then=True):
+                # "I'm thinking of getting a Pixel"; a past one ("In 2022 we kept
+                # everything on GitLab") answers for its time (as_of reads it then)
+                continue
             whose = _owner(value.clause, kind)
             if whose is not None and _meet(whose, owner):
                 return True

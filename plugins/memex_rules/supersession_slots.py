@@ -21,7 +21,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from memex_rules.pattern_triggers import TriggerIndex, substitute_each
-from memex_rules.rules_text import compile_pattern, squash, word_set
+from memex_rules.rules_text import WHEN_STARTED, compile_pattern, squash, word_set
 from memex_rules.statement_objects import third_singular
 from memex_rules.supersession_open import read_open
 from memex_rules.supersession_open_values import value_kind
@@ -37,8 +37,10 @@ from memex_rules.supersession_table import (
 from memex_rules.supersession_table_changes import CHANGE_RULES
 from memex_rules.supersession_table_projects import PROJECT_RULES
 from memex_rules.supersession_time import without_times
+from memex_rules.supersession_until import _START
 from memex_rules.supersession_values import NEG, Slot, normalise_subject
 
+_CARER = r"(?:my|the)\s+(?:gp|doctor|psychiatrist|consultant|specialist|nurse|dermatologist|physio)"
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 _SPELL = tuple(
     (compile_pattern(pattern), replacement)
@@ -74,11 +76,30 @@ _SPELL = tuple(
             r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+(?=[a-z])",
             "",
         ),
+        # "When Jonas joined in 2021 he reported to Tomasz": Jonas reported to Tomasz
+        (WHEN_STARTED + r"(?:he|she|they)\s+", r"\g<who> "),
+        (WHEN_STARTED, ""),
+        # "...and now I'm enrolled in ...": the subject first, the "now" kept (a change)
+        (r"^(?:and\s+|so\s+)?now\s+(?P<rest>(?:I|we)\s.*)$", r"\g<rest> now"),
+        # "Before Ocado I spent two years at Deliveroo": a leading time named by a place or firm
+        (
+            r"^(?:before|after|until)\s+(?-i:[A-Z])[\w.&'-]*(?:\s+(?-i:[A-Z])[\w.&'-]*)?,?\s+"
+            r"(?=(?:I|we|my|our)\b)",
+            "",
+        ),
         # a leading time or circumstance: "After the wedding, Omar's last name is Larsen"
         (
             r"^(?:after|since|as\s+of|from|starting|following|by|today|these\s+days|this\s+week|"
             r"change\s+of\s+plans?|in\s+the\s+end|at\s+last|finally|now)\b[^,:;]{0,40}[,:]\s+",
             "",
+        ),
+        # "During the first lockdown in 2020 my GP had me on citalopram": a leading period
+        (r"^during\s+(?:the|a|my|our)\s+(?:[\w-]+\s+){0,4}?(?=(?:I|we|my|our)\b)", ""),
+        # a treatment someone else set: "my GP has me on sertraline" is the user on it
+        (rf"^{_CARER}\s+had\s+me\s+on(?:to)?\s+", "user was on "),
+        (
+            rf"^{_CARER}\s+(?:has\s+)?(?:has|put|started|switched|moved|kept)\s+me\s+on(?:to)?\s+",
+            "user is on ",
         ),
         (r"^my\s+", "user's "),
         (r"\bmy\s+(?=(?:new\s+)?(?:favou?rite|preferred|go-to)\b)", "user's "),
@@ -299,16 +320,72 @@ _PAST_STATE_WORD = compile_pattern(
 )
 
 
+#: A regular past tense right after a clause's subject ("Jonas reported to Tomasz"), not a
+#: participle after an auxiliary ("were coached by", "has moved").
+_REGULAR_PAST = compile_pattern(
+    rf"^(?P<s>[^,;:]{{1,60}}?)(?<!\bis)(?<!\bare)(?<!\bwas)(?<!\bwere)(?<!\bbe)(?<!\bbeen)"
+    rf"(?<!\bhas)(?<!\bhave)(?<!\bhad)(?<!\bgot)(?<!\bget)(?<!\bgets)"
+    rf"\s+(?P<adv>(?:{ADVERB}\s+)*)(?P<v>[a-z]{{3,}}(?:[^e]ed|eed|ied))\b"
+)
+_WHEN_LEAD = compile_pattern(WHEN_STARTED)
+_FIRST_PERSON = compile_pattern(r"(?:^|\W)(?:I|we|user)\s+(?:(?:" + ADVERB + r")\s+)*$")
+
+
+def _base(third: str) -> str:
+    """ "teaches" -> "teach", "studies" -> "study", "lives" -> "live", "is" -> "am"."""
+    word = third.lower()
+    if word in ("is", "has"):
+        return {"is": "am", "has": "have"}[word]
+    if word.endswith("ies"):
+        return third[:-3] + "y"
+    if re.search(r"(?:ch|sh|ss|x)es$", word):
+        return third[:-2]
+    return third[:-1]
+
+
+def _past_base(past: str) -> str:
+    """ "reported" -> "report", "managed" -> "manage", "studied" -> "study", "planned" ->
+    "plan": the verb a regular past tense is of."""
+    word = past.lower()
+    if word.endswith("ied"):
+        return past[:-3] + "y"
+    if word.endswith("eed"):
+        return past[:-1]  # "agreed"
+    stem = past[:-2]
+    if re.search(r"([bdgklmnprt])\1$", stem.lower()) and not stem.lower().endswith(("ll", "ss")):
+        return stem[:-1]  # "planned", "preferred"
+    if re.search(
+        r"(?:[^aeiou][aeiou][cgvsz]|[^aeiouy][aeiou][bdkmnpt]|[uv]|[^aeiou][aeiou]r|rg|nc|dg|ng|lv|rs)$",
+        stem.lower(),
+    ):
+        return stem + "e"  # "managed", "lived", "dated", "used"
+    return stem
+
+
 def _presented(text: str) -> str:
-    """``text`` with past forms of state verbs in the present ("used to live" -> "lives")."""
+    """``text`` with past forms of state verbs in the present ("used to live" -> "lives",
+    "Jonas reported to" -> "reports to"); after "I" or "we" the plain form ("I worked as"
+    -> "I work as"), which the reading then puts in the third person."""
 
     def present(match: re.Match[str]) -> str:
+        first = bool(_FIRST_PERSON.search(text[: match.start()]))
         if match.group("base"):
-            return third_singular(match.group("base"))
-        word = match.group("past")
-        return _PAST_STATE[word.lower()]
+            return match.group("base") if first else third_singular(match.group("base"))
+        word = match.group("past").lower()
+        if first and word in ("was", "were"):
+            return "are" if text[: match.start()].rstrip().lower().endswith("we") else "am"
+        return _base(_PAST_STATE[word]) if first else _PAST_STATE[word]
 
-    return _PAST_STATE_WORD.sub(present, text)
+    lead = _WHEN_LEAD.match(text)  # "When Jonas joined in 2021 he reported to ...": the rest
+    kept, text = (lead.group(0), text[lead.end() :]) if lead else ("", text)
+    folded = _PAST_STATE_WORD.sub(present, text)
+    regular = _REGULAR_PAST.match(folded)
+    if regular is not None and not _START.fullmatch(regular.group("v")):  # not "switched"
+        base = _past_base(regular.group("v"))
+        first = _FIRST_PERSON.search(folded[: regular.start("v")])
+        verb = base if first else third_singular(base)
+        folded = folded[: regular.start("v")] + verb + folded[regular.end("v") :]
+    return kept + folded
 
 
 @lru_cache(maxsize=8192)

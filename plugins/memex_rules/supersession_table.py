@@ -162,6 +162,14 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         change=True,
     ),
     Rule("works at", r"worked\s+(?:at|for)\s+(?P<v>.+)", kind="employer", past=True),
+    # "I spent two years at Deliveroo": time spent at a company (a name) is a job held
+    Rule(
+        "works at",
+        r"spent\s+(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|several|"
+        r"\d+)\s+)?(?:years?|months?)\s+(?:working\s+)?(?:at|with|for)\s+(?P<v>(?-i:[A-Z]).+)",
+        kind="employer",
+        past=True,
+    ),
     Rule(
         "works at",
         # "for" a name is an employer; "the product owner for search" is a part of the work
@@ -210,6 +218,16 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         r"switched\s+(?:her|his|their|my)\s+major\s+to|changed\s+(?:her|his|their|my)\s+major\s+to)"
         r"\s+(?!(?:at|in|on|with|for|from|during|hard|late|abroad|every|each|daily|weekly|"
         r"nightly|most|all|together|alone|online|part-time|full-time)\b)(?P<v>.+?)(?:\s+at\s+.+)?",
+        kind="plain",
+    ),
+    # a course of study by what it leads to: "is doing the Google Data Analytics certificate",
+    # "is enrolled in the Open University MSc in Data Science"
+    Rule(
+        "studies",
+        r"(?:is\s+(?:now\s+)?(?:doing|taking|enrolled\s+(?:in|on)|studying\s+for)|enrolled\s+(?:in|on))\s+"
+        r"(?P<v>(?:a|an|the|her|his|their|my)\s+(?:[\w'.&-]+\s+){0,5}?(?:certificate|cert|degree|"
+        r"diploma|msc|ma|bsc|ba|phd|masters?|mba|apprenticeship|bootcamp|qualification|nvq|"
+        r"a-levels?)\b.*)",
         kind="plain",
     ),
     Rule(

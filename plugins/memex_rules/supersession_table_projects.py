@@ -20,6 +20,12 @@ from memex_rules.supersession_table import (
 )
 from memex_rules.supersession_values import ANY, NEG, THINGS
 
+#: A team or a player someone coaches: "the under-11s", "our U12s", "Riverside" (not "tennis").
+_COACHED = (
+    r"(?:(?:the|our|my|his|her|their)\s+[\w'-]+(?:\s+[\w'-]+){0,2}|"
+    r"(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)"
+)
+
 PROJECT_RULES: tuple[Rule, ...] = (
     # --- a plan's or event's date --------------------------------------------------------------
     Rule(
@@ -168,6 +174,20 @@ PROJECT_RULES: tuple[Rule, ...] = (
         r"maintained|managed|handled|led)\s+by|(?:now\s+)?belongs\s+to|(?:is|are)\s+(?:now\s+)?"
         r"(?:the\s+)?responsibility\s+of)\s+(?P<v>.+)",
         kind="owner",
+        whole=True,
+    ),
+    # who coaches a team or a player: "Gemma coaches the under-11s", "... are coached by Dave"
+    Rule(
+        "coach",
+        r"^(?P<v>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)\s+(?:now\s+)?(?:coaches|trains)\s+"
+        rf"(?P<s>{_COACHED})",
+        kind="plain",
+        whole=True,
+    ),
+    Rule(
+        "coach",
+        rf"^(?P<s>{_COACHED})\s+(?:is|are)\s+(?:now\s+)?(?:coached|trained)\s+by\s+(?P<v>.+)",
+        kind="plain",
         whole=True,
     ),
     Rule(

@@ -159,7 +159,15 @@ def same_subject(one: str, other: str) -> bool:
         return True
     a, b = one.split(), other.split()
     shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
-    return len(longer) == len(shorter) + 1 and longer[:-1] == shorter and longer[-1] in _GENERIC
+    if len(longer) != len(shorter) + 1:
+        return False
+    if longer[0] in _TITLES and longer[1:] == shorter:
+        return True  # "Uncle Ray" is Ray
+    return longer[:-1] == shorter and longer[-1] in _GENERIC
+
+
+#: Words before a person's name that are not a second person ("Uncle Ray", "Dr Patel").
+_TITLES = word_set("uncle aunt auntie aunty grandma grandad grandpa granny nan dr mr mrs ms miss")
 
 
 #: The words that tell one of a person's works or steps from another ("first"/"second").

@@ -71,6 +71,85 @@ def test_a_question_meets_the_fact_that_answers_it_and_not_another(
     assert not test(other)
 
 
+@pytest.mark.parametrize(
+    ("question", "fact", "other"),
+    [
+        # a past tense is read in the present for the slot: what held then answers as of then
+        (
+            "What do I do for a living?",
+            "Back in 2017, I worked as a head of department",
+            "I worked hard",
+        ),
+        (
+            "Who does Jonas report to?",
+            "In his first year, 2020, Jonas worked under Petra",
+            "Jonas worked under pressure",
+        ),
+        (
+            "Who does Jonas report to?",
+            "When Jonas joined in 2021 he reported to Tomasz",
+            "Jonas reported a bug",
+        ),
+        (
+            "What car does Ray have?",
+            "In the nineties Ray had a bright red Ford Capri",
+            "Ray had a lovely Labrador",
+        ),
+        (
+            "What car does Ray have?",
+            "Uncle Ray drives a Skoda Enyaq",
+            "Uncle Bob drives a Skoda Enyaq",
+        ),
+        (
+            "Where do I work?",
+            "Before Ocado I spent two years at Deliveroo, 2019 to 2021",
+            "I spent a week at the beach",
+        ),
+        ("What do I eat?", "I was vegan for most of 2022", "I was tired for most of 2022"),
+        (
+            "Which antidepressant am I on?",
+            "During the first lockdown in 2020 my GP had me on citalopram",
+            "My GP had a cold",
+        ),
+        (
+            "Who coaches the under-11s?",
+            "Last season, before Steve, the under-11s were coached by Dave Bright",
+            "Dave Bright coaches tennis",
+        ),
+        (
+            "Who coaches the under-11s?",
+            "Gemma coaches the under-11s now",
+            "Gemma coaches the under-12s",
+        ),
+        # a kind told in the past, and one asked by two wide words together
+        (
+            "What do we chat on?",
+            "Back when I started in 2020 the team was on HipChat",
+            "Back when I started in 2020 I was on holiday",
+        ),
+        (
+            "Where is our code hosted?",
+            "In 2022 we kept everything on GitLab",
+            "In 2022 we kept everything in Jira",
+        ),
+        (
+            "What am I studying at the moment?",
+            "Finished the Google cert, and now I'm enrolled in the Open University MSc",
+            "I'm doing a pottery course",
+        ),
+    ],
+)
+def test_a_past_or_other_wording_answers_as_of_its_time(
+    question: str, fact: str, other: str
+) -> None:
+    """Each of these answered nothing before: an as-of recall kept no fact (issue 30's floor
+    misses on dev/test/broad)."""
+    test = JUDGE.answering(question)
+    assert test is not None
+    assert test(fact), fact
+    assert not test(other), other
+
+
 def test_a_question_about_one_person_is_not_met_by_anothers_fact() -> None:
     test = JUDGE.answering("Where does Alice work?")
     assert test is not None
