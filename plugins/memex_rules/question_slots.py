@@ -23,10 +23,11 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from memex_rules.rules_text import compile_pattern, squash
+from memex_rules.rules_text import compile_pattern, squash, word_set
 from memex_rules.statement_objects import third_singular
 from memex_rules.supersession import RulesSupersessionJudge
 from memex_rules.supersession_kinds import asked_kinds, states_kind
+from memex_rules.supersession_levels import level_asked
 from memex_rules.supersession_slots import read_slots, shaped_slots
 from memex_rules.supersession_values import ANY, Slot, same_subject, same_value
 
@@ -336,9 +337,19 @@ def _meets(slot: Slot, subject: str, attribute: str, value: str) -> bool:
             and same_value(value, slot.value)
             and (slot.subject == ANY or same_subject(subject, slot.subject))
         )
+    if attribute == "has pet" and slot.attribute.removeprefix("has ") in _ANIMALS:
+        return same_subject(subject, slot.subject)  # "Do I have a pet?": the tortoise, or its end
     if slot.attribute != attribute or not same_subject(subject, slot.subject):
         return False
     return slot.single or not value or same_value(value, slot.value)
+
+
+#: The animals a "has <animal>" slot names that answer "Do I have a pet?" (singular, as read).
+_ANIMALS = word_set(
+    "dog puppy cat kitten fish goldfish bird parrot hamster rabbit bunny horse pony snake "
+    "turtle tortoise gecko lizard iguana ferret chinchilla gerbil mouse rat budgie "
+    "canary cockatiel chicken hen goat frog axolotl hedgehog pet"
+) | {"guinea pig"}
 
 
 def answers(question: str, texts: Sequence[str]) -> list[int]:
@@ -357,14 +368,18 @@ class RulesJudge(RulesSupersessionJudge):
         the question reads to no slot."""
         asked = read_question(question)
         kinds, owner = asked_kinds(question)
-        if not asked and not kinds:
+        level = level_asked(question)
+        if not asked and not kinds and level is None:
             return None
 
         def answers_it(text: str) -> bool:
-            # the slots the question reads, or a value of the kind it asks for ("Where do we
-            # track tickets?" / "Tickets live in Linear these days")
-            return any(_meets(slot, *wanted) for slot in _slots(text) for wanted in asked) or (
-                bool(kinds) and states_kind(text, kinds, owner)
+            # the slots the question reads, a value of the kind it asks for ("Where do we
+            # track tickets?" / "Tickets live in Linear these days"), or a level of the ladder
+            # it asks about ("What grade do I boulder at?" / "I'm climbing V3 at the wall")
+            return (
+                any(_meets(slot, *wanted) for slot in _slots(text) for wanted in asked)
+                or (bool(kinds) and states_kind(text, kinds, owner))
+                or (level is not None and level(text))
             )
 
         return answers_it

@@ -13,6 +13,7 @@ one_owner`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from memex_rules.supersession_replaced import one_owner
@@ -59,3 +60,26 @@ def level_reached(new_text: str, old_text: str) -> tuple[str, str] | None:
         return None
     ladder = ladders[0]
     return f"level: {ladder}", f"{ladder} {old[ladder]} -> {new[ladder]}"
+
+
+_ASKED = re.compile(r"(?i)^\s*(?:what|which)\s+(?P<word>grade|level|stage|band|year)\b")
+
+
+def level_asked(question: str) -> Callable[[str], bool] | None:
+    """For a question asking which level of a ladder someone is at ("What grade do I boulder
+    at?", "What stage is Maya on?"), a test of whether a fact names a level of that ladder for
+    the same owner (held, not wished); None for any other question."""
+    match = _ASKED.match(question)
+    if match is None:
+        return None
+    word = match.group("word").lower()
+    ladders = {word, "v grade"} if word == "grade" else {word}
+
+    def names_level(text: str) -> bool:
+        return (
+            bool(ladders & set(_levels(text)))
+            and not _NOT_HELD.search(text[:_MAX])
+            and one_owner(question, text)
+        )
+
+    return names_level

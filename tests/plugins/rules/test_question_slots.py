@@ -60,6 +60,17 @@ def test_a_question_reads_into_the_slot_its_answer_sets(
         ("Who is my partner?", "I am with Elena these days", "I have a dog named Rex"),
         ("What is my job title?", "I am a data scientist", "I joined Airbus"),
         ("When is the launch?", "The launch moved to June 12", "The beta is on May 3"),
+        # "a pet" is met by the animal the user has, and by its end
+        ("Do I have a pet?", "I own a tortoise called Kiwi", "I have a car"),
+        ("Do I have a pet?", "My tortoise Kiwi died last week", "Alice has a cat"),
+        # a level of the ladder asked about, held by the same owner
+        ("What grade do I boulder at?", "I'm climbing V3 at the wall", "Tom climbs V6"),
+        ("What grade do I boulder at?", "So I'm projecting V5s now", "I want to climb V7"),
+        (
+            "What stage is Maya on at swimming?",
+            "Maya got moved up to Stage 5",
+            "Noah is on Stage 4",
+        ),
     ],
 )
 def test_a_question_meets_the_fact_that_answers_it_and_not_another(
