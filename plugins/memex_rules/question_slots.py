@@ -159,6 +159,11 @@ def _forms() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
         ),
         (rf"who\s+(?:coaches|trains){_NOW}\s+(?P<x>.+?){_NOW}", ("Zorblat coaches {x}",)),
         (
+            rf"how\s+{_DO}\s+{_S}\s+(?:like|want|prefer)\s+(?:my\s+|the\s+|your\s+)?(?:answers?|"
+            r"responses?|replies|output)(?:\s+(?:laid\s+out|formatted|written|presented|structured))?",
+            ("{s} prefers answers in zorblat paragraphs",),
+        ),
+        (
             rf"what\s+{_IS}\s+{_THING}\s+(?:called|named){_NOW}",
             ("{x} is called {V}",),
         ),

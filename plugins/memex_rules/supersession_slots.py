@@ -63,7 +63,7 @@ _SPELL = tuple(
             "",
         ),
         (
-            r"^(?:please\s+)?(?:remember|note|fyi|update|news|btw|ok|okay|so|well|also)"
+            r"^(?:please\s+)?(?:remember|note|fyi|update|news|btw|ok|okay|so|well|also|actually)"
             r"(?:\s+that)?[:,]?\s+",
             "",
         ),
@@ -100,6 +100,12 @@ _SPELL = tuple(
         (
             rf"^{_CARER}\s+(?:has\s+)?(?:has|put|started|switched|moved|kept)\s+me\s+on(?:to)?\s+",
             "user is on ",
+        ),
+        # how answers should be laid out, asked of the assistant: the user's preference
+        (
+            r"^(?:please\s+)?(?:always\s+)?(?:keep|write|give\s+me|format|put|lay\s+out)\s+(?:all\s+)?"
+            r"(?:your|the)\s+(?:answers?|responses?|replies|output)\s+(?:in|as)\s+",
+            "user prefers answers in ",
         ),
         (r"^my\s+", "user's "),
         (r"\bmy\s+(?=(?:new\s+)?(?:favou?rite|preferred|go-to)\b)", "user's "),

@@ -240,6 +240,15 @@ PERSONAL_RULES: tuple[Rule, ...] = (
     ),
     Rule("school", r"(?:attends|goes\s+to)\s+(?P<v>.+)", kind="school"),
     # --- preferences ---------------------------------------------------------------------------
+    # how answers are laid out: "prefers answers in bullet points", "prefers full paragraphs"
+    Rule(
+        "answer format",
+        r"(?:(?:prefers|wants)\s+(?:(?:answers?|responses?|replies)\s+(?:in|as)\s+)?|"
+        r"likes\s+(?:answers?|responses?|replies)\s+(?:in|as)\s+)"
+        r"(?P<v>(?:[\w-]+\s+){0,2}?(?:paragraphs|bullet\s+points|bullets|bullet\s+lists|"
+        r"(?:numbered\s+)?lists|tables|prose|markdown|plain\s+text))\b.*",
+        kind="plain",
+    ),
     Rule(
         "favourite",
         r"^(?P<s>.+?)'s\s+(?:new\s+|current\s+|all-time\s+|absolute\s+)?(?:favou?rite|preferred|"

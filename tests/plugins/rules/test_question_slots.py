@@ -63,6 +63,13 @@ def test_a_question_reads_into_the_slot_its_answer_sets(
         # "a pet" is met by the animal the user has, and by its end
         ("Do I have a pet?", "I own a tortoise called Kiwi", "I have a car"),
         ("Do I have a pet?", "My tortoise Kiwi died last week", "Alice has a cat"),
+        # how the user wants answers laid out, asked of the assistant or told as a preference
+        (
+            "How do I like answers laid out?",
+            "Please keep your answers in bullet points",
+            "I like tables",
+        ),
+        ("How do I like answers laid out?", "Actually I prefer full paragraphs", "I prefer tea"),
         # a level of the ladder asked about, held by the same owner
         ("What grade do I boulder at?", "I'm climbing V3 at the wall", "Tom climbs V6"),
         ("What grade do I boulder at?", "So I'm projecting V5s now", "I want to climb V7"),

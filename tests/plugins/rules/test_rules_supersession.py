@@ -264,6 +264,11 @@ CLOSES = [
     ("Maria reports to Tom", "Maria now reports to Ana", "maria: boss"),
     ("Maria reports to Tom", "Maria works under Ana now", "maria: boss"),
     ("The under-11s are coached by Steve", "Gemma coaches the under-11s now", "under-11s: coach"),
+    (
+        "Please keep your answers in bullet points",
+        "Actually I prefer full paragraphs, not bullet lists",
+        "user: answer format",
+    ),
     ("Ray drives a Volvo", "Uncle Ray drives a Skoda Enyaq now", "ray: car"),
     (
         "I'm doing the Google Data Analytics certificate on Coursera",
@@ -551,6 +556,7 @@ KEEPS = [
     ("Maria reports to Tom", "Maria works under pressure"),
     ("Gemma coaches the under-11s", "Gemma coaches the under-12s"),
     ("Gemma coaches the under-11s", "Gemma coaches tennis"),
+    ("Please keep your answers in bullet points", "I like tables"),
     ("Ray drives a Volvo", "Uncle Bob drives a Skoda Enyaq now"),
     ("Now I live in Leeds", "Now I work at Asda"),
     ("Ray drives a Volvo", "Ray has a lovely Labrador"),
