@@ -322,10 +322,9 @@ _PAST_STATE = {
     "managed": "manages", "led": "leads", "kept": "keeps", "wore": "wears",
 }  # fmt: skip
 _PAST_STATE_WORD = compile_pattern(
+    rf"(?:\b(?P<who>I|we)(?P<gap>\s+(?:{ADVERB}\s+)*))?"
     r"\b(?:used\s+to\s+(?P<base>[a-z]+)|(?P<past>" + "|".join(_PAST_STATE) + r"))\b"
 )
-
-
 #: A regular past tense right after a clause's subject ("Jonas reported to Tomasz"), not a
 #: participle after an auxiliary ("were coached by", "has moved").
 _REGULAR_PAST = compile_pattern(
@@ -334,19 +333,10 @@ _REGULAR_PAST = compile_pattern(
     rf"\s+(?P<adv>(?:{ADVERB}\s+)*)(?P<v>[a-z]{{3,}}(?:[^e]ed|eed|ied))\b"
 )
 _WHEN_LEAD = compile_pattern(WHEN_STARTED)
-_FIRST_PERSON = compile_pattern(r"(?:^|\W)(?:I|we|user)\s+(?:(?:" + ADVERB + r")\s+)*$")
-
-
-def _base(third: str) -> str:
-    """ "teaches" -> "teach", "studies" -> "study", "lives" -> "live", "is" -> "am"."""
-    word = third.lower()
-    if word in ("is", "has"):
-        return {"is": "am", "has": "have"}[word]
-    if word.endswith("ies"):
-        return third[:-3] + "y"
-    if re.search(r"(?:ch|sh|ss|x)es$", word):
-        return third[:-2]
-    return third[:-1]
+#: "I"/"we" before a verb put in the third person: the subject the rules read ("user works",
+#: "the team uses"), so the reading does not put the verb in the third person again.
+_THIRD_PERSON = {"i": "user", "we": "the team"}
+_LAST_PRONOUN = compile_pattern(r"(?:^|(?<=\W))(?P<who>I|we)$")
 
 
 def _past_base(past: str) -> str:
@@ -370,27 +360,24 @@ def _past_base(past: str) -> str:
 
 def _presented(text: str) -> str:
     """``text`` with past forms of state verbs in the present ("used to live" -> "lives",
-    "Jonas reported to" -> "reports to"); after "I" or "we" the plain form ("I worked as"
-    -> "I work as"), which the reading then puts in the third person."""
+    "Jonas reported to" -> "reports to"; "I worked as" -> "user works as")."""
 
     def present(match: re.Match[str]) -> str:
-        first = bool(_FIRST_PERSON.search(text[: match.start()]))
+        who = match.group("who")
+        said = f"{_THIRD_PERSON[who.lower()]}{match.group('gap')}" if who else ""
         if match.group("base"):
-            return match.group("base") if first else third_singular(match.group("base"))
-        word = match.group("past").lower()
-        if first and word in ("was", "were"):
-            return "are" if text[: match.start()].rstrip().lower().endswith("we") else "am"
-        return _base(_PAST_STATE[word]) if first else _PAST_STATE[word]
+            return said + third_singular(match.group("base"))
+        verb = _PAST_STATE[match.group("past").lower()]
+        return said + ("is" if who and verb == "are" else verb)  # "we were" -> "the team is"
 
     lead = _WHEN_LEAD.match(text)  # "When Jonas joined in 2021 he reported to ...": the rest
     kept, text = (lead.group(0), text[lead.end() :]) if lead else ("", text)
     folded = _PAST_STATE_WORD.sub(present, text)
     regular = _REGULAR_PAST.match(folded)
     if regular is not None and not _START.fullmatch(regular.group("v")):  # not "switched"
-        base = _past_base(regular.group("v"))
-        first = _FIRST_PERSON.search(folded[: regular.start("v")])
-        verb = base if first else third_singular(base)
-        folded = folded[: regular.start("v")] + verb + folded[regular.end("v") :]
+        subject = _LAST_PRONOUN.sub(lambda m: _THIRD_PERSON[m.group("who").lower()], regular["s"])
+        verb = third_singular(_past_base(regular.group("v")))
+        folded = f"{subject} {regular['adv']}{verb}{folded[regular.end('v') :]}"
     return kept + folded
 
 

@@ -139,6 +139,9 @@ def test_a_question_meets_the_fact_that_answers_it_and_not_another(
             "Gemma coaches the under-11s now",
             "Gemma coaches the under-12s",
         ),
+        # "I"/"we" before a past tense, after a time phrase too
+        ("Do we still use Jenkins?", "In the 2010s we used Jenkins", "In the 2010s we used Travis"),
+        ("Where are we based?", "In 2020 we were based in Leeds", "In 2020 we were tired"),
         # a kind told in the past, and one asked by two wide words together
         (
             "What do we chat on?",
