@@ -28,6 +28,7 @@ from benchmarks import (
     locomo,
     locomo_context_levers,
     locomo_levers,
+    locomo_query_adapter,
     memory_duplicates,
     memory_throughput,
     migrate_rate,
@@ -57,6 +58,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
         "4c. LoCoMo levers 3 and 4: turn units and dated time phrases",
         locomo_context_levers.run,
     ),
+    "locomo_query_adapter": (locomo_query_adapter.TITLE, locomo_query_adapter.run),
     "cold": ("5. Cold `memex dig` wall time", cold_start.run),
     "context_budget": (
         "6. LoCoMo evidence recall within a 2,000-character context",
