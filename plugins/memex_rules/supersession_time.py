@@ -105,6 +105,12 @@ def decade(match: re.Match[str]) -> tuple[date, date]:
     return date(first + start, 1, 1), date(first + end, 1, 1)
 
 
+def short_year(digits: str, today: date) -> int:
+    """ "'19" said on ``today``: 2019, or 1999 when 2099 would be after it."""
+    year = 2000 + int(digits)
+    return year if year <= today.year else year - 100
+
+
 def last_season(today: date) -> tuple[date, date]:
     """ "Last season" said on ``today``: a year-long season (a league's, a summer's) that
     ended within the past year, read as the year centred a year back (18 to 6 months ago)."""
@@ -135,6 +141,8 @@ _PHRASES = (
     ("ago", rf"\b(?P<n>{_COUNT})\s+(?P<u>{_UNIT})\s+ago\b"),
     ("for", rf"\bfor\s+(?:the\s+(?:last|past)\s+)?(?P<n>{_COUNT})\s+(?P<u>{_UNIT})\b"),
     ("last", r"\b(?:(?:since|from|in)\s+)?(?:last|the\s+previous)\s+(?P<u>week|month|year)\b"),
+    ("before_last", r"\b(?:in\s+)?the\s+year\s+before\s+last\b"),
+    ("short_year", r"\b(?:back\s+)?in\s+'(?P<yy>\d\d)\b(?!s)"),
     ("this", r"\b(?:earlier\s+)?this\s+(?P<u>year|month|week)\b"),
     ("season", r"\b(?:last|this\s+past)\s+(?P<s>summer|winter|spring|autumn|fall)\b"),
     ("last_season", r"\b(?:last|the\s+previous)\s+season\b"),
@@ -180,6 +188,10 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
         return found
     if name == "month_year":
         return date(int(groups["y"]), _MONTHS[groups["m"].lower().rstrip(".")], 1)
+    if name == "before_last":
+        return date(today.year - 2, 1, 1)
+    if name == "short_year":
+        return date(short_year(groups["yy"], today), 1, 1)
     if name == "set_off":
         return date(int(groups["y"]), 1, 1)
     if name == "decade":

@@ -34,6 +34,7 @@ from memex_rules.supersession_time import (
     back,
     decade,
     last_season,
+    short_year,
 )
 
 _YEAR = r"(?:1[89]\d\d|20\d\d)"
@@ -61,7 +62,8 @@ _PERIOD = compile_pattern(
     rf"(?:{_PART}(?:(?P<m>{MONTH})\s+(?:of\s+)?)?(?P<y>{_YEAR})\b(?!\s*-\s*\d)"
     rf"|the\s+(?P<decade>{DECADE}))"
     r"|\b(?P<last>last\s+(?:year|month))\b|\b(?P<season>(?:last|the\s+previous)\s+season)\b"
-    rf"|,\s*(?P<set>{_YEAR})\s*(?=,)"
+    rf"|,\s*(?P<set>{_YEAR})\s*(?=,)|\b(?:back\s+)?in\s+'(?P<yy>\d\d)\b(?!s)"
+    r"|\b(?P<before_last>the\s+year\s+before\s+last)\b"
     r"|\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+"
     r"(?P<u>day|week|month|year)s?\s+ago\b"
 )
@@ -125,7 +127,8 @@ _FUTURE = compile_pattern(
 _PASSIVE_EVENT = re.compile(r"(?:ed|en)$")
 #: Every reading needs one of these: most facts have none and are read no further.
 _ANY_TIME = compile_pattern(
-    rf"{_YEAR}|\blast\s+(?:year|month|season)\b|\b(?:until|till|til|through)\b|\bago\b|"
+    rf"{_YEAR}|\blast\s+(?:year|month|season)\b|\b(?:until|till|til|through)\b|\bago\b|'\d\d\b|"
+    r"\bbefore\s+last\b|"
     r"\bthe\s+(?:early\s+|late\s+|mid-?\s*)?'?(?:\d0'?s|(?:19|20)\d0s|[a-z]+ties)\b|\bprevious\s+season\b"
 )
 _OPEN = compile_pattern(r"\bsince\b")
@@ -228,9 +231,11 @@ def _in_period(text: str, today: date) -> tuple[date, date] | None:
             spans.append(decade(match))
         elif match.group("season"):
             spans.append(last_season(today))
-        elif match.group("set"):
-            year = int(match.group("set"))
+        elif match.group("set") or match.group("yy"):
+            year = int(match.group("set") or short_year(match.group("yy"), today))
             spans.append((date(year, 1, 1), date(year + 1, 1, 1)))
+        elif match.group("before_last"):
+            spans.append((date(today.year - 2, 1, 1), date(today.year - 1, 1, 1)))
         elif match.group("u"):
             spans.append(_ago(match.group("n"), match.group("u"), today))
         else:

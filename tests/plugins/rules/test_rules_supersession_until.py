@@ -80,6 +80,8 @@ def test_the_rules_judge_reads_ends() -> None:
             "2021-01-01",
         ),
         ("Two years ago I worked at Deliveroo", "2023-07-22", "2022-07-22"),
+        ("The year before last I lived in Leeds", "2024-03-01", "2023-01-01"),
+        ("Back in '19 we were on Heroku", "2024-03-01", "2020-01-01"),
         # "had" a thing or a treatment is a state held; told in a past period it is over
         (
             "During the first lockdown in 2020 my GP had me on citalopram",
@@ -134,6 +136,9 @@ def test_a_closed_past_period_ends_the_fact(text: str, said: str, until: str) ->
         ("In the nineties I have lived in Leeds", "2023-07-22"),
         ("I love music from the eighties", "2023-07-22"),
         ("Since the nineties I have had a Ford Capri", "2023-07-22"),
+        ("I love the '90s", "2023-07-22"),
+        ("We shipped v2 in '19", "2023-07-22"),
+        ("I started running the year before last", "2024-03-01"),
     ],
 )
 def test_an_open_period_a_plan_a_start_or_an_event_does_not_end(text: str, said: str) -> None:
