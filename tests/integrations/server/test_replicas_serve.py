@@ -96,8 +96,18 @@ def hits(client: MemexClient, word: str) -> int:
     return len(found)
 
 
+def server_logs(tmp_path: Path) -> str:
+    """The end of each replica's log: what a failed write says on the server's side."""
+    tails = []
+    for host in ("host-a", "host-b"):
+        log = tmp_path / host / "serve.log"
+        text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+        tails.append(f"--- {host}/serve.log ---\n" + "\n".join(text.splitlines()[-60:]))
+    return "\n".join(tails)
+
+
 def test_a_thousand_writes_over_two_replicas(
-    two_replicas: tuple[Service, Service], postgres_url: str, vectors: str | None
+    two_replicas: tuple[Service, Service], postgres_url: str, vectors: str | None, tmp_path: Path
 ) -> None:
     services = two_replicas
     clients = [MemexClient(s.url, admin_secret=s.admin_secret, timeout=120) for s in services]
@@ -120,7 +130,7 @@ def test_a_thousand_writes_over_two_replicas(
     with ThreadPoolExecutor(THREADS) as pool:
         list(pool.map(write, range(WRITES)))
     burst = time.monotonic() - started
-    assert not failures, failures[:5]
+    assert not failures, "\n".join([*failures[:5], server_logs(tmp_path)])
     assert not not_found_at_once, not_found_at_once[:10]
 
     # Both replicas follow every write within the documented lag.
