@@ -1,7 +1,7 @@
 """Benchmark 21's end-to-end level alone, on the tuning splits (dev, test, broad; never
 fresh), for recall's switches: ``[search] newer_first``, ``floor_kin``, ``floor_near`` and
 ``floor_chain`` off and on (``nonear``: the first two on, the last two off; ``nochain``: all
-on but ``floor_chain``).
+on but ``floor_chain``; ``nochange``: all on but ``newer_first_change``).
 
 Each variant is one home (the rules judge, MiniLM + Chroma with the facts' vectors from the
 bench cache) holding every case of the splits asked; figures per split: current on top,
@@ -43,6 +43,8 @@ VARIANTS = {
     "floor_chain = false\n",
     "nochain": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\n"
     "floor_chain = false\n",
+    "nochange": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\n"
+    "floor_chain = true\nnewer_first_change = false\n",
     "on": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\nfloor_chain = true\n",
 }
 

@@ -29,6 +29,7 @@ component's own settings::
     candidate_depth = 40       # hits each signal hands to the ranker (at least limit)
     semantic_weight = 0.4      # share of the semantic signal in hybrid search
     newer_first = true         # memory: of two current facts about one thing, the later first
+    newer_first_change = true  # memory: a later fact worded as a change ("now") joins looser
     floor_kin = true           # memory: keep a fact under the floor beside a kept one like it
     floor_near = true          # memory: keep a fact near the floor beside a kept one of its owner
     floor_chain = true         # memory: keep a fact under the floor beside a kept one of its chain

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from memex_core.domain import CorpusStats, Fragment, SearchFilters
 from memex_core.domain.filters import NAMED_ONLY_SOURCES
+from memex_core.domain.memory.change_words import announces_change
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import MEMORY_SOURCE, OPERATOR, Actor, Scope
 from memex_core.domain.memory.timestamps import HeldAt
@@ -243,7 +244,7 @@ class Reader:
     def _newer_first(self, found: SearchResults) -> SearchResults:
         """The memory hits about the same thing newest first, among those kept
         (:mod:`memex_core.services.newer_first`; ``[search] newer_first = false`` turns
-        it off)."""
+        it off, ``newer_first_change = false`` its looser test of a fact worded as a change)."""
         memory = [r.fragment.conversation_id for r in found.results if is_memory(r.fragment)]
         if len(memory) < 2 or not self._parts.config.search_setting("newer_first", True):
             return found
@@ -252,10 +253,12 @@ class Reader:
             self._parts.vector_store if self._parts.semantic_unavailable_reason() is None else None
         )
         handed = getattr(store, "stored_vectors", None)
+        change = self._parts.config.search_setting("newer_first_change", True)
         found.results = newer_first(
             found.results,
             {memory_id: held[0] for memory_id, held in times.items()},
             handed if callable(handed) else None,
+            changed=announces_change if change else None,
         )
         return found
 

@@ -13,6 +13,13 @@ the earlier one's plus :data:`QUESTION_MARGIN` of it), and their own vectors are
 about the same thing as a higher one keep the places they hold between them and take them
 newest first, by ``valid_from``: a fact told late about an earlier time ("Back in 2020 prod
 was on Heroku") is valid from that time, so it never wins by having been said last.
+
+A later fact that says it is a change ("Priya is engineering manager for payments now",
+"Marco says to use marco@rossidesign.it from now on"; ``changed``, e.g.
+:func:`memex_core.domain.memory.change_words.announces_change`) announces that something
+earlier no longer holds: it joins an earlier hit looser, at :data:`CHANGE_MARGIN` and
+:data:`CHANGE_SIMILARITY`, and may pass one the slot reading picked alone (the judge read
+the earlier wording and not the change).
 """
 
 from __future__ import annotations
@@ -32,9 +39,17 @@ from memex_core.services.slot_signal import SLOT
 #: 0.05 let "goes hiking every Monday" pass "every Tuesday" when asked word for word).
 MUTUAL_SIMILARITY = 0.45
 QUESTION_MARGIN = 0.1
+#: The same for a later fact that says it is a change, chosen on the same splits: with
+#: margin 0.5 and similarity 0.35 broad's current fact on top went 180 -> 186 of 205 with
+#: dev, test and every unrelated pair's asked fact unchanged; a margin of 1.0 let two
+#: unrelated pairs' newer fact pass the one asked about.
+CHANGE_SIMILARITY = 0.35
+CHANGE_MARGIN = 0.5
 
 #: Fragment id -> its stored vector, for the ids asked (those the store holds).
 VectorsOf = Callable[[Sequence[str]], Mapping[str, Sequence[float]]]
+#: Whether a fact's text says it is a change.
+Changed = Callable[[str], bool]
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -49,12 +64,14 @@ def newer_first(
     vectors_of: VectorsOf | None,
     similarity: float = MUTUAL_SIMILARITY,
     margin: float = QUESTION_MARGIN,
+    changed: Changed | None = None,
 ) -> list[SearchResult]:
     """``results`` with the memory hits about the same thing newest first (see the module).
 
     ``valid_from`` maps a memory id (a memory fragment's ``conversation_id``) to when the
     fact became true; hits it lacks (not memory) stay where they are. Without
-    ``vectors_of`` (a store that cannot hand vectors out) nothing moves."""
+    ``vectors_of`` (a store that cannot hand vectors out) nothing moves. ``changed``: the
+    test of a fact worded as a change (None: no fact joins looser)."""
     dated = [
         i
         for i, r in enumerate(results)
@@ -62,7 +79,8 @@ def newer_first(
     ]
     if len(dated) < 2 or vectors_of is None:
         return list(results)
-    if not _may_move(results, dated, valid_from, margin):
+    terms = _Terms(valid_from, similarity, margin, changed)
+    if not _may_move(results, dated, terms):
         return list(results)  # the store is not asked for vectors that could move nothing
     vectors = vectors_of([results[i].fragment.id for i in dated])
     placed: set[int] = set()
@@ -73,7 +91,7 @@ def newer_first(
         group = [anchor] + [
             j
             for j in dated[n + 1 :]
-            if j not in placed and _same(results, anchor, j, vectors, similarity, margin)
+            if j not in placed and _same(results, anchor, j, vectors, terms)
         ]
         if len(group) < 2:
             continue
@@ -93,29 +111,55 @@ def _moved(hit: SearchResult, score: float) -> SearchResult:
     return replace(hit, score=score)
 
 
-def _may_move(
-    results: Sequence[SearchResult],
-    dated: Sequence[int],
-    valid_from: Mapping[str, float],
-    margin: float,
-) -> bool:
+class _Terms:
+    """The similarity and margin two hits are compared at, and whether the slot reading's
+    pick holds: looser for a later fact worded as a change."""
+
+    def __init__(
+        self,
+        valid_from: Mapping[str, float],
+        similarity: float,
+        margin: float,
+        changed: Changed | None,
+    ) -> None:
+        self.valid_from, self.similarity, self.margin = valid_from, similarity, margin
+        self.changed = changed
+        self._said: dict[str, bool] = {}
+
+    def of(self, a: SearchResult, b: SearchResult) -> tuple[float, float, bool]:
+        """(similarity, margin, the pick holds) for ``b`` below ``a``."""
+        if self.changed is None:
+            return self.similarity, self.margin, True
+        when = self.valid_from
+        if when[b.fragment.conversation_id] <= when[a.fragment.conversation_id]:
+            return self.similarity, self.margin, True
+        said = self._said.get(b.fragment.id)
+        if said is None:
+            said = self._said[b.fragment.id] = self.changed(b.fragment.content)
+        if not said:
+            return self.similarity, self.margin, True
+        return min(self.similarity, CHANGE_SIMILARITY), max(self.margin, CHANGE_MARGIN), False
+
+
+def _may_move(results: Sequence[SearchResult], dated: Sequence[int], terms: _Terms) -> bool:
     """Whether any hit has, among the lower hits that pass the tests needing no vector
     (:func:`_near`), one that is newer than a hit above it: the groups are drawn from those,
     so without one no group is out of order."""
     for n, higher in enumerate(dated):
-        near = [higher] + [j for j in dated[n + 1 :] if _near(results, higher, j, margin)]
-        times = [valid_from[results[i].fragment.conversation_id] for i in near]
+        near = [higher] + [j for j in dated[n + 1 :] if _near(results, higher, j, terms)]
+        times = [terms.valid_from[results[i].fragment.conversation_id] for i in near]
         if any(times[k] > min(times[:k]) for k in range(1, len(times))):
             return True
     return False
 
 
-def _near(results: Sequence[SearchResult], higher: int, lower: int, margin: float) -> bool:
+def _near(results: Sequence[SearchResult], higher: int, lower: int, terms: _Terms) -> bool:
     """The tests of :func:`_same` that need no vector."""
     a, b = results[higher], results[lower]
     if a.fragment.owner != b.fragment.owner:
         return False
-    if a.ranks.get(SLOT) is not None and b.ranks.get(SLOT) is None:
+    _, margin, pick_holds = terms.of(a, b)
+    if pick_holds and a.ranks.get(SLOT) is not None and b.ranks.get(SLOT) is None:
         return False  # the question's slot reading picked the higher one alone
     close_a, close_b = a.scores.get(SEMANTIC), b.scores.get(SEMANTIC)
     # The later fact may be further from the question by ``margin`` of the earlier one's
@@ -131,14 +175,13 @@ def _same(
     higher: int,
     lower: int,
     vectors: Mapping[str, Sequence[float]],
-    similarity: float,
-    margin: float,
+    terms: _Terms,
 ) -> bool:
-    if not _near(results, higher, lower, margin):
+    if not _near(results, higher, lower, terms):
         return False
     a, b = results[higher], results[lower]
     va, vb = vectors.get(a.fragment.id), vectors.get(b.fragment.id)
-    return va is not None and vb is not None and _cosine(va, vb) >= similarity
+    return va is not None and vb is not None and _cosine(va, vb) >= terms.of(a, b)[0]
 
 
 def kin_kept(
@@ -171,7 +214,10 @@ def kin_kept(
 
 
 __all__ = [
+    "CHANGE_MARGIN",
+    "CHANGE_SIMILARITY",
     "MUTUAL_SIMILARITY",
+    "Changed",
     "QUESTION_MARGIN",
     "VectorsOf",
     "kin_kept",

@@ -1,0 +1,135 @@
+"""A later fact worded as a change joins an earlier one looser in newer-first (issue 30).
+
+"Priya is engineering manager for payments now" after "Priya got promoted to staff
+engineer": the judge closed nothing, and the later fact is further from the question and
+from the earlier one than newer-first's plain test allows. Worded as a change, it is
+compared at :data:`CHANGE_MARGIN` and :data:`CHANGE_SIMILARITY` and may pass a hit the slot
+reading picked alone. Unrelated facts and a change word on the *earlier* fact move nothing.
+"""
+
+from __future__ import annotations
+
+from math import acos, cos, sin
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from memex_core.domain import SEMANTIC
+from memex_core.domain.memory.change_words import announces_change
+from memex_core.services.newer_first import CHANGE_SIMILARITY, MUTUAL_SIMILARITY, newer_first
+from memex_core.services.slot_signal import SLOT
+from tests.core.services.test_newer_first import _Hit
+from tests.support.component_doubles import fast_memex
+
+DAY = 86400.0
+T0 = 1_700_000_000.0
+STAFF = "Priya got promoted to staff engineer"
+MANAGER = "Priya is engineering manager for payments now"
+TIMES = {"old": T0, "new": T0 + 30 * DAY}
+
+
+def _hit(memory_id: str, text: str, similarity: float, slot: int | None = None) -> Any:
+    fragment = SimpleNamespace(
+        id="f-" + memory_id, conversation_id=memory_id, owner="users/u", content=text
+    )
+    return _Hit(fragment, similarity, {SEMANTIC: similarity}, {SLOT: slot})
+
+
+def _vectors(similarity: float) -> Any:
+    """Two unit vectors at cosine ``similarity``."""
+    angle = acos(similarity)
+    table = {"f-old": [1.0, 0.0], "f-new": [cos(angle), sin(angle)]}
+    return lambda ids: {i: table[i] for i in ids if i in table}
+
+
+def _order(hits: list[Any], similarity: float, changed: bool = True) -> list[str]:
+    found = newer_first(
+        hits, TIMES, _vectors(similarity), changed=announces_change if changed else None
+    )
+    return [h.fragment.conversation_id for h in found]
+
+
+#: Between the two similarities: a plain later fact is not about the same thing, one worded
+#: as a change is.
+BETWEEN = (CHANGE_SIMILARITY + MUTUAL_SIMILARITY) / 2
+
+
+def test_a_later_fact_worded_as_a_change_comes_first_at_a_lower_similarity() -> None:
+    # 0.28 from the question against 0.2: past the plain margin (10%), within the change's
+    hits = [_hit("old", STAFF, 0.8), _hit("new", MANAGER, 0.72)]
+    assert _order(hits, BETWEEN) == ["new", "old"]
+    assert _order(hits, BETWEEN, changed=False) == ["old", "new"]  # the setting off
+    plain = [_hit("old", STAFF, 0.8), _hit("new", "Priya is engineering manager", 0.72)]
+    assert _order(plain, BETWEEN) == ["old", "new"]  # no change word: the plain test
+
+
+def test_a_change_passes_a_fact_the_slot_reading_picked_alone() -> None:
+    hits = [_hit("old", STAFF, 0.8, slot=1), _hit("new", MANAGER, 0.78)]
+    assert _order(hits, 0.6) == ["new", "old"]
+    plain = [_hit("old", STAFF, 0.8, slot=1), _hit("new", "Priya manages payments", 0.78)]
+    assert _order(plain, 0.6) == ["old", "new"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "question_similarity", "similarity"),
+    [
+        # an earlier fact worded as a change does not loosen the test for a later one
+        ("I'm on oat cortados these days", "My usual is a flat white", 0.72, BETWEEN),
+        # a later change about another thing: too far from the question
+        ("I live in Berlin", "I moved my dentist appointment to Friday", 0.6, 0.5),
+        # or from the earlier fact
+        ("I live in Berlin", "I'm into bouldering now", 0.8, CHANGE_SIMILARITY - 0.05),
+    ],
+)
+def test_unrelated_facts_keep_their_order(
+    old: str, new: str, question_similarity: float, similarity: float
+) -> None:
+    hits = [_hit("old", old, 0.8), _hit("new", new, question_similarity)]
+    assert _order(hits, similarity) == ["old", "new"]
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (MANAGER, True),
+        ("Marco says to use marco@rossidesign.it from now on", True),
+        ("The bakery moved to Square Mile for coffee", True),
+        ("On-call allowance went up to £250 a week", True),
+        ("Revised goal for Manchester: 3:45", True),
+        ("Catching the 8:12 these days", True),
+        ("Actually I prefer full paragraphs", True),
+        ("Maya started at Kingsbury High this September", True),
+        ("Marco's email is marco.rossi@gmail.com", False),
+        ("I weigh 92kg", False),
+        ("Knowledge is power", False),  # "now" inside a word
+    ],
+)
+def test_change_words(text: str, says: bool) -> None:
+    assert announces_change(text) is says
+
+
+def test_the_setting_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``[search] newer_first_change`` hands the change test to newer-first, or not."""
+    import memex_core.facade.reading as reading
+
+    handed: list[object] = []
+
+    def spy(*args: Any, **options: Any) -> Any:
+        handed.append(options.get("changed"))
+        return newer_first(*args, **options)
+
+    monkeypatch.setattr(reading, "newer_first", spy)
+    for name, on in (("on", True), ("off", False)):
+        with fast_memex(
+            tmp_path / name,
+            components={"supersession_judge": "none"},
+            search={"newer_first_change": on},
+        ) as mx:
+            mx.remember("We track work tickets in Jira", user="u", at=T0)
+            mx.remember("We track work tickets in Linear now", user="u", at=T0 + DAY)
+            mx.remember("My cat is called Tom", user="u", at=T0)
+            found = [h.text for h in mx.recall("Where do we track work tickets?", user="u")]
+            assert "We track work tickets in Linear now" in found
+            assert handed and handed[-1] is (announces_change if on else None)
