@@ -16,7 +16,8 @@ vectors and ``positives`` the row indexes of a question's evidence in ``D``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,19 @@ def cached_queries(path: Path, texts: Sequence[str]) -> np.ndarray:
     path.parent.mkdir(parents=True, exist_ok=True)
     np.save(path, vectors)
     return vectors
+
+
+def cached_fit(name: str, make: Callable[[], np.ndarray]) -> np.ndarray:
+    """A fitted ``W`` kept on disk under ``name`` (with the fit's constants), so a re-run of
+    the study replays instead of refitting."""
+    key = hashlib.sha1(f"{name}|{TAU}|{STEPS}|{RATE}".encode()).hexdigest()[:16]
+    path = CACHE / "fits" / f"{key}.npy"
+    if path.exists():
+        return np.load(path)
+    w = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, w)
+    return w
 
 
 def unit(x: np.ndarray) -> np.ndarray:
@@ -125,6 +139,7 @@ __all__ = [
     "CACHE",
     "STRENGTHS",
     "TAU",
+    "cached_fit",
     "cached_queries",
     "Group",
     "apply",

@@ -50,7 +50,8 @@ class Sci:
 
     def fit(self, members: list[int], strength: float) -> np.ndarray:
         questions = [(self.queries[i], self.positives[i]) for i in members if self.positives[i]]
-        return qa.fit_softmax([(self.docs, questions)], strength)
+        name = f"scifact|{strength}|{','.join(map(str, members))}"
+        return qa.cached_fit(name, lambda: qa.fit_softmax([(self.docs, questions)], strength))
 
     def scores(self, w: np.ndarray | None, members: list[int]) -> np.ndarray:
         return qa.apply(w, self.queries[members]) @ self.docs.T
@@ -138,12 +139,15 @@ def scifact_part(
     test = sci.study.split("test")
     off, on = sci.figures(None, test), sci.figures(w, test)
     raw_floor = sci.figures(w, test, raw_scores=True)
+    cross = sci.figures(w_locomo, test)
     abstain = abstention(sci, w, turns, w_locomo)
     figures = {
         "semantic_off": off[0],
         "semantic_on": on[0],
         "hybrid_off": off[1],
         "hybrid_on": on[1],
+        "cross_semantic": cross[0],
+        "cross_hybrid": cross[1],
         "abstain_off": float(str(abstain[0][1]).rstrip("%")),
         "abstain_on": float(str(abstain[0][2]).rstrip("%")),
     }
