@@ -3,9 +3,9 @@
 The adapter (:mod:`benchmarks.query_adapter`) is fitted on the 809 train queries (each
 query's candidates: all 5,183 abstracts; its evidence: its relevant abstracts) at the
 strength LoCoMo's training folds picked most (a fit over every abstract takes minutes on
-2 cores, so nothing is chosen on SciFact; :func:`choose` would pick it by 5-fold CV over
-the train queries, hybrid nDCG@10 replayed on section 3b's cached candidates); it is
-scored once on the 300 test queries.
+2 cores, so nothing is chosen on SciFact); it is scored once on the 300 test queries: the
+semantic signal alone (exact cosine over every abstract) and hybrid with the default fusion
+and floor, replayed on section 3b's cached candidates with the semantic signal replaced.
 
 Abstention: the 200 generated queries of benchmark 18 (100 random letter strings, 100
 off-topic questions), each asked against all SciFact abstracts and all LoCoMo turns; a
@@ -26,10 +26,10 @@ from benchmarks.metrics import mean, ndcg_at_k
 from benchmarks.report import table
 from benchmarks.scifact_candidates import DEPTH, SciStudy, load
 
-FOLDS = 5
-
 
 class Sci:
+    """SciFact's query and abstract vectors (unit), and each query's relevant rows."""
+
     def __init__(self, study: SciStudy) -> None:
         from benchmarks.context import RunContext, Sizes
         from benchmarks.scifact_candidates import ROOT, cosines
@@ -77,21 +77,6 @@ class Sci:
             fused = lf.hybrid(replace(q, semantic=hits), lf.Fusion(), self.study.floor)
             hybrid.append(self.ndcg(i, fused))
         return mean(semantic), mean(hybrid)
-
-
-def choose(sci: Sci, strengths: tuple[float, ...]) -> tuple[float, dict[float, float]]:
-    """The strength with the best hybrid nDCG@10 over 5-fold CV of the train queries."""
-    train = sci.study.split("train")
-    folds = [train[k::FOLDS] for k in range(FOLDS)]
-    totals = {}
-    for s in strengths:
-        got = []
-        for k, held in enumerate(folds):
-            rest = [i for j, f in enumerate(folds) if j != k for i in f]
-            w = sci.fit(rest, s)
-            got += [sci.figures(w, [i])[1] for i in held]
-        totals[s] = mean(got)
-    return max(strengths, key=lambda s: (totals[s], -s)), totals
 
 
 def passes(queries: np.ndarray, corpus: np.ndarray, w: np.ndarray | None, floor: float) -> float:
