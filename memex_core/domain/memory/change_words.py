@@ -17,7 +17,7 @@ import re
 _CHANGE = re.compile(
     r"\b(?:now|nowadays|these\s+days|currently|switched|moved|changed|promoted|"
     r"from\s+now\s+on|went\s+(?:up|down)|revised|new|no\s+longer|any\s*more|started|"
-    r"instead|actually)\b",
+    r"instead)\b",
     re.IGNORECASE,
 )
 
@@ -25,7 +25,8 @@ _CHANGE = re.compile(
 def announces_change(text: str) -> bool:
     """Whether ``text`` says it is a change: "now", "these days", "switched", "moved",
     "promoted", "from now on", "went up", "revised", "new", "no longer", "started",
-    "instead", "actually" and the like."""
+    "instead" and the like. Not "actually": a neighbour stated with it ("Bob actually goes
+    hiking every Monday") passed the fact asked word for word in benchmark 9's set."""
     return _CHANGE.search(text) is not None
 
 
