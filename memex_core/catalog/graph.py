@@ -8,7 +8,7 @@ from typing import Any
 
 from memex_core.catalog.dbapi import CatalogPart
 from memex_core.catalog.documents import DOCUMENT_COLUMNS, row_to_document
-from memex_core.catalog.rows import FRAGMENT_COLUMNS, is_storable, row_to_fragment
+from memex_core.catalog.rows import FRAGMENT_COLUMNS, id_chunks, is_storable, row_to_fragment
 from memex_core.domain import DocumentRecord, Fragment, ResolvedLink, SearchFilters
 from memex_core.domain.filters import NAMED_ONLY_SOURCES
 from memex_core.domain.memory.records import MEMORY_SOURCE
@@ -26,11 +26,6 @@ def _row_to_link(row: Sequence[Any]) -> ResolvedLink:
     return ResolvedLink(*row)
 
 
-def _chunks(ids: Sequence[str], size: int = 500) -> list[list[str]]:
-    unique = list(dict.fromkeys(ids))
-    return [unique[i : i + size] for i in range(0, len(unique), size)]
-
-
 class LinkGraph(CatalogPart):
     """Mixed into :class:`~memex_core.catalog.base.SqlCatalog`; uses its connection."""
 
@@ -44,7 +39,7 @@ class LinkGraph(CatalogPart):
 
     def documents(self, document_ids: Sequence[str]) -> dict[str, DocumentRecord]:
         found: dict[str, DocumentRecord] = {}
-        for chunk in _chunks(document_ids):
+        for chunk in id_chunks(document_ids):
             marks = ",".join("?" * len(chunk))
             for row in self._db.execute(
                 f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id IN ({marks})", chunk
@@ -101,7 +96,7 @@ class LinkGraph(CatalogPart):
     def backlink_counts(self, fragment_ids: Sequence[str]) -> dict[str, int]:
         """For each fragment id, how many other documents link to its document."""
         counts: dict[str, int] = {i: 0 for i in fragment_ids}
-        for chunk in _chunks(fragment_ids):
+        for chunk in id_chunks(fragment_ids):
             marks = ",".join("?" * len(chunk))
             rows = self._db.execute(
                 "SELECT f.id, COUNT(DISTINCT l.source_document) FROM fragments f "
@@ -185,7 +180,7 @@ class LinkGraph(CatalogPart):
         (a message split into many chunks) to ask again further back.
         """
         first: dict[str, int] = {}
-        for chunk in _chunks([i for i in fragment_ids if is_storable(i)]):
+        for chunk in id_chunks([i for i in fragment_ids if is_storable(i)]):
             marks = ",".join("?" * len(chunk))
             for conversation, position in self._db.execute(
                 "SELECT conversation_id, MIN(COALESCE(position, 0)) FROM fragments "
@@ -206,11 +201,11 @@ class LinkGraph(CatalogPart):
         found: dict[str, list[TurnText]] = {}
         # Whole conversations by a plain IN (about twice as fast as the join a rebuild
         # would otherwise make), windows by joining each conversation's start.
-        for chunk in _chunks(whole):
+        for chunk in id_chunks(whole):
             self._collect_turns(
                 found, "fragments", f"conversation_id IN ({','.join('?' * len(chunk))})", chunk
             )
-        for chunk in _chunks(windowed):
+        for chunk in id_chunks(windowed):
             source, params = self.dialect.turn_windows([(c, starts[c]) for c in chunk])
             self._collect_turns(found, source, "1=1", params)
         return found
@@ -233,7 +228,7 @@ class LinkGraph(CatalogPart):
         """(conversation id, position) of each of ``ids`` stored with a position (a rerank
         tells from them which candidates are next to each other), in one query per 500."""
         found: dict[str, tuple[str, int]] = {}
-        for chunk in _chunks([i for i in dict.fromkeys(ids) if is_storable(i)]):
+        for chunk in id_chunks([i for i in dict.fromkeys(ids) if is_storable(i)]):
             marks = ",".join("?" * len(chunk))
             for fid, conversation, position in self._db.execute(
                 "SELECT id, conversation_id, position FROM fragments "

@@ -21,6 +21,7 @@ from memex_core.catalog.rows import (
     delete_fragments,
     drop_unkept,
     fragment_rows,
+    id_chunks,
     is_storable,
     last_seq,
 )
@@ -183,9 +184,7 @@ class MemoryStore(CatalogPart):
             return {}
         clause, params = _owner_clause(scope, "f.owner")
         found: dict[str, str] = {}
-        ids = list(dict.fromkeys(fragment_ids))
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
+        for chunk in id_chunks(fragment_ids):
             rows = self._db.execute(
                 "SELECT f.id, f.conversation_id FROM fragments f "
                 "JOIN memories m ON m.id = f.conversation_id "
@@ -200,9 +199,7 @@ class MemoryStore(CatalogPart):
         memories. Times only, no text: a search reading by time drops the hits of facts
         not valid when asked (the hits themselves were scoped by the search's filters)."""
         found: dict[str, tuple[float, float | None]] = {}
-        ids = list(dict.fromkeys(memory_ids))
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
+        for chunk in id_chunks(memory_ids):
             rows = self._db.execute(
                 "SELECT id, COALESCE(valid_from, created_at), valid_until FROM memories "
                 f"WHERE id IN ({','.join('?' * len(chunk))})",
@@ -218,9 +215,7 @@ class MemoryStore(CatalogPart):
         ``memory_ids`` that were closed. Ids only: a search links the facts of one chain
         among hits already scoped by its filters."""
         found: dict[str, str] = {}
-        ids = list(dict.fromkeys(memory_ids))
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
+        for chunk in id_chunks(memory_ids):
             rows = self._db.execute(
                 "SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL "
                 f"AND id IN ({','.join('?' * len(chunk))})",

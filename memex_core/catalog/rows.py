@@ -20,6 +20,13 @@ INSERT_FRAGMENT = (
 )
 
 
+def id_chunks(ids: Sequence[str], size: int = 500) -> list[list[str]]:
+    """``ids`` without repeats, in pieces of at most ``size``: an ``IN (...)`` list per
+    piece stays under both engines' bound on parameters."""
+    unique = list(dict.fromkeys(ids))
+    return [unique[i : i + size] for i in range(0, len(unique), size)]
+
+
 def is_storable(text: object) -> bool:
     """Whether ``text`` can be an id or key in the catalog: a string SQLite can bind.
 
