@@ -28,6 +28,7 @@ from memex_core.services.indexing import KEYWORD_SYNCED_SETTING
 from memex_server.app import build_app
 from memex_server.follower import FollowSettings
 from tests.support.catalog_fixtures import home_memex
+from tests.support.replica_lag import behind_for
 
 SECRET = "replica-test-secret"
 AUTH = {"Authorization": f"Bearer {SECRET}"}
@@ -204,7 +205,7 @@ def test_a_replica_that_falls_behind_says_so(
     follower = client.app.state.memex.follower  # type: ignore[attr-defined]
     follower.pause()
     remember(writer, "the stoat turns white in winter")
-    time.sleep(0.8)
+    behind_for(mx, 0.8)  # past max_lag_s with the follower paused
     status, body = search(client, "stoat")
     assert status == 503
     error = body["error"]
@@ -258,7 +259,7 @@ def test_a_large_backlog_is_replayed_between_reads(
     writer.add_fragments(fragments(2000, "heron"), origin="test:backlog", embed=False)
     backlog = mx.keyword_sync.lag().entries
     assert backlog >= 2000
-    time.sleep(0.6)  # behind for longer than max_lag_s allows
+    behind_for(mx, 0.6)  # behind for longer than max_lag_s allows
     # Each chunk takes a while, as a big one does on a big index.
     keyword = mx.keyword_sync.keyword
     add = keyword.add

@@ -22,6 +22,7 @@ from memex_server.app import build_app
 from memex_server.follower import FollowSettings
 from memex_viewer import sessions
 from tests.support.catalog_fixtures import home_memex
+from tests.support.replica_lag import behind_for
 from tests.support.viewer_fixtures import csrf_of, sign_in
 
 SECRET = "viewer-replica-test-secret-0123456789"
@@ -80,7 +81,7 @@ def test_search_page_refuses_while_the_replica_is_behind(
         assert operator.get("/", params=query).status_code == 200
         follower.pause()
         writer.agent("alice").remember("the stoat turns white in winter")
-        time.sleep(0.8)  # past max_lag_s with the follower paused
+        behind_for(served, 0.8)  # past max_lag_s with the follower paused
         for client in (operator, alice):
             page = client.get("/", params=query)
             assert page.status_code == 503
