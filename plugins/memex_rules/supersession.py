@@ -135,6 +135,8 @@ class RulesSupersessionJudge:
                 found = None  # "Our Lambdas still run Node 18" / "The frontend builds on Node 20"
             if found and found[0].endswith(": job") and _two_scopes(new.text, fact.text):
                 found = None  # "Kim is the scrum master for ads" / "... product owner for search"
+            if found and _two_owners(new.text, fact.text):
+                found = None  # "Our standup moved to Tuesdays" / "Ravi's standup is on Mondays"
             found = (
                 found
                 or _flipped(new.text, fact.text, subject)
@@ -380,6 +382,24 @@ def _two_scopes(new_text: str, old_text: str) -> bool:
     "Kim is the scrum master for ads"): one may be held beside the other."""
     one, other = (_SCOPE.search(_NOW_AT_END.sub("", text.lower())) for text in (new_text, old_text))
     return bool(one and other and one.group("x") != other.group("x"))
+
+
+#: "our standup", "my rent": a thing the teller owns, by the word after "our"/"my".
+_OURS = re.compile(r"(?i)\b(?:our|my)\s+([a-z][\w-]*)")
+#: "Ravi's standup": a thing a named person owns, by the word after the name.
+_NAMED_OWNER = re.compile(r"\b(?-i:[A-Z])[\w-]*'s\s+([a-z][\w-]*)")
+
+
+def _two_owners(new_text: str, old_text: str) -> bool:
+    """One fact about the teller's own thing and the other about a named person's thing of the
+    same name ("Our standup moved to Tuesdays" / "Ravi's standup is on Mondays"): two
+    standups. Subjects drop "our" (so that "Our launch slipped" meets "The launch is on 3
+    May"), which alone would let an unowned subject meet an owned one."""
+    for one, other in ((new_text, old_text), (old_text, new_text)):
+        ours = {m.group(1).lower() for m in _OURS.finditer(one)}
+        if ours & {m.group(1).lower() for m in _NAMED_OWNER.finditer(other)}:
+            return True
+    return False
 
 
 #: Owners that are the team's whole system, or an event of it, rather than one thing of it.

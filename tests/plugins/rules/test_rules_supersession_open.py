@@ -264,6 +264,11 @@ OTHER_THINGS = [
     ("Our GCP bill is $3k a month", "The phone bill went up to $80"),
     ("The Berlin office rent is €5k", "The London office rent went up to £8k"),
     ("Our Slack seat count is 40", "The Notion seat count went up to 60"),
+    # the teller's own thing ("our", "my") and a named person's of the same name
+    ("Ravi's standup is on Mondays", "Our standup moved to Tuesdays now"),
+    ("Dan's flight is on 3 May", "My flight moved to 5 May"),
+    ("Jess's dentist appointment is on 14 March", "My dentist appointment was moved to 2 April"),
+    ("Priya's rent is £1,200", "My rent went up to £1,400"),
 ]
 
 
