@@ -354,7 +354,7 @@ def test_event_stream_sends_fragments_captured_after_it_opened(tmp_path: Path) -
             thread = threading.Thread(target=read_events, args=(response, events[name], stop))
             thread.start()
             threads.append(thread)
-        time.sleep(1.5)  # both streams hold a cursor from before the write
+        # Both streams hold a cursor from before the write: /events takes it before it answers.
         # Another process writes: a corpus fragment (operator only) and a memory of bob's.
         with Memex(home) as writer:
             late = Fragment(
@@ -468,8 +468,7 @@ def test_an_open_event_stream_does_not_hold_up_shutdown(tmp_path: Path) -> None:
         browser = httpx.Client(base_url=service.url, timeout=30)
         assert post_signin(browser, service.admin_secret).status_code == 303
         stream = browser.send(browser.build_request("GET", "/events"), stream=True)
-        assert stream.status_code == 200
-        time.sleep(1.0)
+        assert stream.status_code == 200  # the stream is open: its response has begun
         started = time.monotonic()
         service.process.send_signal(signal.SIGTERM)
         # uvicorn waits for every open response; the stream ends by itself within a poll
