@@ -198,6 +198,10 @@ class Burst:
             self.outcomes[n] = outcome
         return outcome
 
+    def any_failed(self) -> bool:
+        with self.lock:
+            return any(outcome != "ok" for outcome in self.outcomes.values())
+
     def failed(self) -> list[int]:
         return sorted(n for n, outcome in self.outcomes.items() if outcome != "ok")
 
@@ -228,7 +232,7 @@ def test_postgres_stopped_in_the_middle_of_a_write_burst(
         def restart_midway() -> None:
             wait_until(lambda: len(burst.outcomes) >= 60, 120, "60 writes answered")
             own_server.stop("immediate")
-            time.sleep(1.5)  # writes meanwhile fail
+            wait_until(burst.any_failed, 60, "a write failed during the outage")
             own_server.start()
 
         outage = threading.Thread(target=restart_midway)
