@@ -37,6 +37,8 @@ A case (every time ISO 8601, UTC)::
      "question": "Where does Alice live?",   # "" for an unrelated pair
      "current": {"fact": 1, "answer": "Berlin"},
      "as_of": {"at": "2023-06-01T00:00:00Z", "fact": 0, "answer": "Paris"}}
+                                        # + "since": when a fact dated back by its own
+                                        # words ("went keto last month") held by them
 
 ``update``: each later fact changes the attribute the earlier one set; ``closes`` lists what
 a right judge ends. ``late``: a fact told later about an earlier time ("Alice lived in Rome
@@ -128,6 +130,9 @@ class Pick:
     answer: str
     at: float | None = None
     question: str = ""  # an unrelated pair's question about this fact (pair_questions)
+    # When the fact dates itself back ("went keto last month"), the time by which its own
+    # words say it held: an as-of pick may ask before it was said, from here.
+    since: float | None = None
 
 
 @dataclass(frozen=True)
@@ -165,8 +170,13 @@ def _ref(raw: dict[str, Any] | None) -> Ref | None:
 def _pick(raw: dict[str, Any] | None) -> Pick | None:
     if raw is None:
         return None
-    at = raw.get("at")
-    return Pick(int(raw["fact"]), str(raw["answer"]), parse_time(at) if at else None)
+    at, since = raw.get("at"), raw.get("since")
+    return Pick(
+        int(raw["fact"]),
+        str(raw["answer"]),
+        parse_time(at) if at else None,
+        since=parse_time(since) if since else None,
+    )
 
 
 def case_from(raw: dict[str, Any]) -> Case:
@@ -215,6 +225,8 @@ def check(case: Case) -> list[str]:
         problems.append("as_of needs a time")
     elif case.type == UPDATE:
         start = case.facts[case.as_of.fact].at
+        if case.as_of.since is not None:
+            start = min(start, case.as_of.since)
         ends = [case.facts[new].at for new, old in case.closes if old == case.as_of.fact]
         if not start <= case.as_of.at < min(ends, default=float("inf")):
             problems.append("as_of time is not while its fact held")

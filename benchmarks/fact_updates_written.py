@@ -99,6 +99,18 @@ def update_case(kind: Kind, number: int, rng: random.Random) -> dict[str, Any]:
     closes = [[i, i - 1] for i in range(1, steps)]
     held = rng.randrange(steps - 1)  # the fact asked about "as of": any but the last
     as_of = times[held] + (times[held + 1] - times[held]) * rng.uniform(0.2, 0.8)
+    asked = held
+    period = dated_back(texts[held + 1], times[held + 1])
+    if period is not None and as_of >= period[0]:
+        # "Omar went keto last month", said on 31 July, began in June: asked as of 21 July,
+        # the case would want "vegetarian" against its own words. Asked before June instead
+        # when the earlier fact was said before it, else after June, answered by the change.
+        fraction = (as_of - times[held]) / (times[held + 1] - times[held])
+        began, ended = period
+        if began > times[held]:
+            as_of = times[held] + (began - times[held]) * fraction
+        else:
+            as_of, asked = ended + (times[held + 1] - ended) * fraction, held + 1
     return {
         "id": f"w-{kind.key}-{number:03d}",
         "type": UPDATE,
@@ -108,8 +120,25 @@ def update_case(kind: Kind, number: int, rng: random.Random) -> dict[str, Any]:
         "closes": closes,
         "question": render(rng.choice(kind.questions), who, name, slots[-1]),
         "current": {"fact": steps - 1, "answer": answer(kind, slots[-1], name)},
-        "as_of": {"at": _iso(as_of), "fact": held, "answer": answer(kind, slots[held], name)},
+        "as_of": {
+            "at": _iso(as_of),
+            "fact": asked,
+            "answer": answer(kind, slots[asked], name),
+            **({"since": _iso(period[1])} if period and asked > held else {}),
+        },
     }
+
+
+def dated_back(text: str, said: datetime) -> tuple[datetime, datetime] | None:
+    """The period a change the text dates back happened in ("last month": the month before
+    ``said``; "last week": the week before, from Monday), as (start, end), or None."""
+    if "last month" in text:
+        ended = said.replace(day=1, hour=0, minute=0, second=0)
+        return (ended - timedelta(days=1)).replace(day=1), ended
+    if "last week" in text:
+        ended = said.replace(hour=0, minute=0, second=0) - timedelta(days=said.weekday())
+        return ended - timedelta(days=7), ended
+    return None
 
 
 def late_case(kind: Kind, number: int, rng: random.Random) -> dict[str, Any]:
