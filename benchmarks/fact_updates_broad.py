@@ -10,26 +10,40 @@ facts by " ; ", each fact ``text @ YYYY-MM-DD``::
     N | shape | subject | fact1 @ date ; fact2 @ date
 
 ``python -m benchmarks.fact_updates_broad FOLDER`` rewrites ``datasets/fact_updates_broad.jsonl``
-from them and prints the lines it dropped and why. The conversion is the fresh split's: each
+from them and prints the lines it dropped and why. ``--split blind`` converts the *blind*
+split's writers instead (``d`` and ``e``, text under ``datasets/fact_updates_blind/``, ids
+``k-<writer>-...``) to ``datasets/fact_updates_blind.jsonl``; its unrelated files carry each
+pair's questions on the line after the pair::
+
+    Q | question about fact 0? | its answer | question about fact 1? | its answer
+
+(each answer a phrase of its own fact and not of the other), written to
+``datasets/fact_updates_blind_questions.jsonl`` (the broad split keeps its questions in a file
+written by hand apart). The conversion is the fresh split's: each
 later fact of an update closes the one before, the as-of question asks at the midpoint of
 the first two facts; a late case asks as of its last field's date; facts are said at noon
 UTC (a minute apart within a case, so two facts of one day keep their order). A case's id is
-``b-<writer>-<u|l|n>-<line number>``: appending lines keeps the earlier ids.
+``b-<writer>-<u|l|n>-<line number>`` (``k-`` for blind): appending lines keeps the earlier ids.
 """  # noqa: E501
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from benchmarks.fact_updates_cases import (
+    BLIND,
+    BLIND_FILE,
     BROAD,
     BROAD_FILE,
+    DATASETS,
     LATE,
     UNRELATED,
     UPDATE,
@@ -39,6 +53,31 @@ from benchmarks.fact_updates_cases import (
 )
 
 WRITERS = ("a", "b", "c")
+
+
+@dataclass(frozen=True)
+class Split:
+    """Where a split written as text lands: its name, id prefix, writers and files."""
+
+    name: str
+    prefix: str
+    writers: tuple[str, ...]
+    path: Path
+    folder: Path
+    questions: Path | None = None  # the pairs' questions from "Q" lines (None: kept apart)
+
+
+SPLIT_OF = {
+    BROAD: Split(BROAD, "b", WRITERS, BROAD_FILE, Path("/work/broad")),
+    BLIND: Split(
+        BLIND,
+        "k",
+        ("d", "e"),
+        BLIND_FILE,
+        DATASETS / "fact_updates_blind",
+        DATASETS / "fact_updates_blind_questions.jsonl",
+    ),
+}
 FILES = {UPDATE: "updates", LATE: "late", UNRELATED: "unrelated"}
 LETTER = {UPDATE: "U", LATE: "L", UNRELATED: "N"}
 FIELDS = {UPDATE: 6, LATE: 7, UNRELATED: 4}
@@ -108,15 +147,17 @@ def _seconds(value: str) -> float:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
 
 
-def case_of(kind: str, writer: str, number: int, line: str) -> dict[str, Any]:
+def case_of(
+    kind: str, writer: str, number: int, line: str, split: Split = SPLIT_OF[BROAD]
+) -> dict[str, Any]:
     """One line of a writer's file as a case (the JSON of :mod:`fact_updates_cases`)."""
     parts = _fields(line, FIELDS[kind])
     if parts[0].upper() != LETTER[kind]:
         raise Malformed(f"type letter {parts[0]!r} in the {FILES[kind]} file")
     case: dict[str, Any] = {
-        "id": f"b-{writer}-{LETTER[kind].lower()}-{number:04d}",
+        "id": f"{split.prefix}-{writer}-{LETTER[kind].lower()}-{number:04d}",
         "source": "written",
-        "split": BROAD,
+        "split": split.name,
         "type": kind,
         "kind": re.sub(r"\W+", "_", parts[1].strip().lower()).strip("_"),
         "subject": parts[2],
@@ -153,22 +194,51 @@ def case_of(kind: str, writer: str, number: int, line: str) -> dict[str, Any]:
     return case
 
 
-def convert(folder: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """Every sound case of the writers' files, and a line per line dropped (why)."""
+def questions_of(line: str, facts: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """A "Q" line as the questions of the unrelated pair before it (each answer in its own
+    fact's text and not in the other's)."""
+    parts = _fields(line, 5)
+    if parts[0].upper() != "Q":
+        raise Malformed(f"type letter {parts[0]!r} for a pair's questions")
+    texts = [f["text"].lower() for f in facts]
+    found = []
+    for n, (question, answer) in enumerate(((parts[1], parts[2]), (parts[3], parts[4]))):
+        if not question.endswith("?"):
+            raise Malformed(f"question {question!r} does not end with '?'")
+        if answer.lower() not in texts[n] or answer.lower() in texts[1 - n]:
+            raise Malformed(f"answer {answer!r} is not in fact {n} alone")
+        found.append({"fact": n, "question": question, "answer": answer})
+    return found
+
+
+def convert(folder: Path, split: Split = SPLIT_OF[BROAD]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every sound case of the writers' files, and a line per line dropped (why); an
+    unrelated case followed by a "Q" line carries its questions under ``"questions"``."""
     cases: list[dict[str, Any]] = []
     dropped: list[str] = []
     seen: dict[tuple[str, ...], str] = {}
-    for writer in WRITERS:
+    for writer in split.writers:
         for kind, name in FILES.items():
             path = folder / f"{writer}-{name}.txt"
             if not path.exists():
                 continue
+            last: dict[str, Any] | None = None  # the case a "Q" line belongs to
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 if not line.strip() or line.lstrip().startswith("#"):
                     continue
                 where = f"{path.name}:{number}"
+                if kind == UNRELATED and line.lstrip()[:1].upper() == "Q":
+                    try:
+                        if last is None:
+                            raise Malformed("questions with no sound pair before them")
+                        last["questions"] = questions_of(line.strip(), last["facts"])
+                    except Malformed as exc:
+                        dropped.append(f"{where}: {exc}")
+                    last = None
+                    continue
+                last = None
                 try:
-                    raw = case_of(kind, writer, number, line.strip())
+                    raw = case_of(kind, writer, number, line.strip(), split)
                     problems = check(case_from(raw))
                     if problems:
                         raise Malformed("; ".join(problems))
@@ -181,6 +251,7 @@ def convert(folder: Path) -> tuple[list[dict[str, Any]], list[str]]:
                     continue
                 seen[texts] = where
                 cases.append(raw)
+                last = raw
     return cases, dropped
 
 
@@ -189,18 +260,35 @@ def write(cases: Iterable[dict[str, Any]], path: Path = BROAD_FILE) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def write_split(cases: list[dict[str, Any]], split: Split) -> None:
+    """The cases to the split's file, their pairs' questions (if any) to its questions file."""
+    asked = [{"id": c["id"], "questions": c.pop("questions")} for c in cases if "questions" in c]
+    write(cases, split.path)
+    if split.questions is not None:
+        write(asked, split.questions)
+
+
 def main(argv: list[str]) -> int:
-    folder = Path(argv[0] if argv else "/work/broad")
-    cases, dropped = convert(folder)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=Path, default=None)
+    parser.add_argument("--split", choices=sorted(SPLIT_OF), default=BROAD)
+    args = parser.parse_args(argv)
+    split = SPLIT_OF[args.split]
+    folder = args.folder or split.folder
+    cases, dropped = convert(folder, split)
     if not cases:
-        print(f"no case found under {folder}: expected a-updates.txt and the like")
+        print(f"no case found under {folder}: expected {split.writers[0]}-updates.txt and the like")
         return 1
-    write(cases)
+    asked = sum("questions" in c for c in cases)
+    write_split(cases, split)
     for line in dropped:
         print("dropped", line)
     by_type = {t: sum(c["type"] == t for c in cases) for t in FILES}
     kinds = len({c["kind"] for c in cases if c["type"] == UPDATE})
-    print(f"{len(cases)} cases {by_type}, {kinds} update kinds, {len(dropped)} lines dropped")
+    print(
+        f"{split.name}: {len(cases)} cases {by_type}, {kinds} update kinds, {asked} pairs with"
+        f" questions, {len(dropped)} lines dropped"
+    )
     return 0
 
 

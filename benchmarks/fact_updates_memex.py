@@ -63,12 +63,23 @@ def _top(hits: Sequence[Any]) -> tuple[str, str]:
     return (hits[0].memory_id, hits[0].text) if hits else ("", NOTHING)
 
 
+def _same(top: str, expected: str) -> bool:
+    """The top hit is the expected fact (a fact not stored, id "", is never on top)."""
+    return bool(expected) and top == expected
+
+
 def _case(mx: Memex, case: Case, run: HomeRun, pairs: Sequence[Pick] = ()) -> Answered:
     user = case.user
     ids: list[str] = []
     started = time.perf_counter()
+    refused: list[str] = []
     for fact in case.facts:
-        result = mx.remember(fact.text, user=user, at=fact.at)
+        try:
+            result = mx.remember(fact.text, user=user, at=fact.at)
+        except ValueError as exc:  # a fact remember refuses is a miss, not the run's end
+            refused.append(f"remember({fact.text!r}): {exc}")
+            ids.append("")
+            continue
         ids.append(result.memory_ids[0] if result.memory_ids else "")
     run.remember_seconds += time.perf_counter() - started
     run.remembered += len(case.facts)
@@ -91,6 +102,7 @@ def _case(mx: Memex, case: Case, run: HomeRun, pairs: Sequence[Pick] = ()) -> An
             outcome.closed[n] = index[closer]
         elif closer is not None:  # ended by its own words ("back in 2020"): no closer
             outcome.errors.append(f"fact {n} closed by a memory outside the case ({closer})")
+    outcome.errors.extend(refused)
     answered = Answered(outcome, lost=lost)
     if ids and ids[-1]:
         try:
@@ -101,18 +113,18 @@ def _case(mx: Memex, case: Case, run: HomeRun, pairs: Sequence[Pick] = ()) -> An
             answered.errors.append(f"history: {exc!r}")
     for pick in pairs if case.type == UNRELATED else ():
         memory_id, text = _top(mx.recall(pick.question, user=user, limit=LIMIT))
-        answered.asked.append(memory_id == ids[pick.fact])
+        answered.asked.append(_same(memory_id, ids[pick.fact]))
         answered.asked_top.append(text)
     if case.type == UNRELATED or case.current is None or case.as_of is None:
         return answered
     started = time.perf_counter()
     now = mx.recall(case.question, user=user, limit=LIMIT)
     answered.current_top = _top(now)[1]
-    answered.current = _top(now)[0] == ids[case.current.fact]
+    answered.current = _same(_top(now)[0], ids[case.current.fact])
     assert case.as_of.at is not None
     then = mx.recall(case.question, user=user, limit=LIMIT, as_of=iso(case.as_of.at))
     answered.as_of_top = _top(then)[1]
-    answered.as_of = _top(then)[0] == ids[case.as_of.fact]
+    answered.as_of = _same(_top(then)[0], ids[case.as_of.fact])
     run.recall_seconds += time.perf_counter() - started
     run.recalls += 2
     # Without the relevance floor: whether the right fact leads once every hit is shown
@@ -122,7 +134,7 @@ def _case(mx: Memex, case: Case, run: HomeRun, pairs: Sequence[Pick] = ()) -> An
         at = iso(pick.at) if pick.at is not None else None
         asked = SearchOptions(query=case.question, limit=LIMIT, floor="off", as_of=at)
         top = _top(agent.search(asked))[0]
-        setattr(answered, f"{name}_unfloored", top == ids[pick.fact])
+        setattr(answered, f"{name}_unfloored", _same(top, ids[pick.fact]))
     return answered
 
 
