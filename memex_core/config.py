@@ -30,6 +30,8 @@ component's own settings::
     semantic_weight = 0.4      # share of the semantic signal in hybrid search
     newer_first = true         # memory: of two current facts about one thing, the later first
     newer_first_change = true  # memory: a later fact worded as a change ("now") joins looser
+    newer_first_standing = true  # memory: so does any later fact when the question asks how
+                               # things stand now ("yet", "so far", "how many", "now")
     floor_kin = true           # memory: keep a fact under the floor beside a kept one like it
     floor_near = true          # memory: keep a fact near the floor beside a kept one of its owner
     floor_chain = true         # memory: keep a fact under the floor beside a kept one of its chain

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from memex_core.domain import CorpusStats, Fragment, SearchFilters
 from memex_core.domain.filters import NAMED_ONLY_SOURCES
-from memex_core.domain.memory.change_words import announces_change
+from memex_core.domain.memory.change_words import announces_change, asks_how_things_stand
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import MEMORY_SOURCE, OPERATOR, Actor, Scope
 from memex_core.domain.memory.timestamps import HeldAt
@@ -164,7 +164,7 @@ class Reader:
                 floor=floor_value,
                 answers=self._answering(words, within, mode),
             )
-            return self._search(once, limit, held)
+            return self._search(once, limit, held, words)
 
         found = searched(query, filters)
         if time_note is not None and not found.results:
@@ -221,7 +221,11 @@ class Reader:
         return answering(query) if callable(answering) else None
 
     def _search(
-        self, once: Callable[[int], SearchResults], limit: int, held: HeldAt | None
+        self,
+        once: Callable[[int], SearchResults],
+        limit: int,
+        held: HeldAt | None,
+        query: str = "",
     ) -> SearchResults:
         """One search (``once(depth)`` asks the stores for ``depth`` hits); memory facts
         not valid at the time asked (superseded ones, by default) are left out inside it:
@@ -231,20 +235,22 @@ class Reader:
         if held is None or held.everything:
             return found
         if held.moment is None and not self._parts.catalog.superseded_memories():
-            return self._newer_first(found)  # nothing was ever closed: every fact is current
+            return self._newer_first(found, query)  # nothing was ever closed: all current
         depth = limit
         while True:
             valid = self._valid(found, held)
             if len(valid) >= limit or len(found.results) < depth or depth >= MAX_DEPTH:
                 found.results = valid[:limit]
-                return self._newer_first(found)
+                return self._newer_first(found, query)
             depth = min(depth * 4, MAX_DEPTH)
             found = once(depth)
 
-    def _newer_first(self, found: SearchResults) -> SearchResults:
+    def _newer_first(self, found: SearchResults, query: str) -> SearchResults:
         """The memory hits about the same thing newest first, among those kept
         (:mod:`memex_core.services.newer_first`; ``[search] newer_first = false`` turns
-        it off, ``newer_first_change = false`` its looser test of a fact worded as a change)."""
+        it off, ``newer_first_change = false`` its looser test of a fact worded as a change,
+        ``newer_first_standing = false`` the same test for every later fact when the question
+        asks how things stand now)."""
         memory = [r.fragment.conversation_id for r in found.results if is_memory(r.fragment)]
         if len(memory) < 2 or not self._parts.config.search_setting("newer_first", True):
             return found
@@ -254,11 +260,16 @@ class Reader:
         )
         handed = getattr(store, "stored_vectors", None)
         change = self._parts.config.search_setting("newer_first_change", True)
+        changed: Callable[[str], bool] | None = announces_change if change else None
+        if self._parts.config.search_setting(
+            "newer_first_standing", True
+        ) and asks_how_things_stand(query):
+            changed = _every_fact  # the question asks for the latest: any later fact may say it
         found.results = newer_first(
             found.results,
             {memory_id: held[0] for memory_id, held in times.items()},
             handed if callable(handed) else None,
-            changed=announces_change if change else None,
+            changed=changed,
         )
         return found
 
@@ -433,3 +444,8 @@ class Reader:
     def query(self, sql: str, limit: int | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run read-only SQL against the catalog."""
         return self._parts.catalog.query(sql, limit)
+
+
+def _every_fact(text: str) -> bool:
+    """Every later fact joins looser (a question that asks for the latest)."""
+    return True

@@ -30,4 +30,22 @@ def announces_change(text: str) -> bool:
     return _CHANGE.search(text) is not None
 
 
-__all__ = ["announces_change"]
+#: A question that asks how things stand now: progress ("yet", "so far", "how is ...
+#: going", "where is X with"), a running count or sum ("how many", "how much"), or the
+#: present said outright ("now", "these days", "currently", "latest", "still").
+_STANDING = re.compile(
+    r"\b(?:yet|so\s+far|now|nowadays|these\s+days|currently|at\s+the\s+moment|latest|"
+    r"still|status|how\s+many|how\s+much)\b|\bhow(?:\s+is|\s+are|'s)\b.*\bgoing\b|"
+    r"\bwhere\s+(?:is|are|'s)\b.*\bwith\b",
+    re.IGNORECASE,
+)
+
+
+def asks_how_things_stand(question: str) -> bool:
+    """Whether ``question`` asks how something stands now, which the latest of several facts
+    about it tells: "Has Leo found a job yet?", "How is Dad's recovery going?", "How much
+    has Sam raised?", "Where is Caroline with the adoption?", "What do we use now?"."""
+    return _STANDING.search(question) is not None
+
+
+__all__ = ["announces_change", "asks_how_things_stand"]

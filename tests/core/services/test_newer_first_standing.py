@@ -1,0 +1,86 @@
+"""A question that asks how things stand now lets every later fact join looser in
+newer-first (issue 30).
+
+"Has Leo found a job yet?" after "Leo has been applying for junior developer jobs", "Leo has
+a second interview at Ocado", "Leo got the Ocado job": the latest fact tells where things
+stand, though neither it nor the question says "now". For such a question (progress, a
+running count or sum, the present said outright) every later fact is compared at the change
+test's margin and similarity; a question about a lasting fact keeps the plain test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memex_core.domain.memory.change_words import announces_change, asks_how_things_stand
+from memex_core.services.newer_first import newer_first
+from tests.core.services.test_newer_first_change import BETWEEN, T0, _hit, _order, _vectors
+from tests.support.component_doubles import fast_memex
+
+DAY = 86400.0
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("Has Leo found a job yet?", True),
+        ("How is Dad's recovery going?", True),
+        ("Where is Caroline with the adoption?", True),
+        ("How much has Sam raised for the marathon?", True),
+        ("How many times have we won the pub quiz?", True),
+        ("What do we use for CI now?", True),
+        ("Is the boiler still broken?", True),
+        ("Where does Alice live?", False),
+        ("What does my dog eat?", False),
+        ("Who is Priya's manager?", False),
+        ("Is Yetta coming?", False),  # "yet" inside a name
+    ],
+)
+def test_questions_that_ask_how_things_stand(question: str, asks: bool) -> None:
+    assert asks_how_things_stand(question) is asks
+
+
+def test_every_later_fact_joins_looser_for_such_a_question() -> None:
+    # No change word in the later fact: the plain test keeps the order, the standing one not.
+    hits = [
+        _hit("old", "Leo has been applying for junior developer jobs", 0.8),
+        _hit("new", "Leo got the Ocado job, starts in October", 0.72),
+    ]
+    assert _order(hits, BETWEEN) == ["old", "new"]  # announces_change: no word of a change
+    found = newer_first(hits, {"old": T0, "new": T0 + 30 * DAY}, _vectors(BETWEEN), changed=_all)
+    assert [h.fragment.conversation_id for h in found] == ["new", "old"]
+
+
+def _all(text: str) -> bool:
+    return True
+
+
+def test_the_setting_and_the_question_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[search] newer_first_standing`` and the question decide the test handed over."""
+    import memex_core.facade.reading as reading
+
+    handed: list[object] = []
+
+    def spy(*args: Any, **options: Any) -> Any:
+        handed.append(options.get("changed"))
+        return newer_first(*args, **options)
+
+    monkeypatch.setattr(reading, "newer_first", spy)
+    for name, on in (("on", True), ("off", False)):
+        with fast_memex(
+            tmp_path / name,
+            components={"supersession_judge": "none"},
+            search={"newer_first_standing": on},
+        ) as mx:
+            mx.remember("Leo has been applying for junior developer jobs", user="u", at=T0)
+            mx.remember("Leo got the Ocado job, starts in October", user="u", at=T0 + DAY)
+            mx.recall("Has Leo found a job yet?", user="u")
+            assert handed and (handed[-1] is announces_change) is not on
+            assert handed[-1] is not None and handed[-1]("Leo plays five-a-side") is on
+            mx.recall("Where does Leo work?", user="u")
+            assert handed[-1] is announces_change  # a lasting fact: the change words only
