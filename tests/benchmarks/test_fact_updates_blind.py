@@ -70,6 +70,7 @@ def test_main_writes_the_cases_and_the_questions_apart(
     cases = load((out.path,))
     assert [c.id for c in cases][:2] == ["k-d-u-0001", "k-d-n-0001"]
     assert all("questions" not in line for line in out.path.read_text().splitlines())
+    assert out.questions is not None
     asked = pair_questions((out.questions,))
     assert [p.answer for p in asked["k-d-n-0001"]] == ["9:30", "Friday at 4"]
 
@@ -103,3 +104,39 @@ def test_the_committed_file_is_what_the_writers_text_converts_to() -> None:
         case.pop("questions", None)
     lines = BLIND_FILE.read_text(encoding="utf-8").splitlines()
     assert [json.loads(line) for line in lines] == cases
+
+
+def test_a_fact_remember_refuses_is_a_miss_of_its_case_not_the_end_of_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The blind split's 'lived there till 1968' made remember raise and stopped the whole
+    end-to-end run: now that case misses (its fact is never on top) and the others run."""
+    from benchmarks.context import write_config
+    from benchmarks.fact_updates_memex import accuracy, run_home
+    from benchmarks.memory_throughput import KEYWORD_ONLY_CONFIG
+    from memex_core.api import Memex
+
+    lines = UPDATES + UPDATES.replace("Standup: 10:15", "Standup refused: 10:30").replace(
+        "| 9:30 ; 10:15", "| 9:30 ; 10:30"
+    )
+    (tmp_path / "text").mkdir()
+    (tmp_path / "text" / "d-updates.txt").write_text(lines, encoding="utf-8")
+    cases = [case_from(c) for c in convert(tmp_path / "text", SPLIT_OF[BLIND])[0]]
+    assert len(cases) == 2
+    (tmp_path / "home").mkdir()
+    write_config(tmp_path / "home", KEYWORD_ONLY_CONFIG, cached_embedder=False)
+    with Memex(home=tmp_path / "home") as mx:
+        remember = mx.remember
+
+        def refusing(text: str, **kwargs: object) -> object:
+            if "refused" in text:
+                raise ValueError("a fact cannot stop holding before it starts")
+            return remember(text, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(mx, "remember", refusing)
+        home = run_home(mx, "keyword only", cases)
+    kept, refused = home.answered
+    assert home.remembered == 4 and not kept.outcome.errors and kept.current is not None
+    assert refused.current is False and refused.current_unfloored is False  # never on top
+    assert any("refused" in e for e in refused.outcome.errors)
+    assert accuracy(home.answered, "current")[1] == 2
