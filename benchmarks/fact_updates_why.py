@@ -1,5 +1,5 @@
 """Why recall's newer-first (issue 30) left an older fact on top: a diagnostic over the
-tuning splits (dev, test, broad; never fresh).
+tuning splits (dev, test, broad, blind; never fresh).
 
 Each case of the splits asked is told to one home (the rules judge, MiniLM + Chroma with the
 facts' vectors from the bench cache, every recall switch on), its question asked now, and
@@ -25,7 +25,7 @@ from typing import Any
 
 import memex_core.facade.reading as reading
 from benchmarks.context import RunContext, Sizes, log, write_config
-from benchmarks.fact_updates_cases import BROAD_FILE, FILES, FRESH, UNRELATED, Case, load
+from benchmarks.fact_updates_cases import FRESH, TUNING_FILES, UNRELATED, Case, load
 from benchmarks.fact_updates_e2e import VARIANTS
 from memex_core.api import Memex
 from memex_core.domain import SEMANTIC
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
     asked = parser.parse_args(argv).splits
     if FRESH in asked:
         parser.error("fresh is the held-out split: measured once, by benchmarks.run")
-    cases = [c for c in load((*FILES, BROAD_FILE)) if c.split in asked and _update(c)]
+    cases = [c for c in load(TUNING_FILES) if c.split in asked and _update(c)]
     tmp = Path(tempfile.mkdtemp(prefix="fact-updates-why-"))
     ctx = RunContext(tmp=tmp, sizes=Sizes.quick(), quick=False)
     ctx.disk_cache().fill(
