@@ -14,7 +14,7 @@ from typing import Any
 from memex_core.cli.render import fragment_to_dict, iso, timeline_to_dict
 from memex_core.domain import Fragment
 from memex_core.domain.disclosure import CompactHit, ContextPack, Timeline
-from memex_core.domain.memory.validity import START_UNKNOWN
+from memex_core.domain.memory.validity import START_UNKNOWN, START_UNKNOWN_BEFORE_1970
 from memex_core.domain.results import SearchResult
 
 #: When a remembered fact held, as ``recall`` gives it; search and context hits carry these
@@ -67,7 +67,8 @@ def _valid_from(since: str | None) -> str:
     from the epoch, :data:`~memex_core.domain.memory.validity.START_UNKNOWN`) or 'valid'."""
     if not since:
         return "valid"
-    return "start unknown" if since == iso(START_UNKNOWN) else f"valid from {since[:10]}"
+    unknown = since in (iso(START_UNKNOWN), iso(START_UNKNOWN_BEFORE_1970))
+    return "start unknown" if unknown else f"valid from {since[:10]}"
 
 
 def _ended_by(superseded_by: str | None) -> str:

@@ -36,10 +36,10 @@ from memex_core.domain.memory.records import (
 )
 from memex_core.domain.memory.timestamps import iso_utc
 from memex_core.domain.memory.validity import (
-    START_UNKNOWN,
     Supersession,
     SupersessionJudge,
     TimedFact,
+    unknown_start,
 )
 
 #: How many of the owner's closest current facts a judge sees for each new fact.
@@ -196,8 +196,8 @@ def plan(
     # Then it is already over: it closes nothing and nothing that began after its end
     # closes it ("We page through Opsgenie", said before it, stays current).
     unknown = until is not None and until < start
-    if unknown:
-        start = START_UNKNOWN
+    if until is not None and unknown:
+        start = unknown_start(until)
     out = Plan(memory_id, start, valid_until=until)
     new = TimedFact(memory_id, text, start, said_at)
     # A fact that ended by its own words closes only facts that began before it ended
@@ -349,7 +349,7 @@ def ending(judge: SupersessionJudge | None, record: MemoryRecord) -> float | Non
 def ended(record: MemoryRecord, until: float, now: float) -> MemoryRecord:
     """``record`` closed at ``until`` by its own words (no successor): a new revision. A
     fact stored at its record time whose words end it earlier has no known start."""
-    start = START_UNKNOWN if until < record.holds_from else record.valid_from
+    start = unknown_start(until) if until < record.holds_from else record.valid_from
     return replace(
         record, revision=record.revision + 1, valid_from=start, valid_until=until, updated_at=now
     )

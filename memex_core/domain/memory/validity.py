@@ -22,18 +22,33 @@ from typing import Protocol, runtime_checkable
 #: ("Until mid-2023 we paged through PagerDuty", told in 2024) is stored so, never with an
 #: end before its start; JSON shows it as ``1970-01-01T00:00:00Z``, pages as "start unknown".
 START_UNKNOWN = 0.0
+#: The unknown start of a fact that ended before the epoch ("Grandma lived in Cork till
+#: 1968"): the earliest time a date can show, 0001-01-01T00:00:00Z, so the end still comes
+#: after the start. Pages show it as "start unknown" too.
+START_UNKNOWN_BEFORE_1970 = -62135596800.0
+
+
+def unknown_start(valid_until: float) -> float:
+    """The start to store for a fact whose own words give only its end, ``valid_until``."""
+    return START_UNKNOWN if valid_until >= START_UNKNOWN else START_UNKNOWN_BEFORE_1970
 
 
 def start_unknown(valid_from: float | None) -> bool:
-    """Whether a fact's ``valid_from`` says its start is unknown (:data:`START_UNKNOWN`)."""
-    return valid_from is not None and valid_from <= START_UNKNOWN
+    """Whether a fact's ``valid_from`` says its start is unknown (:data:`START_UNKNOWN`, or
+    :data:`START_UNKNOWN_BEFORE_1970`); a start named before 1970 ("born in 1931") is known."""
+    return valid_from is not None and (
+        valid_from == START_UNKNOWN or valid_from <= START_UNKNOWN_BEFORE_1970
+    )
 
 
 def read_start(valid_from: float, valid_until: float | None) -> float:
-    """The start to read for a stored validity: :data:`START_UNKNOWN` for a fact stored
-    with its end before its start (a home written before this was guarded: its start was
-    when it was said), so reading by time finds it and rewriting it stores it right."""
-    return START_UNKNOWN if valid_until is not None and valid_until < valid_from else valid_from
+    """The start to read for a stored validity: an unknown start (:func:`unknown_start`)
+    for a fact stored with its end before its start (a home written before this was
+    guarded: its start was when it was said), so reading by time finds it and rewriting it
+    stores it right."""
+    if valid_until is not None and valid_until < valid_from:
+        return unknown_start(valid_until)
+    return valid_from
 
 
 def check_interval(valid_from: float, valid_until: float | None) -> None:

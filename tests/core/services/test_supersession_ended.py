@@ -20,7 +20,14 @@ import pytest
 from memex_core.api import Memex
 from memex_core.domain import MemoryFact
 from memex_core.domain.memory.records import CREATE, REOPEN, SUPERSEDE
-from memex_core.domain.memory.validity import START_UNKNOWN, EndingJudge
+from memex_core.domain.memory.validity import (
+    START_UNKNOWN,
+    START_UNKNOWN_BEFORE_1970,
+    EndingJudge,
+    read_start,
+    start_unknown,
+    unknown_start,
+)
 from tests.support.supersession_doubles import LivesInJudge, only_id, timed_memex
 
 _IN = re.compile(r"\blived\b.*\bin (\d{4})\b")
@@ -230,6 +237,29 @@ def test_a_fact_that_names_only_its_end_has_an_unknown_start(mx: Memex) -> None:
         assert [h.memory_id for h in hits] == [rome]
         assert hits[0].to_dict()["valid_from"] == "1970-01-01T00:00:00Z"
     assert mx.recall("alice live", user="alice", as_of="2022-01-01") == []
+
+
+def test_a_fact_that_ended_before_1970_is_stored_with_its_unknown_start_before_it(
+    mx: Memex,
+) -> None:
+    # "till 1968", said today: the epoch (the usual unknown start) comes after its end, and
+    # remember refused the fact ("cannot stop holding before it starts"); found by
+    # benchmark 21's blind split.
+    cork = only_id(mx.remember("Before 1968 Grandma lived in Cork", user="g", at="2024-03-01"))
+    told = mx.operator().get(cork)
+    assert told.valid_from == START_UNKNOWN_BEFORE_1970 and start_unknown(told.valid_from)
+    assert told.valid_until == _at("1968-01-01")
+    assert told.to_dict()["valid_from"] == "0001-01-01T00:00:00Z"
+    assert mx.recall("grandma live", user="g") == []  # over: not current
+    assert [h.memory_id for h in mx.recall("grandma live", user="g", as_of="1960-05-01")] == [cork]
+
+
+def test_a_start_named_before_1970_is_a_known_start() -> None:
+    assert not start_unknown(_at("1931-06-01"))  # "born in 1931"
+    assert start_unknown(START_UNKNOWN) and start_unknown(START_UNKNOWN_BEFORE_1970)
+    assert unknown_start(_at("1968-01-01")) == START_UNKNOWN_BEFORE_1970
+    assert unknown_start(_at("2022-01-01")) == START_UNKNOWN
+    assert read_start(_at("2024-03-01"), _at("1968-01-01")) == START_UNKNOWN_BEFORE_1970
 
 
 def test_a_fact_with_an_unknown_start_closes_nothing_and_is_closed_by_nothing_later(
