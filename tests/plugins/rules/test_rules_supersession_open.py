@@ -65,6 +65,10 @@ CLOSES = [
         "Tom and Aisha moved the wedding to the Old Boathouse",
     ),
     ("Tom and Aisha's wedding is on 17 August", "The wedding got pushed back to 21 September"),
+    # an unowned subject still meets an owned one, ours or a named person's
+    ("Ravi's standup is on Mondays", "The standup moved to Tuesdays now"),
+    ("Our offsite is in Lisbon", "The offsite moved to Porto"),
+    ("Our standup is on Mondays", "The standup moved to Tuesdays"),
     ("Jess and Dom's rent is £1,200 a month", "Their rent is £1,350"),
     ("Rent is £1,350 a month", "Rent's gone up again, £1,425 now"),
     # the same sentence with another value, told as a change
@@ -269,6 +273,16 @@ OTHER_THINGS = [
     ("Dan's flight is on 3 May", "My flight moved to 5 May"),
     ("Jess's dentist appointment is on 14 March", "My dentist appointment was moved to 2 April"),
     ("Priya's rent is £1,200", "My rent went up to £1,400"),
+    # ... for a date (these closed before the owners were told apart), a time, a plan, a place
+    ("Dan's holiday is booked for 3 May", "Our holiday got pushed back to 5 June"),
+    ("Ravi's launch is planned for March", "Our launch slipped to April"),
+    ("Ravi's demo day is on 3 May", "Our demo day got pushed back to 10 May"),
+    ("Ravi's retro is at 4pm", "Our retro is at 3pm now"),
+    ("Ravi's holiday is in Spain", "Our holiday is in Italy now"),
+    ("Mia's trip to Rome is on 3 June", "My trip to Rome moved to 10 June"),
+    ("Ravi's offsite is in Lisbon", "Our offsite moved to Porto"),
+    ("Ravi's office is in Leeds", "My office is in York now"),
+    ("Priya's wedding is at Hartwell Manor", "Our wedding moved to the Old Boathouse"),
 ]
 
 
@@ -335,3 +349,18 @@ def test_a_fact_read_only_by_its_shape_is_left_to_a_judge_with_a_model() -> None
     review = JUDGE.review(_fact(None, "Priya's bike is blue", LATER), [old])
     assert review.closes == []
     assert [fact.memory_id for fact in review.unsure] == ["m1"]
+
+
+#: Two standups, the teller's and Ravi's: both stay current, and a question names its owner.
+TWO_STANDUPS = ["Ravi's standup is on Mondays", "Our standup moved to Tuesdays now"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [("When is our standup?", [1]), ("When is Ravi's standup?", [0])],
+)
+def test_a_question_naming_the_owner_meets_only_that_owners_thing(
+    question: str, expected: list[int]
+) -> None:
+    assert _closed(*TWO_STANDUPS) == []
+    assert answers(question, TWO_STANDUPS) == expected
