@@ -271,13 +271,13 @@ _BROAD = (
 )
 _BLIND = (
     "*Blind* ({n} cases, {kinds} kinds of update) was written by hand on 2026-11-28 by a "
-    "fourth writer, blind to the rules, the templates and every other split's cases and "
-    "misses, after skimming real chat exports and LoCoMo for how people say a thing changed "
-    "(notes, typos, no change word, numbers and versions, 'we', third persons, 2- and 3-fact "
-    "chains; unrelated pairs on one subject and a near attribute, each with a question per "
-    "fact); `benchmarks.fact_updates_broad --split blind` converts it. Measured once before "
-    "any tuning (see `benchmarks.fact_updates_cases`), it is a tuning split from then on: "
-    "its figures are not held out."
+    "fourth writer in two voices, blind to the rules, the templates and every other split's "
+    "cases and misses, after skimming real chat exports and LoCoMo for how people say a "
+    "thing changed (notes, typos, no change word, numbers and versions, 'we', third "
+    "persons, 2- and 3-fact chains; unrelated pairs on one subject and a near attribute, "
+    "each with a question per fact); `benchmarks.fact_updates_broad --split blind` converts "
+    "it. Measured once before any tuning (see `benchmarks.fact_updates_cases`), it is a "
+    "tuning split from then on: its figures are not held out."
 )
 _FRESH = (
     "*Fresh* ({n} cases, {kinds} kinds of update) was written by hand, case by case, after the "
