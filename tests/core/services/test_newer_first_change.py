@@ -110,8 +110,8 @@ def test_change_words(text: str, says: bool) -> None:
     assert announces_change(text) is says
 
 
-def test_the_setting_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``[search] newer_first_change`` hands the change test to newer-first, or not."""
+def changed_handed(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The change test recall hands newer-first, one per call (newer-first still runs)."""
     import memex_core.facade.reading as reading
 
     handed: list[object] = []
@@ -121,6 +121,12 @@ def test_the_setting_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         return newer_first(*args, **options)
 
     monkeypatch.setattr(reading, "newer_first", spy)
+    return handed
+
+
+def test_the_setting_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``[search] newer_first_change`` hands the change test to newer-first, or not."""
+    handed = changed_handed(monkeypatch)
     for name, on in (("on", True), ("off", False)):
         with fast_memex(
             tmp_path / name,

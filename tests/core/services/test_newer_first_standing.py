@@ -11,13 +11,19 @@ test's margin and similarity; a question about a lasting fact keeps the plain te
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from memex_core.domain.memory.change_words import announces_change, asks_how_things_stand
 from memex_core.services.newer_first import newer_first
-from tests.core.services.test_newer_first_change import BETWEEN, T0, _hit, _order, _vectors
+from tests.core.services.test_newer_first_change import (
+    BETWEEN,
+    T0,
+    _hit,
+    _order,
+    _vectors,
+    changed_handed,
+)
 from tests.support.component_doubles import fast_memex
 
 DAY = 86400.0
@@ -62,15 +68,7 @@ def test_the_setting_and_the_question_are_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``[search] newer_first_standing`` and the question decide the test handed over."""
-    import memex_core.facade.reading as reading
-
-    handed: list[object] = []
-
-    def spy(*args: Any, **options: Any) -> Any:
-        handed.append(options.get("changed"))
-        return newer_first(*args, **options)
-
-    monkeypatch.setattr(reading, "newer_first", spy)
+    handed = changed_handed(monkeypatch)
     for name, on in (("on", True), ("off", False)):
         with fast_memex(
             tmp_path / name,
@@ -81,6 +79,7 @@ def test_the_setting_and_the_question_are_read(
             mx.remember("Leo got the Ocado job, starts in October", user="u", at=T0 + DAY)
             mx.recall("Has Leo found a job yet?", user="u")
             assert handed and (handed[-1] is announces_change) is not on
-            assert handed[-1] is not None and handed[-1]("Leo plays five-a-side") is on
+            test = handed[-1]
+            assert callable(test) and test("Leo plays five-a-side") is on
             mx.recall("Where does Leo work?", user="u")
             assert handed[-1] is announces_change  # a lasting fact: the change words only
