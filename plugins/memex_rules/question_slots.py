@@ -37,7 +37,14 @@ _VALUE = "Zorblat"
 
 #: Attributes that answer the same question: where someone lives is also their address,
 #: and what someone eats ("What do I eat?") their diet ("I'm pescatarian").
-_ALIKE = {"lives in": ("address",), "address": ("lives in",), "consumes": ("diet",)}
+#: An uptime is what a service level agreement promises ("Our API SLA is 99.5% uptime").
+_ALIKE = {
+    "lives in": ("address",),
+    "address": ("lives in",),
+    "consumes": ("diet",),
+    "uptime": ("sla",),
+    "sla": ("uptime",),
+}
 
 _S = r"(?P<s>I|me|we|us|[\w'.-]+(?:\s+[\w'.-]+){0,3}?)"
 _P = r"(?P<p>my|our|(?:the\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?'s?)"
@@ -110,6 +117,25 @@ def _forms() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
             rf"what\s+(?:kind\s+of\s+|make\s+of\s+)?car\s+{_DO}\s+{_S}\s+{_ASKED}"
             rf"(?:drive|have|own){_NOW}",
             ("{s} drives a {V}",),
+        ),
+        (
+            rf"(?:what|which)\s+(?:medications?|medicines?|meds|pills|tablets|drugs|"
+            rf"prescriptions?|supplements?|vitamins)\s+{_DO}\s+{_S}\s+{_ASKED}(?:take|have|use)"
+            rf"(?:\s+(?:every\s+day|daily|each\s+day|regularly))?{_NOW}",
+            ("{s} takes {V}", "{s} is on {V}"),
+        ),
+        # the train or bus someone catches, by its time: "I get the 7:42 from Reading"
+        (
+            rf"(?:which|what)\s+(?:train|bus|tram|ferry|service)\s+{_DO}\s+{_S}\s+{_ASKED}"
+            rf"(?:catch|get|take)(?:\s+(?:in\s+the\s+morning|to\s+work|home|into\s+town|"
+            rf"every\s+day|most\s+days))?{_NOW}",
+            ("{s} catches the 7:59",),
+        ),
+        # what someone promises: "What uptime do we promise?" asks for the SLA
+        (
+            rf"what\s+(?P<n>[\w-]+(?:\s+[\w-]+)?)\s+{_DO}\s+{_S}\s+{_ASKED}(?:promise|"
+            rf"guarantee|commit\s+to|offer)(?:\s+(?:customers|clients|users|our\s+customers))?{_NOW}",
+            ("{p} {n} is {V}",),
         ),
         (
             rf"what\s+(?:last\s+name|surname|family\s+name|name)\s+{_DO}\s+{_S}\s+{_ASKED}"
@@ -344,9 +370,20 @@ def _meets(slot: Slot, subject: str, attribute: str, value: str) -> bool:
         )
     if attribute == "has pet" and slot.attribute.removeprefix("has ") in _ANIMALS:
         return same_subject(subject, slot.subject)  # "Do I have a pet?": the tortoise, or its end
-    if slot.attribute != attribute or not same_subject(subject, slot.subject):
+    if not _same_attribute(slot.attribute, attribute) or not same_subject(subject, slot.subject):
         return False
     return slot.single or not value or same_value(value, slot.value)
+
+
+def _same_attribute(told: str, asked: str) -> bool:
+    """The fact's attribute is the one asked, or a kind of it that a word before its head
+    names ("What is our SLA?" / "Our API SLA is 99.9%"); not the other way round ("What is
+    our API SLA?" is not met by any SLA)."""
+    return told == asked or (told.endswith(f" {asked}") and asked in _HEADS)
+
+
+#: Heads whose modified forms answer a question about the plain one.
+_HEADS = frozenset({"sla", "uptime"})
 
 
 #: The animals a "has <animal>" slot names that answer "Do I have a pet?" (singular, as read).

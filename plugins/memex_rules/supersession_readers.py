@@ -84,6 +84,11 @@ def _plain(m: _Match) -> list[Slot]:
     return [m.slot(value, previous=previous)] if value else []
 
 
+def _clock(m: _Match) -> list[Slot]:
+    """A service by its time ("the 7:42"), kept whole: a colon would cut a plain value."""
+    return [m.slot(m.text("v").strip().replace(".", ":"))]
+
+
 def _place(m: _Match) -> list[Slot]:
     raw = m.text("v")
     value = tidy_value(raw)
@@ -560,6 +565,7 @@ _READERS: dict[str, Callable[[_Match], list[Slot]]] = {
     "favourite_of": _favourite_of,
     "diet": _diet,
     "car": _car,
+    "clock": _clock,
     "hobby": _hobby,
 }
 

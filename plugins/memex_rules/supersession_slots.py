@@ -121,10 +121,12 @@ _ANYMORE = compile_pattern(r"\s+(?:anymore|any\s+more)\b")
 
 
 #: A note that starts with a verb in the past tense is the user's own news ("Moved to
-#: Bristol last month", "Sold the Brompton and bought a Trek").
+#: Bristol last month", "Sold the Brompton and bought a Trek"), and so is one about the train
+#: caught ("Catching the 8:12 these days").
 _IMPLIED_I = re.compile(
     r"^(?=(?:[A-Z][a-z]{2,}ed|Got|Went|Sold|Bought|Left|Quit|Took|Gave|Began|Cut|Put|Upped|"
-    r"Swapped|Dropped|Stopped|Shipped|Ported|Traded|Started|Finally|Just|Recently|Now|Also)\s)"
+    r"Swapped|Dropped|Stopped|Shipped|Ported|Traded|Started|Finally|Just|Recently|Now|Also|"
+    r"(?:Catching|Getting|Taking)(?=\s+the\s+\d))\s)"
 )
 
 

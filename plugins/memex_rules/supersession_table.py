@@ -305,6 +305,15 @@ PERSONAL_RULES: tuple[Rule, ...] = (
     Rule(
         "diet", r"(?:eats|started\s+eating|is\s+eating)\s+meat\b.*", kind="fixed", value="omnivore"
     ),
+    # --- the train or bus someone catches: "I get the 7:42 from Reading", "I'm on the 7:51 now"
+    Rule(
+        "train",
+        r"(?:gets|catches|takes|is\s+on|(?:is\s+)?(?:getting|catching|taking))\s+the\s+"
+        r"(?P<v>\d{1,2}[:.]\d{2})(?:\s+(?:train|bus|tram|ferry|service))?(?:\s+(?:from|to|into|"
+        r"out\s+of)\s+[\w ]+?)*(?:\s+(?:now|these\s+days|instead|every\s+day|most\s+days|"
+        r"in\s+the\s+morning))*(?:[,;].*)?",
+        kind="clock",
+    ),
     # --- relationships -------------------------------------------------------------------------
     Rule(
         "relationship",

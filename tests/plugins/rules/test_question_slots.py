@@ -171,6 +171,59 @@ def test_a_past_or_other_wording_answers_as_of_its_time(
     assert not test(other), other
 
 
+@pytest.mark.parametrize(
+    ("question", "facts", "others"),
+    [
+        (
+            "What uptime do we promise?",
+            ("Our API SLA is 99.5% uptime", "The API SLA is 99.9% in the new contracts"),
+            ("Our API timeout is 30 seconds", "We promise to reply within a day"),
+        ),
+        (
+            "What is our SLA?",
+            ("Our uptime is 99.9%", "Our API SLA is 99.5% uptime"),
+            ("Our API rate limit is 100 requests a second",),
+        ),
+        (
+            "What medication do I take?",
+            ("I take 50mg of sertraline", "I'm on citalopram now"),
+            ("Dad takes metformin", "I work at the pharmacy"),
+        ),
+        (
+            "Which train do I catch in the morning?",
+            (
+                "I get the 7:42 from Reading to Paddington",
+                "Timetable change, I'm on the 7:51 now",
+                "Catching the 8:12 these days, the 7:51 is always rammed",
+            ),
+            ("Priya gets the 7:15 from Leeds", "I take the bins out", "I'm on the rota"),
+        ),
+        (
+            "Which pills does Dad take every day?",
+            ("Dad takes metformin",),
+            ("I take 50mg of sertraline",),
+        ),
+    ],
+)
+def test_a_promised_level_or_a_medication_is_asked_for(
+    question: str, facts: tuple[str, ...], others: tuple[str, ...]
+) -> None:
+    """These read to no slot before (broad b-a-u-0031's and b-b-u-0005's questions answered
+    nothing)."""
+    test = JUDGE.answering(question)
+    assert test is not None
+    assert [f for f in facts if not test(f)] == []
+    assert [f for f in others if test(f)] == []
+
+
+def test_a_plain_head_does_not_answer_for_a_modified_one() -> None:
+    """'What is our API SLA?' is about that SLA, not any uptime told."""
+    test = JUDGE.answering("What is our API SLA?")
+    assert test is not None
+    assert test("Our API SLA is 99.5% uptime")
+    assert not test("Our uptime is 99.9%")
+
+
 def test_a_question_about_one_person_is_not_met_by_anothers_fact() -> None:
     test = JUDGE.answering("Where does Alice work?")
     assert test is not None

@@ -69,6 +69,9 @@ CLOSES = [
     ("Ravi's standup is on Mondays", "The standup moved to Tuesdays now"),
     ("Our offsite is in Lisbon", "The offsite moved to Porto"),
     ("Our standup is on Mondays", "The standup moved to Tuesdays"),
+    # the train someone catches, by its time, a note without "I" too
+    ("I get the 7:42 from Reading to Paddington", "Timetable change, I'm on the 7:51 now"),
+    ("I'm on the 7:51 now", "Catching the 8:12 these days, the 7:51 is always rammed"),
     ("Jess and Dom's rent is £1,200 a month", "Their rent is £1,350"),
     ("Rent is £1,350 a month", "Rent's gone up again, £1,425 now"),
     # the same sentence with another value, told as a change
@@ -234,6 +237,10 @@ STAYS = [
     ("Please keep your answers in bullet points", "Answer me in German"),
     ("Reply in English", "I live in Germany now"),
     ("I go by Dan", "Call me Dan"),
+    # the same train, or another person's
+    ("I get the 7:42 from Reading", "I take the 7:42 now"),
+    ("I get the 7:42 from Reading", "Priya gets the 7:15 from Leeds"),
+    ("I get the 7:42 from Reading", "Taking the kids to school at 8"),
     # vague nouns
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
