@@ -243,10 +243,20 @@ def _index() -> TriggerIndex[tuple[str, re.Pattern[str]]]:
     return TriggerIndex(_COMPILED, [pattern for _name, pattern in _COMPILED])
 
 
+#: An amount changed since a time ("down 7 since January", "up 2kg since March"): the time
+#: dates the change measured, not the fact ("Weighed in at 85kg this morning, down 7 since
+#: January" holds from this morning).
+_MEASURED_SINCE = compile_pattern(
+    r"\b((?:down|up|lost|gained|dropped|put\s+on)\s+(?:by\s+)?(?:another\s+)?[\d.,]+\s*"
+    r"(?:[a-z%]+\s+)?)since\b"
+)
+
+
 def named_time(text: str, said_at: float) -> float | None:
     """The time ``text`` says its fact began, read against ``said_at``; None when it names none
     (or only a time after ``said_at``: a plan's date, not when the fact began)."""
     today = datetime.fromtimestamp(said_at, UTC).date()
+    text = _MEASURED_SINCE.sub(r"\1by", text)
     for name, pattern in _index().candidates(text):  # the phrases with a word of theirs in it
         for match in pattern.finditer(text):
             found = _read(name, match, today, text)

@@ -701,10 +701,22 @@ def test_a_text_that_names_its_time_is_valid_from_then(text: str, day: str) -> N
         "Alice is going to Rome for two weeks",
         "Alice will move to Rome in 2030",  # later than said: a plan
         "Rent goes up to £1,425 from April",  # said in March: the coming April, a plan's start
+        # an amount changed since a time: the time dates the change measured, not the fact
+        "Weighed in at 85kg this morning, down 7 since January",
+        "Up 2kg since February, I weigh 80kg",
     ],
 )
 def test_a_text_without_its_own_time_is_valid_from_when_said(text: str) -> None:
     assert JUDGE.valid_from(text, SAID) == SAID
+
+
+def test_a_weight_told_with_its_change_since_a_month_closes_the_earlier_weight() -> None:
+    """broad b-b-u-0034: read from 1 January, the new weight started before the one it
+    replaces (said 2 January) and closed nothing."""
+    early = datetime(2026, 1, 2, 12, tzinfo=UTC).timestamp()
+    old = TimedFact("m1", "I weigh 92kg", early, early)
+    new = _fact(None, "Weighed in at 85kg this morning, down 7 since January", LATER)
+    assert [c.memory_id for c in JUDGE.supersedes(new, [old])] == ["m1"]
 
 
 def test_a_fact_told_late_about_an_earlier_time_closes_no_later_fact() -> None:
