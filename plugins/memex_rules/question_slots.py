@@ -212,6 +212,12 @@ def _forms() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
             rf"{_IS})\s+{_THING}(?:\s+stand|\s+going|\s+coming\s+along|\s+at)?{_NOW}",
             ("{x} is in progress",),
         ),
+        # where a possessed thing is: its place ("Ravi's offsite is in Lisbon") or its value
+        (
+            rf"where\s+{_IS}\s+{_P}\s+(?:current\s+|new\s+|next\s+)?(?P<n>[\w -]+?)"
+            rf"(?:\s+(?:being\s+)?(?:held|happening|taking\s+place))?{_NOW}",
+            ("{p} {n} is in {V}", "{p} {n} is {V}"),
+        ),
         # a possessed noun: "What is my address?", "Who is Alice's partner?"
         (
             rf"(?:what|who|where|which|how|how\s+much|how\s+many|when)\s+{_IS}\s+{_P}\s+"

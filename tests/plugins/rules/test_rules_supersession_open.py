@@ -371,3 +371,21 @@ def test_a_question_naming_the_owner_meets_only_that_owners_thing(
 ) -> None:
     assert _closed(*TWO_STANDUPS) == []
     assert answers(question, TWO_STANDUPS) == expected
+
+
+#: Two offsites: a place told with "is in" or "moved to" answers "Where is ...?" of its owner.
+TWO_OFFSITES = [
+    "Ravi's offsite is in Lisbon",
+    "Our offsite is in Lisbon",
+    "Our offsite moved to Porto",
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [("Where is our offsite?", [1, 2]), ("Where is Ravi's offsite?", [0])],
+)
+def test_where_a_possessed_thing_is_asks_for_its_owners_place(
+    question: str, expected: list[int]
+) -> None:
+    assert answers(question, TWO_OFFSITES) == expected
