@@ -69,6 +69,14 @@ def holding_the_lock(memex: Memex) -> tuple[threading.Event, threading.Event, th
     return held, release, thread
 
 
+def waiting_on(memex: Memex) -> int:
+    """Threads waiting for memex's call lock right now, shared or exclusive (read from
+    the lock's own counters: the lock reports no waiters publicly)."""
+    lock: Any = memex.call_lock
+    with lock._changed:
+        return int(lock._readers_waiting + lock._writers_waiting)
+
+
 def test_a_live_key_is_found_at_once_after_its_last_use_was_written(
     memex: Memex, state: ServerState
 ) -> None:
@@ -142,7 +150,12 @@ def test_a_request_waiting_for_a_write_waits_off_the_event_loop(memex: Memex) ->
         )
         try:
             search.start()
-            time.sleep(0.2)  # the search is waiting for the write by now (or soon will be)
+            # Until the search's thread waits on memex's lock (for the key check or the
+            # search itself), the assertions below would prove nothing.
+            deadline = time.monotonic() + WAIT
+            while not waiting_on(memex) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert waiting_on(memex)
             assert client.get("/healthz").json() == {"status": "ok"}  # the loop is not stuck
             assert search.is_alive()  # and the search does wait for the write
         finally:
