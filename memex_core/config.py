@@ -32,6 +32,9 @@ component's own settings::
     newer_first_change = true  # memory: a later fact worded as a change ("now") joins looser
     newer_first_standing = true  # memory: so does any later fact when the question asks how
                                # things stand now ("yet", "so far", "how many", "now")
+    newer_first_typed = false  # memory: so do two facts both carrying the kind of answer asked
+                               # (a number for "how many", a time for "when"); off: it cost
+                               # unrelated pairs on benchmark 21 (docs/concepts/memory.md)
     floor_kin = true           # memory: keep a fact under the floor beside a kept one like it
     floor_near = true          # memory: keep a fact near the floor beside a kept one of its owner
     floor_chain = true         # memory: keep a fact under the floor beside a kept one of its chain

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from memex_core.domain import CorpusStats, Fragment, SearchFilters
 from memex_core.domain.filters import NAMED_ONLY_SOURCES
+from memex_core.domain.memory.answer_kind import answer_kind
 from memex_core.domain.memory.change_words import announces_change, asks_how_things_stand
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import MEMORY_SOURCE, OPERATOR, Actor, Scope
@@ -250,7 +251,8 @@ class Reader:
         (:mod:`memex_core.services.newer_first`; ``[search] newer_first = false`` turns
         it off, ``newer_first_change = false`` its looser test of a fact worded as a change,
         ``newer_first_standing = false`` the same test for every later fact when the question
-        asks how things stand now)."""
+        asks how things stand now, ``newer_first_typed = true`` the same test for two facts
+        that both carry the kind of answer the question asks for)."""
         memory = [r.fragment.conversation_id for r in found.results if is_memory(r.fragment)]
         if len(memory) < 2 or not self._parts.config.search_setting("newer_first", True):
             return found
@@ -270,6 +272,11 @@ class Reader:
             {memory_id: held[0] for memory_id, held in times.items()},
             handed if callable(handed) else None,
             changed=changed,
+            typed=(
+                answer_kind(query)
+                if self._parts.config.search_setting("newer_first_typed", False)
+                else None
+            ),
         )
         return found
 
