@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from benchmarks.capture_hooks import claude_code_events, codex_notify_events
-from memex_capture import jsonlite, layout, spool
+from memex_capture import jsonlite, launch, layout, spool
 from memex_capture.hook_main import DETAIL_KEYS, MAX_STDIN_BYTES
 from memex_capture.hooks_common import HOOK_SCRIPT, hook_argv
 from tests.support._data import shared_data_dir
@@ -406,6 +406,8 @@ FAKE_WORKER = """
 import fcntl, os, sys, time
 home = sys.argv[sys.argv.index("--home") + 1]
 os.makedirs(os.path.join(home, "run"), exist_ok=True)
+with open(os.path.join(home, "fake-worker-runs"), "a") as handle:
+    handle.write(f"{os.getpid()}\\n")
 fd = os.open(os.path.join(home, "run", "capture-worker.lock"), os.O_RDWR | os.O_CREAT, 0o600)
 try:
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -437,10 +439,22 @@ def test_the_worker_is_started_once(tmp_path: Path) -> None:
         pids = [int(pid) for pid in starts.read_text().split()]
         for event in ("UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"):
             assert run_hook(home, stdin=payload(event), env=env).returncode == 0
-        time.sleep(0.5)
-        pids = [int(pid) for pid in starts.read_text().split()]
-        assert len(pids) == 1
         assert len(records(home)) == 5
+        # A worker those four hooks started (they must not) would be running by the time
+        # one started after them is: end the first worker, so the next hook has to start
+        # one, and wait for that start. Every start is in fake-worker-runs (a second worker
+        # beside the first exits at once, without a line in fake-worker-starts).
+        [first] = pids
+        os.kill(first, 15)
+        deadline = time.monotonic() + 30
+        while launch.worker_running(str(home)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert run_hook(home, stdin=payload("Stop"), env=env).returncode == 0
+        while len(starts.read_text().split()) < 2 and time.monotonic() < deadline + 30:
+            time.sleep(0.05)
+        pids = [int(pid) for pid in starts.read_text().split()]
+        assert pids[0] == first and len(pids) == 2
+        assert (home / "fake-worker-runs").read_text().split() == [str(p) for p in pids]
     finally:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
