@@ -224,7 +224,18 @@ def test_writers_commit_one_at_a_time(catalog: PostgresCatalog, postgres_url: st
 
         waiter = threading.Thread(target=second_writer)
         waiter.start()
-        time.sleep(0.3)
+        # Until the second writer waits on the advisory lock, 'order == []' proves nothing.
+        waiting = (0,)
+        deadline = time.monotonic() + 10
+        with psycopg.connect(postgres_url, autocommit=True) as probe:
+            while waiting != (1,) and time.monotonic() < deadline:
+                waiting = probe.execute(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
+                    "AND objid = (%s::bigint & 4294967295)::oid",
+                    (WRITER_LOCK_KEY,),
+                ).fetchone()
+                time.sleep(0.02)
+        assert waiting == (1,)
         assert order == []  # the second writer waits for the first
         release.set()
         waiter.join(10)
