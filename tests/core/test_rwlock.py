@@ -12,6 +12,18 @@ from memex_core.rwlock import LockUpgradeError, ReadWriteLock
 WAIT = 5.0
 
 
+def wait_until_waiting(lock: ReadWriteLock, *, writers: int = 0, readers: int = 0) -> None:
+    """Poll (bounded) until at least ``writers`` threads wait for ``lock`` exclusive and ``readers``
+    shared: only then does 'it has not got in' show it waits."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        with lock._changed:
+            if lock._writers_waiting >= writers and lock._readers_waiting >= readers:
+                return
+        time.sleep(0.001)
+    raise AssertionError(f"no {writers} writer(s) and {readers} reader(s) waiting")
+
+
 def test_readers_hold_it_together() -> None:
     lock = ReadWriteLock()
     both_inside = threading.Barrier(2, timeout=WAIT)
@@ -50,7 +62,7 @@ def test_a_writer_waits_for_readers_and_excludes_them() -> None:
     reading.wait(WAIT)
     w = threading.Thread(target=writer)
     w.start()
-    time.sleep(0.05)
+    wait_until_waiting(lock, writers=1)
     assert order == []  # the writer waits while the reader holds it
     release_reader.set()
     r.join(WAIT)
@@ -86,7 +98,7 @@ def test_new_readers_wait_behind_a_waiting_writer() -> None:
         time.sleep(0.001)
     threads.append(threading.Thread(target=late_reader))
     threads[2].start()
-    time.sleep(0.05)
+    wait_until_waiting(lock, writers=1, readers=1)
     assert order == []
     release_first.set()
     for thread in threads:
@@ -212,7 +224,7 @@ def test_a_writer_that_reads_on_and_lets_go_lets_waiting_readers_in() -> None:
 
     reader = threading.Thread(target=read)
     reader.start()
-    time.sleep(0.05)
+    wait_until_waiting(lock, readers=1)
     assert not entered.is_set()
     lock.release()  # ... and keeps reading after it lets the exclusive hold go
     assert entered.wait(WAIT)
