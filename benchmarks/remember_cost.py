@@ -110,6 +110,7 @@ def env_for(tree: Path) -> dict[str, str]:
 
 def fill(root: Path, baseline: Path, rows: list[dict[str, str]]) -> dict[str, Any]:
     texts_path, vectors_path = root / "fill.json", root / "fill.npy"
+    root.mkdir(parents=True, exist_ok=True)  # a new --root: nothing filled there yet
     texts_path.write_text(json.dumps(rows), encoding="utf-8")
     np.save(vectors_path, embed([r["text"] for r in rows]))
     home = root / "filled"
