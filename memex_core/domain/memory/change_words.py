@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import re
 
+#: Words for the present, which both a fact told as a change and a question about how
+#: things stand say.
+_NOW = r"now|nowadays|these\s+days|currently"
+
 _CHANGE = re.compile(
-    r"\b(?:now|nowadays|these\s+days|currently|switched|moved|changed|promoted|"
+    rf"\b(?:{_NOW}|switched|moved|changed|promoted|"
     r"from\s+now\s+on|went\s+(?:up|down)|revised|new|no\s+longer|any\s*more|started|"
     r"instead)\b",
     re.IGNORECASE,
@@ -34,7 +38,7 @@ def announces_change(text: str) -> bool:
 #: going", "where is X with"), a running count or sum ("how many", "how much"), or the
 #: present said outright ("now", "these days", "currently", "latest", "still").
 _STANDING = re.compile(
-    r"\b(?:yet|so\s+far|now|nowadays|these\s+days|currently|at\s+the\s+moment|latest|"
+    rf"\b(?:{_NOW}|yet|so\s+far|at\s+the\s+moment|latest|"
     r"still|status|how\s+many|how\s+much)\b|\bhow(?:\s+is|\s+are|'s)\b.*\bgoing\b|"
     r"\bwhere\s+(?:is|are|'s)\b.*\bwith\b",
     re.IGNORECASE,
