@@ -94,14 +94,20 @@ _DECADE_PARTS = {"early": (0, 4), "mid": (3, 7), "late": (6, 10)}
 def decade(match: re.Match[str]) -> tuple[date, date]:
     """The first day of the decade (or part of it) ``match`` (of :data:`DECADE`) names, and
     the first day after it."""
-    word = match.group("dec").lower().replace("'", "")
+    return decade_span(match.group("dec"), match.group("dp"))
+
+
+def decade_span(named: str, part: str | None = None) -> tuple[date, date]:
+    """The first day of the decade ``named`` ("80s", "1990s", "eighties"), or of its
+    ``part`` ("early", "mid", "late"), and the first day after it."""
+    word = named.lower().replace("'", "")
     first = _DECADES.get(word)
     if first is None:
         digits = word.rstrip("s")
         first = (
             int(digits) if len(digits) == 4 else (1900 if int(digits) >= 30 else 2000) + int(digits)
         )
-    start, end = _DECADE_PARTS.get((match.group("dp") or "").lower().rstrip("-"), (0, 10))
+    start, end = _DECADE_PARTS.get((part or "").lower().rstrip("-"), (0, 10))
     return date(first + start, 1, 1), date(first + end, 1, 1)
 
 

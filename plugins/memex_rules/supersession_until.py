@@ -33,6 +33,7 @@ from memex_rules.supersession_time import (
     NUMBER_WORDS,
     back,
     decade,
+    decade_span,
     last_season,
     short_year,
 )
@@ -55,18 +56,30 @@ _UNTIL = compile_pattern(
     rf"|(?P<bare>{MONTH})\b(?!\s+\d)|(?P<last>last\s+(?:year|month))|(?P<recent>recently|lately))"
 )
 _BEFORE = compile_pattern(rf"\bbefore\s+(?P<part>{_PART}){_WHEN.removeprefix(_PART)}")
+#: A decade in brackets: the groups of :data:`DECADE` renamed, as one pattern holds both.
+_BRACKET_DECADE = DECADE.replace("(?P<dp>", "(?P<bdp>").replace("(?P<dec>", "(?P<bdec>")
 #: A closed period a past state is told in ("in 2020", "for most of 2021", "last year").
 _PERIOD = compile_pattern(
     r"\b(?:(?:back\s+)?in|during|throughout|(?:all\s+)?through|around|circa|"
     r"for\s+(?:most|much|all|part)\s+of)\s+"
     rf"(?:{_PART}(?:(?P<m>{MONTH})\s+(?:of\s+)?)?(?P<y>{_YEAR})\b(?!\s*-\s*\d)"
     rf"|the\s+(?P<decade>{DECADE}))"
+    rf"|\(\s*(?:the\s+)?{_BRACKET_DECADE}\s*\)"  # "as a kid (80s) Caroline had a pony"
     r"|\b(?P<last>last\s+(?:year|month))\b|\b(?P<season>(?:last|the\s+previous)\s+season)\b"
     rf"|,\s*(?P<set>{_YEAR})\s*(?=,)|\b(?:back\s+)?in\s+'(?P<yy>\d\d)\b(?!s)"
+    # a year set in brackets, roughly or at the end: "originally (2019) billing was ...",
+    # "used to row at uni, 2012-ish", "first home was Blogspot, 2009", "when he was 6, so 2018"
+    rf"|\(\s*(?:in\s+|c\.\s*|circa\s+|around\s+)?(?P<paren>{_YEAR})\s*\)"
+    rf"|\b(?P<ish>{_YEAR})-?ish\b"
+    rf"|,\s*(?:so\s+|around\s+|about\s+|circa\s+|c\.\s*|roughly\s+)?(?P<tail>{_YEAR})[\s.!)]*$"
+    rf"|\bspent\s+(?:{_PART})?(?P<spent>{_YEAR})\b"
+    rf"|\b(?:(?:back\s+)?in\s+)?(?P<q>Q[1-4])\s+(?:of\s+)?(?P<qy>{_YEAR})\b"
     r"|\b(?P<before_last>the\s+year\s+before\s+last)\b"
     r"|\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+"
     r"(?P<u>day|week|month|year)s?\s+ago\b"
 )
+#: The groups of :data:`_PERIOD` that name a year alone, the whole year the period.
+_YEAR_GROUPS = ("set", "paren", "ish", "tail", "spent")
 #: What "had" names that is an event, not a state held ("had a baby", "had surgery").
 _HAD_EVENT = (
     r"(?:(?:a|an|the|my|our|his|her|their|some|twins|two|three)\s+)?(?:[\w-]+\s+)?"
@@ -77,12 +90,13 @@ _HAD_EVENT = (
 )
 #: Words that say a past *state* (not an event): "was on Heroku", "used to be", "lived".
 _PAST_STATE = compile_pattern(
-    r"\b(?:(?P<be>was|were)(?:\s+(?:still|just|only|all|both|always|mostly))?\s+(?P<next>[\w'-]+)"
+    r"\b(?:(?P<be>was|were)(?:\s+(?:still|just|only|all|both|always|mostly))?\s+(?P<next>[$\u00a3\u20ac]?[\w'-]+)"
     rf"|had\s+(?:been\b|(?!to\b|[\w'-]+ed\b|{_HAD_EVENT}))"
     r"|used\s+to|lived|worked|kept|stayed|owned|rented|earned|led|managed|reported|banked|"
     r"tracked|weighed|studied|captained|coached|chaired|hosted|belonged|attended|taught|"
     r"dated|preferred|relied|used|drove\s+(?:a|an|the|my|his|her|their|our)|"
-    r"ran\s+[\w.-]+(?:\s+[\w.-]+)?\s+v?\d+)\b"
+    r"volunteered|ran\s+[\w.-]+(?:\s+[\w.-]+)?\s+(?:v?\d+|on)|"
+    rf"spent\s+(?:{_PART})?{_YEAR})\b"
 )
 #: Participles after "was"/"were" that still say a state ("was priced at", "were based in").
 _STATE_PARTICIPLES = frozenset(
@@ -129,7 +143,8 @@ _PASSIVE_EVENT = re.compile(r"(?:ed|en)$")
 _ANY_TIME = compile_pattern(
     rf"{_YEAR}|\blast\s+(?:year|month|season)\b|\b(?:until|till|til|through)\b|\bago\b|'\d\d\b|"
     r"\bbefore\s+last\b|"
-    r"\bthe\s+(?:early\s+|late\s+|mid-?\s*)?'?(?:\d0'?s|(?:19|20)\d0s|[a-z]+ties)\b|\bprevious\s+season\b"
+    r"\bthe\s+(?:early\s+|late\s+|mid-?\s*)?'?(?:\d0'?s|(?:19|20)\d0s|[a-z]+ties)\b|\bprevious\s+season\b|"
+    r"\(\s*(?:the\s+)?(?:early\s+|late\s+|mid-?\s*)?'?(?:\d0'?s|(?:19|20)\d0s|[a-z]+ties)\s*\)"
 )
 _OPEN = compile_pattern(r"\bsince\b")
 
@@ -229,10 +244,18 @@ def _in_period(text: str, today: date) -> tuple[date, date] | None:
             )
         elif match.group("decade"):
             spans.append(decade(match))
+        elif match.group("bdec"):
+            spans.append(decade_span(match.group("bdec"), match.group("bdp")))
+        elif match.group("q"):
+            year, first = int(match.group("qy")), 3 * int(match.group("q")[1]) - 2
+            spans.append((date(year, first, 1), _next_month(year, first + 2)))
         elif match.group("season"):
             spans.append(last_season(today))
-        elif match.group("set") or match.group("yy"):
-            year = int(match.group("set") or short_year(match.group("yy"), today))
+        elif year_named := next((match.group(g) for g in _YEAR_GROUPS if match.group(g)), None):
+            year = int(year_named)
+            spans.append((date(year, 1, 1), date(year + 1, 1, 1)))
+        elif match.group("yy"):
+            year = short_year(match.group("yy"), today)
             spans.append((date(year, 1, 1), date(year + 1, 1, 1)))
         elif match.group("before_last"):
             spans.append((date(today.year - 2, 1, 1), date(today.year - 1, 1, 1)))
@@ -272,6 +295,9 @@ def period(text: str, said_at: float) -> tuple[float | None, float] | None:
         first = match.group("ma")
         began = date(int(match.group("a")), _month(first) if first else 1, 1)
         end: date | None = _period_end(int(match.group("y")), match.group("m"))
+        if end is not None and end > today and int(match.group("y")) == today.year:
+            # "Maya was at Greenfield Primary 2019-2024", said in 2024: over when said
+            end = today if _past_state(text) and not _PRESENT.search(text) else end
     else:
         end = _until(text, today) or _before(text)
         if end is None and (span := _in_period(text, today)) is not None:

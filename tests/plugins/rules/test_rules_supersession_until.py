@@ -89,6 +89,21 @@ def test_the_rules_judge_reads_ends() -> None:
             "2021-01-01",
         ),
         ("In 2019 I had a dog called Rex", "2024-01-01", "2020-01-01"),
+        # a year in brackets, roughly, at the end, after "spent"; a quarter; a decade in brackets
+        ("Originally (2018) the API was in Perl", "2024-02-01", "2019-01-01"),
+        ("In v1 (c. 2017) search was a plain LIKE query", "2024-01-01", "2018-01-01"),
+        ("Tom used to play rugby at school, 2005-ish", "2024-01-01", "2006-01-01"),
+        ("Our first office was a garage in Croydon, 2011", "2024-01-01", "2012-01-01"),
+        ("Priya was on nights when she started, so 2019", "2024-01-01", "2020-01-01"),
+        ("I spent 2016 in Tokyo teaching English", "2024-01-01", "2017-01-01"),
+        ("In Q3 2022 the on-call rota was weekly", "2024-01-01", "2022-10-01"),
+        ("As a teenager (the 90s) I had a Walkman", "2023-01-01", "2000-01-01"),
+        # "was $5", "ran X on Y", "volunteered": states too
+        ("At launch in 2020 the Basic plan was $5 a month", "2024-01-01", "2021-01-01"),
+        ("Back in 2017 we ran prod on a single VPS", "2024-01-01", "2018-01-01"),
+        ("Ana volunteered at the food bank for all of 2019", "2024-01-01", "2020-01-01"),
+        # a range that ends in the year it is told, in the past tense: over when told
+        ("Sam was at Hillside Primary 2018-2024", "2024-09-15", "2024-09-15"),
     ],
 )
 def test_a_closed_past_period_ends_the_fact(text: str, said: str, until: str) -> None:
@@ -139,6 +154,12 @@ def test_a_closed_past_period_ends_the_fact(text: str, said: str, until: str) ->
         ("I love the '90s", "2023-07-22"),
         ("We shipped v2 in '19", "2023-07-22"),
         ("I started running the year before last", "2024-03-01"),
+        # a year that is a model, a plan or a present range; a quarter to come
+        ("My work laptop is a 2019 MacBook Pro", "2024-01-01"),
+        ("The 2019 MacBook Pro was a lemon", "2024-01-01"),
+        ("Sam is at Hillside Primary 2018-2024", "2024-09-15"),
+        ("Ravi's plan (2025) is to move to Leeds", "2024-01-01"),
+        ("The sequel was announced for Q1 2025", "2024-06-01"),
     ],
 )
 def test_an_open_period_a_plan_a_start_or_an_event_does_not_end(text: str, said: str) -> None:
@@ -173,6 +194,10 @@ def test_a_long_note_is_read_by_its_start_only() -> None:
             "2023-11-14",
             "2020-01-01",
         ),
+        ("I spent 2016 in Tokyo teaching English", "2024-01-01", "2016-01-01"),
+        ("In Q3 2022 the on-call rota was weekly", "2024-01-01", "2022-07-01"),
+        ("As a teenager (the 90s) I had a Walkman", "2023-01-01", "1990-01-01"),
+        ("Originally (2018) the API was in Perl", "2024-02-01", "2018-01-01"),
         # a decade after a word that is no time: when said
         ("I love music from the eighties", "2023-07-22", "2023-07-22"),
         # the start is unknown: valid_from keeps its reading (when said)
