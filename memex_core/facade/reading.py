@@ -16,7 +16,11 @@ from typing import TYPE_CHECKING, Any
 from memex_core.domain import CorpusStats, Fragment, SearchFilters
 from memex_core.domain.filters import NAMED_ONLY_SOURCES
 from memex_core.domain.memory.answer_kind import answer_kind
-from memex_core.domain.memory.change_words import announces_change, asks_how_things_stand
+from memex_core.domain.memory.change_words import (
+    announces_change,
+    asks_how_things_stand,
+    names_change,
+)
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.records import MEMORY_SOURCE, OPERATOR, Actor, Scope
 from memex_core.domain.memory.timestamps import HeldAt
@@ -272,6 +276,7 @@ class Reader:
             {memory_id: held[0] for memory_id, held in times.items()},
             handed if callable(handed) else None,
             changed=changed,
+            named=names_change if change else None,
             typed=(
                 answer_kind(query)
                 if self._parts.config.search_setting("newer_first_typed", False)

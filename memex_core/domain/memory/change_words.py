@@ -18,20 +18,34 @@ import re
 #: things stand say.
 _NOW = r"now|nowadays|these\s+days|currently"
 
-_CHANGE = re.compile(
-    rf"\b(?:{_NOW}|switched|moved|changed|promoted|"
-    r"from\s+now\s+on|went\s+(?:up|down)|revised|new|no\s+longer|any\s*more|started|"
-    r"instead)\b",
-    re.IGNORECASE,
+#: Verbs that name the change itself: a move to another tool, owner, place, number or name.
+_VERBS = (
+    r"switched|moved|changed|promoted|went\s+(?:up|down)|revised|no\s+longer|started|"
+    r"migrated|migration|ported|upgraded|downgraded|renamed|replaced|transferred|"
+    r"handed\s+(?:[\w-]+\s+){0,3}(?:over|off)|took\s+over|reassigned|raised|lowered|upped|"
+    r"cut\s+(?:to|down)|dropped|cancel+ed|ripped\s+out|stopped|quit|rescheduled|"
+    r"postponed|pushed\s+back|delayed|slipp(?:ed|ing)|bumped|down\s+to|up\s+to"
 )
+_CHANGE = re.compile(
+    rf"\b(?:{_NOW}|{_VERBS}|from\s+now\s+on|new|any\s*more|instead)\b", re.IGNORECASE
+)
+_CHANGE_VERB = re.compile(rf"\b(?:{_VERBS})\b", re.IGNORECASE)
 
 
 def announces_change(text: str) -> bool:
     """Whether ``text`` says it is a change: "now", "these days", "switched", "moved",
     "promoted", "from now on", "went up", "revised", "new", "no longer", "started",
-    "instead" and the like. Not "actually": a neighbour stated with it ("Bob actually goes
+    "instead", "migrated", "renamed", "handed over", "raised", "slipped", "cancelled",
+    "down to" and the like. Not "actually": a neighbour stated with it ("Bob actually goes
     hiking every Monday") passed the fact asked word for word in benchmark 9's set."""
     return _CHANGE.search(text) is not None
+
+
+def names_change(text: str) -> bool:
+    """Whether ``text`` names its change with a verb ("migrated", "switched", "renamed",
+    "handed over", "cancelled", "slipped", "down to"), not only the present ("now", "these
+    days") or "new": the stronger of the two signs :func:`announces_change` reads."""
+    return _CHANGE_VERB.search(text) is not None
 
 
 #: A question that asks how things stand now: progress ("yet", "so far", "how is ...
@@ -52,4 +66,4 @@ def asks_how_things_stand(question: str) -> bool:
     return _STANDING.search(question) is not None
 
 
-__all__ = ["announces_change", "asks_how_things_stand"]
+__all__ = ["announces_change", "asks_how_things_stand", "names_change"]

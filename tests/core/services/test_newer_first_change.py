@@ -17,8 +17,14 @@ from typing import Any
 import pytest
 
 from memex_core.domain import SEMANTIC
-from memex_core.domain.memory.change_words import announces_change
-from memex_core.services.newer_first import CHANGE_SIMILARITY, MUTUAL_SIMILARITY, newer_first
+from memex_core.domain.memory.change_words import announces_change, names_change
+from memex_core.services.newer_first import (
+    CHANGE_MARGIN,
+    CHANGE_SIMILARITY,
+    MUTUAL_SIMILARITY,
+    NAMED_MARGIN,
+    newer_first,
+)
 from memex_core.services.slot_signal import SLOT
 from tests.core.services.test_newer_first import _Hit
 from tests.support.component_doubles import fast_memex
@@ -65,6 +71,45 @@ def test_a_later_fact_worded_as_a_change_comes_first_at_a_lower_similarity() -> 
     assert _order(plain, BETWEEN) == ["old", "new"]  # no change word: the plain test
 
 
+def test_a_later_fact_naming_its_change_with_a_verb_joins_further_from_the_question() -> None:
+    # the later fact's distance from the question (1 - cosine) is 1.8 times the earlier
+    # one's: past the margin for "now" (1.5 times), within the margin for a verb of change
+    assert 1 + CHANGE_MARGIN < 1.8 <= 1 + NAMED_MARGIN
+    old = _hit("old", "Monitoring is Datadog", 0.8)
+    verb = _hit("new", "Ripped out Datadog, we're on Grafana Cloud now", 0.64)
+    now = _hit("new", "We're on Grafana Cloud now", 0.64)
+
+    def order(hits: list[Any], named: bool = True) -> list[str]:
+        found = newer_first(
+            hits,
+            TIMES,
+            _vectors(BETWEEN),
+            changed=announces_change,
+            named=names_change if named else None,
+        )
+        return [h.fragment.conversation_id for h in found]
+
+    assert order([old, verb]) == ["new", "old"]
+    assert order([old, verb], named=False) == ["old", "new"]  # the verb's margin not handed
+    assert order([old, now]) == ["old", "new"]  # "now" alone: the change's margin
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("We migrated the wiki onto Notion", True),
+        ("Cancelled the gym membership", True),
+        ("The launch slipped to June", True),
+        ("Switched to Neovim", True),
+        ("We're on Grafana Cloud now", False),
+        ("The new office is nice", False),
+        ("Omar handles releases", False),
+    ],
+)
+def test_verbs_of_change(text: str, names: bool) -> None:
+    assert names_change(text) is names
+
+
 def test_a_change_passes_a_fact_the_slot_reading_picked_alone() -> None:
     hits = [_hit("old", STAFF, 0.8, slot=1), _hit("new", MANAGER, 0.78)]
     assert _order(hits, 0.6) == ["new", "old"]
@@ -104,6 +149,17 @@ def test_unrelated_facts_keep_their_order(
         ("Marco's email is marco.rossi@gmail.com", False),
         ("I weigh 92kg", False),
         ("Knowledge is power", False),  # "now" inside a word
+        # verbs of a change of tool, owner, number or name
+        ("We migrated the wiki onto Notion", True),
+        ("Ported the CLI to Rust", True),
+        ("Handed the release duty over to Omar", True),
+        ("They renamed the Lisbon office to Alfama", True),
+        ("Rent was raised to 1,400", True),
+        ("The launch slipped to June", True),
+        ("Cancelled the gym membership", True),
+        ("We're down to two cars", True),
+        ("Omar handles releases", False),
+        ("The wiki is on Notion", False),
     ],
 )
 def test_change_words(text: str, says: bool) -> None:
