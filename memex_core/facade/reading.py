@@ -19,6 +19,7 @@ from memex_core.domain.memory.answer_kind import answer_kind
 from memex_core.domain.memory.change_words import (
     announces_change,
     asks_how_things_stand,
+    echoes_change,
     names_change,
 )
 from memex_core.domain.memory.namespaces import covers, validate_collection
@@ -277,6 +278,7 @@ class Reader:
             handed if callable(handed) else None,
             changed=changed,
             named=names_change if change else None,
+            echoes=partial(echoes_change, query) if change else None,
             typed=(
                 answer_kind(query)
                 if self._parts.config.search_setting("newer_first_typed", False)

@@ -41,6 +41,37 @@ def announces_change(text: str) -> bool:
     return _CHANGE.search(text) is not None
 
 
+#: Words too common to tie two facts to one thing.
+_COMMON_WORDS = (
+    "the and for with from this that these those are was were been has have had not now "
+    "new just our your their his her its who what which where when how why does did all "
+    "any out off over one two some more most very still also into onto than then them "
+    "they you she him get got use used using"
+)
+_COMMON = frozenset(_COMMON_WORDS.split())
+_WORD = re.compile(r"[a-z][a-z0-9+#.-]*[a-z0-9+#]|[a-z]")
+
+
+def _words(text: str) -> set[str]:
+    found = set()
+    for word in _WORD.findall(text.lower()):
+        word = word.removesuffix("'s")
+        if len(word) > 2 and word not in _COMMON:
+            found.add(word)
+    return found
+
+
+def echoes_change(question: str, earlier: str, later: str) -> bool:
+    """Whether ``later`` says it is a change (:func:`announces_change`) and names a word of
+    ``earlier`` that ``question`` does not hold: "ripped out Datadog, we're on Grafana Cloud"
+    after "monitoring is Datadog", asked "What do we use for monitoring?". Naming the
+    earlier fact's own value ties the two to one thing however far apart their words sit
+    from the question's."""
+    if not announces_change(later):
+        return False
+    return bool((_words(earlier) & _words(later)) - _words(question))
+
+
 def names_change(text: str) -> bool:
     """Whether ``text`` names its change with a verb ("migrated", "switched", "renamed",
     "handed over", "cancelled", "slipped", "down to"), not only the present ("now", "these
@@ -66,4 +97,4 @@ def asks_how_things_stand(question: str) -> bool:
     return _STANDING.search(question) is not None
 
 
-__all__ = ["announces_change", "asks_how_things_stand", "names_change"]
+__all__ = ["announces_change", "asks_how_things_stand", "echoes_change", "names_change"]

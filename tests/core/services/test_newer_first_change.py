@@ -17,10 +17,16 @@ from typing import Any
 import pytest
 
 from memex_core.domain import SEMANTIC
-from memex_core.domain.memory.change_words import announces_change, names_change
+from memex_core.domain.memory.change_words import (
+    announces_change,
+    echoes_change,
+    names_change,
+)
 from memex_core.services.newer_first import (
     CHANGE_MARGIN,
     CHANGE_SIMILARITY,
+    ECHO_MARGIN,
+    ECHO_SIMILARITY,
     MUTUAL_SIMILARITY,
     NAMED_MARGIN,
     newer_first,
@@ -195,3 +201,45 @@ def test_the_setting_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
             found = [h.text for h in mx.recall("Where do we track work tickets?", user="u")]
             assert "We track work tickets in Linear now" in found
             assert handed and handed[-1] is (announces_change if on else None)
+
+
+def test_a_later_fact_naming_the_earlier_ones_thing_with_a_change_joins_far_apart() -> None:
+    # "monitoring is Datadog" asked "What do we use for monitoring?": the later fact names
+    # Datadog (not a word of the question) with a change; 2.5 times as far from the question
+    # and at a cosine of 0.25 with it, past every other test
+    assert 1 + NAMED_MARGIN < 2.5 <= 1 + ECHO_MARGIN
+    assert ECHO_SIMILARITY <= 0.25 < CHANGE_SIMILARITY
+    question = "What do we use for monitoring?"
+    old = _hit("old", "monitoring is Datadog", 0.8)
+    echo = _hit("new", "ripped out Datadog, we're on Grafana Cloud now", 0.5)
+    plain = _hit("new", "we're on Grafana Cloud now", 0.5)
+
+    def order(hits: list[Any]) -> list[str]:
+        found = newer_first(
+            hits,
+            TIMES,
+            _vectors(0.25),
+            changed=announces_change,
+            named=names_change,
+            echoes=lambda a, b: echoes_change(question, a, b),
+        )
+        return [h.fragment.conversation_id for h in found]
+
+    assert order([old, echo]) == ["new", "old"]
+    assert order([old, plain]) == ["old", "new"]
+
+
+@pytest.mark.parametrize(
+    ("question", "earlier", "later", "echoes"),
+    [
+        ("What do we use for monitoring?", "monitoring is Datadog", "ripped out Datadog", True),
+        ("Which streaming service?", "paying for Netflix", "cancelled Netflix, Disney+ now", True),
+        ("What is the default branch?", "default branch is master", "renamed master -> main", True),
+        # no change said; a word the question holds; a word too common to tie them
+        ("Where does Alice live?", "Alice lives in Berlin", "Alice loves Berlin's museums", False),
+        ("Where do I work?", "I work at Acme", "I now work at Initech", False),
+        ("What car?", "We have the Golf", "We have a new dog", False),
+    ],
+)
+def test_echoes_change(question: str, earlier: str, later: str, echoes: bool) -> None:
+    assert echoes_change(question, earlier, later) is echoes
