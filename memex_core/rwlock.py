@@ -180,6 +180,19 @@ class ReadWriteLock:
         with self._changed:
             return len(self._readers)
 
+    @property
+    def writers_waiting(self) -> int:
+        """Threads waiting to take it exclusive right now (a test or a status page waits
+        on this rather than on time)."""
+        with self._changed:
+            return self._writers_waiting
+
+    @property
+    def readers_waiting(self) -> int:
+        """Threads waiting to take it shared right now."""
+        with self._changed:
+            return self._readers_waiting
+
     def held_exclusive(self) -> bool:
         """Whether the calling thread holds it exclusive."""
         return self._writer == threading.get_ident()

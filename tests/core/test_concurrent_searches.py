@@ -124,13 +124,9 @@ def test_two_searches_run_at_once_and_a_write_waits_for_them(
     # Until the write waits on memex's lock, 'not wrote' proves nothing.
     lock: Any = mx.call_lock
     deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        with lock._changed:  # the lock's own counter: it reports no waiters publicly
-            if lock._writers_waiting:
-                break
+    while time.monotonic() < deadline and not lock.writers_waiting:
         time.sleep(0.01)
-    with lock._changed:
-        assert lock._writers_waiting == 1
+    assert lock.writers_waiting == 1
     assert not wrote.is_set()  # the write waits while the searches are inside
     release.set()
     for thread in [*searches, writer]:

@@ -17,9 +17,8 @@ def wait_until_waiting(lock: ReadWriteLock, *, writers: int = 0, readers: int = 
     shared: only then does 'it has not got in' show it waits."""
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
-        with lock._changed:
-            if lock._writers_waiting >= writers and lock._readers_waiting >= readers:
-                return
+        if lock.writers_waiting >= writers and lock.readers_waiting >= readers:
+            return
         time.sleep(0.001)
     raise AssertionError(f"no {writers} writer(s) and {readers} reader(s) waiting")
 
@@ -94,7 +93,7 @@ def test_new_readers_wait_behind_a_waiting_writer() -> None:
     first_in.wait(WAIT)
     threads.append(threading.Thread(target=writer))
     threads[1].start()
-    while not lock._writers_waiting:  # the writer is queued
+    while not lock.writers_waiting:  # the writer is queued
         time.sleep(0.001)
     threads.append(threading.Thread(target=late_reader))
     threads[2].start()
@@ -146,7 +145,7 @@ def test_a_reader_nested_in_its_own_read_passes_a_waiting_writer() -> None:
     inside.wait(WAIT)
     w = threading.Thread(target=writer)
     w.start()
-    while not lock._writers_waiting:
+    while not lock.writers_waiting:
         time.sleep(0.001)
     writer_queued.set()
     assert nested_done.wait(WAIT)
@@ -308,7 +307,7 @@ def test_try_acquire_shared_gives_way_to_a_waiting_writer() -> None:
     waiting = threading.Thread(target=write)
     waiting.start()
     deadline = time.monotonic() + WAIT
-    while not lock._writers_waiting and time.monotonic() < deadline:
+    while not lock.writers_waiting and time.monotonic() < deadline:
         time.sleep(0.001)
     other: list[bool] = []
     probe = threading.Thread(target=lambda: other.append(lock.try_acquire_shared()))

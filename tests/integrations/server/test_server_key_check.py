@@ -70,11 +70,9 @@ def holding_the_lock(memex: Memex) -> tuple[threading.Event, threading.Event, th
 
 
 def waiting_on(memex: Memex) -> int:
-    """Threads waiting for memex's call lock right now, shared or exclusive (read from
-    the lock's own counters: the lock reports no waiters publicly)."""
+    """Threads waiting for memex's call lock right now, shared or exclusive."""
     lock: Any = memex.call_lock
-    with lock._changed:
-        return int(lock._readers_waiting + lock._writers_waiting)
+    return int(lock.readers_waiting + lock.writers_waiting)
 
 
 def test_a_live_key_is_found_at_once_after_its_last_use_was_written(
