@@ -31,7 +31,7 @@ from memex_core.domain.search_options import MODES, SearchOptions, make_filters
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
 from memex_core.services.indexing import EMBEDDER_SETTING
-from memex_core.services.newer_first import MUTUAL_SIMILARITY, newer_first
+from memex_core.services.newer_first import AS_OF_KIN_SIMILARITY, MUTUAL_SIMILARITY, newer_first
 from memex_core.services.search import (
     DEFAULT_CANDIDATE_DEPTH,
     DEFAULT_SEMANTIC_WEIGHT,
@@ -170,7 +170,8 @@ class Reader:
                 floor=floor_value,
                 answers=self._answering(words, within, mode),
             )
-            return self._search(once, limit, held, words)
+            looser = partial(once, kin_similarity=AS_OF_KIN_SIMILARITY)
+            return self._search(once, limit, held, words, looser)
 
         found = searched(query, filters)
         if time_note is not None and not found.results:
@@ -232,11 +233,15 @@ class Reader:
         limit: int,
         held: HeldAt | None,
         query: str = "",
+        looser: Callable[[int], SearchResults] | None = None,
     ) -> SearchResults:
         """One search (``once(depth)`` asks the stores for ``depth`` hits); memory facts
         not valid at the time asked (superseded ones, by default) are left out inside it:
         the stores are asked for more until ``limit`` valid hits are found or they have
-        no more."""
+        no more. When an ``as_of`` search kept facts and none was valid then, it is asked
+        again as ``looser`` (kin at :data:`AS_OF_KIN_SIMILARITY`): the question is about
+        something the owner told, and what held then is often further from its words
+        ("Which linter do we use?" as of last year: "flake8 + isort + black")."""
         found = once(limit)
         if held is None or held.everything:
             return found
@@ -246,6 +251,8 @@ class Reader:
         while True:
             valid = self._valid(found, held)
             if len(valid) >= limit or len(found.results) < depth or depth >= MAX_DEPTH:
+                if not valid and found.results and held.moment is not None and looser:
+                    return self._search(looser, limit, held, query)
                 found.results = valid[:limit]
                 return self._newer_first(found, query)
             depth = min(depth * 4, MAX_DEPTH)
@@ -307,6 +314,7 @@ class Reader:
         min_score: float | None,
         floor: float | None = None,
         answers: Answers | None = None,
+        kin_similarity: float | None = None,
     ) -> SearchResults:
         weight = semantic_weight
         if weight is None:
@@ -332,7 +340,7 @@ class Reader:
         kin = near = None
         memory_only = filters.source_kinds == (MEMORY_SOURCE,)
         if memory_only and self._parts.config.search_setting("floor_kin", True):
-            kin = MUTUAL_SIMILARITY
+            kin = MUTUAL_SIMILARITY if kin_similarity is None else kin_similarity
         if (
             memory_only
             and floor is not None

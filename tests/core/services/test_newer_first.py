@@ -170,3 +170,28 @@ def test_the_successor_of_a_closed_fact_is_not_lost_under_the_floor(tmp_path: Pa
             mx.remember(GP, user="u", at=T0)
             mx.remember(OKORO, user="u", at=T0 + 30 * DAY)
             assert _texts(mx, "Who is my GP?") == ([] if name == "off" else [OKORO])
+
+
+OLD_LINT = "lint stack: flake8 isort black pre-commit hooks"
+NEW_LINT = "we use ruff as our linter now, pre-commit hooks kept"
+
+
+def test_an_as_of_question_whose_kept_facts_all_came_later_asks_again_with_looser_kin(
+    tmp_path: Path,
+) -> None:
+    """The floor keeps only the later fact (the question's words); as of a time before it,
+    nothing kept held, so the search is asked again with kin at AS_OF_KIN_SIMILARITY, and
+    the earlier fact (no word of the question, cosine about 0.32 with the later one) is
+    what held then."""
+    floored = fast_memex(
+        tmp_path / "home",
+        components={"supersession_judge": "none"},
+        search={"min_semantic_similarity": 0.35},  # the later fact (0.40) clears it
+    )
+    with floored as mx:
+        mx.remember(OLD_LINT, user="u", at=T0)
+        mx.remember(NEW_LINT, user="u", at=T0 + 30 * DAY)
+        assert _texts(mx, "which linter do we use") == [NEW_LINT]  # now: kin at 0.45 only
+        then = T0 + 10 * DAY
+        assert _texts(mx, "which linter do we use", as_of=then) == [OLD_LINT]
+        assert _texts(mx, "zzqx vvkw", as_of=then) == []  # a question about nothing
