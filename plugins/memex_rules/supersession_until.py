@@ -143,8 +143,8 @@ _PASSIVE_EVENT = re.compile(r"(?:ed|en)$")
 _ANY_TIME = compile_pattern(
     rf"{_YEAR}|\blast\s+(?:year|month|season)\b|\b(?:until|till|til|through)\b|\bago\b|'\d\d\b|"
     r"\bbefore\s+last\b|"
-    r"\bthe\s+(?:early\s+|late\s+|mid-?\s*)?'?(?:\d0'?s|(?:19|20)\d0s|[a-z]+ties)\b|\bprevious\s+season\b|"
-    r"\(\s*(?:the\s+)?(?:early\s+|late\s+|mid-?\s*)?'?(?:\d0'?s|(?:19|20)\d0s|[a-z]+ties)\s*\)"
+    r"(?:\bthe\s+|\(\s*(?:the\s+)?)(?:early\s+|late\s+|mid-?\s*)?'?(?:\d0'?s|(?:19|20)\d0s|"
+    r"[a-z]+ties)\b|\bprevious\s+season\b"
 )
 _OPEN = compile_pattern(r"\bsince\b")
 
@@ -295,9 +295,9 @@ def period(text: str, said_at: float) -> tuple[float | None, float] | None:
         first = match.group("ma")
         began = date(int(match.group("a")), _month(first) if first else 1, 1)
         end: date | None = _period_end(int(match.group("y")), match.group("m"))
-        if end is not None and end > today and int(match.group("y")) == today.year:
-            # "Maya was at Greenfield Primary 2019-2024", said in 2024: over when said
-            end = today if _past_state(text) and not _PRESENT.search(text) else end
+        ends_this_year = end is not None and end > today and int(match.group("y")) == today.year
+        if ends_this_year and _past_state(text) and not _PRESENT.search(text):
+            end = today  # "Maya was at Greenfield Primary 2019-2024", said in 2024: over
     else:
         end = _until(text, today) or _before(text)
         if end is None and (span := _in_period(text, today)) is not None:

@@ -53,12 +53,8 @@ _WORD = re.compile(r"[a-z][a-z0-9+#.-]*[a-z0-9+#]|[a-z]")
 
 
 def _words(text: str) -> set[str]:
-    found = set()
-    for word in _WORD.findall(text.lower()):
-        word = word.removesuffix("'s")
-        if len(word) > 2 and word not in _COMMON:
-            found.add(word)
-    return found
+    """The words of ``text`` that can tie it to another fact ("datadog", "jira-4412")."""
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _COMMON}
 
 
 def echoes_change(question: str, earlier: str, later: str) -> bool:
