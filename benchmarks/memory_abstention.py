@@ -7,8 +7,8 @@ the facts of benchmark 21's broad split are remembered through ``Memex.remember`
 its own user, the rules judge, MiniLM + Chroma), and each generated query is asked with
 ``recall(query, user=...)`` of :data:`USERS_PER_QUERY` users (round robin over the cases).
 The share of recalls that answer anything is reported with the relevance floor off, with
-``[search] floor_near`` off (the floor as it was) and on, then ``floor_chain`` on too (the
-defaults). Also, as a looser
+``[search] floor_near`` off (the floor as it was) and on, then ``floor_chain`` on too, then
+``floor_series`` on too (the defaults). Also, as a looser
 check, each update case's question asked of the next case's user (another person's facts:
 sometimes a fact there does answer it, so this is not a false-hit rate).
 
@@ -31,9 +31,12 @@ USERS_PER_QUERY = 5
 LIMIT = 5
 SETTINGS = {
     "floor off": "",
-    "floor_near off": "[search]\nfloor_near = false\nfloor_chain = false\n",
-    "floor_near on": "[search]\nfloor_near = true\nfloor_chain = false\n",
-    "floor_near and floor_chain on": "[search]\nfloor_near = true\nfloor_chain = true\n",
+    "floor_near off": "[search]\nfloor_near = false\nfloor_chain = false\nfloor_series = false\n",
+    "floor_near on": "[search]\nfloor_near = true\nfloor_chain = false\nfloor_series = false\n",
+    "floor_near and floor_chain on": (
+        "[search]\nfloor_near = true\nfloor_chain = true\nfloor_series = false\n"
+    ),
+    "floor_series on too (defaults)": "[search]\nfloor_near = true\nfloor_chain = true\n",
 }
 
 

@@ -35,9 +35,12 @@ component's own settings::
     newer_first_typed = false  # memory: so do two facts both carrying the kind of answer asked
                                # (a number for "how many", a time for "when"); off: it cost
                                # unrelated pairs on benchmark 21 (docs/concepts/memory.md)
+    newer_first_series = true  # memory: so does a later fact carrying a new point of a series
+                               # of numbers an earlier one told ("84.9 this morning")
     floor_kin = true           # memory: keep a fact under the floor beside a kept one like it
     floor_near = true          # memory: keep a fact near the floor beside a kept one of its owner
     floor_chain = true         # memory: keep a fact under the floor beside a kept one of its chain
+    floor_series = true        # memory: ... or of its series of numbers ("53,900 on the clock")
 
     [index]                    # what the indexes see of a conversation turn
     keyword_context_turns = 2  # earlier turns indexed with each turn (0: the turn alone)

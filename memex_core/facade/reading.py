@@ -23,6 +23,7 @@ from memex_core.domain.memory.change_words import (
     names_change,
 )
 from memex_core.domain.memory.namespaces import covers, validate_collection
+from memex_core.domain.memory.quantity_series import same_series
 from memex_core.domain.memory.records import MEMORY_SOURCE, OPERATOR, Actor, Scope
 from memex_core.domain.memory.timestamps import HeldAt
 from memex_core.domain.relevance import SETTING as FLOOR_SETTING_NAME
@@ -286,6 +287,11 @@ class Reader:
             changed=changed,
             named=names_change if change else None,
             echoes=partial(echoes_change, query) if change else None,
+            series=(
+                same_series
+                if self._parts.config.search_setting("newer_first_series", True)
+                else None
+            ),
             typed=(
                 answer_kind(query)
                 if self._parts.config.search_setting("newer_first_typed", False)
@@ -348,8 +354,13 @@ class Reader:
         ):
             near = near_floor(floor)
         chain = memory_only and bool(self._parts.config.search_setting("floor_chain", True))
+        series = (
+            same_series
+            if memory_only and self._parts.config.search_setting("floor_series", True)
+            else None
+        )
         return service.hybrid(
-            query, limit, filters, weight, query_vector, floor, answers, kin, near, chain
+            query, limit, filters, weight, query_vector, floor, answers, kin, near, chain, series
         )
 
     def conversation(self, conversation_id: str) -> list[Fragment]:

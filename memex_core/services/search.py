@@ -198,6 +198,7 @@ class SearchService:
         kin: float | None = None,
         near: float | None = None,
         chain: bool = False,
+        series: Callable[[str, str], bool] | None = None,
     ) -> SearchResults:
         """``query_vector`` may be passed when the caller already embedded the query.
         ``answers`` (a memory search whose question the supersession judge reads) picks the
@@ -217,7 +218,10 @@ class SearchService:
         only): so is one whose own similarity to the query is at least this
         (:func:`memex_core.domain.relevance.near_floor`) when a fact of its owner was kept;
         ``chain`` (a search of memory only): so is one of a supersession chain a kept fact
-        belongs to (:func:`memex_core.services.chain_kin.chain_kept`)."""
+        belongs to (:func:`memex_core.services.chain_kin.chain_kept`); ``series`` (a search
+        of memory only): so is one that carries a point of a series of numbers a kept fact of
+        its owner told (``series(kept text, its text)``, e.g.
+        :func:`memex_core.domain.memory.quantity_series.same_series`)."""
         if not 0.0 <= semantic_weight <= 1.0:
             raise ValueError("semantic_weight must be between 0 and 1")
         depth = max(limit, self.candidate_depth)
@@ -272,9 +276,9 @@ class SearchService:
             for h, label in zip(fused, labels, strict=True)
         ]
         kindred: set[str] = set()
-        beside = kin is not None or near is not None or chain
+        beside = kin is not None or near is not None or chain or series is not None
         if beside and floor is not None and None in labels and any(labels):
-            kindred = self._kin(fused, labels, kin, near, chain)
+            kindred = self._kin(fused, labels, kin, near, chain, series)
             labels = [
                 EVIDENCE_SEMANTIC if label is None and h.id in kindred else label
                 for h, label in zip(fused, labels, strict=True)
@@ -313,10 +317,12 @@ class SearchService:
         similarity: float | None,
         near: float | None = None,
         chain: bool = False,
+        series: Callable[[str, str], bool] | None = None,
     ) -> set[str]:
         """The candidates under the floor kept beside a kept memory fact of their owner: as
         its kin (``similarity``: their vectors' cosine), near the floor (``near``: their
-        own similarity to the query) or of its supersession chain (``chain``)."""
+        own similarity to the query), of its supersession chain (``chain``) or of its
+        series of numbers (``series``)."""
         # The best KIN_DEPTH candidates only: a fact far down both lists stays out, and the
         # catalog and the vector store are asked about a few ids, not the whole depth.
         head = list(zip(fused, labels, strict=True))[:KIN_DEPTH]
@@ -339,6 +345,18 @@ class SearchService:
                 and h.id in fragments
                 and fragments[h.id].owner in owners
                 and (h.scores.get(SEMANTIC) or -1.0) >= near
+            }
+        if series is not None:
+            kept = [fragments[h.id] for h, label in head if label is not None and h.id in fragments]
+            found |= {
+                h.id
+                for h, label in head
+                if label is None
+                and h.id in fragments
+                and any(
+                    k.owner == fragments[h.id].owner and series(k.content, fragments[h.id].content)
+                    for k in kept
+                )
             }
         successors = getattr(self.catalog, "memory_successors", None)
         if chain and callable(successors):
