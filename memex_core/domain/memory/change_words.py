@@ -24,12 +24,16 @@ _VERBS = (
     r"migrated|migration|ported|upgraded|downgraded|renamed|replaced|transferred|"
     r"handed\s+(?:[\w-]+\s+){0,3}(?:over|off)|took\s+over|reassigned|raised|lowered|upped|"
     r"cut\s+(?:to|down)|dropped|cancel+ed|ripped\s+out|stopped|quit|rescheduled|"
-    r"postponed|pushed\s+back|delayed|slipp(?:ed|ing)|bumped|down\s+to|up\s+to"
+    r"postponed|pushed\s+back|delayed|slipp(?:ed|ing)|bumped|down\s+to|up\s+to|"
+    r"bought|sold|swapped|gone"
 )
+#: An arrow from the old value to the new one ("Usual order → decaf oat latte", "ETA -> April 5").
+_ARROW = r"->|\u2192|=>"
 _CHANGE = re.compile(
-    rf"\b(?:{_NOW}|{_VERBS}|from\s+now\s+on|new|any\s*more|instead)\b", re.IGNORECASE
+    rf"\b(?:{_NOW}|{_VERBS}|from\s+now\s+on|new|any\s*more|instead|finally)\b|{_ARROW}",
+    re.IGNORECASE,
 )
-_CHANGE_VERB = re.compile(rf"\b(?:{_VERBS})\b", re.IGNORECASE)
+_CHANGE_VERB = re.compile(rf"\b(?:{_VERBS})\b|{_ARROW}", re.IGNORECASE)
 
 
 def announces_change(text: str) -> bool:

@@ -9,9 +9,10 @@ newer-first ordering (:mod:`memex_core.services.newer_first`) and the relevance 
 (:mod:`memex_core.services.search`) read such a pair as about one thing.
 
 A quantity's *shape* is what ties the two: a currency sign, a unit after it ("14 min",
-"6 minutes", "50mg", "1,200 subs", "2k subscribers"), a dotted version ("3.2.0"), or for a
-bare number its form (decimals, a thousands separator, a sign). Small bare integers ("2
-kids" has a unit; "I'm 34" has none) and years are never read: any two facts have them.
+"6 minutes", "50mg", "1,200 subs", "2k subscribers"), a dotted version ("3.2.0"), a sign, and
+for a number with no unit beside one with a unit or none, as many decimals ("88.2", "84.9";
+"5k followers", "12,400"). Small bare integers ("I'm 34") and years are never read: any two
+facts have them.
 """
 
 from __future__ import annotations
@@ -54,10 +55,6 @@ class Quantity:
     @property
     def bare(self) -> bool:
         return not self.unit and not self.currency and not self.version
-
-    @property
-    def digits(self) -> int:
-        return len(str(int(abs(self.value))))
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -102,10 +99,8 @@ def _points_of_one_series(a: Quantity, b: Quantity) -> bool:
         return a.version and b.version
     if a.currency != b.currency or a.negative != b.negative:
         return False
-    if a.unit and b.unit:
-        agree = _units_agree(a.unit, b.unit)
-    else:  # one bare: the same form and scale stand in for the unit
-        agree = a.decimals == b.decimals and a.digits == b.digits
+    # with a unit on one side only, or none, as many decimals stand in for the unit
+    agree = _units_agree(a.unit, b.unit) if a.unit and b.unit else a.decimals == b.decimals
     low, high = sorted((abs(a.value), abs(b.value)))
     return agree and low > 0 and high / low <= MAX_RATIO
 

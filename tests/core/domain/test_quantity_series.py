@@ -17,6 +17,7 @@ from memex_core.domain.memory.quantity_series import parallel, quantities, same_
         ("sertraline 50mg", "doc upped me to 100mg"),  # a unit glued on
         ("full build takes ~14 min", "build is 6 minutes after the cache fix"),
         ("newsletter at 1,200 subs", "2k subscribers!"),  # thousands by a 'k'
+        ("5k followers now for Ellie's bakery", "The bakery account is at 12,400"),
         ("day rate £450", "quoting £550/day for new clients"),  # a currency
         ("SDK 3.2.0 released", "3.3.0 is out"),  # a dotted version
         ("prescription -2.25 both eyes", "eye test: -2.75 left, -2.50 right now"),
@@ -48,7 +49,7 @@ def test_no_series_is_read_between_these(earlier: str, later: str) -> None:
 
 def test_a_quantity_keeps_its_unit_and_scale() -> None:
     (pay,) = quantities("I'm on 58k")
-    assert (pay.value, pay.digits, pay.bare) == (58000.0, 5, True)
+    assert (pay.value, pay.decimals, pay.bare) == (58000.0, 0, True)
     (weight,) = quantities("Miso is down to 5.4kg, diet working")
     assert (weight.value, weight.unit, weight.decimals) == (5.4, "kg", 1)
     assert quantities("flight on 9 May at 13:05") == []  # a date and a time
