@@ -9,10 +9,12 @@ Two memory hits are *about the same thing* when they have one owner, both answer
 question about equally (the later one's distance from the question, 1 - cosine, is at most
 the earlier one's plus :data:`QUESTION_MARGIN` of it), and their own vectors are close
 (cosine at least :data:`MUTUAL_SIMILARITY`). A fact the question's slot reading picked
-(:mod:`memex_core.services.slot_signal`) is never passed by one it did not pick. The hits
-about the same thing as a higher one keep the places they hold between them and take them
-newest first, by ``valid_from``: a fact told late about an earlier time ("Back in 2020 prod
-was on Heroku") is valid from that time, so it never wins by having been said last.
+(:mod:`memex_core.services.slot_signal`) is never passed by one it did not pick. A group
+starts at its highest hit and takes each lower hit about the same thing as any hit already
+in it (a chain of facts links step by step); its hits keep the places they hold between
+them and take them newest first, by ``valid_from``: a fact told late about an earlier time
+("Back in 2020 prod was on Heroku") is valid from that time, so it never wins by having been
+said last.
 
 A later fact that says it is a change ("Priya is engineering manager for payments now",
 "Marco says to use marco@rossidesign.it from now on"; ``changed``, e.g.
@@ -141,11 +143,12 @@ def newer_first(
     for n, anchor in enumerate(dated):
         if anchor in placed:
             continue
-        group = [anchor] + [
-            j
-            for j in dated[n + 1 :]
-            if j not in placed and _same(results, anchor, j, vectors, terms)
-        ]
+        group = [anchor]
+        for j in dated[n + 1 :]:
+            # about the same thing as any hit of the group, not only its first: a chain of
+            # facts ("£450 so far", "at £1,120", "Final total: £1,860") links step by step
+            if j not in placed and any(_same(results, m, j, vectors, terms) for m in group):
+                group.append(j)
         if len(group) < 2:
             continue
         placed.update(group)

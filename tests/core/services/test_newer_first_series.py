@@ -86,3 +86,21 @@ def test_the_series_joins_facts_whatever_their_vectors_but_keeps_time_and_the_sl
         _hit("new", "The Team plan is $99 a month", 0.5),
     ]
     assert _order(plans, later) == ["The Pro plan is $39 a month", "The Team plan is $99 a month"]
+
+
+def test_a_chain_of_facts_links_step_by_step() -> None:
+    """£450 and £1,860 are too far apart for one series (ratio 4.1), but each is one with
+    £1,120: the group takes a hit about the same thing as any of its hits."""
+    texts = {
+        "a": "Sam has raised £450 for Mind so far",
+        "b": "Sam's fundraising is at £1,120",
+        "c": "Final total: £1,860 for Mind",
+    }
+    assert not same_series(texts["a"], texts["c"])
+    hits = [_hit(k, texts[k], 0.6 - 0.1 * n) for n, k in enumerate(texts)]
+    times = {"a": T0, "b": T0 + 30 * DAY, "c": T0 + 60 * DAY}
+    apart = {"f-a": [1.0, 0.0, 0.0], "f-b": [0.0, 1.0, 0.0], "f-c": [0.0, 0.0, 1.0]}
+    found = newer_first(
+        hits, times, lambda ids: {i: apart[i] for i in ids if i in apart}, series=same_series
+    )
+    assert [h.fragment.conversation_id for h in found] == ["c", "b", "a"]
