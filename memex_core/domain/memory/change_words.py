@@ -61,6 +61,16 @@ def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _COMMON}
 
 
+#: Kinds of value a person or thing has one of at a time: an email address, a web address,
+#: a phone number, a handle.
+_CONTACTS = (
+    re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    re.compile(r"\bhttps?://\S+|\bwww\.\S+"),
+    re.compile(r"(?<!\w)\+?\d[\d ()-]{7,}\d\b"),
+    re.compile(r"(?<![\w@])@[A-Za-z_]\w{2,}"),
+)
+
+
 def echoes_change(question: str, earlier: str, later: str) -> bool:
     """Whether ``later`` says it is a change (:func:`announces_change`) and names a word of
     ``earlier`` that ``question`` does not hold: "ripped out Datadog, we're on Grafana Cloud"
@@ -69,6 +79,8 @@ def echoes_change(question: str, earlier: str, later: str) -> bool:
     from the question's."""
     if not announces_change(later):
         return False
+    if any(kind.search(earlier) and kind.search(later) for kind in _CONTACTS):
+        return True  # a new address, number or handle for the one the earlier fact gave
     return bool((_words(earlier) & _words(later)) - _words(question))
 
 

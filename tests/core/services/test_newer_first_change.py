@@ -246,6 +246,13 @@ def test_a_later_fact_naming_the_earlier_ones_thing_with_a_change_joins_far_apar
         ("Where does Alice live?", "Alice lives in Berlin", "Alice loves Berlin's museums", False),
         ("Where do I work?", "I work at Acme", "I now work at Initech", False),
         ("What car?", "We have the Golf", "We have a new dog", False),
+        # a new address, number or handle for the one given earlier, however worded
+        ("Jordan's email?", "jordan.k@gmail.com", "new address jk@jordankim.dev", True),
+        ("Marco's email?", "marco@gmail.com", "use marco@rossi.it from now on", True),
+        ("Dad's number?", "Dad: 07700 900123", "Dad's new number is +44 7700 900456", True),
+        ("Her handle?", "she's @mira_codes", "she's @mira_dev now", True),
+        # two addresses, no change said: two of them at once
+        ("Marco's email?", "personal: marco@gmail.com", "invoices go to acc@rossi.it", False),
     ],
 )
 def test_echoes_change(question: str, earlier: str, later: str, echoes: bool) -> None:
