@@ -8,7 +8,7 @@ its own user, the rules judge, MiniLM + Chroma), and each generated query is ask
 ``recall(query, user=...)`` of :data:`USERS_PER_QUERY` users (round robin over the cases).
 The share of recalls that answer anything is reported with the relevance floor off, with
 ``[search] floor_near`` off (the floor as it was) and on, then ``floor_chain`` on too, then
-``floor_series`` on too (the defaults). Also, as a looser
+``floor_series`` on too, then ``floor_kin_change`` on too (the defaults). Also, as a looser
 check, each update case's question asked of the next case's user (another person's facts:
 sometimes a fact there does answer it, so this is not a false-hit rate).
 
@@ -29,14 +29,19 @@ from memex_core.domain.search_options import SearchOptions
 
 USERS_PER_QUERY = 5
 LIMIT = 5
+#: The floor's later additions, off in the columns measured before them.
+_LATER_OFF = "floor_series = false\nfloor_kin_change = false\n"
 SETTINGS = {
     "floor off": "",
-    "floor_near off": "[search]\nfloor_near = false\nfloor_chain = false\nfloor_series = false\n",
-    "floor_near on": "[search]\nfloor_near = true\nfloor_chain = false\nfloor_series = false\n",
+    "floor_near off": f"[search]\nfloor_near = false\nfloor_chain = false\n{_LATER_OFF}",
+    "floor_near on": f"[search]\nfloor_near = true\nfloor_chain = false\n{_LATER_OFF}",
     "floor_near and floor_chain on": (
-        "[search]\nfloor_near = true\nfloor_chain = true\nfloor_series = false\n"
+        f"[search]\nfloor_near = true\nfloor_chain = true\n{_LATER_OFF}"
     ),
-    "floor_series on too (defaults)": "[search]\nfloor_near = true\nfloor_chain = true\n",
+    "floor_series on too": (
+        "[search]\nfloor_near = true\nfloor_chain = true\nfloor_kin_change = false\n"
+    ),
+    "floor_kin_change on too (defaults)": "[search]\nfloor_near = true\nfloor_chain = true\n",
 }
 
 

@@ -38,6 +38,7 @@ component's own settings::
     newer_first_series = true  # memory: so does a later fact carrying a new point of a series
                                # of numbers an earlier one told ("84.9 this morning")
     floor_kin = true           # memory: keep a fact under the floor beside a kept one like it
+    floor_kin_change = true    # memory: ... at a looser cosine when worded as a change
     floor_near = true          # memory: keep a fact near the floor beside a kept one of its owner
     floor_chain = true         # memory: keep a fact under the floor beside a kept one of its chain
     floor_series = true        # memory: ... or of its series of numbers ("53,900 on the clock")

@@ -359,8 +359,24 @@ class Reader:
             if memory_only and self._parts.config.search_setting("floor_series", True)
             else None
         )
+        changed = (
+            announces_change
+            if memory_only and self._parts.config.search_setting("floor_kin_change", True)
+            else None
+        )
         return service.hybrid(
-            query, limit, filters, weight, query_vector, floor, answers, kin, near, chain, series
+            query,
+            limit,
+            filters,
+            weight,
+            query_vector,
+            floor,
+            answers,
+            kin,
+            near,
+            chain,
+            series,
+            changed,
         )
 
     def conversation(self, conversation_id: str) -> list[Fragment]:

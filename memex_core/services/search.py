@@ -29,7 +29,7 @@ from memex_core.domain.relevance import (
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import VectorStoreUnavailableError
 from memex_core.services.chain_kin import chain_kept
-from memex_core.services.newer_first import kin_kept
+from memex_core.services.newer_first import CHANGE_SIMILARITY, kin_kept
 from memex_core.services.ports import CatalogPort
 from memex_core.services.slot_signal import SLOT, SLOT_WEIGHT, Answers, slot_hits
 
@@ -199,6 +199,7 @@ class SearchService:
         near: float | None = None,
         chain: bool = False,
         series: Callable[[str, str], bool] | None = None,
+        changed: Callable[[str], bool] | None = None,
     ) -> SearchResults:
         """``query_vector`` may be passed when the caller already embedded the query.
         ``answers`` (a memory search whose question the supersession judge reads) picks the
@@ -278,7 +279,7 @@ class SearchService:
         kindred: set[str] = set()
         beside = kin is not None or near is not None or chain or series is not None
         if beside and floor is not None and None in labels and any(labels):
-            kindred = self._kin(fused, labels, kin, near, chain, series)
+            kindred = self._kin(fused, labels, kin, near, chain, series, changed)
             labels = [
                 EVIDENCE_SEMANTIC if label is None and h.id in kindred else label
                 for h, label in zip(fused, labels, strict=True)
@@ -318,6 +319,7 @@ class SearchService:
         near: float | None = None,
         chain: bool = False,
         series: Callable[[str, str], bool] | None = None,
+        changed: Callable[[str], bool] | None = None,
     ) -> set[str]:
         """The candidates under the floor kept beside a kept memory fact of their owner: as
         its kin (``similarity``: their vectors' cosine), near the floor (``near``: their
@@ -336,6 +338,15 @@ class SearchService:
         found = set()
         if similarity is not None:
             found = kin_kept(candidates, handed if callable(handed) else None, similarity)
+        if changed is not None and similarity is not None:
+            worded = [
+                (i, owner, kept)
+                for i, owner, kept in candidates
+                if kept or changed(fragments[i].content)
+            ]
+            found |= kin_kept(
+                worded, handed if callable(handed) else None, min(similarity, CHANGE_SIMILARITY)
+            )
         if near is not None:
             owners = {owner for _, owner, kept in candidates if kept}
             found |= {

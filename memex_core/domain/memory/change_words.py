@@ -76,7 +76,9 @@ def echoes_change(question: str, earlier: str, later: str) -> bool:
     ``earlier`` that ``question`` does not hold: "ripped out Datadog, we're on Grafana Cloud"
     after "monitoring is Datadog", asked "What do we use for monitoring?". Naming the
     earlier fact's own value ties the two to one thing however far apart their words sit
-    from the question's."""
+    from the question's. So does giving a new email address, web address, phone number or
+    @handle where ``earlier`` gave one ("use marco@rossidesign.it from now on" after
+    "Marco's email is marco.rossi@gmail.com"): a contact is had one at a time."""
     if not announces_change(later):
         return False
     if any(kind.search(earlier) and kind.search(later) for kind in _CONTACTS):
