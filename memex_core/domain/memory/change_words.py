@@ -29,8 +29,15 @@ _VERBS = (
 )
 #: An arrow from the old value to the new one ("Usual order → decaf oat latte", "ETA -> April 5").
 _ARROW = r"->|\u2192|=>"
+#: Words for the step a process has reached: a later step replaces the one told before
+#: ("laptop order: dispatched", then "laptop delivered, left with neighbour").
+_STEPS = (
+    r"approved|accepted|rejected|dispatched|shipped|delivered|completed|exchanged|signed|"
+    r"confirmed|granted|denied|retired|moving\s+(?:\w+\s+)?to"
+)
 _CHANGE = re.compile(
-    rf"\b(?:{_NOW}|{_VERBS}|from\s+now\s+on|new|any\s*more|instead|finally)\b|{_ARROW}",
+    rf"\b(?:{_NOW}|{_VERBS}|{_STEPS}|from\s+now\s+on|new|any\s*more|instead|finally)\b|"
+    rf"{_ARROW}",
     re.IGNORECASE,
 )
 _CHANGE_VERB = re.compile(rf"\b(?:{_VERBS})\b|{_ARROW}", re.IGNORECASE)

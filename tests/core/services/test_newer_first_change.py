@@ -170,6 +170,10 @@ def test_unrelated_facts_keep_their_order(
         ("Cancelled the gym membership", True),
         ("We're down to two cars", True),
         ("Dana finally got the flat in Manchester", True),
+        # the step a process has reached
+        ("laptop delivered, left with neighbour", True),
+        ("Caroline was approved by the agency!", True),
+        ("moving everything to AWS", True),
         ("Omar handles releases", False),
         ("The wiki is on Notion", False),
         ("The dog-friendly pub is on Elm Street", False),  # a hyphen is no arrow
