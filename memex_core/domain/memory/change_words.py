@@ -40,7 +40,7 @@ _CHANGE = re.compile(
     rf"{_ARROW}",
     re.IGNORECASE,
 )
-_CHANGE_VERB = re.compile(rf"\b(?:{_VERBS})\b|{_ARROW}", re.IGNORECASE)
+_CHANGE_VERB = re.compile(rf"\b(?:{_VERBS}|{_STEPS})\b|{_ARROW}", re.IGNORECASE)
 
 
 def announces_change(text: str) -> bool:
@@ -95,8 +95,9 @@ def echoes_change(question: str, earlier: str, later: str) -> bool:
 
 def names_change(text: str) -> bool:
     """Whether ``text`` names its change with a verb ("migrated", "switched", "renamed",
-    "handed over", "cancelled", "slipped", "down to"), not only the present ("now", "these
-    days") or "new": the stronger of the two signs :func:`announces_change` reads."""
+    "handed over", "cancelled", "slipped", "down to"), the step a process reached
+    ("approved", "delivered") or an arrow, not only the present ("now", "these days") or
+    "new": the stronger of the two signs :func:`announces_change` reads."""
     return _CHANGE_VERB.search(text) is not None
 
 

@@ -110,6 +110,7 @@ def test_a_later_fact_naming_its_change_with_a_verb_joins_further_from_the_quest
         ("Bought a Brompton, the Raleigh got nicked", True),
         ("Airflow's gone, nightlies are Dagster assets", True),
         ("Usual order \u2192 decaf oat latte", True),  # an arrow from old to new
+        ("Contracts exchanged on my parents' place", True),  # the step a process reached
         ("payments rewrite ETA -> April 5", True),
         ("We're on Grafana Cloud now", False),
         ("The new office is nice", False),
