@@ -24,6 +24,7 @@ from memex_core.domain.memory.change_words import (
 )
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.quantity_series import same_series
+from memex_core.domain.memory.question_cover import adds_asked_word
 from memex_core.domain.memory.records import MEMORY_SOURCE, OPERATOR, Actor, Scope
 from memex_core.domain.memory.timestamps import HeldAt
 from memex_core.domain.relevance import SETTING as FLOOR_SETTING_NAME
@@ -290,6 +291,11 @@ class Reader:
             series=(
                 same_series
                 if self._parts.config.search_setting("newer_first_series", True)
+                else None
+            ),
+            asked=(
+                partial(adds_asked_word, query)
+                if self._parts.config.search_setting("newer_first_asked", True)
                 else None
             ),
             typed=(
