@@ -9,7 +9,9 @@ the band?": "Kez plays drums in the band", then "Ollie sings in the band"): the 
 leads, which is what was asked.
 
 Words are compared by their first five letters ("permanent", "permanently"), leaving out
-the words every question and fact has.
+the words every question and fact has and the names the question holds (capitalised, not
+first): a name says whom a fact is about, and facts name their subject or not as it comes
+("Where does Dana live?": "she's in Leeds", "Dana loves Manchester's gigs").
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ any out off over one two some more most very still also into onto than then them
 she him get got use used using"""
 _COMMON = frozenset(_COMMON_TEXT.split())
 _WORD = re.compile(r"[a-z][a-z0-9]+")
+#: A capitalised word that does not open the question: a name.
+_NAME = re.compile(r"(?<!^)\b[A-Z][a-z]+")
 #: Letters a word is compared by.
 STEM = 5
 
@@ -31,8 +35,11 @@ def _stems(text: str) -> set[str]:
 
 
 def adds_asked_word(question: str, earlier: str, later: str) -> bool:
-    """Whether ``later`` holds a word of ``question`` that ``earlier`` does not."""
-    return bool((_stems(question) & _stems(later)) - _stems(earlier))
+    """Whether ``later`` holds a word of ``question`` that ``earlier`` does not, names
+    left out."""
+    asked = question.strip()
+    names = {name.lower()[:STEM] for name in _NAME.findall(asked)}
+    return bool(((_stems(asked) - names) & _stems(later)) - _stems(earlier))
 
 
 __all__ = ["STEM", "adds_asked_word"]
