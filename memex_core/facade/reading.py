@@ -266,7 +266,9 @@ class Reader:
         it off, ``newer_first_change = false`` its looser test of a fact worded as a change,
         ``newer_first_standing = false`` the same test for every later fact when the question
         asks how things stand now, ``newer_first_typed = true`` the same test for two facts
-        that both carry the kind of answer the question asks for)."""
+        that both carry the kind of answer the question asks for, ``newer_first_series =
+        false`` the test of a new point of a series of numbers, ``newer_first_asked = true``
+        the test of a later fact holding a word of the question the earlier one lacks)."""
         memory = [r.fragment.conversation_id for r in found.results if is_memory(r.fragment)]
         if len(memory) < 2 or not self._parts.config.search_setting("newer_first", True):
             return found
@@ -295,7 +297,7 @@ class Reader:
             ),
             asked=(
                 partial(adds_asked_word, query)
-                if self._parts.config.search_setting("newer_first_asked", True)
+                if self._parts.config.search_setting("newer_first_asked", False)
                 else None
             ),
             typed=(
