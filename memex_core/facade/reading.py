@@ -32,6 +32,7 @@ from memex_core.domain.relevance import near_floor
 from memex_core.domain.search_options import MODES, SearchOptions, make_filters
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
+from memex_core.services.beside_kept import BesideKept
 from memex_core.services.indexing import EMBEDDER_SETTING
 from memex_core.services.newer_first import AS_OF_KIN_SIMILARITY, MUTUAL_SIMILARITY, newer_first
 from memex_core.services.search import (
@@ -351,40 +352,26 @@ class Reader:
             return service.keyword(query, limit, filters)
         if mode == "semantic":
             return service.semantic(query, limit, filters, min_score, query_vector, floor)
-        kin = near = None
-        memory_only = filters.source_kinds == (MEMORY_SOURCE,)
-        if memory_only and self._parts.config.search_setting("floor_kin", True):
+        beside = None
+        if filters.source_kinds == (MEMORY_SOURCE,):
+            beside = self._beside_kept(floor, kin_similarity)
+        return service.hybrid(query, limit, filters, weight, query_vector, floor, answers, beside)
+
+    def _beside_kept(self, floor: float | None, kin_similarity: float | None) -> BesideKept:
+        """How a search of memory keeps a fact under the floor beside a kept fact of its
+        owner (:mod:`memex_core.services.beside_kept`), each way by its ``[search]``
+        setting: ``floor_kin``, ``floor_kin_change``, ``floor_near``, ``floor_chain``,
+        ``floor_series``."""
+        setting = self._parts.config.search_setting
+        kin = None
+        if setting("floor_kin", True):
             kin = MUTUAL_SIMILARITY if kin_similarity is None else kin_similarity
-        if (
-            memory_only
-            and floor is not None
-            and self._parts.config.search_setting("floor_near", True)
-        ):
-            near = near_floor(floor)
-        chain = memory_only and bool(self._parts.config.search_setting("floor_chain", True))
-        series = (
-            same_series
-            if memory_only and self._parts.config.search_setting("floor_series", True)
-            else None
-        )
-        changed = (
-            announces_change
-            if memory_only and self._parts.config.search_setting("floor_kin_change", True)
-            else None
-        )
-        return service.hybrid(
-            query,
-            limit,
-            filters,
-            weight,
-            query_vector,
-            floor,
-            answers,
-            kin,
-            near,
-            chain,
-            series,
-            changed,
+        return BesideKept(
+            kin=kin,
+            near=near_floor(floor) if floor is not None and setting("floor_near", True) else None,
+            chain=bool(setting("floor_chain", True)),
+            series=same_series if setting("floor_series", True) else None,
+            changed=announces_change if setting("floor_kin_change", True) else None,
         )
 
     def conversation(self, conversation_id: str) -> list[Fragment]:

@@ -9,7 +9,6 @@ from memex_core.domain import (
     KEYWORD,
     SEMANTIC,
     Embedder,
-    Fragment,
     FusedHit,
     KeywordStore,
     QueryAwareRanker,
@@ -19,7 +18,6 @@ from memex_core.domain import (
     SignalHit,
     VectorStore,
 )
-from memex_core.domain.memory.records import MEMORY_SOURCE
 from memex_core.domain.relevance import (
     EVIDENCE_KEYWORD,
     EVIDENCE_SEMANTIC,
@@ -28,8 +26,7 @@ from memex_core.domain.relevance import (
 )
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import VectorStoreUnavailableError
-from memex_core.services.chain_kin import chain_kept
-from memex_core.services.newer_first import CHANGE_SIMILARITY, kin_kept
+from memex_core.services.beside_kept import BesideKept, kept_beside
 from memex_core.services.ports import CatalogPort
 from memex_core.services.slot_signal import SLOT, SLOT_WEIGHT, Answers, slot_hits
 
@@ -195,11 +192,7 @@ class SearchService:
         query_vector: Sequence[float] | None = None,
         floor: float | None = None,
         answers: Answers | None = None,
-        kin: float | None = None,
-        near: float | None = None,
-        chain: bool = False,
-        series: Callable[[str, str], bool] | None = None,
-        changed: Callable[[str], bool] | None = None,
+        beside: BesideKept | None = None,
     ) -> SearchResults:
         """``query_vector`` may be passed when the caller already embedded the query.
         ``answers`` (a memory search whose question the supersession judge reads) picks the
@@ -212,17 +205,9 @@ class SearchService:
         similarity at or above the floor, or both signals agreeing on one); the best
         ``limit`` kept are returned. The
         floor applies only while the semantic signal answers: keyword results standing
-        in for it are shown as they are. ``kin`` (a search of memory only): a memory fact
-        under the floor whose vector has at least this cosine with a kept fact of its owner
-        is kept too, after those with evidence of their own
-        (:func:`memex_core.services.newer_first.kin_kept`); ``near`` (a search of memory
-        only): so is one whose own similarity to the query is at least this
-        (:func:`memex_core.domain.relevance.near_floor`) when a fact of its owner was kept;
-        ``chain`` (a search of memory only): so is one of a supersession chain a kept fact
-        belongs to (:func:`memex_core.services.chain_kin.chain_kept`); ``series`` (a search
-        of memory only): so is one that carries a point of a series of numbers a kept fact of
-        its owner told (``series(kept text, its text)``, e.g.
-        :func:`memex_core.domain.memory.quantity_series.same_series`)."""
+        in for it are shown as they are. ``beside`` (a search of memory only): the ways a
+        memory fact under the floor is kept beside a kept fact of its owner, after those
+        with evidence of their own (:mod:`memex_core.services.beside_kept`)."""
         if not 0.0 <= semantic_weight <= 1.0:
             raise ValueError("semantic_weight must be between 0 and 1")
         depth = max(limit, self.candidate_depth)
@@ -277,9 +262,8 @@ class SearchService:
             for h, label in zip(fused, labels, strict=True)
         ]
         kindred: set[str] = set()
-        beside = kin is not None or near is not None or chain or series is not None
-        if beside and floor is not None and None in labels and any(labels):
-            kindred = self._kin(fused, labels, kin, near, chain, series, changed)
+        if beside and beside.asked and floor is not None and None in labels and any(labels):
+            kindred = self._kin(fused, labels, beside)
             labels = [
                 EVIDENCE_SEMANTIC if label is None and h.id in kindred else label
                 for h, label in zip(fused, labels, strict=True)
@@ -312,74 +296,23 @@ class SearchService:
         return out if failure is None else self._fell_back(out, "hybrid", failure)
 
     def _kin(
-        self,
-        fused: Sequence[FusedHit],
-        labels: list[str | None],
-        similarity: float | None,
-        near: float | None = None,
-        chain: bool = False,
-        series: Callable[[str, str], bool] | None = None,
-        changed: Callable[[str], bool] | None = None,
+        self, fused: Sequence[FusedHit], labels: list[str | None], beside: BesideKept
     ) -> set[str]:
-        """The candidates under the floor kept beside a kept memory fact of their owner: as
-        its kin (``similarity``: their vectors' cosine), near the floor (``near``: their
-        own similarity to the query), of its supersession chain (``chain``) or of its
-        series of numbers (``series``)."""
+        """The candidates under the floor kept beside a kept memory fact of their owner
+        (:mod:`memex_core.services.beside_kept`)."""
         # The best KIN_DEPTH candidates only: a fact far down both lists stays out, and the
         # catalog and the vector store are asked about a few ids, not the whole depth.
-        head = list(zip(fused, labels, strict=True))[:KIN_DEPTH]
+        head = [(h, label is not None) for h, label in zip(fused, labels, strict=True)]
+        head = head[:KIN_DEPTH]
         handed = getattr(self.vectors, "stored_vectors", None)
-        fragments = self.catalog.get_many([h.id for h, _ in head])
-        candidates = [
-            (h.id, fragments[h.id].owner, label is not None)
-            for h, label in head
-            if h.id in fragments
-        ]
-        found = set()
-        if similarity is not None:
-            found = kin_kept(candidates, handed if callable(handed) else None, similarity)
-        if changed is not None and similarity is not None:
-            worded = [
-                (i, owner, kept)
-                for i, owner, kept in candidates
-                if kept or changed(fragments[i].content)
-            ]
-            found |= kin_kept(
-                worded, handed if callable(handed) else None, min(similarity, CHANGE_SIMILARITY)
-            )
-        if near is not None:
-            owners = {owner for _, owner, kept in candidates if kept}
-            found |= {
-                h.id
-                for h, label in head
-                if label is None
-                and h.id in fragments
-                and fragments[h.id].owner in owners
-                and (h.scores.get(SEMANTIC) or -1.0) >= near
-            }
-        if series is not None:
-            kept = [fragments[h.id] for h, label in head if label is not None and h.id in fragments]
-            found |= {
-                h.id
-                for h, label in head
-                if label is None
-                and h.id in fragments
-                and any(
-                    k.owner == fragments[h.id].owner and series(k.content, fragments[h.id].content)
-                    for k in kept
-                )
-            }
         successors = getattr(self.catalog, "memory_successors", None)
-        if chain and callable(successors):
-            found |= chain_kept(
-                [
-                    (h.id, _memory_id(fragments[h.id]), label is not None)
-                    for h, label in head
-                    if h.id in fragments
-                ],
-                successors,
-            )
-        return found
+        return kept_beside(
+            head,
+            self.catalog.get_many([h.id for h, _ in head]),
+            beside,
+            handed if callable(handed) else None,
+            successors if callable(successors) else None,
+        )
 
     def _reranked(
         self, query: str, kept: list[tuple[FusedHit, str]], depth: int
@@ -432,11 +365,6 @@ class SearchService:
             if h.id in fragments
         ]
         return SearchResults(signal, results)
-
-
-def _memory_id(fragment: Fragment) -> str:
-    """The memory a fragment belongs to ("" for a fragment that is not memory)."""
-    return fragment.conversation_id if fragment.source_kind == MEMORY_SOURCE else ""
 
 
 # Re-exported: vector stores and callers have imported it from here.
