@@ -37,9 +37,8 @@ component's own settings::
                                # unrelated pairs on benchmark 21 (docs/concepts/memory.md)
     newer_first_series = true  # memory: so does a later fact carrying a new point of a series
                                # of numbers an earlier one told ("84.9 this morning")
-    newer_first_asked = false  # memory: so does a later fact holding a word of the question
-                               # the earlier one lacks ("they made Sam permanent!!"); off: it
-                               # cost recall after dream on benchmark 9's set (memory.md)
+    newer_first_asked = true   # memory: so does a later fact holding a word of the question
+                               # the earlier one lacks ("they made Sam permanent!!")
     floor_kin = true           # memory: keep a fact under the floor beside a kept one like it
     floor_kin_change = true    # memory: ... at a looser cosine when worded as a change
     floor_near = true          # memory: keep a fact near the floor beside a kept one of its owner

@@ -268,7 +268,7 @@ class Reader:
         ``newer_first_standing = false`` the same test for every later fact when the question
         asks how things stand now, ``newer_first_typed = true`` the same test for two facts
         that both carry the kind of answer the question asks for, ``newer_first_series =
-        false`` the test of a new point of a series of numbers, ``newer_first_asked = true``
+        false`` the test of a new point of a series of numbers, ``newer_first_asked = false``
         the test of a later fact holding a word of the question the earlier one lacks)."""
         memory = [r.fragment.conversation_id for r in found.results if is_memory(r.fragment)]
         if len(memory) < 2 or not self._parts.config.search_setting("newer_first", True):
@@ -298,7 +298,7 @@ class Reader:
             ),
             asked=(
                 partial(adds_asked_word, query)
-                if self._parts.config.search_setting("newer_first_asked", False)
+                if self._parts.config.search_setting("newer_first_asked", True)
                 else None
             ),
             typed=(

@@ -10,8 +10,9 @@ leads, which is what was asked.
 
 Words are compared by their first five letters ("permanent", "permanently"), leaving out
 the words every question and fact has and the names the question holds (capitalised, not
-first): a name says whom a fact is about, and facts name their subject or not as it comes
-("Where does Dana live?": "she's in Leeds", "Dana loves Manchester's gigs").
+first), "user" among them: a name says whom a fact is about, and facts name their subject
+or not as it comes ("Where does Dana live?": "she's in Leeds", "Dana loves Manchester's
+gigs"; "The user is allergic to walnuts", "Alice is allergic to sesame").
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re
 _COMMON_TEXT = """the and for with from this that these those are was were been has have had
 not now new just our your their his her its who what which where when how why does did all
 any out off over one two some more most very still also into onto than then them they you
-she him get got use used using"""
+she him get got use used using user users"""
 _COMMON = frozenset(_COMMON_TEXT.split())
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 #: A capitalised word that does not open the question: a name.
