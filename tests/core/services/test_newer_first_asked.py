@@ -58,6 +58,8 @@ def test_it_still_needs_the_two_facts_close_and_the_question_near() -> None:
         ("Is it permanent?", "it's permanent", "made permanently", False),  # same stem
         ("Where does Alice live?", "Alice lives in Berlin", "Alice loves Berlin", False),
         ("Where does Dana live?", "she's in Leeds", "Dana loves Manchester's gigs", False),
+        # "user" stands for the owner, as a name does
+        ("Does the user like sushi?", "Alice likes sushi", "The user likes ramen", False),
         ("What does she do now?", "she works at Acme", "she does it now", False),  # common
     ],
 )
