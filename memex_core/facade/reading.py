@@ -278,11 +278,10 @@ class Reader:
             self._parts.vector_store if self._parts.semantic_unavailable_reason() is None else None
         )
         handed = getattr(store, "stored_vectors", None)
-        change = self._parts.config.search_setting("newer_first_change", True)
+        setting = self._parts.config.search_setting
+        change = setting("newer_first_change", True)
         changed: Callable[[str], bool] | None = announces_change if change else None
-        if self._parts.config.search_setting(
-            "newer_first_standing", True
-        ) and asks_how_things_stand(query):
+        if setting("newer_first_standing", True) and asks_how_things_stand(query):
             changed = _every_fact  # the question asks for the latest: any later fact may say it
         found.results = newer_first(
             found.results,
@@ -291,21 +290,9 @@ class Reader:
             changed=changed,
             named=names_change if change else None,
             echoes=partial(echoes_change, query) if change else None,
-            series=(
-                same_series
-                if self._parts.config.search_setting("newer_first_series", True)
-                else None
-            ),
-            asked=(
-                partial(adds_asked_word, query)
-                if self._parts.config.search_setting("newer_first_asked", True)
-                else None
-            ),
-            typed=(
-                answer_kind(query)
-                if self._parts.config.search_setting("newer_first_typed", False)
-                else None
-            ),
+            series=same_series if setting("newer_first_series", True) else None,
+            asked=partial(adds_asked_word, query) if setting("newer_first_asked", True) else None,
+            typed=answer_kind(query) if setting("newer_first_typed", False) else None,
         )
         return found
 

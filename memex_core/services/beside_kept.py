@@ -39,7 +39,7 @@ class BesideKept:
     changed: Callable[[str], bool] | None = None
 
     @property
-    def asked(self) -> bool:
+    def any_on(self) -> bool:
         """Whether any way is on."""
         return (
             self.kin is not None or self.near is not None or self.chain or self.series is not None

@@ -262,7 +262,7 @@ class SearchService:
             for h, label in zip(fused, labels, strict=True)
         ]
         kindred: set[str] = set()
-        if beside and beside.asked and floor is not None and None in labels and any(labels):
+        if beside and beside.any_on and floor is not None and None in labels and any(labels):
             kindred = self._kin(fused, labels, beside)
             labels = [
                 EVIDENCE_SEMANTIC if label is None and h.id in kindred else label

@@ -59,13 +59,13 @@ _COMMON_WORDS = (
     "any out off over one two some more most very still also into onto than then them "
     "they you she him get got use used using"
 )
-_COMMON = frozenset(_COMMON_WORDS.split())
+COMMON_WORDS = frozenset(_COMMON_WORDS.split())
 _WORD = re.compile(r"[a-z][a-z0-9+#.-]*[a-z0-9+#]|[a-z]")
 
 
 def _words(text: str) -> set[str]:
     """The words of ``text`` that can tie it to another fact ("datadog", "jira-4412")."""
-    return {w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _COMMON}
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in COMMON_WORDS}
 
 
 #: Kinds of value a person or thing has one of at a time: an email address, a web address,
@@ -119,4 +119,10 @@ def asks_how_things_stand(question: str) -> bool:
     return _STANDING.search(question) is not None
 
 
-__all__ = ["announces_change", "asks_how_things_stand", "echoes_change", "names_change"]
+__all__ = [
+    "COMMON_WORDS",
+    "announces_change",
+    "asks_how_things_stand",
+    "echoes_change",
+    "names_change",
+]

@@ -64,9 +64,7 @@ def quantities(text: str) -> list[Quantity]:
         number = match["number"]
         version = number.count(".") >= 2
         plain = number.replace(",", "")
-        value = float(plain.split(".")[0] + "." + plain.split(".")[1]) if "." in plain else 0.0
-        if not version:
-            value = float(plain)
+        value = float(".".join(plain.split(".")[:2]))  # a version by its major.minor
         if match["thousands"]:
             value *= 1000
         unit, word = (match["glued"] or "").lower(), (match["word"] or "").lower()

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import re
 
-_COMMON_TEXT = """the and for with from this that these those are was were been has have had
-not now new just our your their his her its who what which where when how why does did all
-any out off over one two some more most very still also into onto than then them they you
-she him get got use used using user users"""
-_COMMON = frozenset(_COMMON_TEXT.split())
+from memex_core.domain.memory.change_words import COMMON_WORDS
+
+#: Words every question and fact has, and "user", which stands for the owner as a name does.
+_COMMON = COMMON_WORDS | {"user", "users"}
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 #: A capitalised word that does not open the question: a name.
 _NAME = re.compile(r"(?<!^)\b[A-Z][a-z]+")

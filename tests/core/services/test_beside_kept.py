@@ -51,8 +51,8 @@ def test_each_way_keeps_its_own_and_never_another_owners() -> None:
     assert _kept(BesideKept(series=same_series)) == {"series"}
 
 
-def test_asked_says_whether_any_way_is_on() -> None:
-    assert not BesideKept().asked
-    assert not BesideKept(changed=announces_change).asked  # looser kin needs kin on
-    assert BesideKept(chain=True).asked
-    assert BesideKept(series=same_series).asked
+def test_any_on_says_whether_any_way_is_on() -> None:
+    assert not BesideKept().any_on
+    assert not BesideKept(changed=announces_change).any_on  # looser kin needs kin on
+    assert BesideKept(chain=True).any_on
+    assert BesideKept(series=same_series).any_on
