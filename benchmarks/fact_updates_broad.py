@@ -24,6 +24,8 @@ later fact of an update closes the one before, the as-of question asks at the mi
 the first two facts; a late case asks as of its last field's date; facts are said at noon
 UTC (a minute apart within a case, so two facts of one day keep their order). A case's id is
 ``b-<writer>-<u|l|n>-<line number>`` (``k-`` for blind): appending lines keeps the earlier ids.
+``--split blind2`` converts the second blind split the same way (writers ``f`` and ``g``, text
+under ``datasets/fact_updates_blind2/``, ids ``m-<writer>-...``).
 """  # noqa: E501
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ from typing import Any
 
 from benchmarks.fact_updates_cases import (
     BLIND,
+    BLIND2,
+    BLIND2_FILE,
     BLIND_FILE,
     BROAD,
     BROAD_FILE,
@@ -76,6 +80,14 @@ SPLIT_OF = {
         BLIND_FILE,
         DATASETS / "fact_updates_blind",
         DATASETS / "fact_updates_blind_questions.jsonl",
+    ),
+    BLIND2: Split(
+        BLIND2,
+        "m",
+        ("f", "g"),
+        BLIND2_FILE,
+        DATASETS / "fact_updates_blind2",
+        DATASETS / "fact_updates_blind2_questions.jsonl",
     ),
 }
 FILES = {UPDATE: "updates", LATE: "late", UNRELATED: "unrelated"}

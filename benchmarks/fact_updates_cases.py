@@ -49,7 +49,7 @@ A case (every time ISO 8601, UTC)::
 
     {"id": "w-residence-0007",          # unique
      "source": "written" | "locomo" | "fresh",
-     "split": "dev" | "test" | "broad" | "blind" | "fresh",  # held out: fresh only
+     "split": "dev" | "test" | "broad" | "blind" | "blind2" | "fresh",  # held out: fresh only
      "type": "update" | "late" | "unrelated",
      "kind": "residence",               # what changes (update, late) or the pair's shape
      "subject": "Alice",
@@ -96,6 +96,10 @@ BROAD_FILE = DATASETS / "fact_updates_broad.jsonl"
 #: The blind split (issue 30): written by hand by a fourth writer on 2026-11-28, blind to the
 #: rules, templates and every other split's cases; a second untuned estimate, then tuned on.
 BLIND_FILE = DATASETS / "fact_updates_blind.jsonl"
+#: The second blind split (issue 30): written by hand by two more writers on 2026-11-29, blind
+#: to the rules, the recall ordering's word lists and every other split's cases; measured once
+#: untuned (a third estimate beside fresh and blind), then tuned on.
+BLIND2_FILE = DATASETS / "fact_updates_blind2.jsonl"
 #: Questions for each fact of an unrelated pair, written by hand apart from the cases
 #: (``{"id": case id, "questions": [{"fact": 0, "question": ..., "answer": ...}, ...]}``):
 #: recall must put the fact asked about on top, not its newer neighbour.
@@ -103,16 +107,19 @@ PAIR_QUESTION_FILES = (
     DATASETS / "fact_updates_broad_questions.jsonl",
     DATASETS / "fact_updates_locomo_questions.jsonl",
     DATASETS / "fact_updates_blind_questions.jsonl",
+    DATASETS / "fact_updates_blind2_questions.jsonl",
 )
-#: Every split: dev and test (FILES), broad, blind, fresh.
-ALL_FILES = (*FILES, BROAD_FILE, BLIND_FILE, FRESH_FILE)
+#: Every split: dev and test (FILES), broad, blind, blind2, fresh.
+ALL_FILES = (*FILES, BROAD_FILE, BLIND_FILE, BLIND2_FILE, FRESH_FILE)
 #: The files of the splits that may be tuned on (every one but fresh).
-TUNING_FILES = (*FILES, BROAD_FILE, BLIND_FILE)
+TUNING_FILES = (*FILES, BROAD_FILE, BLIND_FILE, BLIND2_FILE)
 
 UPDATE, LATE, UNRELATED = "update", "late", "unrelated"
 TYPES = (UPDATE, LATE, UNRELATED)
-DEV, TEST, BROAD, BLIND, FRESH = "dev", "test", "broad", "blind", "fresh"
-SPLITS = (DEV, TEST, BROAD, BLIND, FRESH)
+DEV, TEST, BROAD, BLIND, BLIND2, FRESH = "dev", "test", "broad", "blind", "blind2", "fresh"
+SPLITS = (DEV, TEST, BROAD, BLIND, BLIND2, FRESH)
+#: The splits written by hand apart from the dev/test set, in the order they were written.
+WRITTEN_APART = (BROAD, BLIND, BLIND2, FRESH)
 #: Seed of the dev/test split: a case is dev when the hash of seed and id falls in the first third.
 SPLIT_SEED = "fact-updates-2026"
 
@@ -264,9 +271,12 @@ def check(case: Case) -> list[str]:
 
 
 def load(files: tuple[Path, ...] = FILES) -> list[Case]:
-    """Every case, LoCoMo's first; raises ValueError naming a bad line."""
+    """Every case, LoCoMo's first; raises ValueError naming a bad line. A split's file not
+    written yet (a checkout before it) gives no cases."""
     cases = []
     for path in files:
+        if not path.exists() and path not in FILES:
+            continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
                 continue

@@ -12,7 +12,8 @@ leads (:func:`benchmarks.fact_updates_memex.asked_on_top`). A few minutes on a q
     nice python -m benchmarks.fact_updates_e2e --splits broad --variants off,newer,kin,on
 
 The default leaves out *blind* (written 2026-11-28 by a fourth writer, blind to the rules:
-``--splits blind`` asks it).
+``--splits blind`` asks it) and *blind2* (written 2026-11-29 by two more writers: ``--splits
+blind2``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,10 @@ value). A new fact closes an earlier one of the same subject when
   jazz"), or a change moves to another tool of the same kind ("switched to Neovim" closes
   "uses Emacs"; plain "uses Neovim" does not);
 - the rules read no attribute but the two texts say the same thing with opposite polarity
-  ("Alice plays tennis" / "Alice stopped playing tennis").
+  ("Alice plays tennis" / "Alice stopped playing tennis");
+- the new one says it is a change and names the earlier one's thing again ("ripped out
+  Datadog, we're on Grafana Cloud" closes "monitoring is Datadog";
+  :mod:`memex_rules.supersession_announced`).
 
 Facts that share only a subject ("Alice lives in Berlin" / "Alice likes Berlin's museums")
 stay current. A past-tense fact ("Alice lived in Rome") closes only when it names its time,
@@ -29,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
+from memex_rules.supersession_announced import announced
 from memex_rules.supersession_kinds import kind_changed
 from memex_rules.supersession_levels import level_reached
 from memex_rules.supersession_measures import measure_changed
@@ -148,6 +152,7 @@ class RulesSupersessionJudge:
                 or step_taken(new.text, fact.text)
                 or replaced(new.text, fact.text)
                 or level_reached(new.text, fact.text)
+                or announced(new.text, fact.text)
             )
             if found is not None:
                 key, reason = found

@@ -56,7 +56,7 @@ _REPLACED = [
     ),
     _ENDED,
 ]
-_NOT_HELD = re.compile(
+NOT_HELD = re.compile(
     r"(?i)\?|\b(?:if|might|maybe|perhaps|could|would|should|will|wants?|hoping|hope|thinking|"
     r"considering|going\s+to|wish|unless|whether|plan|planning)\b|'ll\b"
 )
@@ -90,7 +90,7 @@ def _replaced(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]
     """The stems of what ``text`` names as replaced, its words as written, and the stems of
     what it names as ended ("finished the Google cert"); or None."""
     text = text[:_MAX]
-    if not _CUE.search(text) or _NOT_HELD.search(text):
+    if not _CUE.search(text) or NOT_HELD.search(text):
         return None
     stems: set[str] = set()
     written: set[str] = set()
@@ -163,7 +163,7 @@ def one_owner(new_text: str, old_text: str, thing: frozenset[str] = frozenset())
 #: What a fact is for ("We use MySQL for billing"): two facts for two things are two facts.
 _SCOPE = re.compile(r"(?i)\bfor\s+(?:the\s+|our\s+|my\s+|its\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)")
 #: A one-off event told of a past time ("I visited York in May last year"): nothing held.
-_EVENT = re.compile(
+EVENT = re.compile(
     r"(?i)\b(?:last\s+(?:year|week|month|summer|winter|spring|autumn|weekend|night)|yesterday|"
     r"ago)\b"
 )
@@ -188,6 +188,12 @@ def _two_scopes(new_text: str, old_text: str, thing: frozenset[str]) -> bool:
     return bool(new and old and not new & old)
 
 
+def names_replaced(text: str) -> bool:
+    """Whether ``text`` names a thing as replaced or ended ("instead of the bus", "switched
+    from Vim to"): then whether it closes a fact is this module's to say."""
+    return _replaced(text) is not None
+
+
 def replaced(new_text: str, old_text: str) -> tuple[str, str] | None:
     """Why ``new_text`` closes ``old_text`` by naming what the earlier fact held as replaced
     (see the module doc), as (key, reason), or None."""
@@ -199,7 +205,7 @@ def replaced(new_text: str, old_text: str) -> tuple[str, str] | None:
     shared = (stems & words) | (ended if _holds(words, ended) else frozenset())
     if not shared or not one_owner(new_text, old_text, written):
         return None
-    if _EVENT.search(old_text[:_MAX]) or _two_scopes(new_text, old_text, stems | ended):
+    if EVENT.search(old_text[:_MAX]) or _two_scopes(new_text, old_text, stems | ended):
         return None
     what = " ".join(sorted(shared))
     return f"replaced: {what}", f"the new fact names {what} as replaced"

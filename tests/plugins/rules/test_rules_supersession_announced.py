@@ -1,0 +1,61 @@
+"""A new fact worded as a change that names the earlier fact's thing again closes it."""
+
+from __future__ import annotations
+
+import pytest
+
+from memex_rules.supersession_announced import announced
+from tests.plugins.rules.test_rules_supersession import _closed
+
+CLOSES = [
+    # the old value named again beside the change
+    ("alerts go through Opsgenie", "ripped out Opsgenie, paging is on incident.io now"),
+    ("We host the docs on GitBook", "cancelled GitBook, docs are in the repo from now on"),
+    ("Ravi takes ibuprofen for his back", "Ravi's on naproxen now, ibuprofen upset his stomach"),
+    ("I commute on an old Trek", "bought a Cube, the Trek got stolen"),
+    # the thing named again, the value changed
+    ("Demo day in the Orion room", "demo day's in the Vega room from now on"),
+    ("Mei is lead on android", "Mei has gone to Stripe. Lead android dev is Sol now"),
+    ("Our contact at Acme is Petra", "Petra left Acme, the account manager is Joon now"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), CLOSES)
+def test_a_change_naming_the_earlier_thing_closes_it(old: str, new: str) -> None:
+    assert announced(new, old) is not None, (old, new)
+    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+
+
+STAYS = [
+    # no change said, or only "new": another thing
+    ("We host the docs on GitBook", "The GitBook theme is dark"),
+    ("Jo plays shooting guard for her team", "Jo found a new gym for basketball training"),
+    # a question, a plan or a wish
+    ("I code in Sublime", "thinking of switching from Sublime now that Zed is out?"),
+    # the thing the change goes to, named in a fact of another attribute (the issue's pair)
+    ("Alice likes Berlin's museums", "Alice moved to Berlin"),
+    # a subject alone, an attribute's verb, units and the calendar tie nothing
+    ("Nina's cafe is open Tuesday to Sunday", "Nina's cafe has six staff now"),
+    ("The user prefers aisle seats", "The user now prefers light mode"),
+    ("Design review is on May 3", "Launch moved to May 9"),
+    # another thing of the same name: two modifiers
+    ("The design team is 5 people", "The data team is 8 people now"),
+    ("Our read timeout is 10 seconds", "Our write timeout is 20 seconds now"),
+    # two people
+    ("Lena's brother lives in Oslo", "Lena now lives in Bergen"),
+    ("Marcus is captain at Riverside", "Dev is vice-captain at Riverside now"),
+    ("I work at Monzo", "Ellie quit Monzo"),
+    ("The kids go to bed at 8", "I go to bed at 11 now"),
+    # the old thing still held beside another, or a part of it
+    ("We track bugs in Jira", "We use Jira and Linear now"),
+    ("I drink four coffees a day", "One of my coffees is decaf now"),
+    # what the new fact names as replaced is the replaced reading's to judge
+    ("I live in Berlin", "I take the tram instead of the bus in Berlin"),
+    # a one-off event of a past time
+    ("I visited Porto last year", "Porto is where we live now"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), STAYS)
+def test_another_thing_owner_or_a_change_not_said_stays_open(old: str, new: str) -> None:
+    assert announced(new, old) is None, (old, new)
