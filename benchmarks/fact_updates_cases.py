@@ -98,7 +98,12 @@ BROAD_FILE = DATASETS / "fact_updates_broad.jsonl"
 BLIND_FILE = DATASETS / "fact_updates_blind.jsonl"
 #: The second blind split (issue 30): written by hand by two more writers on 2026-11-29, blind
 #: to the rules, the recall ordering's word lists and every other split's cases; measured once
-#: untuned (a third estimate beside fresh and blind), then tuned on.
+#: untuned (a third estimate beside fresh and blind), then tuned on. First measured at ad4dd4c
+#: (2026-11-29 06:30 UTC), before any tuning on it, 374 cases (179 updates, 50 late, 145
+#: pairs): current on top 0.777 (178/229; 0.769, 176/229, without the rules' announced reading
+#: of 869832f, itself chosen on the other splits), as-of 0.939 (215/229), the pairs' asked fact
+#: 231/290; rules judge alone: updates closed exactly 39/179 (28 without the announced
+#: reading), wrong closings 1/195 (1 without).
 BLIND2_FILE = DATASETS / "fact_updates_blind2.jsonl"
 #: Questions for each fact of an unrelated pair, written by hand apart from the cases
 #: (``{"id": case id, "questions": [{"fact": 0, "question": ..., "answer": ...}, ...]}``):
