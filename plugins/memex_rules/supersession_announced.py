@@ -79,6 +79,19 @@ _OPENING = re.compile(r"[a-z][a-z0-9'+#.-]*")
 #: How many opening words a fact's subject is read in ("Our cloud budget", "The gym
 #: subscription"): a word later on is its value ("retro's in the Atlas room").
 _SUBJECT_SPAN = 3
+_VERB_FORM = re.compile(r"ed$")
+#: A thing said to have ended, as a clause of its own ("..., Okafor retired", "Franco's
+#: closed"): the earlier fact's thing, even when the new fact's slots read it as a subject.
+_ENDED_CLAUSE = re.compile(
+    r"(?i)\b([a-z][\w-]*)(?:'s)?\s+(?:has\s+|had\s+|just\s+)?(?:retired|left|closed|quit|"
+    r"shut|died|passed\s+away|sold\s+up|got\s+(?:nicked|stolen)|is\s+(?:gone|closing|shut))\b"
+)
+
+
+def _ended_here(text: str) -> frozenset[str]:
+    return frozenset(word.lower() for word in _ENDED_CLAUSE.findall(text))
+
+
 #: Words that say nothing of which thing a subject's head names ("the", "our"); another word
 #: right before the head does ("the design team" / "the data team").
 _NOT_MODIFIERS = word_set(
@@ -103,8 +116,10 @@ def _modifier(text: str, word: str) -> str | None:
     subject ("design" of "The design team is 5 people"), or None."""
     words = _OPENING.findall(text.lower())[:_SUBJECT_SPAN]
     for before, after in pairwise(words):
-        if after == word and before not in _NOT_MODIFIERS and before not in COMMON_WORDS:
-            return before
+        if after != word or before in _NOT_MODIFIERS or before in COMMON_WORDS:
+            continue
+        if not _VERB_FORM.search(before) and not announces_change(before):
+            return before  # "joined PureGym" / "cancelled puregym": a verb, not a kind
     return None
 
 
@@ -171,7 +186,8 @@ def announced(new_text: str, old_text: str) -> tuple[str, str] | None:
     both = content_words(new) & content_words(old)
     if _two_things(new, old, both) or _two_people(new, old):
         return None
-    shared = _ties(new, both - _subject_words(new) - _subject_words(old))
+    subjects = (_subject_words(new) - _ended_here(new)) | _subject_words(old)
+    shared = _ties(new, both - subjects)
     if not shared:
         return None
     what = " ".join(sorted(shared))

@@ -17,6 +17,10 @@ CLOSES = [
     ("Demo day in the Orion room", "demo day's in the Vega room from now on"),
     ("Mei is lead on android", "Mei has gone to Stripe. Lead android dev is Sol now"),
     ("Our contact at Acme is Petra", "Petra left Acme, the account manager is Joon now"),
+    # the old thing ended in a clause of its own, read by the slots as a subject
+    ("Dad's dentist is Dr Mensah on Hill St", "Dad's been moved to Dr Ortiz, Mensah retired"),
+    # a verb before the shared name is no kind of it ("joined" / "cancelled")
+    ("Joined FitSpace on Mill Rd", "cancelled fitspace, swimming at the lido instead"),
 ]
 
 
