@@ -25,7 +25,7 @@ _VERBS = (
     r"handed\s+(?:[\w-]+\s+){0,3}(?:over|off)|took\s+over|reassigned|raised|lowered|upped|"
     r"cut\s+(?:to|down)|dropped|cancel+ed|ripped\s+out|stopped|quit|rescheduled|"
     r"postponed|pushed\s+back|delayed|slipp(?:ed|ing)|bumped|down\s+to|up\s+to|"
-    r"bought|sold|swapped|gone"
+    r"bought|sold|swapped|gone|cut\s*over|swap|paused|going\s+by|re(?:mortgaged|booked|located)"
 )
 #: An arrow from the old value to the new one ("Usual order → decaf oat latte", "ETA -> April 5").
 _ARROW = r"->|\u2192|=>"
@@ -36,7 +36,9 @@ _STEPS = (
     r"confirmed|granted|denied|retired|moving\s+(?:\w+\s+)?to"
 )
 _CHANGE = re.compile(
-    rf"\b(?:{_NOW}|{_VERBS}|{_STEPS}|from\s+now\s+on|new|any\s*more|instead|finally)\b|"
+    rf"\b(?:{_NOW}|{_VERBS}|{_STEPS}|from\s+now\s+on|new|any\s*more|instead|finally|"
+    r"back\s+on|as\s+of|from\s+(?:today|tomorrow|next\s+\w+|this\s+\w+))\b|"
+    r"(?:'s|'re|\bis|\bare|\bam)\s+off\b|"
     rf"{_ARROW}",
     re.IGNORECASE,
 )
@@ -48,8 +50,9 @@ def announces_change(text: str, *, new_counts: bool = True) -> bool:
     """Whether ``text`` says it is a change: "now", "these days", "switched", "moved",
     "promoted", "from now on", "went up", "revised", "new", "no longer", "started",
     "instead", "migrated", "renamed", "handed over", "raised", "slipped", "cancelled",
-    "down to" and the like. Not "actually": a neighbour stated with it ("Bob actually goes
-    hiking every Monday") passed the fact asked word for word in benchmark 9's set.
+    "down to", "cut over", "back on", "as of", "from today", "is off" and the like. Not
+    "actually": a neighbour stated with it ("Bob actually goes hiking every Monday") passed
+    the fact asked word for word in benchmark 9's set.
     ``new_counts=False`` leaves "new" out, the weakest of the words: "John found a new gym
     for basketball" tells of another thing more often than of a change."""
     if not new_counts:

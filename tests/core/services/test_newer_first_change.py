@@ -112,6 +112,9 @@ def test_a_later_fact_naming_its_change_with_a_verb_joins_further_from_the_quest
         ("Usual order \u2192 decaf oat latte", True),  # an arrow from old to new
         ("Contracts exchanged on my parents' place", True),  # the step a process reached
         ("payments rewrite ETA -> April 5", True),
+        ("Billing cut over to Stripe last night", True),
+        ("swap: Noor has the pager till Friday", True),
+        ("remortgaged with Halifax, 4.2% fixed", True),
         ("We're on Grafana Cloud now", False),
         ("The new office is nice", False),
         ("Dana finally got the flat in Manchester", False),  # a change, not its verb
@@ -156,6 +159,10 @@ def test_unrelated_facts_keep_their_order(
         ("On-call allowance went up to £250 a week", True),
         ("Revised goal for Manchester: 3:45", True),
         ("Catching the 8:12 these days", True),
+        ("back on almond milk", True),
+        ("Dad's off dairy, just black tea", True),
+        ("Prod is in Fly.io as of the weekend", True),
+        ("Tickets live in Linear, Jira is read-only from today", True),
         ("Bob actually goes hiking every Monday", False),  # benchmark 9: a neighbour, no change
         ("Maya started at Kingsbury High this September", True),
         ("Marco's email is marco.rossi@gmail.com", False),
