@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
-from memex_rules.supersession_announced import announced
+from memex_rules.supersession_announced import announced, next_point
 from memex_rules.supersession_kinds import kind_changed
 from memex_rules.supersession_levels import level_reached
 from memex_rules.supersession_measures import measure_changed
@@ -153,6 +153,7 @@ class RulesSupersessionJudge:
                 or replaced(new.text, fact.text)
                 or level_reached(new.text, fact.text)
                 or announced(new.text, fact.text)
+                or next_point(new.text, fact.text)
             )
             if found is not None:
                 key, reason = found

@@ -23,8 +23,11 @@ The rule, tried after every reading of attributes (:mod:`memex_rules.supersessio
   captain at Riverside" / "Dev is vice-captain at Riverside now");
 - the earlier fact is no one-off event of a past time ("visited York last year").
 
-Chosen on benchmark 21's dev, test, broad and blind splits (docs/benchmarks.md, 2026-11-29):
-see ``announced`` in the judge's rows there for the figures.
+A second reading, :func:`next_point`, closes an earlier fact whose series of numbers the new
+one continues ("Rent 1,450 from May" after "Rent is £1,320/month"), under the same guards.
+
+Chosen on benchmark 21's dev, test, broad, blind and blind2 splits (docs/concepts/memory.md
+gives the figures, 2026-11-29).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from memex_core.domain.memory.change_words import COMMON_WORDS, announces_change, content_words
+from memex_core.domain.memory.quantity_series import same_series
 from memex_rules.rules_text import RELATIVES, word_set
 from memex_rules.supersession_replaced import EVENT, NOT_HELD, names_replaced
 from memex_rules.supersession_slots import MAX_CHARS, read_slots, rough_subject
@@ -192,3 +196,54 @@ def announced(new_text: str, old_text: str) -> tuple[str, str] | None:
         return None
     what = " ".join(sorted(shared))
     return f"changed: {what}", f"the new fact says it is a change and names {what} again"
+
+
+_NAME = re.compile(r"(?<![\w'])[A-Z][a-z]+")
+#: A fact opening with its owner: "Priya's rent", "My rent", "Our rent".
+_OWNER = re.compile(r"(?i)^\s*(my|our|his|her|their|[a-z]+'s)\s")
+_OTHERS = re.compile(r"^(?:his|her|their|[a-z]+'s)$")
+
+
+def _names(text: str) -> frozenset[str]:
+    """The capitalised words of ``text`` after its first (a sentence's capital: "Rent is
+    £1,320"), lower case: a person's name ties no two numbers."""
+    return frozenset(m.group(0).lower() for m in _NAME.finditer(text) if m.start() > 0)
+
+
+def _two_owners(new: str, old: str) -> bool:
+    """ "Priya's rent is £900" / "My rent is £1,200 now" (or "Rent's gone up to £1,000"):
+    two owners named at the facts' openings, or another's at one and none at the other."""
+    new_owner, old_owner = _OWNER.match(new), _OWNER.match(old)
+    if new_owner is None and old_owner is None:
+        return False
+    one = new_owner.group(1).lower() if new_owner else ""
+    other = old_owner.group(1).lower() if old_owner else ""
+    if one and other:
+        return one != other  # "My rent is £1,200" / "Their rent is £1,350"
+    return bool(_OTHERS.match(one or other))
+
+
+#: A fact told beside the earlier one, not instead of it: "dad also on atorvastatin 20mg".
+_BESIDE_EARLIER = re.compile(r"(?i)\b(?:also|too|as\s+well|another|second|both|plus)\b")
+
+
+def next_point(new_text: str, old_text: str) -> tuple[str, str] | None:
+    """Why ``new_text`` closes ``old_text`` as a new point of the series of numbers it told
+    (:func:`memex_core.domain.memory.quantity_series.same_series`: "Rent 1,450 from May"
+    after "Rent is £1,320/month", "staging upgraded to 1.28" after "staging EKS 1.26"), as
+    (key, reason), or None. The two must share a word other than a name (a change word alone
+    ties nothing: "My Netflix subscription is £11" / "The gym fee went up to £13"), and be no
+    two things, people or owners ("Priya's rent" / "My rent"), nor a fact told beside the
+    earlier one ("also", "too", "another"); a question, plan or wish on either side closes
+    nothing."""
+    new, old = new_text[:MAX_CHARS], old_text[:MAX_CHARS]
+    if not same_series(old, new) or NOT_HELD.search(new) or NOT_HELD.search(old):
+        return None
+    if EVENT.search(old) or _BESIDE_EARLIER.search(new) or _two_owners(new, old):
+        return None
+    both = content_words(new) & content_words(old)
+    if _two_things(new, old, both) or _two_people(new, old):
+        return None
+    if not both - _LOOSE_TIES - _names(new) - _names(old):
+        return None  # "My Netflix subscription is £11" / "The gym fee went up to £13"
+    return "series: next point", "the new fact tells a new point of the earlier one's numbers"

@@ -95,8 +95,16 @@ def _units_agree(a: str, b: str) -> bool:
 def _points_of_one_series(a: Quantity, b: Quantity) -> bool:
     if a.version or b.version:
         return a.version and b.version
-    if a.currency != b.currency or a.negative != b.negative:
+    if a.negative != b.negative:
         return False
+    if a.currency != b.currency:
+        # "Rent 1,450 from May" after "Rent is £1,320/month": an amount told again without
+        # its sign, the same shape (decimals, grouping) and no unit in its place
+        bare = b if a.currency else a
+        if (a.currency and b.currency) or bare.unit:
+            return False
+        if a.decimals != b.decimals or a.grouped != b.grouped:
+            return False
     # with a unit on one side only, or none, as many decimals stand in for the unit
     agree = _units_agree(a.unit, b.unit) if a.unit and b.unit else a.decimals == b.decimals
     low, high = sorted((abs(a.value), abs(b.value)))

@@ -19,6 +19,7 @@ from memex_core.domain.memory.quantity_series import parallel, quantities, same_
         ("newsletter at 1,200 subs", "2k subscribers!"),  # thousands by a 'k'
         ("5k followers now for Ellie's bakery", "The bakery account is at 12,400"),
         ("day rate £450", "quoting £550/day for new clients"),  # a currency
+        ("Rent is £1,320/month", "Rent 1,450 from May"),  # the amount again, its sign left out
         ("SDK 3.2.0 released", "3.3.0 is out"),  # a dotted version
         ("prescription -2.25 both eyes", "eye test: -2.75 left, -2.50 right now"),
     ],
@@ -37,6 +38,8 @@ def test_a_new_point_of_the_series_is_read(earlier: str, later: str) -> None:
         ("The Pro plan is $39 a month", "The Team plan is $99 a month"),  # two things
         ("I run about 30km a week", "I cycle about 60km a week commuting"),
         ("rent is £1,200 a month", "rent is $1,300 a month"),  # another currency
+        ("rent is £1,200 a month", "walked 1,300 steps"),  # no sign, but a unit in its place
+        ("Netflix is £10.99", "Netflix 11 screens"),  # no sign, another shape
         ("weighed in at 88.2", "88.2 again this morning"),  # the same value
         ("build takes 4 min", "build takes 40 min"),  # ten times: another thing
         ("we're on Postgres 15.4.1", "we pay 15.5 a month for it"),  # a version, a number

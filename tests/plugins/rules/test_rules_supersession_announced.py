@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memex_rules.supersession_announced import announced
+from memex_rules.supersession_announced import announced, next_point
 from tests.plugins.rules.test_rules_supersession import _closed
 
 CLOSES = [
@@ -63,3 +63,34 @@ STAYS = [
 @pytest.mark.parametrize(("old", "new"), STAYS)
 def test_another_thing_owner_or_a_change_not_said_stays_open(old: str, new: str) -> None:
     assert announced(new, old) is None, (old, new)
+
+
+SERIES_CLOSES = [
+    ("Rent is £1,100 a month, due on the 1st", "Rent 1,180 from June (letter from the agent)"),
+    ("staging GKE 1.27", "staging upgraded to 1.29"),
+    ("Netflix £9.99/m", "netflix went up again, 11.99 a month"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), SERIES_CLOSES)
+def test_a_new_point_of_the_earlier_series_closes_it(old: str, new: str) -> None:
+    assert next_point(new, old) is not None, (old, new)
+    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+
+
+SERIES_STAYS = [
+    # another thing's number, tied by nothing but a change word
+    ("My Spotify subscription is £11", "The gym fee went up to £13"),
+    # told beside the earlier one
+    ("Mum takes ramipril 5mg", "mum also on simvastatin 20mg at night"),
+    # another owner
+    ("Priya's rent is £900", "My rent is £1,200 now"),
+    ("My rent is £1,200 a month", "Their rent is £1,350"),
+    # a plan's number
+    ("We're planning to hire 10 engineers", "We hire 4 engineers a year"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), SERIES_STAYS)
+def test_numbers_of_another_thing_owner_or_plan_stay_open(old: str, new: str) -> None:
+    assert next_point(new, old) is None, (old, new)
