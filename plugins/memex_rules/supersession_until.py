@@ -49,7 +49,7 @@ _WHEN = rf"{_PART}(?:(?P<m>{MONTH})\s+(?:of\s+)?)?(?P<y>{_YEAR})\b"
 _RANGE = compile_pattern(
     rf"\b(?:(?P<between>between\s+)|from\s+)?(?:about\s+|around\s+|roughly\s+)?"
     rf"(?:(?P<ma>{MONTH})\s+)?(?P<a>{_YEAR})\s*(?:-|\u2013|\u2014|to|until|till|through|(?P<and>and))\s*"
-    rf"(?:(?P<m>{MONTH})\s+)?(?P<y>{_YEAR})\b(?!-\d)"
+    rf"(?:(?:(?P<m>{MONTH})\s+)?(?P<y>{_YEAR})|(?P<yy>\d\d))\b(?!-\d)"
 )
 _UNTIL = compile_pattern(
     rf"(?<!not\s)\b(?:until|till|til|through)\s+(?:(?P<part>{_PART}){_WHEN.removeprefix(_PART)}"
@@ -75,6 +75,8 @@ _PERIOD = compile_pattern(
     rf"|\bspent\s+(?:{_PART})?(?P<spent>{_YEAR})\b"
     rf"|\b(?:(?:back\s+)?in\s+)?(?P<q>Q[1-4])\s+(?:of\s+)?(?P<qy>{_YEAR})\b"
     r"|\b(?P<before_last>the\s+year\s+before\s+last)\b"
+    # a holiday of a year: "at New Year 2022 I was 91 kg", "Xmas 2022 I was ..."
+    rf"|\b(?P<holiday>new\s+year(?:'s)?|christmas|xmas|easter)\s+(?P<hy>{_YEAR})\b"
     r"|\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+"
     r"(?P<u>day|week|month|year)s?\s+ago\b"
 )
@@ -257,6 +259,8 @@ def _in_period(text: str, today: date) -> tuple[date, date] | None:
         elif match.group("yy"):
             year = short_year(match.group("yy"), today)
             spans.append((date(year, 1, 1), date(year + 1, 1, 1)))
+        elif match.group("holiday"):
+            spans.append(_holiday(match.group("holiday"), int(match.group("hy"))))
         elif match.group("before_last"):
             spans.append((date(today.year - 2, 1, 1), date(today.year - 1, 1, 1)))
         elif match.group("u"):
@@ -266,6 +270,23 @@ def _in_period(text: str, today: date) -> tuple[date, date] | None:
             began = date(year, _month(month), 1) if month else date(year, 1, 1)
             spans.append((began, _period_end(year, month)))
     return max(spans, key=lambda span: span[1]) if spans else None
+
+
+def _range_end(match: re.Match[str]) -> str:
+    """The year a range ends in, four digits: "2016-17" ends in 2017 (its start's century)."""
+    short = match.group("yy")
+    return match.group("a")[:2] + short if short else match.group("y")
+
+
+def _holiday(name: str, year: int) -> tuple[date, date]:
+    """The span a holiday of ``year`` names: New Year's first month, Christmas's last,
+    Easter's spring."""
+    name = name.lower()
+    if name.startswith("new"):
+        return date(year, 1, 1), date(year, 2, 1)
+    if name == "easter":
+        return date(year, 3, 1), date(year, 5, 1)
+    return date(year, 12, 1), date(year + 1, 1, 1)
 
 
 def _ago(count: str, unit: str, today: date) -> tuple[date, date]:
@@ -286,7 +307,7 @@ def period(text: str, said_at: float) -> tuple[float | None, float] | None:
         (
             m
             for m in _RANGE.finditer(text)
-            if bool(m.group("and")) == bool(m.group("between")) and m.group("a") <= m.group("y")
+            if bool(m.group("and")) == bool(m.group("between")) and m.group("a") <= _range_end(m)
         ),
         None,
     )
@@ -294,8 +315,8 @@ def period(text: str, said_at: float) -> tuple[float | None, float] | None:
     if match is not None:
         first = match.group("ma")
         began = date(int(match.group("a")), _month(first) if first else 1, 1)
-        end: date | None = _period_end(int(match.group("y")), match.group("m"))
-        ends_this_year = end is not None and end > today and int(match.group("y")) == today.year
+        end: date | None = _period_end(int(_range_end(match)), match.group("m"))
+        ends_this_year = end is not None and end > today and int(_range_end(match)) == today.year
         if ends_this_year and _past_state(text) and not _PRESENT.search(text):
             end = today  # "Maya was at Greenfield Primary 2019-2024", said in 2024: over
     else:

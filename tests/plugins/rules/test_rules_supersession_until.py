@@ -31,6 +31,10 @@ def test_the_rules_judge_reads_ends() -> None:
     [
         # a past state in a closed past year: the end of that year
         ("Back in 2020 prod was still on Heroku", "2024-04-15", "2021-01-01"),
+        # a range whose end year is written short, a holiday of a year
+        ("in 2015-16 I worked weekends at Boots", "2023-06-02", "2017-01-01"),
+        ("at New Year 2021 I was 88 kg", "2024-05-02", "2021-02-01"),
+        ("Xmas 2020 we were still in the old flat", "2024-06-15", "2021-01-01"),
         ("In early 2022 platform was just 3 engineers", "2024-06-24", "2023-01-01"),
         ("At launch in 2021 Pro was priced at $19 a month", "2024-02-01", "2022-01-01"),
         ("Alice lived in Rome in 2019", "2024-01-01", "2020-01-01"),
@@ -180,6 +184,8 @@ def test_a_long_note_is_read_by_its_start_only() -> None:
         ("Old Geoff captained Riverside all through the 2010s", "2024-05-02", "2010-01-01"),
         ("From March 2019 to June 2021 Alice worked at Google", "2024-01-01", "2019-03-01"),
         ("Back in 2020 prod was still on Heroku", "2024-04-15", "2020-01-01"),
+        ("in 2015-16 I worked weekends at Boots", "2023-06-02", "2015-01-01"),
+        ("Xmas 2020 we were still in the old flat", "2024-06-15", "2020-12-01"),
         ("In the nineties Ray had a bright red Ford Capri", "2023-07-22", "1990-01-01"),
         ("In the late '80s we had a caravan", "2023-07-22", "1986-01-01"),
         ("Back in the 1980s my dad worked at British Steel", "2023-07-22", "1980-01-01"),
