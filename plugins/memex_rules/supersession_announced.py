@@ -36,7 +36,12 @@ import re
 from functools import lru_cache
 from itertools import pairwise
 
-from memex_core.domain.memory.change_words import COMMON_WORDS, announces_change, content_words
+from memex_core.domain.memory.change_words import (
+    COMMON_WORDS,
+    announces_change,
+    change_verbs,
+    content_words,
+)
 from memex_core.domain.memory.quantity_series import same_series
 from memex_rules.rules_text import RELATIVES, word_set
 from memex_rules.supersession_replaced import EVENT, NOT_HELD, names_replaced
@@ -77,7 +82,8 @@ _LOOSE_TIES = word_set(
     "mornings evening evenings night nights time times today tomorrow weekend jan feb mar "
     "apr jun jul aug sep sept oct nov dec january february march april may june july august "
     "september october november december monday tuesday wednesday thursday friday saturday "
-    "sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays"
+    "sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays mon tue tues wed "
+    "weds thu thur thurs fri sat sun"
 )
 _OPENING = re.compile(r"[a-z][a-z0-9'+#.-]*")
 #: How many opening words a fact's subject is read in ("Our cloud budget", "The gym
@@ -138,6 +144,36 @@ def _two_things(new: str, old: str, shared: set[str]) -> bool:
     return False
 
 
+def _same_head(new: str, old: str, word: str) -> bool:
+    """Whether ``word`` heads the same thing in both facts: no other noun follows it in the
+    earlier one ("The launch party is on May 3" / "Launch moved to June 1": two things)."""
+    head = _head_after(old, word)
+    return head is None or head in _GENERIC_HEADS or head == _head_after(new, word)
+
+
+#: Heads that name no other thing than the word before them ("the billing service" is
+#: billing).
+_GENERIC_HEADS = word_set("service services app system project repo server account plan")
+_COPULAS = word_set("is are was were has have had will be")
+
+
+def _head_after(text: str, word: str) -> str | None:
+    """The noun right after ``word`` among the opening words of ``text`` ("party" of "The
+    launch party is on May 3"), or None: a verb, a copula or nothing follows."""
+    words = _OPENING.findall(text.lower())[: _SUBJECT_SPAN + 1]
+    for this, after in pairwise(words):
+        if this != word:
+            continue
+        if after in _COPULAS or after in COMMON_WORDS or after in _LOOSE_TIES:
+            return None  # "demo mon 10am": a day, not another thing
+        if _VERB_FORM.search(after) or any(ch.isdigit() for ch in after):
+            return None
+        if announces_change(after) or (after.endswith("s") and not after.endswith("ss")):
+            return None  # "Launch moved", "billing moves": a verb, not a head
+        return after
+    return None
+
+
 def _ties(new: str, shared: set[str]) -> set[str]:
     """The shared words that may name one thing in both facts: none of the loose ones, not
     where the change goes to, not the change's own word, not one named beside another."""
@@ -190,7 +226,10 @@ def announced(new_text: str, old_text: str) -> tuple[str, str] | None:
     both = content_words(new) & content_words(old)
     if _two_things(new, old, both) or _two_people(new, old):
         return None
-    subjects = (_subject_words(new) - _ended_here(new)) | _subject_words(old)
+    if _two_owners(new, old):
+        return None  # "Ravi's standup is on Mondays" / "Our standup moved to Tuesdays now"
+    changed = {w for w in _changed_thing(new, old) if _same_head(new, old, w)}
+    subjects = (_subject_words(new) - _ended_here(new) - changed) | (_subject_words(old) - changed)
     shared = _ties(new, both - subjects)
     if not shared:
         return None
@@ -198,9 +237,55 @@ def announced(new_text: str, old_text: str) -> tuple[str, str] | None:
     return f"changed: {what}", f"the new fact says it is a change and names {what} again"
 
 
+#: A change verb's way on: a preposition after it ("billing moved to Platform": the subject
+#: is what changed) or its object before one ("switched the frontend to pnpm").
+_ONWARD = re.compile(r"^\s*(?:over\s+|back\s+|up\s+|down\s+)?(?:to|onto|into|from|->|\u2192)\b")
+_OBJECT = re.compile(
+    r"^\s*(?:the|our|my|his|her|their|its|your)?\s*(?P<thing>[\w:./+#-]+(?:\s+[\w:./+#-]+)?)"
+    r"\s+(?:to|onto|into|from|over\s+to|->|\u2192)(?:\s|$)"
+)
+_BEFORE = re.compile(r"(?:^|[,;(]\s*)(?P<thing>(?:[\w:./+#'-]+\s+){0,2}[\w:./+#'-]+)\s*$")
+_DETERMINERS = frozenset({"the", "our", "my", "his", "her", "their", "its", "your", "we", "i"})
+
+
+def _changed_thing(new: str, old: str) -> frozenset[str]:
+    """The words of what a change verb of ``new`` moves: its subject when the verb goes on
+    to where ("billing moved to Platform", "Retro -> Thursday 2pm", "api port changed to
+    8000"), its object when one stands before the preposition ("switched the frontend to
+    pnpm", "handed JIRA-4412 off to Dmitri"). Not a doer's ("The payments team handed the
+    laptop over to IT" changes the laptop), not an owner's ("Lily's swimming moved"), and
+    not a name, a word neither fact writes in lower case ("Alice moved to Berlin": Alice
+    ties no fact of hers to the move)."""
+    words: set[str] = set()
+    for start, end in change_verbs(new):
+        verb, rest, before = new[start:end], new[end:], new[:start]
+        inside = _HANDED.match(verb)
+        if inside:
+            words |= set(_SUBJECT_WORD.findall(inside.group("thing").lower()))
+        elif verb.strip() in ("->", "\u2192", "=>") or _ONWARD.match(rest):
+            found = _BEFORE.search(before)
+            if found:
+                words |= set(_SUBJECT_WORD.findall(_OWNED.sub("", found.group("thing")).lower()))
+        elif found := _OBJECT.match(rest):
+            words |= set(_SUBJECT_WORD.findall(_OWNED.sub("", found.group("thing")).lower()))
+    lowered = set(_LOWER_WORD.findall(new)) | set(_LOWER_WORD.findall(old))
+    return frozenset(w for w in words - _DETERMINERS if w in lowered)
+
+
+#: "handed JIRA-4412 off": the thing handed sits inside the verb's words.
+_HANDED = re.compile(r"(?i)^handed\s+(?P<thing>.+?)\s+(?:over|off)$")
+#: An owner before the thing ("Lily's swimming"): the owner is not what changed.
+_OWNED = re.compile(r"\b[\w-]+'s\s+")
+_LOWER_WORD = re.compile(r"(?<![\w'])[a-z][a-z0-9:./+#-]*[a-z0-9+#]|(?<![\w'])[a-z]")
+
+
 _NAME = re.compile(r"(?<![\w'])[A-Z][a-z]+")
 #: A fact opening with its owner: "Priya's rent", "My rent", "Our rent".
-_OWNER = re.compile(r"(?i)^\s*(my|our|his|her|their|[a-z]+'s)\s")
+_OWNER = re.compile(
+    r"(?i)^\s*(my|our|his|her|their|[a-z]+'s(?=\s+(?!(?:on|in|at|off|now|been|got|gone|going|"
+    r"doing|a|an|the|with|back|still|not|just|also|started|moved|into|up|down|out|all|"
+    r"finally|new|no)\b)))\s"
+)
 _OTHERS = re.compile(r"^(?:his|her|their|[a-z]+'s)$")
 
 
@@ -220,7 +305,10 @@ def _two_owners(new: str, old: str) -> bool:
     other = old_owner.group(1).lower() if old_owner else ""
     if one and other:
         return one != other  # "My rent is £1,200" / "Their rent is £1,350"
-    return bool(_OTHERS.match(one or other))
+    owner, bare = (one, old) if one else (other, new)
+    if owner.endswith("'s") and bare.lower().lstrip().startswith(owner):
+        return False  # "Dad's dentist is Dr Mensah" / "Dad's been moved to Dr Ortiz"
+    return bool(_OTHERS.match(owner))
 
 
 #: A fact told beside the earlier one, not instead of it: "dad also on atorvastatin 20mg".

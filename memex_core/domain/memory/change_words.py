@@ -110,6 +110,12 @@ def names_change(text: str) -> bool:
     return _CHANGE_VERB.search(text) is not None
 
 
+def change_verbs(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` names its change with a verb, a step or an arrow
+    (:func:`names_change`), as (start, end) character spans, in order."""
+    return [match.span() for match in _CHANGE_VERB.finditer(text)]
+
+
 #: A question that asks how things stand now: progress ("yet", "so far", "how is ...
 #: going", "where is X with"), a running count or sum ("how many", "how much"), or the
 #: present said outright ("now", "these days", "currently", "latest", "still").
@@ -132,6 +138,7 @@ __all__ = [
     "COMMON_WORDS",
     "announces_change",
     "asks_how_things_stand",
+    "change_verbs",
     "content_words",
     "echoes_change",
     "names_change",

@@ -19,6 +19,10 @@ CLOSES = [
     ("Our contact at Acme is Petra", "Petra left Acme, the account manager is Joon now"),
     # the old thing ended in a clause of its own, read by the slots as a subject
     ("Dad's dentist is Dr Mensah on Hill St", "Dad's been moved to Dr Ortiz, Mensah retired"),
+    # the thing a change verb moves is the subject both facts share
+    ("invoicing service owned by Team Billing", "invoicing moved to Finance Ops in the reorg"),
+    ("demo mon 10am", "Demo -> Tuesday 11am"),
+    ("the mobile app uses npm", "We switched the mobile app to bun, delete package-lock"),
     # a verb before the shared name is no kind of it ("joined" / "cancelled")
     ("Joined FitSpace on Mill Rd", "cancelled fitspace, swimming at the lido instead"),
 ]
@@ -47,6 +51,9 @@ STAYS = [
     ("Our read timeout is 10 seconds", "Our write timeout is 20 seconds now"),
     # two people
     ("Lena's brother lives in Oslo", "Lena now lives in Bergen"),
+    ("Lena likes Bergen's fish market", "Lena moved to Bergen"),  # a person moved, not a thing
+    ("The launch party is on May 3", "Launch moved to June 1"),  # another head: two things
+    ("Ravi's standup is on Mondays", "Our standup moved to Tuesdays now"),  # two owners
     ("Marcus is captain at Riverside", "Dev is vice-captain at Riverside now"),
     ("I work at Monzo", "Ellie quit Monzo"),
     ("The kids go to bed at 8", "I go to bed at 11 now"),
