@@ -56,7 +56,7 @@ _OPENER = re.compile(r"^\s*([a-z]+)", re.IGNORECASE)
 _NAMED = re.compile(
     r"^\s*(?:(?:Mrs?|Ms|Dr|Prof)\.?\s+)?([A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|"
     r"chairs|leads|runs|plays|lives|works|manages|owns|does|takes|coaches|teaches|quit|left|"
-    r"got|went|took|joined|[a-z]+ed)\b"
+    r"got|went|took|joined|[a-z]+ed|[a-z]{2,}[^s\W]s)\b"
 )
 _FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|me|my|we|we're|our|us)\b")
 #: A fact told of one's relatives, by its opening: "The kids go to bed at 8".
@@ -74,7 +74,8 @@ _BESIDE = r"(?:and|&|plus|as\s+well\s+as)"
 #: prefers tea" / "User now prefers dark mode"), units of time and count ("a week", "people")
 #: and the calendar ("Code freeze starts Dec 15" / "Launch moved to Dec 20").
 _LOOSE_TIES = word_set(
-    "prefers prefer likes like loves love uses opens open closes takes take works work "
+    "prefers prefer likes like loves love uses opens open closes takes take works work drives "
+    "drive "
     "lives live drinks drink eats eat runs run goes go plays play owns own costs cost pays "
     "pay starts start ends finishes earns weighs ships ship written built made based week "
     "weeks month months year years day daily weekly monthly hour hours minute minutes min "
@@ -131,6 +132,27 @@ def _modifier(text: str, word: str) -> str | None:
         if not _VERB_FORM.search(before) and not announces_change(before):
             return before  # "joined PureGym" / "cancelled puregym": a verb, not a kind
     return None
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> object:
+    import Stemmer  # PyStemmer, a core dependency; imported late to keep import cheap
+
+    return Stemmer.Stemmer("english")
+
+
+def _stems(words: set[str]) -> dict[str, str]:
+    ordered = sorted(words)
+    return dict(zip(ordered, _stemmer().stemWords(ordered), strict=True))  # type: ignore[attr-defined]
+
+
+def _shared_words(new: str, old: str) -> set[str]:
+    """The content words of ``new`` whose stem a content word of ``old`` has ("swim
+    lessons" / "swimming"), as ``new`` writes them, and the words both write alike."""
+    new_words, old_words = content_words(new), content_words(old)
+    new_stems, old_stems = _stems(new_words), _stems(old_words)
+    kept = set(old_stems.values())
+    return {w for w in new_words if new_stems[w] in kept} | (new_words & old_words)
 
 
 def _two_things(new: str, old: str, shared: set[str]) -> bool:
@@ -223,7 +245,7 @@ def announced(new_text: str, old_text: str) -> tuple[str, str] | None:
         return None
     if names_replaced(new) or _PART.match(new):
         return None  # "the tram instead of the bus in Berlin", "one of my coffees": not this
-    both = content_words(new) & content_words(old)
+    both = _shared_words(new, old)
     if _two_things(new, old, both) or _two_people(new, old):
         return None
     if _two_owners(new, old):

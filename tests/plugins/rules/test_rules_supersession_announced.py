@@ -23,6 +23,8 @@ CLOSES = [
     ("invoicing service owned by Team Billing", "invoicing moved to Finance Ops in the reorg"),
     ("demo mon 10am", "Demo -> Tuesday 11am"),
     ("the mobile app uses npm", "We switched the mobile app to bun, delete package-lock"),
+    # one word in two forms ("swim" / "swimming")
+    ("Noah's swimming is Mondays 5pm", "Noah's swim lessons moved to Wednesdays"),
     # a verb before the shared name is no kind of it ("joined" / "cancelled")
     ("Joined FitSpace on Mill Rd", "cancelled fitspace, swimming at the lido instead"),
 ]
@@ -56,6 +58,7 @@ STAYS = [
     ("Ravi's standup is on Mondays", "Our standup moved to Tuesdays now"),  # two owners
     ("Marcus is captain at Riverside", "Dev is vice-captain at Riverside now"),
     ("I work at Monzo", "Ellie quit Monzo"),
+    ("I drive a Yaris", "Ellie drives a Corolla now"),
     ("The kids go to bed at 8", "I go to bed at 11 now"),
     # the old thing still held beside another, or a part of it
     ("We track bugs in Jira", "We use Jira and Linear now"),
