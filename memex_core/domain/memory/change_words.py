@@ -35,9 +35,19 @@ _STEPS = (
     r"approved|accepted|rejected|dispatched|shipped|delivered|completed|exchanged|signed|"
     r"confirmed|granted|denied|retired|moving\s+(?:\w+\s+)?to"
 )
+#: A day, month, date or quarter a new state starts from ("Rent 1,450 from May", "Standup:
+#: 10:15 from Monday", "From 1 March we're at 88 Shoreditch High St"); not a range's start
+#: ("open from Monday to Friday").
+_WHEN_STARTING = (
+    r"(?:(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(?:day)?s?|"
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|q[1-4]|"
+    r"\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)"
+)
 _CHANGE = re.compile(
     rf"\b(?:{_NOW}|{_VERBS}|{_STEPS}|from\s+now\s+on|new|any\s*more|instead|finally|"
     r"back\s+on|as\s+of|from\s+(?:today|tomorrow|next\s+\w+|this\s+\w+))\b|"
+    rf"\bfrom\s+(?:the\s+)?{_WHEN_STARTING}\b(?!\s*(?:-|\u2013|to\b|until\b|till\b|through\b))|"
     r"(?:'s|'re|\bis|\bare|\bam)\s+off\b|"
     rf"{_ARROW}",
     re.IGNORECASE,

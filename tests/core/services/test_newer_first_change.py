@@ -160,6 +160,9 @@ def test_unrelated_facts_keep_their_order(
         ("Revised goal for Manchester: 3:45", True),
         ("Catching the 8:12 these days", True),
         ("back on almond milk", True),
+        ("Gym fee 32 from March", True),  # the day a new state starts from
+        ("Standup: 9:50 from Tuesday", True),
+        ("The clinic is open from Monday to Friday", False),  # a range, not a start
         ("Dad's off dairy, just black tea", True),
         ("Prod is in Fly.io as of the weekend", True),
         ("Tickets live in Linear, Jira is read-only from today", True),
