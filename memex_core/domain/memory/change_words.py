@@ -25,7 +25,8 @@ _VERBS = (
     r"handed\s+(?:[\w-]+\s+){0,3}(?:over|off)|took\s+over|reassigned|raised|lowered|upped|"
     r"cut\s+(?:to|down)|dropped|cancel+ed|ripped\s+out|stopped|quit|rescheduled|"
     r"postponed|pushed\s+back|delayed|slipp(?:ed|ing)|bumped|down\s+to|up\s+to|"
-    r"bought|sold|swapped|gone|cut\s*over|swap|paused|going\s+by|re(?:mortgaged|booked|located)"
+    r"bought|sold|swapped|gone|cut\s*over|swap|paused|going\s+by|re(?:mortgaged|booked|located)|"
+    r"left(?!\s+(?:back|wing|on|in|at|over|for|to\s+(?:do|go|pay)|of)\b)|took"
 )
 #: An arrow from the old value to the new one ("Usual order → decaf oat latte", "ETA -> April 5").
 _ARROW = r"->|\u2192|=>"

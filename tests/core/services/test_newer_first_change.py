@@ -115,6 +115,9 @@ def test_a_later_fact_naming_its_change_with_a_verb_joins_further_from_the_quest
         ("Billing cut over to Stripe last night", True),
         ("swap: Noor has the pager till Friday", True),
         ("remortgaged with Halifax, 4.2% fixed", True),
+        ("Ruth left the practice, seeing Dr Ng now", True),
+        ("Sol took the team lead role", True),
+        ("Lucas plays left back for the U11s", False),  # a position, not a leaving
         ("We're on Grafana Cloud now", False),
         ("The new office is nice", False),
         ("Dana finally got the flat in Manchester", False),  # a change, not its verb
