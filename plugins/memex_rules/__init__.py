@@ -97,8 +97,10 @@ def build_consolidator(context: PluginContext) -> RulesConsolidator:
 def build_supersession_judge(context: PluginContext) -> RulesSupersessionJudge:
     # the judge that also reads questions (memex_rules.question_slots): same closings
     from memex_rules.question_slots import RulesJudge
+    from memex_rules.supersession_settings import parse_judge_settings
 
-    return RulesJudge()
+    settings = parse_judge_settings(context.settings)
+    return RulesJudge(changes_named_again=settings.changes_named_again)
 
 
 @hookimpl

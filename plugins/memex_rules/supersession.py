@@ -90,7 +90,14 @@ class Review:
 
 
 class RulesSupersessionJudge:
-    """Decides by text rules which earlier facts a new fact closes (see the module doc)."""
+    """Decides by text rules which earlier facts a new fact closes (see the module doc).
+
+    ``changes_named_again``: whether the readings of
+    :mod:`memex_rules.supersession_announced` close too (``[supersession.rules]``,
+    :mod:`memex_rules.supersession_settings`)."""
+
+    def __init__(self, *, changes_named_again: bool = True) -> None:
+        self.changes_named_again = changes_named_again
 
     def valid_from(self, text: str, said_at: float) -> float:
         """The time ``text`` names for its fact ("in 2019", "since May 2023", "two weeks
@@ -152,8 +159,7 @@ class RulesSupersessionJudge:
                 or step_taken(new.text, fact.text)
                 or replaced(new.text, fact.text)
                 or level_reached(new.text, fact.text)
-                or announced(new.text, fact.text)
-                or next_point(new.text, fact.text)
+                or self._named_again(new.text, fact.text)
             )
             if found is not None:
                 key, reason = found
@@ -165,6 +171,11 @@ class RulesSupersessionJudge:
             ):
                 review.unsure.append(fact)
         return review
+
+    def _named_again(self, new: str, old: str) -> tuple[str, str] | None:
+        if not self.changes_named_again:
+            return None
+        return announced(new, old) or next_point(new, old)
 
 
 #: Multi-valued attributes whose value a fact may end ("We dropped Redis", "gave up coffee").

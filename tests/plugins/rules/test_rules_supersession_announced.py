@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from memex_core.domain.contracts import PluginContext
+from memex_core.domain.memory.validity import TimedFact
+from memex_rules import build_supersession_judge
 from memex_rules.supersession_announced import announced, next_point
-from tests.plugins.rules.test_rules_supersession import _closed
+from memex_rules.supersession_settings import JudgeSettingError
+from tests.plugins.rules.test_rules_supersession import LATER, SAID, _closed
 
 CLOSES = [
     # the old value named again beside the change
@@ -104,3 +110,23 @@ SERIES_STAYS = [
 @pytest.mark.parametrize(("old", "new"), SERIES_STAYS)
 def test_numbers_of_another_thing_owner_or_plan_stay_open(old: str, new: str) -> None:
     assert next_point(new, old) is None, (old, new)
+
+
+def test_the_setting_turns_both_readings_off(tmp_path: Path) -> None:
+    on = build_supersession_judge(PluginContext(tmp_path))
+    off = build_supersession_judge(PluginContext(tmp_path, {"changes_named_again": False}))
+    for old, new in (CLOSES[1], SERIES_CLOSES[0]):
+        earlier = [TimedFact("m1", old, SAID, SAID)]
+        new_fact = TimedFact(None, new, LATER, LATER)
+        assert [c.memory_id for c in on.supersedes(new_fact, earlier)] == ["m1"]
+        assert off.supersedes(new_fact, earlier) == []
+
+
+@pytest.mark.parametrize("value", ["no", 0, 1.0])
+def test_a_setting_that_is_no_boolean_is_refused_naming_the_fix(
+    tmp_path: Path, value: object
+) -> None:
+    with pytest.raises(JudgeSettingError, match=r"\[supersession.rules\] changes_named_again"):
+        build_supersession_judge(PluginContext(tmp_path, {"changes_named_again": value}))
+    with pytest.raises(JudgeSettingError, match="unknown setting"):
+        build_supersession_judge(PluginContext(tmp_path, {"changes_named": True}))
