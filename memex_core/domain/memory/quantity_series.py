@@ -30,7 +30,10 @@ _QUANTITY = re.compile(
 _NOT_UNITS_TEXT = """a an and are as at be before both but by each for from had has have in
     into is it its just last next now of on or over per since so than that the then these this those
     to today tonight under until up was were when with yesterday tomorrow after again
-    already still every"""
+    already still every about above around below among across against along behind beside
+    between beyond during except inside near off onto out outside past through toward towards
+    via within without i you he she we they me him her us them my your his our their will
+    would can could should did does do not no yes if because while"""
 _NOT_UNITS = frozenset(_NOT_UNITS_TEXT.split())
 #: Words that make a number a date or a time of day, not a quantity ("22 July", "9am").
 _DATES_TEXT = """january february march april may june july august september october november

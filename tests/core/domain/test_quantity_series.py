@@ -44,6 +44,8 @@ def test_a_new_point_of_the_series_is_read(earlier: str, later: str) -> None:
         ("build takes 4 min", "build takes 40 min"),  # ten times: another thing
         ("we're on Postgres 15.4.1", "we pay 15.5 a month for it"),  # a version, a number
         ("I'm on 52k", "temperature 21.5 today"),
+        # a preposition after a small number is no unit: "number 2 about the kingfisher"
+        ("fact number 1 about the kingfisher", "fact number 2 about the kingfisher"),
     ],
 )
 def test_no_series_is_read_between_these(earlier: str, later: str) -> None:
