@@ -15,8 +15,10 @@ value). A new fact closes an earlier one of the same subject when
 - the rules read no attribute but the two texts say the same thing with opposite polarity
   ("Alice plays tennis" / "Alice stopped playing tennis");
 - the new one says it is a change and names the earlier one's thing again ("ripped out
-  Datadog, we're on Grafana Cloud" closes "monitoring is Datadog";
-  :mod:`memex_rules.supersession_announced`).
+  Datadog, we're on Grafana Cloud" closes "monitoring is Datadog"), or continues its series
+  of numbers ("Rent 1,450 from May" after "Rent is £1,320/month";
+  :mod:`memex_rules.supersession_announced`, off with ``[supersession.rules]
+  changes_named_again = false``).
 
 Facts that share only a subject ("Alice lives in Berlin" / "Alice likes Berlin's museums")
 stay current. A past-tense fact ("Alice lived in Rome") closes only when it names its time,

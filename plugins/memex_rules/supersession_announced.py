@@ -13,18 +13,23 @@ The rule, tried after every reading of attributes (:mod:`memex_rules.supersessio
 
 - the new fact says it is a change
   (:func:`memex_core.domain.memory.change_words.announces_change`, "new" left out), and is
-  no question, plan or wish ("thinking of switching to Zed" keeps "I code in VS Code");
-- the two share a content word that is not a word of either's subject: "Datadog", "room",
-  "cetirizine"; a subject alone ties nothing ("Ellie's bakery is open Wednesday to Sunday"
-  / "Ellie's bakery has four staff now");
-- they are told of one owner (:func:`memex_rules.supersession_replaced.one_owner`), a
-  relative is not the person ("Omar's sister lives in Paris" / "Omar now lives in
-  Nairobi"), and two facts opening with two people's names are two people's ("Marcus is
-  captain at Riverside" / "Dev is vice-captain at Riverside now");
+  no question, plan or wish ("thinking of switching to Zed" keeps "I code in VS Code"), nor
+  names what it replaced (:mod:`memex_rules.supersession_replaced` judges those);
+- the two share a content word, compared by stem, that is not a word of either's subject:
+  "Datadog", "room", "cetirizine"; a subject alone ties nothing ("Ellie's bakery is open
+  Wednesday to Sunday" / "Ellie's bakery has four staff now") unless it is what the change
+  verb moves ("billing moved to Platform", "switched the frontend to pnpm"); a unit, a day, an
+  attribute's verb or where the change goes to ties nothing either ("Alice moved to Berlin"
+  keeps "Alice likes Berlin's museums");
+- they are no two things of one name ("our cloud budget" / "the travel budget"), no two
+  people ("Omar's sister lives in Paris" / "Omar now lives in Nairobi", "Marcus is captain" /
+  "Dev is vice-captain now") and no two owners ("Ravi's standup" / "Our standup");
 - the earlier fact is no one-off event of a past time ("visited York last year").
 
 A second reading, :func:`next_point`, closes an earlier fact whose series of numbers the new
 one continues ("Rent 1,450 from May" after "Rent is £1,320/month"), under the same guards.
+``[supersession.rules] changes_named_again = false`` turns both off
+(:mod:`memex_rules.supersession_settings`).
 
 Chosen on benchmark 21's dev, test, broad, blind and blind2 splits (docs/concepts/memory.md
 gives the figures, 2026-11-29).
@@ -90,7 +95,6 @@ _OPENING = re.compile(r"[a-z][a-z0-9'+#.-]*")
 #: How many opening words a fact's subject is read in ("Our cloud budget", "The gym
 #: subscription"): a word later on is its value ("retro's in the Atlas room").
 _SUBJECT_SPAN = 3
-_VERB_FORM = re.compile(r"ed$")
 #: A thing said to have ended, as a clause of its own ("..., Okafor retired", "Franco's
 #: closed"): the earlier fact's thing, even when the new fact's slots read it as a subject.
 _ENDED_CLAUSE = re.compile(
@@ -111,6 +115,40 @@ _NOT_MODIFIERS = word_set(
 )
 
 
+#: Heads that name no other thing than the word before them ("the billing service" is
+#: billing).
+_GENERIC_HEADS = word_set("service services app system project repo server account plan")
+_COPULAS = word_set("is are was were has have had will be")
+
+
+#: A change verb's way on: a preposition after it ("billing moved to Platform": the subject
+#: is what changed) or its object before one ("switched the frontend to pnpm").
+_ONWARD = re.compile(r"^\s*(?:over\s+|back\s+|up\s+|down\s+)?(?:to|onto|into|from|->|\u2192)\b")
+_OBJECT = re.compile(
+    r"^\s*(?:the|our|my|his|her|their|its|your)?\s*(?P<thing>[\w:./+#-]+(?:\s+[\w:./+#-]+)?)"
+    r"\s+(?:to|onto|into|from|over\s+to|->|\u2192)(?:\s|$)"
+)
+_BEFORE = re.compile(r"(?:^|[,;(]\s*)(?P<thing>(?:[\w:./+#'-]+\s+){0,2}[\w:./+#'-]+)\s*$")
+_DETERMINERS = frozenset({"the", "our", "my", "his", "her", "their", "its", "your", "we", "i"})
+
+
+#: "handed JIRA-4412 off": the thing handed sits inside the verb's words.
+_HANDED = re.compile(r"(?i)^handed\s+(?P<thing>.+?)\s+(?:over|off)$")
+#: An owner before the thing ("Lily's swimming"): the owner is not what changed.
+_OWNED = re.compile(r"\b[\w-]+'s\s+")
+_LOWER_WORD = re.compile(r"(?<![\w'])[a-z][a-z0-9:./+#-]*[a-z0-9+#]|(?<![\w'])[a-z]")
+
+
+_NAME = re.compile(r"(?<![\w'])[A-Z][a-z]+")
+#: A fact opening with its owner: "Priya's rent", "My rent", "Our rent".
+_OWNER = re.compile(
+    r"(?i)^\s*(my|our|his|her|their|[a-z]+'s(?=\s+(?!(?:on|in|at|off|now|been|got|gone|going|"
+    r"doing|a|an|the|with|back|still|not|just|also|started|moved|into|up|down|out|all|"
+    r"finally|new|no)\b)))\s"
+)
+_OTHERS = re.compile(r"^(?:his|her|their|[a-z]+'s)$")
+
+
 @lru_cache(maxsize=8192)
 def _subject_words(text: str) -> frozenset[str]:
     """The words of ``text``'s subject, as its slots read it and as its opening words do
@@ -129,7 +167,7 @@ def _modifier(text: str, word: str) -> str | None:
     for before, after in pairwise(words):
         if after != word or before in _NOT_MODIFIERS or before in COMMON_WORDS:
             continue
-        if not _VERB_FORM.search(before) and not announces_change(before):
+        if not before.endswith("ed") and not announces_change(before):
             return before  # "joined PureGym" / "cancelled puregym": a verb, not a kind
     return None
 
@@ -148,11 +186,10 @@ def _stems(words: set[str]) -> dict[str, str]:
 
 def _shared_words(new: str, old: str) -> set[str]:
     """The content words of ``new`` whose stem a content word of ``old`` has ("swim
-    lessons" / "swimming"), as ``new`` writes them, and the words both write alike."""
-    new_words, old_words = content_words(new), content_words(old)
-    new_stems, old_stems = _stems(new_words), _stems(old_words)
-    kept = set(old_stems.values())
-    return {w for w in new_words if new_stems[w] in kept} | (new_words & old_words)
+    lessons" / "swimming"), as ``new`` writes them."""
+    new_stems = _stems(content_words(new))
+    kept = set(_stems(content_words(old)).values())
+    return {word for word, stem in new_stems.items() if stem in kept}
 
 
 def _two_things(new: str, old: str, shared: set[str]) -> bool:
@@ -173,12 +210,6 @@ def _same_head(new: str, old: str, word: str) -> bool:
     return head is None or head in _GENERIC_HEADS or head == _head_after(new, word)
 
 
-#: Heads that name no other thing than the word before them ("the billing service" is
-#: billing).
-_GENERIC_HEADS = word_set("service services app system project repo server account plan")
-_COPULAS = word_set("is are was were has have had will be")
-
-
 def _head_after(text: str, word: str) -> str | None:
     """The noun right after ``word`` among the opening words of ``text`` ("party" of "The
     launch party is on May 3"), or None: a verb, a copula or nothing follows."""
@@ -188,7 +219,7 @@ def _head_after(text: str, word: str) -> str | None:
             continue
         if after in _COPULAS or after in COMMON_WORDS or after in _LOOSE_TIES:
             return None  # "demo mon 10am": a day, not another thing
-        if _VERB_FORM.search(after) or any(ch.isdigit() for ch in after):
+        if after.endswith("ed") or any(ch.isdigit() for ch in after):
             return None
         if announces_change(after) or (after.endswith("s") and not after.endswith("ss")):
             return None  # "Launch moved", "billing moves": a verb, not a head
@@ -251,23 +282,12 @@ def announced(new_text: str, old_text: str) -> tuple[str, str] | None:
     if _two_owners(new, old):
         return None  # "Ravi's standup is on Mondays" / "Our standup moved to Tuesdays now"
     changed = {w for w in _changed_thing(new, old) if _same_head(new, old, w)}
-    subjects = (_subject_words(new) - _ended_here(new) - changed) | (_subject_words(old) - changed)
+    subjects = ((_subject_words(new) - _ended_here(new)) | _subject_words(old)) - changed
     shared = _ties(new, both - subjects)
     if not shared:
         return None
     what = " ".join(sorted(shared))
     return f"changed: {what}", f"the new fact says it is a change and names {what} again"
-
-
-#: A change verb's way on: a preposition after it ("billing moved to Platform": the subject
-#: is what changed) or its object before one ("switched the frontend to pnpm").
-_ONWARD = re.compile(r"^\s*(?:over\s+|back\s+|up\s+|down\s+)?(?:to|onto|into|from|->|\u2192)\b")
-_OBJECT = re.compile(
-    r"^\s*(?:the|our|my|his|her|their|its|your)?\s*(?P<thing>[\w:./+#-]+(?:\s+[\w:./+#-]+)?)"
-    r"\s+(?:to|onto|into|from|over\s+to|->|\u2192)(?:\s|$)"
-)
-_BEFORE = re.compile(r"(?:^|[,;(]\s*)(?P<thing>(?:[\w:./+#'-]+\s+){0,2}[\w:./+#'-]+)\s*$")
-_DETERMINERS = frozenset({"the", "our", "my", "his", "her", "their", "its", "your", "we", "i"})
 
 
 def _changed_thing(new: str, old: str) -> frozenset[str]:
@@ -292,23 +312,6 @@ def _changed_thing(new: str, old: str) -> frozenset[str]:
             words |= set(_SUBJECT_WORD.findall(_OWNED.sub("", found.group("thing")).lower()))
     lowered = set(_LOWER_WORD.findall(new)) | set(_LOWER_WORD.findall(old))
     return frozenset(w for w in words - _DETERMINERS if w in lowered)
-
-
-#: "handed JIRA-4412 off": the thing handed sits inside the verb's words.
-_HANDED = re.compile(r"(?i)^handed\s+(?P<thing>.+?)\s+(?:over|off)$")
-#: An owner before the thing ("Lily's swimming"): the owner is not what changed.
-_OWNED = re.compile(r"\b[\w-]+'s\s+")
-_LOWER_WORD = re.compile(r"(?<![\w'])[a-z][a-z0-9:./+#-]*[a-z0-9+#]|(?<![\w'])[a-z]")
-
-
-_NAME = re.compile(r"(?<![\w'])[A-Z][a-z]+")
-#: A fact opening with its owner: "Priya's rent", "My rent", "Our rent".
-_OWNER = re.compile(
-    r"(?i)^\s*(my|our|his|her|their|[a-z]+'s(?=\s+(?!(?:on|in|at|off|now|been|got|gone|going|"
-    r"doing|a|an|the|with|back|still|not|just|also|started|moved|into|up|down|out|all|"
-    r"finally|new|no)\b)))\s"
-)
-_OTHERS = re.compile(r"^(?:his|her|their|[a-z]+'s)$")
 
 
 def _names(text: str) -> frozenset[str]:

@@ -5,13 +5,15 @@ fact is told after 2020 ended: the fact says by its own words that it held in a 
 is over, so it is not current (it is still read by time: ``as_of`` inside 2020 finds it).
 Read, in this order:
 
-- a range: "from 2018 to 2021", "2018-2021", "between 2019 and 2021" -> the end of 2021;
+- a range: "from 2018 to 2021", "2018-2021", "2018-21", "between 2019 and 2021" -> the end
+  of 2021;
 - "until" / "till" / "through" a time: "until mid-2023", "till March" (past tense) -> then;
 - "before" a time with a past tense: "Before 2022 our CI was on Travis" -> 1 January 2022
   (the start is unknown; ``valid_from`` keeps its own reading);
 - a past *state* in a closed past period: "in 2020", "back in 2020", "in early 2022",
   "during 2023", "for most of 2021", "in the nineties", "last year" with "was", "were",
-  "used to", "lived", "worked"... -> the end of that period.
+  "used to", "lived", "worked"... -> the end of that period; a holiday of a year ("at New
+  Year 2022 I was 91 kg", "Xmas 2022", "Easter 2021") is a period too.
 
 Never: an open period ("since 2020", "from 2020"), a period not over when said ("in 2025"
 said during 2025), a plan ("will", "going to"), a start or an event ("last year I started
@@ -272,10 +274,10 @@ def _in_period(text: str, today: date) -> tuple[date, date] | None:
     return max(spans, key=lambda span: span[1]) if spans else None
 
 
-def _range_end(match: re.Match[str]) -> str:
-    """The year a range ends in, four digits: "2016-17" ends in 2017 (its start's century)."""
+def _range_end(match: re.Match[str]) -> int:
+    """The year a range ends in: "2016-17" ends in 2017 (its start's century)."""
     short = match.group("yy")
-    return match.group("a")[:2] + short if short else match.group("y")
+    return int(match.group("a")[:2] + short if short else match.group("y"))
 
 
 def _holiday(name: str, year: int) -> tuple[date, date]:
@@ -307,7 +309,8 @@ def period(text: str, said_at: float) -> tuple[float | None, float] | None:
         (
             m
             for m in _RANGE.finditer(text)
-            if bool(m.group("and")) == bool(m.group("between")) and m.group("a") <= _range_end(m)
+            if bool(m.group("and")) == bool(m.group("between"))
+            and int(m.group("a")) <= _range_end(m)
         ),
         None,
     )
@@ -315,8 +318,9 @@ def period(text: str, said_at: float) -> tuple[float | None, float] | None:
     if match is not None:
         first = match.group("ma")
         began = date(int(match.group("a")), _month(first) if first else 1, 1)
-        end: date | None = _period_end(int(_range_end(match)), match.group("m"))
-        ends_this_year = end is not None and end > today and int(_range_end(match)) == today.year
+        end_year = _range_end(match)
+        end: date | None = _period_end(end_year, match.group("m"))
+        ends_this_year = end is not None and end > today and end_year == today.year
         if ends_this_year and _past_state(text) and not _PRESENT.search(text):
             end = today  # "Maya was at Greenfield Primary 2019-2024", said in 2024: over
     else:
