@@ -30,6 +30,7 @@ from benchmarks.fact_updates_cases import (
     ALL_FILES,
     BLIND,
     BLIND2,
+    BLIND3,
     BROAD,
     DEV,
     FRESH,
@@ -255,7 +256,13 @@ def _description(cases: list[Case]) -> str:
         "the checks, but the rules have since been tuned on the misses of both (2026-11-28): "
         "the test split is spent, its figures are no longer held out."
     )
-    for name, about in ((BROAD, _BROAD), (BLIND, _BLIND), (BLIND2, _BLIND2), (FRESH, _FRESH)):
+    for name, about in (
+        (BROAD, _BROAD),
+        (BLIND, _BLIND),
+        (BLIND2, _BLIND2),
+        (BLIND3, _BLIND3),
+        (FRESH, _FRESH),
+    ):
         if name in present:
             kinds = len({c.kind for c in cases if c.split == name and c.type == UPDATE})
             text += " " + about.format(n=sum(c.split == name for c in cases), kinds=kinds)
@@ -288,6 +295,14 @@ _BLIND2 = (
     "with no change word and hard unrelated pairs (`benchmarks.fact_updates_broad --split "
     "blind2`). Measured once before any tuning (see `benchmarks.fact_updates_cases`), it is a "
     "tuning split from then on: its figures are not held out."
+)
+_BLIND3 = (
+    "*Blind3* ({n} cases, {kinds} kinds of update) was written by hand on 2026-11-29 by two "
+    "more writers, blind to everything in the repository (rules, word lists, templates, every "
+    "other split), with twice blind2's unrelated pairs, hard ones on purpose (the second fact "
+    "worded like a change of another thing), to measure wrong closings on more cases than "
+    "fresh holds (`benchmarks.fact_updates_broad --split blind3`). Measured once before any "
+    "tuning (see `benchmarks.fact_updates_cases`), it is a tuning split from then on."
 )
 _FRESH = (
     "*Fresh* ({n} cases, {kinds} kinds of update) was written by hand, case by case, after the "

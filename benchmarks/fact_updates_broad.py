@@ -25,7 +25,8 @@ the first two facts; a late case asks as of its last field's date; facts are sai
 UTC (a minute apart within a case, so two facts of one day keep their order). A case's id is
 ``b-<writer>-<u|l|n>-<line number>`` (``k-`` for blind): appending lines keeps the earlier ids.
 ``--split blind2`` converts the second blind split the same way (writers ``f`` and ``g``, text
-under ``datasets/fact_updates_blind2/``, ids ``m-<writer>-...``).
+under ``datasets/fact_updates_blind2/``, ids ``m-<writer>-...``), ``--split blind3`` the third
+(writers ``h`` and ``i``, ``datasets/fact_updates_blind3/``, ids ``n-<writer>-...``).
 """  # noqa: E501
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ from benchmarks.fact_updates_cases import (
     BLIND,
     BLIND2,
     BLIND2_FILE,
+    BLIND3,
+    BLIND3_FILE,
     BLIND_FILE,
     BROAD,
     BROAD_FILE,
@@ -88,6 +91,14 @@ SPLIT_OF = {
         BLIND2_FILE,
         DATASETS / "fact_updates_blind2",
         DATASETS / "fact_updates_blind2_questions.jsonl",
+    ),
+    BLIND3: Split(
+        BLIND3,
+        "n",
+        ("h", "i"),
+        BLIND3_FILE,
+        DATASETS / "fact_updates_blind3",
+        DATASETS / "fact_updates_blind3_questions.jsonl",
     ),
 }
 FILES = {UPDATE: "updates", LATE: "late", UNRELATED: "unrelated"}
