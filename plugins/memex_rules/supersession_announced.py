@@ -49,7 +49,7 @@ from memex_core.domain.memory.change_words import (
 )
 from memex_core.domain.memory.quantity_series import same_series
 from memex_rules.rules_text import RELATIVES, word_set
-from memex_rules.supersession_replaced import EVENT, NOT_HELD, names_replaced
+from memex_rules.supersession_replaced import EVENT, NOT_HELD, names_replaced, people_left
 from memex_rules.supersession_slots import MAX_CHARS, read_slots, rough_subject
 
 _SUBJECT_WORD = re.compile(r"[a-z][a-z0-9+#.-]*[a-z0-9+#]|[a-z]")
@@ -284,8 +284,8 @@ def announced(new_text: str, old_text: str) -> tuple[str, str] | None:
     changed = {w for w in _changed_thing(new, old) if _same_head(new, old, w)}
     subjects = ((_subject_words(new) - _ended_here(new)) | _subject_words(old)) - changed
     shared = _ties(new, both - subjects)
-    if not shared:
-        return None
+    if not shared or shared <= people_left(new):
+        return None  # "Tom left" ends a role of Tom's (supersession_replaced), no pastime
     what = " ".join(sorted(shared))
     return f"changed: {what}", f"the new fact says it is a change and names {what} again"
 

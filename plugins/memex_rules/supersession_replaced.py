@@ -34,12 +34,60 @@ _MAX = 400
 #: A word that every replacement below holds; a text without one names nothing replaced.
 _CUE = re.compile(
     r"(?i)\b(?:instead|swapped|swapping|replaced|replacing|switched|no\s+(?:more|longer)|not|"
-    r"dropped|ditched|scrapped|finished|completed|quit|stopped|gave)\b"
+    r"dropped|ditched|scrapped|finished|completed|quit|stopped|gave|cancel\w*|removed|deleted|"
+    r"left|retired|resigned|passed|moved\s+away|went|off|out|split|broke|closed|dead)\b"
 )
 _END = r"(?=[,.;:!?()]|\s+-\s|\s+(?:and|but|so|because|as|since|now|these|anymore|any\s+more)\b|$)"
 #: An ending: the ended thing is the whole of it ("the half marathon" is not "a marathon").
 _ENDED = re.compile(
     r"(?i)\b(?:finished|completed|quit|stopped|gave\s+up)\s+(?:the|my|our)\s+(?P<y>.+?)" + _END
+)
+#: Where a clause opens: the text's start, a comma or dash, or a joining word.
+_CLAUSE = r"(?:^|[,;:(!.?\u2014\u2013]\s*|\s-\s+|\b(?:and|but|so|since|as|because)\s+)"
+#: A thing gone, told after it: "bitwarden cancelled", "poetry removed in #412", "the pip reqs
+#: are deleted", "Sketch licences not renewed", "old system switched off", "Franco's closed".
+_GONE_AFTER = re.compile(
+    r"(?i)" + _CLAUSE + r"(?:(?:and|but|so|since|as|because)\s+)?(?:the\s+|our\s+|my\s+)?"
+    r"(?:old\s+)?(?P<y>[^,.;:!?()]+?)\s+"
+    r"(?:(?:is|are|was|were|got|has\s+been|have\s+been)\s+)?"
+    r"(?:cancell?ed|removed|deleted|not\s+renewed|switched\s+off|turned\s+off|shut\s+down|"
+    r"closed(?:\s+down)?)\b"
+)
+#: A thing gone, told before it: "cancelling Virgin", "we're off lastpass", "out of LastPass
+#: into Bitwarden"; or an old one dead ("old gmail is dead": not "Paris is dead in August").
+_GONE_BEFORE = [
+    re.compile(r"(?i)\bcancell?(?:ed|ing)\s+(?:the\s+|our\s+|my\s+)?(?P<y>.+?)" + _END),
+    re.compile(
+        r"(?i)\b(?:we're|we\s+are|i'm|i\s+am|he's|she's|they're)\s+(?:now\s+)?off\s+"
+        r"(?:the\s+)?(?P<y>.+?)" + _END
+    ),
+    re.compile(r"(?i)\bout\s+of\s+(?:the\s+|our\s+|my\s+)?(?P<y>.+?)\s+(?:into|to)\b"),
+    re.compile(r"(?i)\bold\s+(?P<y>[^,.;:!?()]+?)(?:'s|\s+is)\s+dead\b"),
+]
+#: A person gone from the earlier fact's role: "grace left", "Julia left the clinic", "Okafor
+#: retired", "Mr Adeyemi went to another trust". Only a role ends with them (see _ROLE).
+_PERSON_LEFT = re.compile(
+    r"(?i)" + _CLAUSE + r"(?:(?:mr|mrs|ms|dr|miss)\.?\s+)?(?P<y>[a-z][\w-]*)"
+    r"(?:'s|\s+has|\s+had)?\s+(?:left|retired|resigned|moved\s+away|went\s+to\s+another)\b"
+)
+#: A person or a pet who died ("Kiwi passed in the spring"), a couple who split ("Leo and
+#: Hannah split up"): whatever the earlier fact held of them ends.
+_PERSON_ENDED = [
+    re.compile(
+        r"(?i)" + _CLAUSE + r"(?:(?:mr|mrs|ms|dr|miss)\.?\s+)?(?P<y>[a-z][\w-]*)(?:'s|\s+has)?\s+"
+        r"passed(?:\s+away|\s+on)?(?=[,.;:!?()]|\s+(?:in|on|at|last|this|away)\b|$)"
+    ),
+    re.compile(r"(?i)\b(?:and|&)\s+(?P<y>[a-z][\w-]*)\s+(?:have\s+|had\s+)?(?:split|broke)\s+up\b"),
+]
+_PEOPLE = (_PERSON_LEFT, *_PERSON_ENDED)
+_GONE = [_GONE_AFTER, *_GONE_BEFORE, *_PEOPLE]
+#: The roles a person's leaving ends: "I report to Grace" ends when "Grace left"; "I play
+#: tennis with Tom" does not.
+_ROLE = re.compile(
+    r"(?i)\b(?:manager|boss|lead|reports?\s+to|gp|doctor|dr|dentist|therap\w*|consultant|"
+    r"physio\w*|childminder|nanny|babysitter|pick-?up|landlord|landlady|agent|coach|tutor|"
+    r"teacher|mentor|contact|owner|on[- ]call|cleaner|vet|trainer|counsell?or|accountant|"
+    r"solicitor|instructor)\b"
 )
 #: The replaced thing Y, as written, in each way of naming it.
 _REPLACED = [
@@ -63,7 +111,7 @@ NOT_HELD = re.compile(
 #: Where Y stops being the thing: a preposition or a conjunction after its first word.
 _CUT = re.compile(
     r"(?i)\s+(?:in|on|at|with|for|to|from|by|of|about|because|and|but|or|so|than|when|after|"
-    r"before|every|each)\b.*"
+    r"before|every|each|last|this|yesterday|today|tonight|ago)\b.*"
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _FIRST = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|me|my|mine|we|we're|we've|us|our)\b")
@@ -80,32 +128,46 @@ _STOP = word_set(
 )
 _NOT_NAMES = word_set(
     "i i'm i've i'd the a an my our we this that these those actually please monday tuesday "
-    "wednesday thursday friday saturday sunday january february march april may june july "
+    "wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays "
+    "saturdays sundays january february march april may june july "
     "august september october november december"
 )
 
 
+def _thing_words(thing: str) -> list[str]:
+    """The words that name a thing as written, up to the first preposition after its head
+    ("walks with Finn" is "walks"), without small and common words."""
+    head, _, rest = thing.strip().partition(" ")
+    return [
+        word
+        for word in _WORD.findall(head + _CUT.sub("", " " + rest))
+        if word.lower() not in _STOP and len(word) >= 3
+    ]
+
+
 @lru_cache(maxsize=8192)
-def _replaced(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]] | None:
-    """The stems of what ``text`` names as replaced, its words as written, and the stems of
-    what it names as ended ("finished the Google cert"); or None."""
+def _replaced(
+    text: str,
+) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]] | None:
+    """The stems of what ``text`` names as replaced, its words as written, the stems of what
+    it names as ended ("finished the Google cert") and of the people it names as gone
+    ("grace left"); or None."""
     text = text[:_MAX]
     if not _CUE.search(text) or NOT_HELD.search(text):
         return None
     stems: set[str] = set()
     written: set[str] = set()
     ended: set[str] = set()
-    for pattern in _REPLACED:
+    people: set[str] = set()
+    for pattern in (*_REPLACED, *_GONE):
         for match in pattern.finditer(text):
-            head, _, rest = match.group("y").strip().partition(" ")
-            for word in _WORD.findall(head + _CUT.sub("", " " + rest)):
-                if word.lower() in _STOP or len(word) < 3:
-                    continue
-                (ended if pattern is _ENDED else stems).add(stem(word))
+            for word in _thing_words(match.group("y")):
+                bag = ended if pattern is _ENDED else people if pattern in _PEOPLE else stems
+                bag.add(stem(word))
                 written.add(word.lower().removesuffix("'s"))
-    if not stems and not ended:
+    if not stems and not ended and not people:
         return None
-    return frozenset(stems), frozenset(written), frozenset(ended)
+    return frozenset(stems), frozenset(written), frozenset(ended), frozenset(people)
 
 
 def _holds(words: frozenset[str], ended: frozenset[str]) -> bool:
@@ -134,16 +196,22 @@ def _names(text: str) -> tuple[frozenset[str], frozenset[str]]:
             continue
         if _NUMBERED.match(text, match.end()):
             continue  # "Stage 3", "Year 7": a numbered thing, not a name
+        if match.start() and text[match.start() - 1].isdigit():
+            continue  # "350Mb", "1Password": a unit or a product glued to a number
         every.add(name)
         if at > 0 or word.lower().endswith("'s") or _DOER.match(text):
             later.add(name)
     return frozenset(every), frozenset(later)
 
 
-def one_owner(new_text: str, old_text: str, thing: frozenset[str] = frozenset()) -> bool:
+def one_owner(
+    new_text: str, old_text: str, thing: frozenset[str] = frozenset(), people_told: bool = False
+) -> bool:
     """Whether two facts are told of one owner: a capitalised name both hold (outside
     ``thing``), or no person the other does not name (two names, "I" beside "Tom", "I" beside
-    "he", "my sister" beside "I" are two owners)."""
+    "he", "my sister" beside "I" are two owners). ``people_told``: the new fact tells of the
+    earlier fact's person leaving, so a person it names is the one who comes after ("grace
+    left, interim lead is Omar" / "I report to Grace Liu"), not a second owner."""
     new_all, new_later = _names(new_text)
     old_all, old_later = _names(old_text)
     if bool(_KIN.search(new_text[:_MAX])) != bool(_KIN.search(old_text[:_MAX])):
@@ -153,6 +221,8 @@ def one_owner(new_text: str, old_text: str, thing: frozenset[str] = frozenset())
     new_later, old_later = new_later - thing, old_later - thing
     if new_later and old_later:
         return False  # two people: "Tom cycles instead of driving" / "Ana drives to work"
+    if people_told:
+        return True
     new_first, old_first = bool(_FIRST.search(new_text)), bool(_FIRST.search(old_text))
     new_third, old_third = bool(_THIRD.search(new_text)), bool(_THIRD.search(old_text))
     if new_first and (old_later or old_third) and not old_first:
@@ -188,10 +258,58 @@ def _two_scopes(new_text: str, old_text: str, thing: frozenset[str]) -> bool:
     return bool(new and old and not new & old)
 
 
+def _gone_people(people: frozenset[str], new_text: str, old_text: str) -> frozenset[str]:
+    """The people gone whom the earlier fact holds as a value, not as its owner ("Alice left"
+    ends no "Alice lives in Paris"), and in a role unless they died or split up."""
+    opening = _WORD.match(old_text.strip())
+    owner = stem(opening.group(0).lower().removesuffix("'s")) if opening else ""
+    people = frozenset(person for person in people if person != owner)
+    ended = any(pattern.search(new_text[:_MAX]) for pattern in _PERSON_ENDED)
+    if people and not ended and not _ROLE.search(old_text[:_MAX]):
+        return frozenset()
+    return people
+
+
+def _name_run(text: str, stems: frozenset[str]) -> frozenset[str]:
+    """The capitalised words beside a person's name in ``text`` ("Grace Liu" for "grace"),
+    lower case: one person's names, not a second person."""
+    words = _WORD.findall(text[:_MAX])
+    run: set[str] = set()
+    for at, word in enumerate(words):
+        if stem(word.lower().removesuffix("'s")) not in stems:
+            continue
+        for near in words[at + 1 : at + 3]:
+            if not near[:1].isupper():
+                break
+            run.add(near.lower().removesuffix("'s"))
+    return frozenset(run)
+
+
 def names_replaced(text: str) -> bool:
     """Whether ``text`` names a thing as replaced or ended ("instead of the bus", "switched
-    from Vim to"): then whether it closes a fact is this module's to say."""
-    return _replaced(text) is not None
+    from Vim to"): then whether it closes a fact is this module's to say. A thing told gone
+    ("cancelled Virgin", "grace left") is not counted: a fact this module leaves open for
+    its owner may still be a change of another reading's."""
+    text = text[:_MAX]
+    return bool(
+        _CUE.search(text)
+        and not NOT_HELD.search(text)
+        and any(
+            _thing_words(match.group("y"))
+            for pattern in _REPLACED
+            for match in pattern.finditer(text)
+        )
+    )
+
+
+def people_left(text: str) -> frozenset[str]:
+    """The people ``text`` tells left ("grace left", "Mensah retired"), lower case: whether
+    a fact of theirs ends is this module's to say (only a role ends with them)."""
+    return frozenset(
+        word.lower().removesuffix("'s")
+        for match in _PERSON_LEFT.finditer(text[:_MAX])
+        for word in _thing_words(match.group("y"))
+    )
 
 
 def replaced(new_text: str, old_text: str) -> tuple[str, str] | None:
@@ -200,10 +318,14 @@ def replaced(new_text: str, old_text: str) -> tuple[str, str] | None:
     found = _replaced(new_text)
     if found is None:
         return None
-    stems, written, ended = found
+    stems, written, ended, people = found
     words = _words(old_text)
     shared = (stems & words) | (ended if _holds(words, ended) else frozenset())
-    if not shared or not one_owner(new_text, old_text, written):
+    gone = _gone_people(people & words, new_text, old_text)
+    shared |= gone
+    if gone:
+        written = written | _name_run(old_text, gone)
+    if not shared or not one_owner(new_text, old_text, written, people_told=shared == gone):
         return None
     if EVENT.search(old_text[:_MAX]) or _two_scopes(new_text, old_text, stems | ended):
         return None

@@ -16,23 +16,17 @@ from tests.plugins.rules.test_rules_supersession import LATER, SAID, _closed
 CLOSES = [
     # the old value named again beside the change
     ("alerts go through Opsgenie", "ripped out Opsgenie, paging is on incident.io now"),
-    ("We host the docs on GitBook", "cancelled GitBook, docs are in the repo from now on"),
     ("Ravi takes ibuprofen for his back", "Ravi's on naproxen now, ibuprofen upset his stomach"),
     ("I commute on an old Trek", "bought a Cube, the Trek got stolen"),
     # the thing named again, the value changed
     ("Demo day in the Orion room", "demo day's in the Vega room from now on"),
     ("Mei is lead on android", "Mei has gone to Stripe. Lead android dev is Sol now"),
-    ("Our contact at Acme is Petra", "Petra left Acme, the account manager is Joon now"),
-    # the old thing ended in a clause of its own, read by the slots as a subject
-    ("Dad's dentist is Dr Mensah on Hill St", "Dad's been moved to Dr Ortiz, Mensah retired"),
     # the thing a change verb moves is the subject both facts share
     ("invoicing service owned by Team Billing", "invoicing moved to Finance Ops in the reorg"),
     ("demo mon 10am", "Demo -> Tuesday 11am"),
     ("the mobile app uses npm", "We switched the mobile app to bun, delete package-lock"),
     # one word in two forms ("swim" / "swimming")
     ("Noah's swimming is Mondays 5pm", "Noah's swim lessons moved to Wednesdays"),
-    # a verb before the shared name is no kind of it ("joined" / "cancelled")
-    ("Joined FitSpace on Mill Rd", "cancelled fitspace, swimming at the lido instead"),
 ]
 
 

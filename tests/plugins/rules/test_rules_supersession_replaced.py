@@ -24,6 +24,36 @@ CLOSES = [
         "I have a gym membership at PureGym",
         "Gave up my PureGym membership, running outside instead",
     ),
+    # cancelled, removed, not renewed, off, out of: the old thing gone
+    ("We host the docs on GitBook", "cancelled GitBook, docs are in the repo from now on"),
+    ("Joined FitSpace on Mill Rd", "cancelled fitspace, swimming at the lido instead"),
+    ("broadband is Virgin, 350Mb", "Community Fibre engineer came today, cancelling Virgin"),
+    ("deps are managed with poetry", "uv for everything, poetry removed in #412"),
+    (
+        "design files are in Sketch cloud",
+        "all design work is in Figma, Sketch licences not renewed",
+    ),
+    ("using LastPass for passwords", "Exported everything out of LastPass into Bitwarden"),
+    ("Our vault is in LastPass", "we're off lastpass, everything's in 1Password"),
+    ("Friday lunch is always at Franco's", "Franco's closed :( Friday lunch is at Dishoom now"),
+    (
+        "jordan's email is jordan.k@gmail.com",
+        "Jordan's new address is jk@kim.dev, old gmail is dead",
+    ),
+    # an ending's thing stops at a time word ("the store last week" is "the store")
+    (
+        "Nate works at the video game store",
+        "nate's streaming full time now, quit the store last week",
+    ),
+    # a person gone from a role
+    ("Our contact at Acme is Petra", "Petra left Acme, the account manager is Joon now"),
+    ("Dad's dentist is Dr Mensah on Hill St", "Dad's been moved to Dr Ortiz, Mensah retired"),
+    ("Reorg done - I report to Grace Liu", "grace left, interim lead is Omar until they backfill"),
+    ("therapy with Julia on Wednesdays", "first session with Mark today, Julia left the clinic"),
+    ("Gran's consultant is Mr Adeyemi", "Gran's under Dr Kaur, Mr Adeyemi went to another trust"),
+    # a pet that died, a couple that split: whatever was told of them ends
+    ("Aunt Linda has a budgie called Kiwi", "she's got a puppy!! Kiwi passed in the spring"),
+    ("Leo's seeing a nurse called Hannah", "Leo and Hannah split up, he's with Marco now"),
 ]
 
 
@@ -34,6 +64,13 @@ def test_a_thing_named_as_replaced_closes_the_fact_that_holds_it(old: str, new: 
 
 
 STAYS = [
+    # a person leaving ends a role, not the fact they are the owner of, nor a pastime
+    ("Alice lives in Paris", "Alice left"),
+    ("I play tennis with Tom on Sundays", "Tom left, the office is quiet"),
+    ("Kemi's driving instructor is Dave", "Kemi passed her driving test"),
+    # a cancelled thing the earlier fact does not hold
+    ("car insurance is with Direct Line", "cancelled the Aviva home policy"),
+    ("The team meets on Mondays", "Wei's off sick, Bea covers on-call"),
     # another owner: two names, a name beside "I", "I" beside "he", a relative beside "I"
     ("Ana drives to work", "I cycle instead of driving"),
     ("Tom uses Trello", "Ana replaced Trello with Linear"),
