@@ -26,7 +26,12 @@ from pathlib import Path
 
 from benchmarks.fact_updates_cases import UNRELATED, Case
 from memex_core.domain.contracts import PluginContext
-from memex_core.domain.memory.validity import Supersession, SupersessionJudge, TimedFact
+from memex_core.domain.memory.validity import (
+    Supersession,
+    SupersessionJudge,
+    TimedFact,
+    unknown_start,
+)
 
 NOW = float("inf")
 
@@ -148,11 +153,18 @@ def run_case(judge: SupersessionJudge, case: Case) -> Outcome:
         except Exception as exc:  # a judge that raises is scored as reading no time
             outcome.errors.append(f"valid_from({fact.text!r}): {exc!r}")
             valid_from.append(fact.at)
+        until = _ended(judge, fact.text, fact.at)
+        if until is not None and until < valid_from[index]:
+            valid_from[index] = unknown_start(until)
         new = TimedFact(None, fact.text, valid_from[index], fact.at)
+        # As remember does (memex_core.services.supersession.plan): a fact that ended by its
+        # own words ("the monolith was on Rails 4.2 through 2019") is shown only the facts
+        # that began before it ended.
         earlier = [
             TimedFact(f"m{j}", case.facts[j].text, valid_from[j], case.facts[j].at)
             for j in reversed(range(index))
             if j not in outcome.closed
+            and (until is None or valid_from[j] < min(valid_from[index], until))
         ]
         try:
             closings = judge.supersedes(new, earlier) if earlier else []
@@ -163,6 +175,18 @@ def run_case(judge: SupersessionJudge, case: Case) -> Outcome:
             old = int(closing.memory_id[1:])
             outcome.closed.setdefault(old, index)
     return outcome
+
+
+def _ended(judge: SupersessionJudge, text: str, said_at: float) -> float | None:
+    """When the judge reads ``text`` as over by its own words (an optional reading), or None."""
+    reads = getattr(judge, "valid_until", None)
+    if not callable(reads):
+        return None
+    try:
+        until = reads(text, said_at)
+    except Exception:  # a judge that raises reads no end
+        return None
+    return None if until is None else float(until)
 
 
 def run(judge: SupersessionJudge, cases: Sequence[Case]) -> list[Outcome]:

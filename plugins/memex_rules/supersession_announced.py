@@ -59,7 +59,8 @@ _OPENER = re.compile(r"^\s*([a-z]+)", re.IGNORECASE)
 #: A fact opening with someone's name as the one it tells of: "Marcus is captain", "Mrs
 #: Dunmore is treasurer", "Colin chairs the residents' association", "Ellie quit Monzo".
 _NAMED = re.compile(
-    r"^\s*(?:(?:Mrs?|Ms|Dr|Prof)\.?\s+)?([A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|"
+    r"^\s*(?:(?:Mrs?|Ms|Dr|Prof)\.?\s+)?([A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\s+"
+    r"(?:(?:now|still|just|also|finally)\s+)?(?:is|was|has|had|"
     r"chairs|leads|runs|plays|lives|works|manages|owns|does|takes|coaches|teaches|quit|left|"
     r"got|went|took|joined|[a-z]+ed|[a-z]{2,}[^s\W]s)\b"
 )
@@ -89,7 +90,8 @@ _LOOSE_TIES = word_set(
     "apr jun jul aug sep sept oct nov dec january february march april may june july august "
     "september october november december monday tuesday wednesday thursday friday saturday "
     "sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays mon tue tues wed "
-    "weds thu thur thurs fri sat sun"
+    "weds thu thur thurs fri sat sun days every per utc gmt bst cet pst est user users seat "
+    "seats editor editors"
 )
 _OPENING = re.compile(r"[a-z][a-z0-9'+#.-]*")
 #: How many opening words a fact's subject is read in ("Our cloud budget", "The gym
@@ -117,7 +119,10 @@ _NOT_MODIFIERS = word_set(
 
 #: Heads that name no other thing than the word before them ("the billing service" is
 #: billing).
-_GENERIC_HEADS = word_set("service services app system project repo server account plan")
+_GENERIC_HEADS = word_set(
+    "service services app system project repo server account plan lesson lessons class "
+    "classes session sessions"
+)
 _COPULAS = word_set("is are was were has have had will be")
 
 
@@ -274,13 +279,15 @@ def announced(new_text: str, old_text: str) -> tuple[str, str] | None:
     new, old = new_text[:MAX_CHARS], old_text[:MAX_CHARS]
     if not announces_change(new, new_counts=False) or NOT_HELD.search(new) or EVENT.search(old):
         return None
-    if names_replaced(new) or _PART.match(new):
-        return None  # "the tram instead of the bus in Berlin", "one of my coffees": not this
+    if names_replaced(new) or _PART.match(new) or _BESIDE_EARLIER.search(new):
+        return None  # "the tram instead of the bus in Berlin", "one of my coffees", "... too"
     both = _shared_words(new, old)
     if _two_things(new, old, both) or _two_people(new, old):
         return None
     if _two_owners(new, old):
         return None  # "Ravi's standup is on Mondays" / "Our standup moved to Tuesdays now"
+    if _moved_elsewhere(new, old):
+        return None  # "upgraded Django to 5.0 in the shop backend" / "shop backend ... 3.11"
     changed = {w for w in _changed_thing(new, old) if _same_head(new, old, w)}
     subjects = ((_subject_words(new) - _ended_here(new)) | _subject_words(old)) - changed
     shared = _ties(new, both - subjects)
@@ -312,6 +319,77 @@ def _changed_thing(new: str, old: str) -> frozenset[str]:
             words |= set(_SUBJECT_WORD.findall(_OWNED.sub("", found.group("thing")).lower()))
     lowered = set(_LOWER_WORD.findall(new)) | set(_LOWER_WORD.findall(old))
     return frozenset(w for w in words - _DETERMINERS if w in lowered)
+
+
+def _moved_elsewhere(new: str, old: str) -> bool:
+    """Whether the object a change verb of ``new`` moves is a thing ``old`` does not hold
+    ("upgraded Django to 5.0 in the shop backend" / "shop backend targets python 3.11"), or
+    another kind of it ("upgraded my road bike" / "commuter bike: Brompton"). A subject that
+    moved is not read so: "api port changed to 8000" updates "api listens on 8080"."""
+    held = _stems(content_words(old))
+    for start, end in change_verbs(new):
+        verb, rest = new[start:end], new[end:]
+        found = None if _HANDED.match(verb) else _OBJECT.match(rest)
+        if found is None or _ONWARD.match(rest):
+            continue
+        words = [w for w in _thing_words(found.group("thing")) if w not in _NOT_THINGS]
+        if not words or words[-1] in _GENERIC_HEADS or words[-1] in _LOOSE_TIES:
+            continue
+        stems = _stems(set(words))
+        if stems[words[-1]] not in held.values():
+            return True
+        kind = words[-2] if len(words) > 1 else None
+        if kind and _another_kind(kind, old, words[-1], new):
+            return True
+    return False
+
+
+def _another_kind(kind: str, old: str, head: str, new: str) -> bool:
+    """Whether ``old`` tells of another kind of ``head`` than ``kind``: a different word in
+    lower case right before it, neither written in the other fact ("road bike" /
+    "commuter bike"; not "reading goal" / "Goodreads goal", a name)."""
+    old_kind = _modifier_any(old, head)
+    if old_kind is None or re.search(rf"\b{re.escape(old_kind)}\b", old) is None:
+        return False  # none, or written with a capital: a name's
+    stems = _stems({kind, old_kind})
+    if stems[kind] == stems[old_kind]:
+        return False  # "payments bugs" / "payment bugs"
+    return kind not in old.lower() and old_kind not in new.lower()
+
+
+#: Words an object slot may hold that name no thing: pronouns and particles ("rebooked us
+#: onto", "moved out to").
+_NOT_THINGS = word_set("us them it me him her everyone everything out over back up down in")
+
+
+def _thing_words(thing: str) -> list[str]:
+    """The content words of a thing as a change verb names it, owner and determiners left
+    out ("my road bike": road, bike)."""
+    words = _SUBJECT_WORD.findall(_OWNED.sub("", thing).lower())
+    skipped = _DETERMINERS | _NOT_MODIFIERS | _COPULAS | _AUXILIARIES
+    return [w for w in words if w not in skipped]
+
+
+_AUXILIARIES = word_set("been got just all finally officially now also still")
+
+
+def _modifier_any(text: str, word: str) -> str | None:
+    """The content word right before ``word`` anywhere in ``text`` ("commuter" of
+    "commuter bike: Brompton"), or None."""
+    words = _OPENING.findall(text.lower())
+    for before, after in pairwise(words):
+        if after == word and before not in _NOT_MODIFIERS and before not in COMMON_WORDS:
+            return before
+    return None
+
+
+def _owners(text: str) -> frozenset[str]:
+    """The one whose thing a fact opens with, in any case ("ollie's on 6ml ...")."""
+    found = _THEIRS.match(text)
+    return frozenset({found.group(1).lower()}) if found else frozenset()
+
+
+_THEIRS = re.compile(r"(?i)^\s*([a-z][\w-]*)'s\s")
 
 
 def _names(text: str) -> frozenset[str]:
@@ -354,7 +432,9 @@ def next_point(new_text: str, old_text: str) -> tuple[str, str] | None:
         return None
     if EVENT.search(old) or _BESIDE_EARLIER.search(new) or _two_owners(new, old):
         return None
-    both = content_words(new) & content_words(old)
+    if _moved_elsewhere(new, old):
+        return None  # "upgraded helm to 3.14 on the prod runners" / "prod cluster on k8s 1.29"
+    both = content_words(new) & content_words(old) - _owners(new) - _owners(old)
     if _two_things(new, old, both) or _two_people(new, old):
         return None
     if not both - _LOOSE_TIES - _names(new) - _names(old):

@@ -103,9 +103,15 @@ _STOP = word_set(
     "moved changed switched cut dropped raised reduced increased decreased revised bumped "
     "pushed rescheduled back gone went go goes going happen happens happened "
     "team teams people person persons folks staff members member total number amount "
-    "km kms miles mile kg kgs lbs pounds stone percent k "
+    "km kms miles mile kg kgs lbs pounds stone percent k mo mth wk yr pcm pw pa "
     "one two three four five six seven eight nine ten twice once "
     "after before since until till because while the'"
+)
+#: Words of no thing that, right before a noun, name a kind of it ("weekday alarm",
+#: "evening run", "Team plan"): two facts with two of them tell of two things.
+_KIND_STOPS = word_set(
+    "weekday weekdays weekend weekends morning mornings afternoon afternoons evening evenings "
+    "night nights lunchtime summer winter spring autumn daily weekly monthly yearly team"
 )
 #: Verbs of a measure: shared alone, they do not say the two facts measure one thing.
 _MEASURE_VERBS = word_set(
@@ -223,7 +229,8 @@ def _read(text: str) -> _Reading | None:
         root = stem(word)
         root = _PRICE_NAMES.get(root, root)
         if word.lower() in _STOP or len(root) < 2 or root in units:
-            before = ""
+            # "weekday alarm" / "weekend alarm": a word of time names no thing, but a kind
+            before = root if word.lower() in _KIND_STOPS else ""
             continue
         if before:
             pairs.add((before, root))
@@ -286,6 +293,8 @@ _NAMED = re.compile(r"\s[A-Z][a-z]|^\s*[A-Z][a-z][\w-]*(?:'s\s+\w+)?\s+\w+s\b")
 #: An opening name told of in the third person: "Ana eats", "Ana has".
 _DOER = re.compile(r"^\s*([A-Z][a-z][\w-]*)\s+(?!is\b|was\b)\w+s\b")
 _WORD_LOWER = re.compile(r"\b[a-z][\w-]*")
+#: A fact opening with someone's possessive, in any case: "finn's pocket money".
+_THEIRS = re.compile(r"(?i)^\s*([a-z][\w-]*)'s\s")
 _MINE = re.compile(r"(?i)\b(?:i|i'm|i've|my|we|we're|our|us)\b")
 
 
@@ -302,6 +311,9 @@ def _other_owner(one: str, other: str) -> bool:
     a named owner (or doer) and the user's own."""
     doer = _DOER.match(one)
     if doer and doer.group(1).lower() not in _WORD_LOWER.findall(other):
+        theirs = _THEIRS.match(other)  # "Isla gets £3" / "finn's pocket money went up"
+        if theirs and theirs.group(1).lower() not in one.lower():
+            return True
         return bool(_MINE.search(other)) and not _DOER.match(other)
     owner = _OWNER.match(one)
     if not owner or (owner.group(1) or "").lower() in _WORD_LOWER.findall(other):
@@ -333,6 +345,38 @@ def _two_kinds(word: str, new: _Reading, old: _Reading, depth: int = 3) -> bool:
     return depth > 0 and all(_two_kinds(shared, new, old, depth - 1) for shared in one & other)
 
 
+#: A count and the lower-case noun it counts, right after it: "5 FTEs", "3 open reqs".
+_COUNTED = re.compile(r"(?i)(?<![\w.,])\d+(?:[.,]\d+)*\s+([a-z][a-z-]{3,})\b")
+#: Nouns that count the same people: "4 engineers" / "6 devs" count one team.
+_PEOPLE = frozenset(
+    stem(word)
+    for word in word_set(
+        "engineers engineer devs dev developers developer people persons staff ftes fte "
+        "members folks heads hires employees"
+    )
+)
+
+
+def _counted(text: str) -> frozenset[str]:
+    nouns = set()
+    for match in _COUNTED.finditer(text[:400]):
+        word = match.group(1)
+        if word[:1].isupper() and word[1:2].islower():
+            continue  # "4 Ferndale Rd": a name, not a noun counted
+        root = stem(word)
+        if word.lower() in _STOP and root not in _PEOPLE:
+            continue  # "14 Sept", "3 days": time, not a thing counted
+        nouns.add("people" if root in _PEOPLE else root)
+    return frozenset(nouns)
+
+
+def _two_counted(new_text: str, old_text: str) -> bool:
+    """Whether each fact counts a noun the other does not: "data team: 5 FTEs" / "data team
+    now has 2 contractors" (but "4 engineers" / "6 devs" count the same people)."""
+    new, old = _counted(new_text), _counted(old_text)
+    return bool(new and old and not new & old)
+
+
 def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
     """Why ``new_text`` closes ``old_text`` as another measure of the same thing (see the
     module doc), as (key, reason), or None."""
@@ -349,6 +393,8 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
         common.add(new.first)  # "Demo day ..." / "Demos happen ...": inflected, not a name
     if _other_owner(new_text, old_text) or _other_owner(old_text, new_text):
         return None  # "Priya's rent is £900" / "My rent is £1,200 now"
+    if _two_counted(new_text, old_text):
+        return None  # "data team: 5 FTEs" / "data team now has 2 contractors": two counts
     named, old_named = new.low | {new.first}, old.low | {old.first}
     shared = {
         word

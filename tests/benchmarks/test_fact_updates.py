@@ -177,3 +177,27 @@ def test_end_to_end_on_a_handful(cases: list[Case], tmp_path: Path) -> None:
     assert all(a.current_unfloored is not None for a in home.answered[:2])
     assert all(len(a.outcome.valid_from) == len(a.outcome.case.facts) for a in home.answered)
     assert not any(a.outcome.errors for a in home.answered)  # no closing across cases
+
+
+class _EndsIn2019(CloseSameSubject):
+    """Closes every earlier fact of the same subject, and reads "through 2019" as over."""
+
+    def valid_until(self, text: str, said_at: float) -> float | None:
+        return datetime(2020, 1, 1, tzinfo=UTC).timestamp() if "through 2019" in text else None
+
+
+def test_a_fact_over_by_its_own_words_is_shown_only_facts_begun_before_it_ended(
+    cases: list[Case],
+) -> None:
+    """As remember does: "the monolith was on Rails 4.2 through 2019", told in 2024, closes
+    no "monolith is on Rails 7.1" said in 2024."""
+    late = next(c for c in cases if c.type == LATE)
+    said = datetime(2024, 3, 1, tzinfo=UTC).timestamp()
+    facts = [
+        replace(late.facts[0], text="monolith is on Rails 7.1", at=said),
+        replace(late.facts[1], text="monolith was on Rails 4.2 through 2019", at=said + 86400),
+    ]
+    (outcome,) = run(_EndsIn2019(), [replace(late, facts=facts)])
+    assert outcome.closed == {}
+    (plain,) = run(CloseSameSubject(), [replace(late, facts=facts)])
+    assert plain.closed == {0: 1}

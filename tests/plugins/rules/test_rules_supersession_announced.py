@@ -14,6 +14,9 @@ from memex_rules.supersession_settings import JudgeSettingError
 from tests.plugins.rules.test_rules_supersession import LATER, SAID, _closed
 
 CLOSES = [
+    # a kind named as a name, or the same kind in two forms, is the same thing
+    ("My Goodreads goal this year is 24 books", "Lowered my reading goal to 15, busy year"),
+    ("pls file payment bugs in Jira, project PAY", "payments bugs moved to Linear, team key PAY"),
     # the old value named again beside the change
     ("alerts go through Opsgenie", "ripped out Opsgenie, paging is on incident.io now"),
     ("Ravi takes ibuprofen for his back", "Ravi's on naproxen now, ibuprofen upset his stomach"),
@@ -37,6 +40,17 @@ def test_a_change_naming_the_earlier_thing_closes_it(old: str, new: str) -> None
 
 
 STAYS = [
+    # told beside the earlier one ("too"); a time zone, a per-seat unit, "every" tie nothing
+    ("I'm tech lead on Checkout", "started as interview lead for the backend loop too"),
+    ("nightly DB backup runs 02:00 UTC", "log rotation cron changed to 04:30 UTC"),
+    ("GitHub Team is $4/user/month", "Copilot Business is $19/user/month, approved"),
+    ("I'm on the support rota every other Tuesday", "my on-call week is now every month"),
+    # what the change verb moves is another thing, or another kind of it
+    ("shop backend targets python 3.11", "upgraded Django to 5.0 in the shop backend"),
+    ("backend services build on Java 17", "upgraded Gradle to 8.5 across the backend services"),
+    ("commuter bike: Brompton", "upgraded my road bike to a Canyon Endurace"),
+    # another person, named with "now" before the verb
+    ("I report to Nadia", "Jamal now reports to me, moved over from the data team"),
     # no change said, or only "new": another thing
     ("We host the docs on GitBook", "The GitBook theme is dark"),
     ("Jo plays shooting guard for her team", "Jo found a new gym for basketball training"),
@@ -89,6 +103,8 @@ def test_a_new_point_of_the_earlier_series_closes_it(old: str, new: str) -> None
 
 
 SERIES_STAYS = [
+    ("prod cluster on k8s 1.29", "upgraded helm to 3.14 on the prod deploy runners"),
+    ("Ollie's Calpol dose is 7.5ml now he's 4", "ollie's on 6ml of amoxicillin 3x a day"),
     # another thing's number, tied by nothing but a change word
     ("My Spotify subscription is £11", "The gym fee went up to £13"),
     # told beside the earlier one

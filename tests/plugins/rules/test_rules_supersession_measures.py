@@ -10,6 +10,8 @@ from memex_rules.supersession_measures import measure_changed
 from tests.plugins.rules.test_rules_supersession import _closed
 
 CLOSES = [
+    # one team's people, counted in two words
+    ("mobile team is 4 engineers", "Mobile: 6 devs after the two new hires"),
     # a count or an amount with its noun elided or reworded
     ("The platform team is 6 engineers", "The platform is down to 4 after the layoffs"),
     ("We're planning to hire 10 engineers this year", "Hiring plan got cut to 4"),
@@ -52,6 +54,14 @@ def test_another_measure_of_the_same_thing_closes_the_earlier_one(old: str, new:
 
 
 STAYS = [
+    # two kinds of one thing, named by a word of time or "team"; a per-month unit ties nothing
+    ("weekday alarm 6:30", "weekend alarm now 8:00 for parkrun"),
+    ("Pro plan $29/mo", "Team plan is now $99/mo"),
+    ("Datadog costs ~$5k/mo", "Sentry bill went up to $890/mo"),
+    # two nouns counted; another's, named in lower case
+    ("data team: 5 FTEs", "data team now has 2 contractors on the dbt migration"),
+    ("platform team is 8 engineers", "platform now has 3 open reqs, one of them a new EM"),
+    ("Isla gets £3 pocket money a week", "finn's pocket money went up to £8"),
     # nothing shared but the kind of value
     ("Standup is at 9:45", "Planning is on Wednesday"),
     ("The team is 6 engineers", "We have 4 designers"),
