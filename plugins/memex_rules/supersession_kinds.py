@@ -92,6 +92,9 @@ _QUALIFIERS = word_set(
     "weekend weekends holiday holidays travel gaming office school uni university client "
     "clients frontend front-end backend back-end mobile-app"
 )
+#: What a policy or a plan covers ("car insurance", "pet insurance"): two facts that each
+#: name another cover are of two policies (one that names none may renew either).
+_COVERS = word_set("car motor van home house contents buildings pet life health dental travel")
 #: A new fact told as a change.
 _CHANGE = re.compile(
     r"(?i)\b(?:now|these\s+days|nowadays|any\s?more|instead|switched|switch|moved|migrated|"
@@ -381,6 +384,9 @@ def _uses_agree(new: _Value, old: _Value, kind: str, change: bool, strong: bool)
             kinds = ROLES.get(word, frozenset())
             if kinds and kind not in kinds and kinds & value.member.kinds and word not in other:
                 return False  # "Datadog for metrics" is not Datadog for logs
+    covers, old_covers = new_words & _COVERS, old_words & _COVERS
+    if covers and old_covers and not covers & old_covers:
+        return False  # "car insurance with Admiral" / "home insurance moved to Aviva"
     if _qualifiers(new_words, kind) != _qualifiers(old_words, kind):
         return False
     if strong:

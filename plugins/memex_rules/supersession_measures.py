@@ -377,6 +377,32 @@ def _two_counted(new_text: str, old_text: str) -> bool:
     return bool(new and old and not new & old)
 
 
+#: A dose and the word right beside it, the medicine's: "5mg amlodipine", "atorvastatin 20mg".
+_DOSE = re.compile(
+    r"(?i)(?:\b([a-z][a-z-]{3,})\s+)?\d+(?:\.\d+)?\s?(?:mg|mcg|ml|iu)\b"
+    r"(?:\s+(?:of\s+)?([a-z][a-z-]{3,}))?"
+)
+
+
+def _dosed(text: str) -> frozenset[str]:
+    return frozenset(
+        stem(word)
+        for match in _DOSE.finditer(text[:400])
+        for word in match.groups()
+        if word and word.lower() not in _STOP and word.lower() not in _DOSE_WORDS
+    )
+
+
+_DOSE_WORDS = word_set("takes take taking dose doses tablet tablets pill pills daily once twice")
+
+
+def _two_doses(new_text: str, old_text: str) -> bool:
+    """Whether the two facts dose two medicines: "Mum takes 5mg amlodipine" / "mum's new
+    statin is atorvastatin 20mg" (but "GP upped dad's amlodipine to 10mg" doses the same)."""
+    new, old = _dosed(new_text), _dosed(old_text)
+    return bool(new and old and not new & old)
+
+
 def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
     """Why ``new_text`` closes ``old_text`` as another measure of the same thing (see the
     module doc), as (key, reason), or None."""
@@ -393,7 +419,7 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
         common.add(new.first)  # "Demo day ..." / "Demos happen ...": inflected, not a name
     if _other_owner(new_text, old_text) or _other_owner(old_text, new_text):
         return None  # "Priya's rent is £900" / "My rent is £1,200 now"
-    if _two_counted(new_text, old_text):
+    if _two_counted(new_text, old_text) or _two_doses(new_text, old_text):
         return None  # "data team: 5 FTEs" / "data team now has 2 contractors": two counts
     named, old_named = new.low | {new.first}, old.low | {old.first}
     shared = {

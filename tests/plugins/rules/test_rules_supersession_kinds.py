@@ -11,6 +11,11 @@ from memex_rules.value_kinds import members
 from tests.plugins.rules.test_rules_supersession import _closed
 
 CLOSES = [
+    # a renewal that names no cover renews the one policy told
+    (
+        "Car insurance is with Admiral, renews in March",
+        "Renewed with LV= this time, Admiral wanted more",
+    ),
     # the team's tools: no attribute word shared, one kind of value, told as a change
     ("We keep our tasks in Trello", "Tasks live in Asana these days"),
     ("Our CI is CircleCI", "Builds run on GitHub Actions now"),
@@ -62,6 +67,9 @@ def test_a_value_of_the_same_kind_closes_the_earlier_one(old: str, new: str) -> 
 
 
 STAYS = [
+    # two policies, each naming its own cover
+    ("car insurance with Admiral, renews Oct", "home insurance moved to Aviva, £21/month"),
+    ("car insurance is with Direct Line", "home insurance renewed with Aviva, £212"),
     # two plain statements: one may hold beside the other
     ("We use Jira", "We use Linear"),
     # another use of the kind, or another thing of the owner's
