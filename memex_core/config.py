@@ -44,6 +44,8 @@ component's own settings::
     floor_near = true          # memory: keep a fact near the floor beside a kept one of its owner
     floor_chain = true         # memory: keep a fact under the floor beside a kept one of its chain
     floor_series = true        # memory: ... or of its series of numbers ("53,900 on the clock")
+    chain_successor = true     # memory: a closed fact found hands its place to the current one
+                               # that closed it ("therapy with Julia" -> "Julia left, Mark now")
 
     [index]                    # what the indexes see of a conversation turn
     keyword_context_turns = 2  # earlier turns indexed with each turn (0: the turn alone)

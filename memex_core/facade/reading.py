@@ -33,6 +33,7 @@ from memex_core.domain.search_options import MODES, SearchOptions, make_filters
 from memex_core.domain.search_results import SearchResults
 from memex_core.errors import AmbiguousIdError, MemexError, UnknownIdError, require_query
 from memex_core.services.beside_kept import BesideKept
+from memex_core.services.chain_successor import with_successors
 from memex_core.services.indexing import EMBEDDER_SETTING
 from memex_core.services.newer_first import AS_OF_KIN_SIMILARITY, MUTUAL_SIMILARITY, newer_first
 from memex_core.services.search import (
@@ -253,6 +254,8 @@ class Reader:
         depth = limit
         while True:
             valid = self._valid(found, held)
+            if held.moment is None:
+                valid = self._successors(found.results, valid)
             if len(valid) >= limit or len(found.results) < depth or depth >= MAX_DEPTH:
                 if not valid and found.results and held.moment is not None and looser:
                     return self._search(looser, limit, held, query)
@@ -295,6 +298,27 @@ class Reader:
             typed=answer_kind(query) if setting("newer_first_typed", False) else None,
         )
         return found
+
+    def _successors(self, found: list[Any], valid: list[Any]) -> list[Any]:
+        """``valid`` with each closed fact found replaced by the current fact that closed it
+        (:mod:`memex_core.services.chain_successor`; ``[search] chain_successor = false``
+        turns it off)."""
+        if not self._parts.config.search_setting("chain_successor", True):
+            return valid
+        catalog = self._parts.catalog
+
+        def fragment_of(memory_id: str) -> Fragment | None:
+            fragments = catalog.conversation_fragments(memory_id)
+            return fragments[0] if fragments else None
+
+        return with_successors(
+            found,
+            valid,
+            lambda f: f.conversation_id if is_memory(f) else "",
+            catalog.memory_successors,
+            catalog.memory_validity,
+            fragment_of,
+        )
 
     def _valid(self, found: SearchResults, held: HeldAt) -> list[Any]:
         ids = [r.fragment.conversation_id for r in found.results if is_memory(r.fragment)]

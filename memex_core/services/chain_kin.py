@@ -30,12 +30,12 @@ def chain_kept(candidates: Sequence[tuple[str, str, bool]], successors: Successo
     memories = [(i, memory, kept) for i, memory, kept in candidates if memory]
     if not any(kept for *_, kept in memories) or all(kept for *_, kept in memories):
         return set()
-    latest = _latest({memory for _, memory, _ in memories}, successors)
+    latest = latest_of({memory for _, memory, _ in memories}, successors)
     kept_chains = {latest[memory] for _, memory, kept in memories if kept}
     return {i for i, memory, kept in memories if not kept and latest[memory] in kept_chains}
 
 
-def _latest(memory_ids: set[str], successors: SuccessorsOf) -> dict[str, str]:
+def latest_of(memory_ids: set[str], successors: SuccessorsOf) -> dict[str, str]:
     """Each memory id -> the last fact of its chain (itself when nothing closed it)."""
     closed_by: dict[str, str] = {}
     asked: set[str] = set()
@@ -58,4 +58,4 @@ def _latest(memory_ids: set[str], successors: SuccessorsOf) -> dict[str, str]:
     return out
 
 
-__all__ = ["MAX_STEPS", "SuccessorsOf", "chain_kept"]
+__all__ = ["MAX_STEPS", "SuccessorsOf", "chain_kept", "latest_of"]

@@ -131,7 +131,13 @@ GP, OKORO = (
 )
 
 
-def _floored(home: Path, judge: str, floor_kin: bool = True, floor_chain: bool = True) -> Memex:
+def _floored(
+    home: Path,
+    judge: str,
+    floor_kin: bool = True,
+    floor_chain: bool = True,
+    chain_successor: bool = True,
+) -> Memex:
     """A fixed relevance floor the later fact (no word of the question) falls under."""
     return fast_memex(
         home,
@@ -139,6 +145,7 @@ def _floored(home: Path, judge: str, floor_kin: bool = True, floor_chain: bool =
         search={
             "floor_kin": floor_kin,
             "floor_chain": floor_chain,
+            "chain_successor": chain_successor,
             "min_semantic_similarity": 0.5,
         },
     )
@@ -160,13 +167,15 @@ def test_a_fact_under_the_floor_stays_beside_a_kept_fact_about_the_same_thing(
 
 
 def test_the_successor_of_a_closed_fact_is_not_lost_under_the_floor(tmp_path: Path) -> None:
-    # kept as the closed fact's kin (its vector), or as of its chain (the judge's link)
-    for name, floor_kin, floor_chain in (
-        ("off", False, False),
-        ("kin", True, False),
-        ("chain", False, True),
+    # kept as the closed fact's kin (its vector), as of its chain (the judge's link), or in
+    # the closed fact's place (chain_successor)
+    for name, floor_kin, floor_chain, successor in (
+        ("off", False, False, False),
+        ("kin", True, False, False),
+        ("chain", False, True, False),
+        ("successor", False, False, True),
     ):
-        with _floored(tmp_path / name, "rules", floor_kin, floor_chain) as mx:
+        with _floored(tmp_path / name, "rules", floor_kin, floor_chain, successor) as mx:
             mx.remember(GP, user="u", at=T0)
             mx.remember(OKORO, user="u", at=T0 + 30 * DAY)
             assert _texts(mx, "Who is my GP?") == ([] if name == "off" else [OKORO])
