@@ -100,7 +100,9 @@ def build_supersession_judge(context: PluginContext) -> RulesSupersessionJudge:
     from memex_rules.supersession_settings import parse_judge_settings
 
     settings = parse_judge_settings(context.settings)
-    return RulesJudge(changes_named_again=settings.changes_named_again)
+    return RulesJudge(
+        changes_named_again=settings.changes_named_again, moved_subjects=settings.moved_subjects
+    )
 
 
 @hookimpl

@@ -95,11 +95,13 @@ class RulesSupersessionJudge:
     """Decides by text rules which earlier facts a new fact closes (see the module doc).
 
     ``changes_named_again``: whether the readings of
-    :mod:`memex_rules.supersession_announced` close too (``[supersession.rules]``,
+    :mod:`memex_rules.supersession_announced` close too; ``moved_subjects``: whether the
+    subject a change verb moves ties two facts there (``[supersession.rules]``,
     :mod:`memex_rules.supersession_settings`)."""
 
-    def __init__(self, *, changes_named_again: bool = True) -> None:
+    def __init__(self, *, changes_named_again: bool = True, moved_subjects: bool = False) -> None:
         self.changes_named_again = changes_named_again
+        self.moved_subjects = moved_subjects
 
     def valid_from(self, text: str, said_at: float) -> float:
         """The time ``text`` names for its fact ("in 2019", "since May 2023", "two weeks
@@ -177,7 +179,7 @@ class RulesSupersessionJudge:
     def _named_again(self, new: str, old: str) -> tuple[str, str] | None:
         if not self.changes_named_again:
             return None
-        return announced(new, old) or next_point(new, old)
+        return announced(new, old, moved_subjects=self.moved_subjects) or next_point(new, old)
 
 
 #: Multi-valued attributes whose value a fact may end ("We dropped Redis", "gave up coffee").

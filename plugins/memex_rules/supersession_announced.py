@@ -273,9 +273,14 @@ def _two_people(new: str, old: str) -> bool:
     return one != other and one not in old.lower() and other not in new.lower()
 
 
-def announced(new_text: str, old_text: str) -> tuple[str, str] | None:
+def announced(
+    new_text: str, old_text: str, *, moved_subjects: bool = False
+) -> tuple[str, str] | None:
     """Why ``new_text``, worded as a change, closes ``old_text`` by naming its thing again
-    (see the module doc), as (key, reason), or None."""
+    (see the module doc), as (key, reason), or None. ``moved_subjects``: a subject both facts
+    share ties them when it is what the change verb moves ("billing moved to Platform" /
+    "billing service owned by Team Payments"); off by default, for its wrong closings
+    ("the office moved to King's Cross" / "team office days are Tue/Thu")."""
     new, old = new_text[:MAX_CHARS], old_text[:MAX_CHARS]
     if not announces_change(new, new_counts=False) or NOT_HELD.search(new) or EVENT.search(old):
         return None
@@ -289,7 +294,9 @@ def announced(new_text: str, old_text: str) -> tuple[str, str] | None:
     if _moved_elsewhere(new, old):
         return None  # "upgraded Django to 5.0 in the shop backend" / "shop backend ... 3.11"
     changed = {w for w in _changed_thing(new, old) if _same_head(new, old, w)}
-    subjects = ((_subject_words(new) - _ended_here(new)) | _subject_words(old)) - changed
+    subjects = (_subject_words(new) - _ended_here(new)) | _subject_words(old)
+    if moved_subjects:
+        subjects -= changed
     shared = _ties(new, both - subjects)
     if not shared or shared <= people_left(new):
         return None  # "Tom left" ends a role of Tom's (supersession_replaced), no pastime

@@ -14,6 +14,12 @@ is Datadog") and a new point of the earlier fact's series of numbers ("Rent 1,45
 They close many more of the updates people write, at a small risk of closing an unrelated
 fact (benchmark 21: docs/concepts/memory.md gives both); a home that puts never closing a
 fact wrongly first turns them off.
+
+``moved_subjects`` (default false) lets a subject both facts share tie them when it is what
+the change verb moves ("billing moved to Platform" closes "billing service owned by Team
+Payments"). It closes a few more updates and many more unrelated facts of one subject ("the
+office moved to King's Cross" / "team office days are Tue/Thu"; on benchmark 21's blind4
+split 3 more updates closed exactly and 8 more unrelated facts closed wrongly), so it is off.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ class JudgeSettingError(MemexError):
 @dataclass(frozen=True)
 class JudgeSettings:
     changes_named_again: bool = True
+    moved_subjects: bool = False
 
 
 _HINTS = {
@@ -41,6 +48,10 @@ _HINTS = {
         "earlier fact's thing again, or continues its numbers, closes it"
     ),
 }
+_HINTS["moved_subjects"] = (
+    "true or false (default false): whether, among those changes, the subject a change verb "
+    "moves ties two facts ('billing moved to Platform' / 'billing owned by Team Payments')"
+)
 _TABLE = SettingsTable("config.toml [supersession.rules]", JudgeSettingError, hints=_HINTS)
 
 

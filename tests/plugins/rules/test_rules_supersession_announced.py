@@ -14,9 +14,8 @@ from memex_rules.supersession_settings import JudgeSettingError
 from tests.plugins.rules.test_rules_supersession import LATER, SAID, _closed
 
 CLOSES = [
-    # a kind named as a name, or the same kind in two forms, is the same thing
+    # a kind named as a name is the same thing
     ("My Goodreads goal this year is 24 books", "Lowered my reading goal to 15, busy year"),
-    ("pls file payment bugs in Jira, project PAY", "payments bugs moved to Linear, team key PAY"),
     # the old value named again beside the change
     ("alerts go through Opsgenie", "ripped out Opsgenie, paging is on incident.io now"),
     ("Ravi takes ibuprofen for his back", "Ravi's on naproxen now, ibuprofen upset his stomach"),
@@ -24,13 +23,30 @@ CLOSES = [
     # the thing named again, the value changed
     ("Demo day in the Orion room", "demo day's in the Vega room from now on"),
     ("Mei is lead on android", "Mei has gone to Stripe. Lead android dev is Sol now"),
-    # the thing a change verb moves is the subject both facts share
+]
+
+#: The thing a change verb moves is the subject both facts share: closed only with
+#: ``[supersession.rules] moved_subjects = true`` (it closes unrelated facts of one subject
+#: too: "the office moved to King's Cross" / "team office days are Tue/Thu").
+MOVED_SUBJECTS = [
     ("invoicing service owned by Team Billing", "invoicing moved to Finance Ops in the reorg"),
     ("demo mon 10am", "Demo -> Tuesday 11am"),
     ("the mobile app uses npm", "We switched the mobile app to bun, delete package-lock"),
-    # one word in two forms ("swim" / "swimming")
+    # one word in two forms ("swim" / "swimming", "payments" / "payment")
     ("Noah's swimming is Mondays 5pm", "Noah's swim lessons moved to Wednesdays"),
+    ("pls file payment bugs in Jira, project PAY", "payments bugs moved to Linear, team key PAY"),
 ]
+
+
+@pytest.mark.parametrize(("old", "new"), MOVED_SUBJECTS)
+def test_a_moved_subject_closes_only_when_asked(old: str, new: str, tmp_path: Path) -> None:
+    assert announced(new, old) is None, (old, new)
+    assert announced(new, old, moved_subjects=True) is not None, (old, new)
+    judge = build_supersession_judge(PluginContext(tmp_path, {"moved_subjects": True}))
+    closed = judge.supersedes(
+        TimedFact(None, new, LATER, LATER), [TimedFact("m1", old, SAID, SAID)]
+    )
+    assert [c.memory_id for c in closed] == ["m1"], (old, new)
 
 
 @pytest.mark.parametrize(("old", "new"), CLOSES)
@@ -125,18 +141,19 @@ def test_numbers_of_another_thing_owner_or_plan_stay_open(old: str, new: str) ->
 def test_the_setting_turns_both_readings_off(tmp_path: Path) -> None:
     on = build_supersession_judge(PluginContext(tmp_path))
     off = build_supersession_judge(PluginContext(tmp_path, {"changes_named_again": False}))
-    for old, new in (CLOSES[1], SERIES_CLOSES[0]):
+    for old, new in (CLOSES[2], SERIES_CLOSES[0]):
         earlier = [TimedFact("m1", old, SAID, SAID)]
         new_fact = TimedFact(None, new, LATER, LATER)
         assert [c.memory_id for c in on.supersedes(new_fact, earlier)] == ["m1"]
         assert off.supersedes(new_fact, earlier) == []
 
 
+@pytest.mark.parametrize("key", ["changes_named_again", "moved_subjects"])
 @pytest.mark.parametrize("value", ["no", 0, 1.0])
 def test_a_setting_that_is_no_boolean_is_refused_naming_the_fix(
-    tmp_path: Path, value: object
+    tmp_path: Path, value: object, key: str
 ) -> None:
-    with pytest.raises(JudgeSettingError, match=r"\[supersession.rules\] changes_named_again"):
-        build_supersession_judge(PluginContext(tmp_path, {"changes_named_again": value}))
+    with pytest.raises(JudgeSettingError, match=rf"\[supersession.rules\] {key}"):
+        build_supersession_judge(PluginContext(tmp_path, {key: value}))
     with pytest.raises(JudgeSettingError, match="unknown setting"):
         build_supersession_judge(PluginContext(tmp_path, {"changes_named": True}))
