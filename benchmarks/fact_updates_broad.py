@@ -26,7 +26,8 @@ UTC (a minute apart within a case, so two facts of one day keep their order). A 
 ``b-<writer>-<u|l|n>-<line number>`` (``k-`` for blind): appending lines keeps the earlier ids.
 ``--split blind2`` converts the second blind split the same way (writers ``f`` and ``g``, text
 under ``datasets/fact_updates_blind2/``, ids ``m-<writer>-...``), ``--split blind3`` the third
-(writers ``h`` and ``i``, ``datasets/fact_updates_blind3/``, ids ``n-<writer>-...``).
+(writers ``h`` and ``i``, ``datasets/fact_updates_blind3/``, ids ``n-<writer>-...``) and
+``--split blind4`` the fourth (``j``, ``k``, ``datasets/fact_updates_blind4/``, ``p-...``).
 """  # noqa: E501
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ from benchmarks.fact_updates_cases import (
     BLIND2_FILE,
     BLIND3,
     BLIND3_FILE,
+    BLIND4,
+    BLIND4_FILE,
     BLIND_FILE,
     BROAD,
     BROAD_FILE,
@@ -99,6 +102,14 @@ SPLIT_OF = {
         BLIND3_FILE,
         DATASETS / "fact_updates_blind3",
         DATASETS / "fact_updates_blind3_questions.jsonl",
+    ),
+    BLIND4: Split(
+        BLIND4,
+        "p",
+        ("j", "k"),
+        BLIND4_FILE,
+        DATASETS / "fact_updates_blind4",
+        DATASETS / "fact_updates_blind4_questions.jsonl",
     ),
 }
 FILES = {UPDATE: "updates", LATE: "late", UNRELATED: "unrelated"}

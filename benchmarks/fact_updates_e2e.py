@@ -2,8 +2,8 @@
 never fresh), for recall's switches: ``[search] newer_first``, ``floor_kin``, ``floor_near`` and
 ``floor_chain`` off and on (``nonear``: the first two on, the last two off; ``nochain``: all
 on but ``floor_chain``; ``nochange``: all on but ``newer_first_change``; ``nostanding``: all on but
-``newer_first_standing``; ``nosuccessor``: all on but ``chain_successor``; ``typed``: all on and
-``newer_first_typed``).
+``newer_first_standing``; ``nosuccessor``: all on but ``chain_successor``; ``nonamed``: all on, the rules judge's
+``changes_named_again`` off; ``typed``: all on and ``newer_first_typed``).
 
 Each variant is one home (the rules judge, MiniLM + Chroma with the facts' vectors from the
 bench cache) holding every case of the splits asked; figures per split: current on top,
@@ -55,6 +55,8 @@ VARIANTS = {
     "nosuccessor": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\n"
     "floor_chain = true\nchain_successor = false\n",
     "on": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\nfloor_chain = true\n",
+    "nonamed": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\n"
+    "floor_chain = true\n\n[supersession.rules]\nchanges_named_again = false\n",
     "typed": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\n"
     "floor_chain = true\nnewer_first_typed = true\n",
 }
