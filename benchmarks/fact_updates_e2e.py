@@ -1,9 +1,10 @@
-"""Benchmark 21's end-to-end level alone, on the tuning splits (dev, test, broad, blind;
-never fresh), for recall's switches: ``[search] newer_first``, ``floor_kin``, ``floor_near`` and
-``floor_chain`` off and on (``nonear``: the first two on, the last two off; ``nochain``: all
-on but ``floor_chain``; ``nochange``: all on but ``newer_first_change``; ``nostanding``: all on but
-``newer_first_standing``; ``nosuccessor``: all on but ``chain_successor``; ``nonamed``: all on, the rules judge's
-``changes_named_again`` off; ``typed``: all on and ``newer_first_typed``).
+"""Benchmark 21's end-to-end level alone, on the tuning splits (dev, test, broad, blind...;
+never fresh), for recall's switches: ``[search] newer_first``, ``floor_kin``, ``floor_near``
+and ``floor_chain`` off and on (``nonear``: the first two on, the last two off; ``nochain``:
+all on but ``floor_chain``; ``nochange``: all on but ``newer_first_change``; ``nostanding``:
+all on but ``newer_first_standing``; ``nosuccessor``: all on but ``chain_successor``;
+``nonamed``: all on, the rules judge's ``changes_named_again`` off; ``typed``: all on and
+``newer_first_typed``).
 
 Each variant is one home (the rules judge, MiniLM + Chroma with the facts' vectors from the
 bench cache) holding every case of the splits asked; figures per split: current on top,
