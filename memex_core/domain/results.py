@@ -45,7 +45,9 @@ class SearchResult:
 
     ``evidence`` says what kept it (see :mod:`memex_core.domain.relevance`):
     ``"keyword"``, ``"semantic"`` (kept on meaning alone: it shares too few of the
-    query's words to count) or ``"both"``; None where a caller built it by hand.
+    query's words to count) or ``"both"``; ``"chain"`` for a current memory fact shown in
+    the place of the closed fact it replaced, which the search found
+    (:mod:`memex_core.services.chain_successor`); None where a caller built it by hand.
     ``reasons``: why the ranker put it where it is, in words (the default ``rerank``: the
     features of its model that raised it most against the other candidates); empty when
     the ranker did not re-order it.
