@@ -90,6 +90,7 @@ EVIDENCE_LABELS = {
     "semantic": "evidence: meaning alone",
     "both": "evidence: words + meaning",
     "slot": "evidence: sets what the question asks",
+    "chain": "evidence: closed the fact that matched",
 }
 
 
