@@ -126,6 +126,7 @@ _ANYMORE = compile_pattern(r"\s+(?:anymore|any\s+more)\b")
 _IMPLIED_I = re.compile(
     r"^(?=(?:[A-Z][a-z]{2,}ed|Got|Went|Sold|Bought|Left|Quit|Took|Gave|Began|Cut|Put|Upped|"
     r"Swapped|Dropped|Stopped|Shipped|Ported|Traded|Started|Finally|Just|Recently|Now|Also|"
+    r"(?i:started|joined|reporting|first\s+(?:day|week|month)\s+at)|"
     r"(?:Catching|Getting|Taking)(?=\s+the\s+\d))\s)"
 )
 
@@ -280,6 +281,7 @@ def shaped_slots(text: str) -> tuple[Slot, ...]:
 
 _CLAUSES = compile_pattern(
     r"(?<!\bdr)(?<!\bmr)(?<!\bms)(?<!\bmrs)(?<!\bst)[.!?]+\s+|\s*;\s*|\s*,\s+(?:and\s+|but\s+)?|\s+(?:and|but|then)\s+"
+    r"|\s+[-\u2013\u2014]+\s+"
 )
 _STARTS_WITH_VERB = compile_pattern(
     rf"^(?:(?:{ADVERB_WORDS}|no\s+longer|never)\s+)*(?:am|is|are|was|has|have|had|got|"

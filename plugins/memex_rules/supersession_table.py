@@ -162,6 +162,15 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         change=True,
     ),
     Rule("works at", r"worked\s+(?:at|for)\s+(?P<v>.+)", kind="employer", past=True),
+    # "first week at Wise done", "Jonas's first week at Klarna went well": a new employer
+    Rule(
+        "works at",
+        r"^(?P<s>[\w-]+?)(?:'s)?\s+first\s+(?:day|week|month|shift)\s+(?:at|with)\s+"
+        r"(?P<v>(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*)*)(?:\s+.*)?",
+        kind="joined",
+        change=True,
+        whole=True,
+    ),
     # "I spent two years at Deliveroo": time spent at a company (a name) is a job held
     Rule(
         "works at",

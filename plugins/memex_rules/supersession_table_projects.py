@@ -417,7 +417,8 @@ PROJECT_RULES: tuple[Rule, ...] = (
     Rule(
         "boss",
         # "works under" a name (not "under pressure", "under the radar")
-        r"(?:(?:reports|answers)\s+(?:directly\s+)?to\s+|(?:works\s+(?:directly\s+)?under|"
+        r"(?:(?:reports|answers|is\s+reporting|am\s+reporting|reporting)\s+(?:directly\s+)?to\s+|"
+        r"(?:works\s+(?:directly\s+)?under|"
         r"is\s+managed\s+by)\s+(?=(?-i:[A-Z])))(?P<v>.+)",
         kind="plain",
     ),

@@ -43,6 +43,15 @@ CLOSES = [
     ("Alice lives in Paris", "Alice moved out of Paris", "alice: lives in"),
     ("User lives in Oslo", "I just moved to Lisbon", "user: lives in"),
     ("I live in Oslo", "User is now based in Bergen", "user: lives in"),
+    # a first week at a new place of work; reporting to someone else, after a dash
+    (
+        "started at Ocado Technology today",
+        "first week at Wise done, the onboarding is intense",
+        None,
+    ),
+    ("Jonas is a data scientist at Spotify", "Jonas's first week at Klarna went well", None),
+    ("my manager is Gareth Lowe", "reorg \u2014 reporting to Nadia Shah now", None),
+    ("My manager is Tom Reyes", "Reorg done - I report to Grace Liu", None),
     ("User's city is Oslo", "User lives in Bergen", "user: lives in"),
     # work
     ("Alice works at Google", "Alice works at Microsoft", "alice: works at"),
