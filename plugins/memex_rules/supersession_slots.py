@@ -126,7 +126,8 @@ _ANYMORE = compile_pattern(r"\s+(?:anymore|any\s+more)\b")
 _IMPLIED_I = re.compile(
     r"^(?=(?:[A-Z][a-z]{2,}ed|Got|Went|Sold|Bought|Left|Quit|Took|Gave|Began|Cut|Put|Upped|"
     r"Swapped|Dropped|Stopped|Shipped|Ported|Traded|Started|Finally|Just|Recently|Now|Also|"
-    r"(?i:started|joined|reporting|first\s+(?:day|week|month)\s+at)|"
+    r"(?i:started|joined|reporting|first\s+(?:day|week|month)\s+at|went|got|moved|switched|"
+    r"bought|sold|quit|took|dropped|stopped|upgraded|swapped|cancelled|finally)|"
     r"(?:Catching|Getting|Taking)(?=\s+the\s+\d))\s)"
 )
 
