@@ -53,7 +53,7 @@ CLOSES = [
     ("my manager is Gareth Lowe", "reorg \u2014 reporting to Nadia Shah now", None),
     ("My manager is Tom Reyes", "Reorg done - I report to Grace Liu", None),
     # a note opening with its verb in lower case is the user's
-    ("I'm vegetarian (still eat eggs + cheese)", "went vegan in January, so far so good", None),
+    ("I'm vegetarian (still eat eggs + cheese)", "went vegan, so far so good", None),
     ("User's city is Oslo", "User lives in Bergen", "user: lives in"),
     # work
     ("Alice works at Google", "Alice works at Microsoft", "alice: works at"),
