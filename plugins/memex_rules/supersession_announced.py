@@ -291,7 +291,7 @@ def announced(
         return None
     if _two_owners(new, old):
         return None  # "Ravi's standup is on Mondays" / "Our standup moved to Tuesdays now"
-    if _moved_elsewhere(new, old):
+    if moved_elsewhere(new, old):
         return None  # "upgraded Django to 5.0 in the shop backend" / "shop backend ... 3.11"
     changed = {w for w in _changed_thing(new, old) if _same_head(new, old, w)}
     subjects = (_subject_words(new) - _ended_here(new)) | _subject_words(old)
@@ -328,7 +328,7 @@ def _changed_thing(new: str, old: str) -> frozenset[str]:
     return frozenset(w for w in words - _DETERMINERS if w in lowered)
 
 
-def _moved_elsewhere(new: str, old: str) -> bool:
+def moved_elsewhere(new: str, old: str) -> bool:
     """Whether the object a change verb of ``new`` moves is a thing ``old`` does not hold
     ("upgraded Django to 5.0 in the shop backend" / "shop backend targets python 3.11"), or
     another kind of it ("upgraded my road bike" / "commuter bike: Brompton"). A subject that
@@ -347,6 +347,45 @@ def _moved_elsewhere(new: str, old: str) -> bool:
             return True
         kind = words[-2] if len(words) > 1 else None
         if kind and _another_kind(kind, old, words[-1], new):
+            return True
+    return False
+
+
+#: "from X to Y": the old value a change names.
+_FROM_TO = re.compile(
+    r"(?i)\bfrom\s+(?:the\s+|our\s+|my\s+)?(?P<x>[\w.+#/-]+(?:\s+[\w.+#/-]+)?)\s+(?:to|into|->|\u2192)\s"
+)
+
+
+#: A version bumped: "bumped Kotlin to 1.9.22", "upgraded Django to 5.0".
+_BUMPED = re.compile(
+    r"(?i)\b(?:bumped|upgraded|downgraded|updated|pinned)\s+(?:the\s+|our\s+)?"
+    r"(?P<x>[a-z][\w.+#-]*)\s+(?:to|from)\s+v?\d"
+)
+
+
+def bumped_elsewhere(new: str, old: str) -> bool:
+    """Whether ``new`` bumps the version of a thing ``old`` does not name ("bumped Kotlin to
+    1.9.22 in the android app" / "android app on Gradle 8.4")."""
+    lowered = old.lower()
+    return any(
+        re.search(rf"\b{re.escape(found.group('x').lower())}", lowered) is None
+        for found in _BUMPED.finditer(new)
+    )
+
+
+def changed_from_elsewhere(new: str, old: str) -> bool:
+    """Whether ``new`` names the old value it changed from ("migrated the web monorepo from
+    yarn to pnpm") and ``old`` holds no word of it ("web monorepo on Node 20 LTS"): the
+    change is of another thing."""
+    held = set(_stems(content_words(old)).values()) | set(re.findall(r"[\w.]+", old.lower()))
+    for found in _FROM_TO.finditer(new):
+        words = [w for w in re.findall(r"[\w.+#-]+", found.group("x").lower()) if len(w) > 1]
+        words = [w for w in words if w not in _DETERMINERS and w not in _NOT_MODIFIERS]
+        if not words:
+            continue
+        stems = _stems({w for w in words if w.isalpha()})
+        if not any(w in held or stems.get(w) in held for w in words):
             return True
     return False
 
@@ -439,7 +478,7 @@ def next_point(new_text: str, old_text: str) -> tuple[str, str] | None:
         return None
     if EVENT.search(old) or _BESIDE_EARLIER.search(new) or _two_owners(new, old):
         return None
-    if _moved_elsewhere(new, old):
+    if moved_elsewhere(new, old):
         return None  # "upgraded helm to 3.14 on the prod runners" / "prod cluster on k8s 1.29"
     both = content_words(new) & content_words(old) - _owners(new) - _owners(old)
     if _two_things(new, old, both) or _two_people(new, old):

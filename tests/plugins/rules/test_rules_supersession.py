@@ -486,6 +486,13 @@ def test_a_fact_that_changes_closes_the_earlier(old: str, new: str, key: str | N
 # --- must not close ----------------------------------------------------------------------------
 
 KEEPS = [
+    # a change of another thing: a version bumped of a thing the earlier fact does not name,
+    # or a value left ("from X to") it does not hold
+    ("android app on Gradle 8.4", "bumped Kotlin to 1.9.22 in the android app"),
+    ("ml pipeline: python 3.11", "bumped torch to 2.3 in the ml pipeline, training 15% faster"),
+    ("web monorepo on Node 20 LTS", "migrated the web monorepo from yarn to pnpm"),
+    ("frontend runs on Node 20 LTS", "we switched the frontend from npm to pnpm"),
+    ("orders service DB: Postgres 15 on RDS", "swapped the orders cache from Redis to Valkey"),
     # the example: the same subject, another attribute
     ("Alice lives in Berlin", "Alice likes Berlin's museums"),
     ("Alice lives in Berlin", "Alice visited Paris"),
