@@ -194,7 +194,23 @@ def _of_another_thing(new: str, old: str) -> bool:
     object its verb moves ("bumped Kotlin to 1.9.22 in the android app" / "android app on
     Gradle 8.4") or the value it names as left ("migrated the web monorepo from yarn to
     pnpm" / "web monorepo on Node 20 LTS"), whichever reading closed."""
-    return bumped_elsewhere(new, old) or changed_from_elsewhere(new, old)
+    if bumped_elsewhere(new, old) or changed_from_elsewhere(new, old):
+        return True
+    # "staging for billing-api upgraded to Node 22" / "billing-api prod runs Node 20"
+    one, other = _ENVIRONMENT.search(new), _ENVIRONMENT.search(old)
+    return bool(one and other and _env(one.group(0)) != _env(other.group(0)))
+
+
+#: The environment a fact tells of, its first named: two facts of two are two things.
+_ENVIRONMENT = re.compile(
+    r"(?i)\b(?:prod|production|staging|stage|stg|preprod|pre-prod|uat|qa|sandbox|local)\b"
+)
+_SAME_ENV = {"production": "prod", "stage": "staging", "stg": "staging", "pre-prod": "preprod"}
+
+
+def _env(word: str) -> str:
+    word = word.lower()
+    return _SAME_ENV.get(word, word)
 
 
 #: Multi-valued attributes whose value a fact may end ("We dropped Redis", "gave up coffee").

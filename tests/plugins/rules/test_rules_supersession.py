@@ -54,6 +54,8 @@ CLOSES = [
     ("My manager is Tom Reyes", "Reorg done - I report to Grace Liu", None),
     # a note opening with its verb in lower case is the user's
     ("I'm vegetarian (still eat eggs + cheese)", "went vegan, so far so good", None),
+    # one environment in two words
+    ("prod runs Node 18", "production upgraded to Node 20", None),
     ("User's city is Oslo", "User lives in Bergen", "user: lives in"),
     # work
     ("Alice works at Google", "Alice works at Microsoft", "alice: works at"),
@@ -493,6 +495,9 @@ KEEPS = [
     ("web monorepo on Node 20 LTS", "migrated the web monorepo from yarn to pnpm"),
     ("frontend runs on Node 20 LTS", "we switched the frontend from npm to pnpm"),
     ("orders service DB: Postgres 15 on RDS", "swapped the orders cache from Redis to Valkey"),
+    # two environments
+    ("billing-api prod runs Node 20", "staging for billing-api upgraded to Node 22 before prod"),
+    ("prod postgres 15.4", "local dev docker image bumped to postgres 16"),
     # the example: the same subject, another attribute
     ("Alice lives in Berlin", "Alice likes Berlin's museums"),
     ("Alice lives in Berlin", "Alice visited Paris"),
