@@ -461,7 +461,9 @@ def _two_owners(new: str, old: str) -> bool:
 
 
 #: A fact told beside the earlier one, not instead of it: "dad also on atorvastatin 20mg".
-_BESIDE_EARLIER = re.compile(r"(?i)\b(?:also|too|as\s+well|another|second|both|plus)\b")
+_BESIDE_EARLIER = re.compile(
+    r"(?i)\b(?:also|too|as\s+well|another|second|both|plus|alongside|on\s+top\s+of)\b"
+)
 
 
 def next_point(new_text: str, old_text: str) -> tuple[str, str] | None:

@@ -170,6 +170,10 @@ def _in_digits(match: re.Match[str]) -> str:
     return _NUMBER_WORDS[said.removeprefix("a ")]
 
 
+#: A phone number ("07700 900461", "+44 7700 900461"): an identifier, not a count.
+_PHONE = re.compile(r"(?:\+\d{1,3}[\s-]?|\b0)\d{2,4}[\s-]?\d{3}[\s-]?\d{3,4}\b")
+
+
 def _values(text: str) -> dict[str, frozenset[str]]:
     found: dict[str, set[str]] = {}
     rest = text
@@ -190,7 +194,7 @@ def _values(text: str) -> dict[str, frozenset[str]]:
         else:
             value = " ".join(match["often"].lower().split())
         found.setdefault("when", set()).add(value)
-    rest = _IN_WORDS.sub(_in_digits, rest)
+    rest = _PHONE.sub(" ", _IN_WORDS.sub(_in_digits, rest))  # "07700 900461": no count
     for match in _COUNT.finditer(rest):
         number, unit = match["n"].replace(",", ""), match["unit"].lower()
         if _YEAR.match(number) and not unit:

@@ -58,6 +58,7 @@ def test_a_change_naming_the_earlier_thing_closes_it(old: str, new: str) -> None
 STAYS = [
     # told beside the earlier one ("too"); a time zone, a per-seat unit, "every" tie nothing
     ("I'm tech lead on Checkout", "started as interview lead for the backend loop too"),
+    ("Hannah is a staff engineer on the data team", "hannah started as tech lead, alongside data"),
     ("nightly DB backup runs 02:00 UTC", "log rotation cron changed to 04:30 UTC"),
     ("GitHub Team is $4/user/month", "Copilot Business is $19/user/month, approved"),
     ("I'm on the support rota every other Tuesday", "my on-call week is now every month"),

@@ -62,6 +62,8 @@ STAYS = [
     ("data team: 5 FTEs", "data team now has 2 contractors on the dbt migration"),
     ("platform team is 8 engineers", "platform now has 3 open reqs, one of them a new EM"),
     ("Isla gets £3 pocket money a week", "finn's pocket money went up to £8"),
+    # a phone number is no count
+    ("Jess's number is 07700 900461", "jess has a new work mobile, 07700 900982, on-call only"),
     # two medicines dosed
     ("Mum takes 5mg amlodipine in the morning", "mum's new statin is atorvastatin 20mg at night"),
     # nothing shared but the kind of value
