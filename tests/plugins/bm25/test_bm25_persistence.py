@@ -276,10 +276,12 @@ from memex_bm25.store import BM25Store
 from memex_core.domain import SearchFilters
 root, stop = Path(sys.argv[1]), Path(sys.argv[2])
 seen = []
-while not stop.exists():
+while not seen or not stop.exists():
     store = BM25Store(root)
     seen.append(store.count())
     store.search("word1 word2", 5, SearchFilters())
+    if len(seen) == 1:
+        print("ready", flush=True)  # imports done: the writer starts now, reads overlap it
 print(" ".join(map(str, seen)))
 """
 
@@ -298,6 +300,9 @@ def test_reader_process_never_sees_half_a_flush(tmp_path: Path) -> None:
         text=True,
     )
     try:
+        # A loaded machine may take longer to start the reader than the writer takes to
+        # flush 40 batches: wait (no sleep) for its first read, so the reads overlap the writes.
+        assert reader.stdout is not None and reader.stdout.readline().strip() == "ready"
         for batch in range(40):
             writer.add(corpus(25, seed=batch, prefix=f"b{batch}-"))
             if batch % 3 == 0:
