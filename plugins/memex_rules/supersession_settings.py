@@ -19,7 +19,7 @@ fact wrongly first turns them off.
 the change verb moves ("billing moved to Platform" closes "billing service owned by Team
 Payments"). It closes a few more updates and many more unrelated facts of one subject ("the
 office moved to King's Cross" / "team office days are Tue/Thu"; on benchmark 21's blind4
-split 3 more updates closed exactly and 8 more unrelated facts closed wrongly), so it is off.
+split 3 more updates closed exactly and 7 more unrelated facts closed wrongly), so it is off.
 """
 
 from __future__ import annotations
