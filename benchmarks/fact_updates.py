@@ -32,6 +32,7 @@ from benchmarks.fact_updates_cases import (
     BLIND2,
     BLIND3,
     BLIND4,
+    BLIND5,
     BROAD,
     DEV,
     FRESH,
@@ -263,6 +264,7 @@ def _description(cases: list[Case]) -> str:
         (BLIND2, _BLIND2),
         (BLIND3, _BLIND3),
         (BLIND4, _BLIND4),
+        (BLIND5, _BLIND5),
         (FRESH, _FRESH),
     ):
         if name in present:
@@ -311,6 +313,12 @@ _BLIND4 = (
     "two more writers, blind to the repository, after the rules were tuned on blind3's wrong "
     "closings: measured once before any tuning on it (see `benchmarks.fact_updates_cases`), "
     "it is a tuning split from then on."
+)
+_BLIND5 = (
+    "*Blind5* ({n} cases, {kinds} kinds of update) was written like blind3 and blind4 on "
+    "2026-11-29 by two more writers, blind to the repository, after the rules were tuned on "
+    "blind4: measured once before any tuning on it (see `benchmarks.fact_updates_cases`), it "
+    "is a tuning split from then on."
 )
 _FRESH = (
     "*Fresh* ({n} cases, {kinds} kinds of update) was written by hand, case by case, after the "

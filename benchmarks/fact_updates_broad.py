@@ -27,7 +27,8 @@ UTC (a minute apart within a case, so two facts of one day keep their order). A 
 ``--split blind2`` converts the second blind split the same way (writers ``f`` and ``g``, text
 under ``datasets/fact_updates_blind2/``, ids ``m-<writer>-...``), ``--split blind3`` the third
 (writers ``h`` and ``i``, ``datasets/fact_updates_blind3/``, ids ``n-<writer>-...``) and
-``--split blind4`` the fourth (``j``, ``k``, ``datasets/fact_updates_blind4/``, ``p-...``).
+``--split blind4`` the fourth (``j``, ``k``, ``datasets/fact_updates_blind4/``, ``p-...``),
+``--split blind5`` the fifth (``l``, ``m``, ``datasets/fact_updates_blind5/``, ``q-...``).
 """  # noqa: E501
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ from benchmarks.fact_updates_cases import (
     BLIND3_FILE,
     BLIND4,
     BLIND4_FILE,
+    BLIND5,
+    BLIND5_FILE,
     BLIND_FILE,
     BROAD,
     BROAD_FILE,
@@ -110,6 +113,14 @@ SPLIT_OF = {
         BLIND4_FILE,
         DATASETS / "fact_updates_blind4",
         DATASETS / "fact_updates_blind4_questions.jsonl",
+    ),
+    BLIND5: Split(
+        BLIND5,
+        "q",
+        ("l", "m"),
+        BLIND5_FILE,
+        DATASETS / "fact_updates_blind5",
+        DATASETS / "fact_updates_blind5_questions.jsonl",
     ),
 }
 FILES = {UPDATE: "updates", LATE: "late", UNRELATED: "unrelated"}

@@ -122,6 +122,10 @@ BLIND3_FILE = DATASETS / "fact_updates_blind3.jsonl"
 #: rules judge alone: updates closed exactly 52/170, wrong closings 21/370 (5.7%; 28 with the
 #: rules of 704c300, before the blind3 guards; 8 with changes_named_again off).
 BLIND4_FILE = DATASETS / "fact_updates_blind4.jsonl"
+#: The fifth blind split (issue 30): written like blind3 and blind4 by two more writers (``l``,
+#: ``m``) on 2026-11-29, after the rules were tuned on blind4, to measure them untuned once
+#: more; measured once, then tuned on.
+BLIND5_FILE = DATASETS / "fact_updates_blind5.jsonl"
 #: Questions for each fact of an unrelated pair, written by hand apart from the cases
 #: (``{"id": case id, "questions": [{"fact": 0, "question": ..., "answer": ...}, ...]}``):
 #: recall must put the fact asked about on top, not its newer neighbour.
@@ -132,19 +136,29 @@ PAIR_QUESTION_FILES = (
     DATASETS / "fact_updates_blind2_questions.jsonl",
     DATASETS / "fact_updates_blind3_questions.jsonl",
     DATASETS / "fact_updates_blind4_questions.jsonl",
+    DATASETS / "fact_updates_blind5_questions.jsonl",
 )
-#: Every split: dev and test (FILES), broad, blind, blind2, blind3, blind4, fresh.
-ALL_FILES = (*FILES, BROAD_FILE, BLIND_FILE, BLIND2_FILE, BLIND3_FILE, BLIND4_FILE, FRESH_FILE)
+#: Every split: dev and test (FILES), broad, blind, blind2 to blind5, fresh.
+ALL_FILES = (
+    *FILES,
+    BROAD_FILE,
+    BLIND_FILE,
+    BLIND2_FILE,
+    BLIND3_FILE,
+    BLIND4_FILE,
+    BLIND5_FILE,
+    FRESH_FILE,
+)
 #: The files of the splits that may be tuned on (every one but fresh).
-TUNING_FILES = (*FILES, BROAD_FILE, BLIND_FILE, BLIND2_FILE, BLIND3_FILE, BLIND4_FILE)
+TUNING_FILES = tuple(path for path in ALL_FILES if path != FRESH_FILE)
 
 UPDATE, LATE, UNRELATED = "update", "late", "unrelated"
 TYPES = (UPDATE, LATE, UNRELATED)
 DEV, TEST, BROAD, FRESH = "dev", "test", "broad", "fresh"
-BLIND, BLIND2, BLIND3, BLIND4 = "blind", "blind2", "blind3", "blind4"
-SPLITS = (DEV, TEST, BROAD, BLIND, BLIND2, BLIND3, BLIND4, FRESH)
+BLIND, BLIND2, BLIND3, BLIND4, BLIND5 = "blind", "blind2", "blind3", "blind4", "blind5"
+SPLITS = (DEV, TEST, BROAD, BLIND, BLIND2, BLIND3, BLIND4, BLIND5, FRESH)
 #: The splits written by hand apart from the dev/test set, in the order they were written.
-WRITTEN_APART = (BROAD, BLIND, BLIND2, BLIND3, BLIND4, FRESH)
+WRITTEN_APART = (BROAD, BLIND, BLIND2, BLIND3, BLIND4, BLIND5, FRESH)
 #: Seed of the dev/test split: a case is dev when the hash of seed and id falls in the first third.
 SPLIT_SEED = "fact-updates-2026"
 

@@ -1,4 +1,4 @@
-"""The later blind splits of the knowledge-update set (issue 30), blind2 to blind4: each
+"""The later blind splits of the knowledge-update set (issue 30), blind2 to blind5: each
 committed file is what its writers' text converts to, and loads sound with a question for
 each fact of every unrelated pair."""
 
@@ -11,13 +11,14 @@ import pytest
 
 from benchmarks import fact_updates_cases as sets
 from benchmarks.fact_updates_broad import SPLIT_OF, convert
-from benchmarks.fact_updates_cases import BLIND2, BLIND3, BLIND4, load, pair_questions
+from benchmarks.fact_updates_cases import BLIND2, BLIND3, BLIND4, BLIND5, load, pair_questions
 
 #: split -> (its id prefix, the fewest updates, late facts and unrelated pairs it holds)
 LATER = {
     BLIND2: ("m-", (170, 45, 140)),
     BLIND3: ("n-", (150, 45, 300)),
     BLIND4: ("p-", (150, 45, 300)),
+    BLIND5: ("q-", (150, 45, 300)),
 }
 
 
