@@ -124,7 +124,12 @@ BLIND3_FILE = DATASETS / "fact_updates_blind3.jsonl"
 BLIND4_FILE = DATASETS / "fact_updates_blind4.jsonl"
 #: The fifth blind split (issue 30): written like blind3 and blind4 by two more writers (``l``,
 #: ``m``) on 2026-11-29, after the rules were tuned on blind4, to measure them untuned once
-#: more; measured once, then tuned on.
+#: more; measured once, then tuned on. First measured at 82a7536 (11:00 UTC), 540 cases (170
+#: updates, 50 late, 320 pairs): current on top 0.836 (184/220; 185 with changes_named_again
+#: off; 182 with the rules of 704c300, the session's start), as-of 0.941 (207/220), the pairs'
+#: asked fact 520/640 (521 off; 517 at 704c300); rules judge alone: updates closed exactly
+#: 56/170, wrong closings 15/370 (4.1%; 31/170 and 9/370 with changes_named_again off; 58/170
+#: and 30/370, 8.1%, with the rules of 704c300).
 BLIND5_FILE = DATASETS / "fact_updates_blind5.jsonl"
 #: Questions for each fact of an unrelated pair, written by hand apart from the cases
 #: (``{"id": case id, "questions": [{"fact": 0, "question": ..., "answer": ...}, ...]}``):
