@@ -33,6 +33,11 @@ WHEN_STARTED = (
 )
 
 
+#: A fact opening with someone's possessive, in any case ("finn's pocket money", "Ollie's
+#: Calpol dose"): group 1 is the owner. Notes are typed in lower case, names too.
+OPENING_POSSESSOR = re.compile(r"(?i)^\s*([a-z][\w-]*)'s\s")
+
+
 def word_set(text: str) -> frozenset[str]:
     """The space-separated words of ``text`` as a set (keeps long word lists readable)."""
     return frozenset(text.split())

@@ -48,7 +48,7 @@ from memex_core.domain.memory.change_words import (
     content_words,
 )
 from memex_core.domain.memory.quantity_series import same_series
-from memex_rules.rules_text import RELATIVES, word_set
+from memex_rules.rules_text import OPENING_POSSESSOR, RELATIVES, word_set
 from memex_rules.supersession_replaced import EVENT, NOT_HELD, names_replaced, people_left
 from memex_rules.supersession_slots import MAX_CHARS, read_slots, rough_subject
 
@@ -291,7 +291,7 @@ def announced(
         return None
     if _two_owners(new, old):
         return None  # "Ravi's standup is on Mondays" / "Our standup moved to Tuesdays now"
-    if moved_elsewhere(new, old):
+    if _moved_elsewhere(new, old):
         return None  # "upgraded Django to 5.0 in the shop backend" / "shop backend ... 3.11"
     changed = {w for w in _changed_thing(new, old) if _same_head(new, old, w)}
     subjects = (_subject_words(new) - _ended_here(new)) | _subject_words(old)
@@ -328,7 +328,7 @@ def _changed_thing(new: str, old: str) -> frozenset[str]:
     return frozenset(w for w in words - _DETERMINERS if w in lowered)
 
 
-def moved_elsewhere(new: str, old: str) -> bool:
+def _moved_elsewhere(new: str, old: str) -> bool:
     """Whether the object a change verb of ``new`` moves is a thing ``old`` does not hold
     ("upgraded Django to 5.0 in the shop backend" / "shop backend targets python 3.11"), or
     another kind of it ("upgraded my road bike" / "commuter bike: Brompton"). A subject that
@@ -431,11 +431,8 @@ def _modifier_any(text: str, word: str) -> str | None:
 
 def _owners(text: str) -> frozenset[str]:
     """The one whose thing a fact opens with, in any case ("ollie's on 6ml ...")."""
-    found = _THEIRS.match(text)
+    found = OPENING_POSSESSOR.match(text)
     return frozenset({found.group(1).lower()}) if found else frozenset()
-
-
-_THEIRS = re.compile(r"(?i)^\s*([a-z][\w-]*)'s\s")
 
 
 def _names(text: str) -> frozenset[str]:
@@ -480,7 +477,7 @@ def next_point(new_text: str, old_text: str) -> tuple[str, str] | None:
         return None
     if EVENT.search(old) or _BESIDE_EARLIER.search(new) or _two_owners(new, old):
         return None
-    if moved_elsewhere(new, old):
+    if _moved_elsewhere(new, old):
         return None  # "upgraded helm to 3.14 on the prod runners" / "prod cluster on k8s 1.29"
     both = content_words(new) & content_words(old) - _owners(new) - _owners(old)
     if _two_things(new, old, both) or _two_people(new, old):

@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memex_rules.rules_text import word_set
+from memex_rules.rules_text import OPENING_POSSESSOR, word_set
 from memex_rules.wording import NUMBERS
 
 _DAYS = {
@@ -297,8 +297,6 @@ _NAMED = re.compile(r"\s[A-Z][a-z]|^\s*[A-Z][a-z][\w-]*(?:'s\s+\w+)?\s+\w+s\b")
 #: An opening name told of in the third person: "Ana eats", "Ana has".
 _DOER = re.compile(r"^\s*([A-Z][a-z][\w-]*)\s+(?!is\b|was\b)\w+s\b")
 _WORD_LOWER = re.compile(r"\b[a-z][\w-]*")
-#: A fact opening with someone's possessive, in any case: "finn's pocket money".
-_THEIRS = re.compile(r"(?i)^\s*([a-z][\w-]*)'s\s")
 _MINE = re.compile(r"(?i)\b(?:i|i'm|i've|my|we|we're|our|us)\b")
 
 
@@ -315,7 +313,7 @@ def _other_owner(one: str, other: str) -> bool:
     a named owner (or doer) and the user's own."""
     doer = _DOER.match(one)
     if doer and doer.group(1).lower() not in _WORD_LOWER.findall(other):
-        theirs = _THEIRS.match(other)  # "Isla gets £3" / "finn's pocket money went up"
+        theirs = OPENING_POSSESSOR.match(other)  # "Isla gets £3" / "finn's pocket money went up"
         if theirs and theirs.group(1).lower() not in one.lower():
             return True
         return bool(_MINE.search(other)) and not _DOER.match(other)

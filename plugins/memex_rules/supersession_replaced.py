@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 from memex_rules.rules_text import RELATIVES, word_set
 from memex_rules.supersession_measures import stem
@@ -145,13 +146,22 @@ def _thing_words(thing: str) -> list[str]:
     ]
 
 
+class _Named(NamedTuple):
+    """What a text names as replaced or gone: stems of the things replaced, its words as
+    written, stems of what it ended ("finished the Google cert") and of the people gone
+    ("grace left"); ``replacing``: whether a replaced or ended form named it (not only a
+    form of a thing told gone)."""
+
+    stems: frozenset[str]
+    written: frozenset[str]
+    ended: frozenset[str]
+    people: frozenset[str]
+    replacing: bool
+
+
 @lru_cache(maxsize=8192)
-def _replaced(
-    text: str,
-) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]] | None:
-    """The stems of what ``text`` names as replaced, its words as written, the stems of what
-    it names as ended ("finished the Google cert") and of the people it names as gone
-    ("grace left"); or None."""
+def _replaced(text: str) -> _Named | None:
+    """What ``text`` names as replaced, ended or gone (see :class:`_Named`), or None."""
     text = text[:_MAX]
     if not _CUE.search(text) or NOT_HELD.search(text):
         return None
@@ -159,15 +169,19 @@ def _replaced(
     written: set[str] = set()
     ended: set[str] = set()
     people: set[str] = set()
+    replacing = False
     for pattern in (*_REPLACED, *_GONE):
         for match in pattern.finditer(text):
             for word in _thing_words(match.group("y")):
                 bag = ended if pattern is _ENDED else people if pattern in _PEOPLE else stems
                 bag.add(stem(word))
                 written.add(word.lower().removesuffix("'s"))
+                replacing = replacing or pattern in _REPLACED
     if not stems and not ended and not people:
         return None
-    return frozenset(stems), frozenset(written), frozenset(ended), frozenset(people)
+    return _Named(
+        frozenset(stems), frozenset(written), frozenset(ended), frozenset(people), replacing
+    )
 
 
 def _holds(words: frozenset[str], ended: frozenset[str]) -> bool:
@@ -290,16 +304,8 @@ def names_replaced(text: str) -> bool:
     from Vim to"): then whether it closes a fact is this module's to say. A thing told gone
     ("cancelled Virgin", "grace left") is not counted: a fact this module leaves open for
     its owner may still be a change of another reading's."""
-    text = text[:_MAX]
-    return bool(
-        _CUE.search(text)
-        and not NOT_HELD.search(text)
-        and any(
-            _thing_words(match.group("y"))
-            for pattern in _REPLACED
-            for match in pattern.finditer(text)
-        )
-    )
+    found = _replaced(text)
+    return found is not None and found.replacing
 
 
 def people_left(text: str) -> frozenset[str]:
@@ -318,7 +324,7 @@ def replaced(new_text: str, old_text: str) -> tuple[str, str] | None:
     found = _replaced(new_text)
     if found is None:
         return None
-    stems, written, ended, people = found
+    stems, written, ended, people, _ = found
     words = _words(old_text)
     shared = (stems & words) | (ended if _holds(words, ended) else frozenset())
     gone = _gone_people(people & words, new_text, old_text)

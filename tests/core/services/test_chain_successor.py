@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from memex_core.api import Memex
 from memex_core.domain import Fragment, Provenance, SearchResult
 from memex_core.services.chain_successor import CHAIN_EVIDENCE, with_successors
+from tests.core.services.test_floor_chain import _texts
 from tests.support.supersession_doubles import timed_memex
 
 DAY = 86400.0
@@ -41,10 +41,6 @@ def _told(mx: Memex) -> None:
     mx.remember(PARIS, user="alice", at=T0)
     mx.remember(BERLIN, user="alice", at=T0 + 30 * DAY)
     mx.remember("Bob lives in Paris by the Seine", user="bob", at=T0)
-
-
-def _texts(mx: Memex, question: str, user: str = "alice", **options: Any) -> list[str]:
-    return [h.text for h in mx.recall(question, user=user, **options)]
 
 
 def test_the_closed_fact_found_hands_its_place_to_the_one_that_closed_it(
