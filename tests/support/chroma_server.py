@@ -13,6 +13,7 @@ and start again on the same port and folder, for outage tests.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import socket
@@ -118,14 +119,23 @@ class ChromaServer:
         self.process = None
 
     def pause(self) -> None:
-        """SIGSTOP: the kernel still accepts connections, the server never answers."""
+        """SIGSTOP: the kernel still accepts connections, the server never answers.
+
+        Returns once every thread of the server has stopped: ``kill`` only marks the
+        signal pending, and a server thread already running could still answer the
+        next request (CI saw a "paused" server answer a query).
+        """
         assert self.process is not None
         self.process.send_signal(signal.SIGSTOP)
+        _, status = os.waitpid(self.process.pid, os.WUNTRACED)
+        assert os.WIFSTOPPED(status), f"the chroma server did not stop (status {status})"
         self.paused = True
 
     def resume(self) -> None:
         assert self.process is not None
         self.process.send_signal(signal.SIGCONT)
+        _, status = os.waitpid(self.process.pid, os.WCONTINUED)
+        assert os.WIFCONTINUED(status), f"the chroma server did not resume (status {status})"
         self.paused = False
 
     @property
