@@ -33,6 +33,7 @@ from benchmarks.fact_updates_cases import (
     BLIND3,
     BLIND4,
     BLIND5,
+    BLIND6,
     BROAD,
     DEV,
     FRESH,
@@ -265,6 +266,7 @@ def _description(cases: list[Case]) -> str:
         (BLIND3, _BLIND3),
         (BLIND4, _BLIND4),
         (BLIND5, _BLIND5),
+        (BLIND6, _BLIND6),
         (FRESH, _FRESH),
     ):
         if name in present:
@@ -319,6 +321,13 @@ _BLIND5 = (
     "2026-11-29 by two more writers, blind to the repository, after the rules were tuned on "
     "blind4: measured once before any tuning on it (see `benchmarks.fact_updates_cases`), it "
     "is a tuning split from then on."
+)
+_BLIND6 = (
+    "*Blind6* ({n} cases, {kinds} kinds of update) was written like blind5 on 2026-11-29 by two "
+    "more writers, blind to the repository, after the rules were tuned on blind5, with one "
+    "more line in their brief: vary the days between a case's facts, for updates and pairs "
+    "alike (section 21e). Measured once before any tuning on it (see "
+    "`benchmarks.fact_updates_cases`), it is a tuning split from then on."
 )
 _FRESH = (
     "*Fresh* ({n} cases, {kinds} kinds of update) was written by hand, case by case, after the "

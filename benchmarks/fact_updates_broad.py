@@ -28,7 +28,8 @@ UTC (a minute apart within a case, so two facts of one day keep their order). A 
 under ``datasets/fact_updates_blind2/``, ids ``m-<writer>-...``), ``--split blind3`` the third
 (writers ``h`` and ``i``, ``datasets/fact_updates_blind3/``, ids ``n-<writer>-...``) and
 ``--split blind4`` the fourth (``j``, ``k``, ``datasets/fact_updates_blind4/``, ``p-...``),
-``--split blind5`` the fifth (``l``, ``m``, ``datasets/fact_updates_blind5/``, ``q-...``).
+``--split blind5`` the fifth (``l``, ``m``, ``datasets/fact_updates_blind5/``, ``q-...``),
+``--split blind6`` the sixth (``s``, ``t``, ``datasets/fact_updates_blind6/``, ``r-...``).
 """  # noqa: E501
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ from benchmarks.fact_updates_cases import (
     BLIND4_FILE,
     BLIND5,
     BLIND5_FILE,
+    BLIND6,
+    BLIND6_FILE,
     BLIND_FILE,
     BROAD,
     BROAD_FILE,
@@ -121,6 +124,14 @@ SPLIT_OF = {
         BLIND5_FILE,
         DATASETS / "fact_updates_blind5",
         DATASETS / "fact_updates_blind5_questions.jsonl",
+    ),
+    BLIND6: Split(
+        BLIND6,
+        "r",
+        ("s", "t"),
+        BLIND6_FILE,
+        DATASETS / "fact_updates_blind6",
+        DATASETS / "fact_updates_blind6_questions.jsonl",
     ),
 }
 FILES = {UPDATE: "updates", LATE: "late", UNRELATED: "unrelated"}

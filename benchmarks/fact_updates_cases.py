@@ -131,6 +131,11 @@ BLIND4_FILE = DATASETS / "fact_updates_blind4.jsonl"
 #: 56/170, wrong closings 15/370 (4.1%; 31/170 and 9/370 with changes_named_again off; 58/170
 #: and 30/370, 8.1%, with the rules of 704c300).
 BLIND5_FILE = DATASETS / "fact_updates_blind5.jsonl"
+#: The sixth blind split (issue 30): written like blind5 by two more writers (``s``, ``t``) on
+#: 2026-11-29, after the rules were tuned on blind5, with one more line in the brief (vary the
+#: days between a case's facts, for updates and pairs alike: benchmark 21e found the earlier
+#: splits' writers dated updates months apart and pairs days apart); measured once, then tuned on.
+BLIND6_FILE = DATASETS / "fact_updates_blind6.jsonl"
 #: Questions for each fact of an unrelated pair, written by hand apart from the cases
 #: (``{"id": case id, "questions": [{"fact": 0, "question": ..., "answer": ...}, ...]}``):
 #: recall must put the fact asked about on top, not its newer neighbour.
@@ -142,8 +147,9 @@ PAIR_QUESTION_FILES = (
     DATASETS / "fact_updates_blind3_questions.jsonl",
     DATASETS / "fact_updates_blind4_questions.jsonl",
     DATASETS / "fact_updates_blind5_questions.jsonl",
+    DATASETS / "fact_updates_blind6_questions.jsonl",
 )
-#: Every split: dev and test (FILES), broad, blind, blind2 to blind5, fresh.
+#: Every split: dev and test (FILES), broad, blind, blind2 to blind6, fresh.
 ALL_FILES = (
     *FILES,
     BROAD_FILE,
@@ -152,6 +158,7 @@ ALL_FILES = (
     BLIND3_FILE,
     BLIND4_FILE,
     BLIND5_FILE,
+    BLIND6_FILE,
     FRESH_FILE,
 )
 #: The files of the splits that may be tuned on (every one but fresh).
@@ -160,10 +167,11 @@ TUNING_FILES = tuple(path for path in ALL_FILES if path != FRESH_FILE)
 UPDATE, LATE, UNRELATED = "update", "late", "unrelated"
 TYPES = (UPDATE, LATE, UNRELATED)
 DEV, TEST, BROAD, FRESH = "dev", "test", "broad", "fresh"
-BLIND, BLIND2, BLIND3, BLIND4, BLIND5 = "blind", "blind2", "blind3", "blind4", "blind5"
-SPLITS = (DEV, TEST, BROAD, BLIND, BLIND2, BLIND3, BLIND4, BLIND5, FRESH)
+BLIND, BLIND2, BLIND3, BLIND4 = "blind", "blind2", "blind3", "blind4"
+BLIND5, BLIND6 = "blind5", "blind6"
+SPLITS = (DEV, TEST, BROAD, BLIND, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, FRESH)
 #: The splits written by hand apart from the dev/test set, in the order they were written.
-WRITTEN_APART = (BROAD, BLIND, BLIND2, BLIND3, BLIND4, BLIND5, FRESH)
+WRITTEN_APART = (BROAD, BLIND, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, FRESH)
 #: Seed of the dev/test split: a case is dev when the hash of seed and id falls in the first third.
 SPLIT_SEED = "fact-updates-2026"
 

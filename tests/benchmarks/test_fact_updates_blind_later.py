@@ -1,4 +1,4 @@
-"""The later blind splits of the knowledge-update set (issue 30), blind2 to blind5: each
+"""The later blind splits of the knowledge-update set (issue 30), blind2 to blind6: each
 committed file is what its writers' text converts to, and loads sound with a question for
 each fact of every unrelated pair."""
 
@@ -11,7 +11,15 @@ import pytest
 
 from benchmarks import fact_updates_cases as sets
 from benchmarks.fact_updates_broad import SPLIT_OF, convert
-from benchmarks.fact_updates_cases import BLIND2, BLIND3, BLIND4, BLIND5, load, pair_questions
+from benchmarks.fact_updates_cases import (
+    BLIND2,
+    BLIND3,
+    BLIND4,
+    BLIND5,
+    BLIND6,
+    load,
+    pair_questions,
+)
 
 #: split -> (its id prefix, the fewest updates, late facts and unrelated pairs it holds)
 LATER = {
@@ -19,6 +27,7 @@ LATER = {
     BLIND3: ("n-", (150, 45, 300)),
     BLIND4: ("p-", (150, 45, 300)),
     BLIND5: ("q-", (150, 45, 300)),
+    BLIND6: ("r-", (150, 45, 300)),
 }
 
 
