@@ -34,12 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
-from memex_rules.supersession_announced import (
-    announced,
-    bumped_elsewhere,
-    changed_from_elsewhere,
-    next_point,
-)
+from memex_rules.supersession_announced import announced, next_point
+from memex_rules.supersession_elsewhere import of_another_thing
 from memex_rules.supersession_kinds import kind_changed
 from memex_rules.supersession_levels import level_reached
 from memex_rules.supersession_measures import measure_changed
@@ -170,7 +166,7 @@ class RulesSupersessionJudge:
                 or level_reached(new.text, fact.text)
                 or self._named_again(new.text, fact.text)
             )
-            if found is not None and _of_another_thing(new.text, fact.text):
+            if found is not None and of_another_thing(new.text, fact.text):
                 found = None  # "bumped Kotlin to 1.9.22" / "android app on Gradle 8.4"
             if found is not None:
                 key, reason = found
@@ -187,30 +183,6 @@ class RulesSupersessionJudge:
         if not self.changes_named_again:
             return None
         return announced(new, old, moved_subjects=self.moved_subjects) or next_point(new, old)
-
-
-def _of_another_thing(new: str, old: str) -> bool:
-    """Whether the change ``new`` names is plainly of a thing ``old`` does not hold: the
-    object its verb moves ("bumped Kotlin to 1.9.22 in the android app" / "android app on
-    Gradle 8.4") or the value it names as left ("migrated the web monorepo from yarn to
-    pnpm" / "web monorepo on Node 20 LTS"), whichever reading closed."""
-    if bumped_elsewhere(new, old) or changed_from_elsewhere(new, old):
-        return True
-    # "staging for billing-api upgraded to Node 22" / "billing-api prod runs Node 20"
-    one, other = _ENVIRONMENT.search(new), _ENVIRONMENT.search(old)
-    return bool(one and other and _env(one.group(0)) != _env(other.group(0)))
-
-
-#: The environment a fact tells of, its first named: two facts of two are two things.
-_ENVIRONMENT = re.compile(
-    r"(?i)\b(?:prod|production|staging|stage|stg|preprod|pre-prod|uat|qa|sandbox|local)\b"
-)
-_SAME_ENV = {"production": "prod", "stage": "staging", "stg": "staging", "pre-prod": "preprod"}
-
-
-def _env(word: str) -> str:
-    word = word.lower()
-    return _SAME_ENV.get(word, word)
 
 
 #: Multi-valued attributes whose value a fact may end ("We dropped Redis", "gave up coffee").

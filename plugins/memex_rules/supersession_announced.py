@@ -130,8 +130,10 @@ _COPULAS = word_set("is are was were has have had will be")
 #: is what changed) or its object before one ("switched the frontend to pnpm").
 _ONWARD = re.compile(r"^\s*(?:over\s+|back\s+|up\s+|down\s+)?(?:to|onto|into|from|->|\u2192)\b")
 _OBJECT = re.compile(
-    r"^\s*(?:the|our|my|his|her|their|its|your)?\s*(?P<thing>[\w:./+#-]+(?:\s+[\w:./+#-]+)?)"
-    r"\s+(?:to|onto|into|from|over\s+to|->|\u2192)(?:\s|$)"
+    r"^\s*(?:the|our|my|his|her|their|its|your)?\s*"
+    # up to four words, none a preposition: "bumped the public API request timeout to 30s"
+    r"(?P<thing>[\w:./+#-]+(?:\s+(?!(?:off|of|for|in|on|at|with|by)\b)[\w:./+#-]+){0,3}?)"
+    r"\s+(?:(?:up|down|back)\s+)?(?:to|onto|into|from|over\s+to|->|\u2192)(?:\s|$)"
 )
 _BEFORE = re.compile(r"(?:^|[,;(]\s*)(?P<thing>(?:[\w:./+#'-]+\s+){0,2}[\w:./+#'-]+)\s*$")
 _DETERMINERS = frozenset({"the", "our", "my", "his", "her", "their", "its", "your", "we", "i"})

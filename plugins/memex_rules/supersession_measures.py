@@ -62,6 +62,7 @@ _UNIT_WORDS = word_set(
     "days day hours hour minutes mins weeks months years km miles kg people engineers staff"
 )
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
+_NEXT_WORD = re.compile(r"\s+([A-Za-z][A-Za-z-]*)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DIGIT_OR_DAY = re.compile(
     r"(?i)\d|\b(?:dozen|couple|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
@@ -107,6 +108,7 @@ _STOP = word_set(
     "one two three four five six seven eight nine ten twice once "
     "after before since until till because while the'"
 )
+STOP_WORDS = _STOP
 #: Words of no thing that, right before a noun, name a kind of it ("weekday alarm",
 #: "evening run", "Team plan"): two facts with two of them tell of two things.
 _KIND_STOPS = word_set(
@@ -201,7 +203,12 @@ def _values(text: str) -> dict[str, frozenset[str]]:
             continue  # "from 2024": a time, not a count
         if unit in ("k", "m") and number.isdigit():  # "5k followers" / "1,000 followers"
             number, unit = str(int(number) * (1000 if unit == "k" else 1000000)), ""
-        kind = "count " + unit if unit and unit not in ("st", "nd", "rd", "th") else "count"
+        if unit in ("st", "nd", "rd", "th"):
+            # "1st Thursday" / "4th floor": an ordinal counts the noun after it
+            after = _NEXT_WORD.match(rest, match.end())
+            kind = "ordinal " + (stem(after.group(1)) if after else "")
+        else:
+            kind = "count " + unit if unit else "count"
         found.setdefault(kind, set()).add(number)
     return {kind: frozenset(values) for kind, values in found.items()}
 
@@ -327,6 +334,23 @@ def _other_owner(one: str, other: str) -> bool:
 
 
 _MEASURE_STEMS = frozenset(stem(word) for word in _MEASURE_VERBS)
+#: An opening owner and the thing of theirs: "leo's new car seat", not "leo's up to 20kg"
+#: ("Leo is") nor "leo's been ..." ("Leo has").
+_POSSESSED = re.compile(
+    r"^\s*([A-Za-z][\w-]*)'s\s+(?!(?:up|down|now|at|on|in|got|been|gone|going|back|still|"
+    r"finally|a|an|the|not|over|under|just|off|out|moved|started|switched|doing|currently|"
+    r"having|taking|getting|had|done|bumped|dropped|raised|cut|weighing|about|around|almost|"
+    r"nearly|only|over|into|onto|staying|living|working|eating|doing|also|too)\b)[a-z]"
+)
+
+
+def _owner_only(one: str, other: str) -> frozenset[str]:
+    """The opening owner of ``one`` when ``other`` tells of them, not of a thing of theirs:
+    "leo's new car seat is rated up to 36kg" measures the seat, "Leo weighed 18kg" Leo."""
+    found = _POSSESSED.match(one)
+    if found is None or _POSSESSED.match(other):
+        return frozenset()
+    return frozenset({stem(found.group(1))})
 
 
 def _named(word: str, named: frozenset[str]) -> bool:
@@ -398,7 +422,7 @@ def _dosed(text: str) -> frozenset[str]:
 _DOSE_WORDS = word_set("takes take taking dose doses tablet tablets pill pills daily once twice")
 
 
-def _two_doses(new_text: str, old_text: str) -> bool:
+def two_doses(new_text: str, old_text: str) -> bool:
     """Whether the two facts dose two medicines: "Mum takes 5mg amlodipine" / "mum's new
     statin is atorvastatin 20mg" (but "GP upped dad's amlodipine to 10mg" doses the same)."""
     new, old = _dosed(new_text), _dosed(old_text)
@@ -421,7 +445,8 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
         common.add(new.first)  # "Demo day ..." / "Demos happen ...": inflected, not a name
     if _other_owner(new_text, old_text) or _other_owner(old_text, new_text):
         return None  # "Priya's rent is £900" / "My rent is £1,200 now"
-    if _two_counted(new_text, old_text) or _two_doses(new_text, old_text):
+    common -= _owner_only(new_text, old_text) | _owner_only(old_text, new_text)
+    if _two_counted(new_text, old_text) or two_doses(new_text, old_text):
         return None  # "data team: 5 FTEs" / "data team now has 2 contractors": two counts
     named, old_named = new.low | {new.first}, old.low | {old.first}
     shared = {

@@ -468,6 +468,12 @@ CLOSES = [
     ),
     ("Joanna finished her screenplay", "Joanna submitted her screenplay to a festival", None),
     ("John failed the bar exam", "John retook the bar exam", None),
+    # what the new guards must leave closing
+    ("dentist Tue 3rd Oct 4:15pm", "dentist moved to Thu 12th Oct 8:30am", None),
+    ("sertraline 50mg", "upped sertraline to 100mg, dr says give it 6 weeks", None),
+    ("Alfie takes Calpol 10ml", "switched Alfie from Calpol to Nurofen 2.5ml", None),
+    ("desk 4.12 near the window", "hot desking now, book through the Robin app", None),
+    ("Leo weighs 18kg", "leo's up to 20kg now", None),
     (
         "We decided to use a monorepo for the repository layout",
         "The repository layout will use one repo per service instead of a monorepo",
@@ -498,6 +504,20 @@ KEEPS = [
     # two environments
     ("billing-api prod runs Node 20", "staging for billing-api upgraded to Node 22 before prod"),
     ("prod postgres 15.4", "local dev docker image bumped to postgres 16"),
+    # a change verb's object of up to four words, not one the earlier fact holds
+    ("public API limit: 1000 req/min per key", "bumped the public API request timeout to 30s"),
+    # two sides of one thing
+    ("optician: left eye -1.75", "right eye is -2.25 (the worse one)"),
+    ("primary on-call this week: Jade", "secondary on-call: Omar (swapped with Lin)"),
+    # a kind the new fact opens with, of the word the earlier one opens with bare
+    ("cleaner is £15/hr", "window cleaner's £25 a visit now"),
+    ("cleaner charges £16/hr", "window cleaner is £12 a visit now"),
+    # two medicines dosed, no change named
+    ("Alfie: Calpol 10ml every 4-6 hrs", "Alfie: Nurofen 2.5ml, 3x a day max"),
+    # an owner's thing measured, not the owner
+    ("Leo weighed 18kg at his 4-year check", "leo's new car seat is rated up to 36kg"),
+    # an ordinal counts the noun after it
+    ("the 2nd Tuesday of the month is book club", "book club is on the 4th floor, room B"),
     # the example: the same subject, another attribute
     ("Alice lives in Berlin", "Alice likes Berlin's museums"),
     ("Alice lives in Berlin", "Alice visited Paris"),
