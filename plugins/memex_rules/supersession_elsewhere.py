@@ -96,6 +96,27 @@ def kind_first(new_text: str, old_text: str) -> bool:
     )
 
 
+#: A time a fact gives: a weekday, a month, a clock time, an ordinal day, a frequency.
+_TIME = re.compile(
+    r"(?i)\b(?:mon|tue|tues|wed|thu|thurs|fri|sat|sun)(?:day)?s?\b|\b(?:jan|feb|mar|apr|jun|jul|"
+    r"aug|sep|sept|oct|nov|dec)[a-z]*\b|\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|"
+    r"\b(?:daily|weekly|fortnightly|monthly|every)\b|\b\d{1,2}(?:st|nd|rd|th)?\s+may\b|"
+    r"\b(?:19|20)\d\d\b|'\d\d\b"
+)
+#: A place in a building a fact gives: a room, a floor.
+_PLACE = re.compile(r"(?i)\b(?:room|floor|building|hall|venue|upstairs|downstairs|basement)\b")
+
+
+def time_and_place(new: str, old: str) -> bool:
+    """Whether the earlier fact gives a time and no place and the new one a place and no
+    time: "all hands is the 1st Thursday of the month" / "all hands now in the big room on
+    4th floor" (not the other way: "office: 3rd floor" / "new office is 5 Hanover Sq, keys
+    handed over Friday" moves the office, and says when in passing)."""
+    new_time, old_time = bool(_TIME.search(new)), bool(_TIME.search(old))
+    new_place, old_place = bool(_PLACE.search(new)), bool(_PLACE.search(old))
+    return old_time and not old_place and new_place and not new_time
+
+
 def of_another_thing(new: str, old: str) -> bool:
     """Whether the change ``new`` tells is plainly of a thing ``old`` does not hold (see the
     module doc)."""
@@ -106,7 +127,7 @@ def of_another_thing(new: str, old: str) -> bool:
         return True
     if two_doses(new, old) and not names_change(new):
         return True  # "Alfie: Calpol 10ml every 4-6 hrs" / "Alfie: Nurofen 2.5ml, 3x a day"
-    return two_sides(new, old) or kind_first(new, old)
+    return two_sides(new, old) or kind_first(new, old) or time_and_place(new, old)
 
 
 def _env(word: str) -> str:

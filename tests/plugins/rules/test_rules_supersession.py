@@ -474,6 +474,12 @@ CLOSES = [
     ("Alfie takes Calpol 10ml", "switched Alfie from Calpol to Nurofen 2.5ml", None),
     ("desk 4.12 near the window", "hot desking now, book through the Robin app", None),
     ("Leo weighs 18kg", "leo's up to 20kg now", None),
+    ("wedding date set: 14 Sept 2024", "moved the wedding to 3 May 2025, venue had a fire", None),
+    (
+        "office: 3rd floor, 22 Bishopsgate",
+        "new office is 5 Hanover Sq, W1 — keys handed over Friday",
+        None,
+    ),
     (
         "We decided to use a monorepo for the repository layout",
         "The repository layout will use one repo per service instead of a monorepo",
@@ -516,6 +522,8 @@ KEEPS = [
     ("Alfie: Calpol 10ml every 4-6 hrs", "Alfie: Nurofen 2.5ml, 3x a day max"),
     # an owner's thing measured, not the owner
     ("Leo weighed 18kg at his 4-year check", "leo's new car seat is rated up to 36kg"),
+    # a time, then a place: another attribute of the meeting
+    ("all hands is the 1st Thursday of the month", "all hands now in the big room on 4th floor"),
     # an ordinal counts the noun after it
     ("the 2nd Tuesday of the month is book club", "book club is on the 4th floor, room B"),
     # the example: the same subject, another attribute
