@@ -33,8 +33,8 @@ from memex_core.domain.memory.change_words import announces_change
 from memex_core.services.newer_first import (
     CHANGE_MARGIN,
     CHANGE_SIMILARITY,
-    MUTUAL_SIMILARITY,
-    QUESTION_MARGIN,
+    LEAD_MARGIN,
+    LEAD_SIMILARITY,
 )
 from memex_core.services.slot_signal import SLOT
 
@@ -106,8 +106,8 @@ def _why(seen: dict[str, Any], want: str, top: str) -> list[str]:
     if when.get(want, 0.0) <= when.get(top, 0.0):
         return ["not newer"]
     change = announces_change(b.fragment.content)
-    margin = CHANGE_MARGIN if change else QUESTION_MARGIN
-    similarity = CHANGE_SIMILARITY if change else MUTUAL_SIMILARITY
+    margin = max(CHANGE_MARGIN, LEAD_MARGIN) if change else LEAD_MARGIN
+    similarity = min(CHANGE_SIMILARITY, LEAD_SIMILARITY) if change else LEAD_SIMILARITY
     found = []
     if a.fragment.owner != b.fragment.owner:
         found.append("another owner")

@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 
 from memex_core.domain.memory.question_cover import adds_asked_word
-from memex_core.services.newer_first import ASKED_MARGIN, ASKED_SIMILARITY, newer_first
+from memex_core.services.newer_first import (
+    ASKED_MARGIN,
+    ASKED_SIMILARITY,
+    LEAD_SIMILARITY,
+    newer_first,
+)
 from tests.core.services.test_newer_first_change import _hit
 
 DAY = 86400.0
@@ -43,7 +48,8 @@ def test_a_later_fact_naming_what_is_asked_leads() -> None:
 
 
 def test_it_still_needs_the_two_facts_close_and_the_question_near() -> None:
-    assert _order(PERMANENT, 0.68, ASKED_SIMILARITY - 0.05, asked=True) == ["old", "new"]
+    under = min(ASKED_SIMILARITY, LEAD_SIMILARITY) - 0.05
+    assert _order(PERMANENT, 0.68, under, asked=True) == ["old", "new"]
     too_far = 1.0 - (1.0 - 0.78) * (2.0 + ASKED_MARGIN)  # past the margin
     assert _order(PERMANENT, too_far, 0.56, asked=True) == ["old", "new"]
     # a later fact with no word of the question the earlier lacks: the plain test
