@@ -3,7 +3,8 @@ never fresh), for recall's switches: ``[search] newer_first``, ``floor_kin``, ``
 and ``floor_chain`` off and on (``nonear``: the first two on, the last two off; ``nochain``:
 all on but ``floor_chain``; ``nochange``: all on but ``newer_first_change``; ``nostanding``:
 all on but ``newer_first_standing``; ``nosuccessor``: all on but ``chain_successor``;
-``nonamed``: all on, the rules judge's ``changes_named_again`` off; ``typed``: all on and
+``nonamed``: all on, the rules judge's ``changes_named_again`` off (its default since
+2026-11-29); ``named``: all on and ``changes_named_again`` on; ``typed``: all on and
 ``newer_first_typed``).
 
 Each variant is one home (the rules judge, MiniLM + Chroma with the facts' vectors from the
@@ -58,6 +59,8 @@ VARIANTS = {
     "on": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\nfloor_chain = true\n",
     "nonamed": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\n"
     "floor_chain = true\n\n[supersession.rules]\nchanges_named_again = false\n",
+    "named": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\n"
+    "floor_chain = true\n\n[supersession.rules]\nchanges_named_again = true\n",
     "typed": "[search]\nnewer_first = true\nfloor_kin = true\nfloor_near = true\n"
     "floor_chain = true\nnewer_first_typed = true\n",
 }

@@ -17,8 +17,8 @@ value). A new fact closes an earlier one of the same subject when
 - the new one says it is a change and names the earlier one's thing again ("ripped out
   Datadog, we're on Grafana Cloud" closes "monitoring is Datadog"), or continues its series
   of numbers ("Rent 1,450 from May" after "Rent is £1,320/month";
-  :mod:`memex_rules.supersession_announced`, off with ``[supersession.rules]
-  changes_named_again = false``).
+  :mod:`memex_rules.supersession_announced`, on with ``[supersession.rules]
+  changes_named_again = true``; off by default).
 
 Facts that share only a subject ("Alice lives in Berlin" / "Alice likes Berlin's museums")
 stay current. A past-tense fact ("Alice lived in Rome") closes only when it names its time,
@@ -100,7 +100,7 @@ class RulesSupersessionJudge:
     subject a change verb moves ties two facts there (``[supersession.rules]``,
     :mod:`memex_rules.supersession_settings`)."""
 
-    def __init__(self, *, changes_named_again: bool = True, moved_subjects: bool = False) -> None:
+    def __init__(self, *, changes_named_again: bool = False, moved_subjects: bool = False) -> None:
         self.changes_named_again = changes_named_again
         self.moved_subjects = moved_subjects
 

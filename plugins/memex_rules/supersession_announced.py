@@ -28,8 +28,8 @@ The rule, tried after every reading of attributes (:mod:`memex_rules.supersessio
 
 A second reading, :func:`next_point`, closes an earlier fact whose series of numbers the new
 one continues ("Rent 1,450 from May" after "Rent is £1,320/month"), under the same guards.
-``[supersession.rules] changes_named_again = false`` turns both off
-(:mod:`memex_rules.supersession_settings`).
+``[supersession.rules] changes_named_again = true`` turns both on; they are off by default
+(:mod:`memex_rules.supersession_settings` says why).
 
 Chosen on benchmark 21's dev, test, broad, blind and blind2 splits (docs/concepts/memory.md
 gives the figures, 2026-11-29).

@@ -17,6 +17,8 @@ from memex_rules.supersession_values import Slot
 from tests.support.registrations import registered
 
 JUDGE = RulesSupersessionJudge()
+#: The judge with the readings of a change named again on (off by default).
+NAMED = RulesSupersessionJudge(changes_named_again=True)
 #: When the earlier fact was said; the new one comes ten days later.
 SAID = datetime(2026, 3, 10, 12, tzinfo=UTC).timestamp()
 LATER = SAID + 10 * 86400
@@ -26,8 +28,12 @@ def _fact(memory_id: str | None, text: str, said_at: float) -> TimedFact:
     return TimedFact(memory_id, text, JUDGE.valid_from(text, said_at), said_at)
 
 
-def _closed(old: str, new: str) -> list[Supersession]:
-    return JUDGE.supersedes(_fact(None, new, LATER), [_fact("m1", old, SAID)])
+def _closed(old: str, new: str, judge: RulesSupersessionJudge = JUDGE) -> list[Supersession]:
+    return judge.supersedes(_fact(None, new, LATER), [_fact("m1", old, SAID)])
+
+
+def _closed_named(old: str, new: str) -> list[Supersession]:
+    return _closed(old, new, NAMED)
 
 
 # --- closes ------------------------------------------------------------------------------------
@@ -470,9 +476,7 @@ CLOSES = [
     ("John failed the bar exam", "John retook the bar exam", None),
     # what the new guards must leave closing
     ("dentist Tue 3rd Oct 4:15pm", "dentist moved to Thu 12th Oct 8:30am", None),
-    ("sertraline 50mg", "upped sertraline to 100mg, dr says give it 6 weeks", None),
     ("Alfie takes Calpol 10ml", "switched Alfie from Calpol to Nurofen 2.5ml", None),
-    ("desk 4.12 near the window", "hot desking now, book through the Robin app", None),
     ("Leo weighs 18kg", "leo's up to 20kg now", None),
     ("wedding date set: 14 Sept 2024", "moved the wedding to 3 May 2025, venue had a fire", None),
     (
@@ -486,6 +490,20 @@ CLOSES = [
         None,
     ),
 ]
+
+
+#: Updates the readings of a change named again close (``changes_named_again``), which the
+#: guards of the judge-wide veto must leave closing.
+NAMED_CLOSES = [
+    ("sertraline 50mg", "upped sertraline to 100mg, dr says give it 6 weeks"),
+    ("desk 4.12 near the window", "hot desking now, book through the Robin app"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), NAMED_CLOSES)
+def test_a_change_named_again_closes_when_turned_on(old: str, new: str) -> None:
+    assert _closed(old, new) == []
+    assert [c.memory_id for c in _closed_named(old, new)] == ["m1"]
 
 
 @pytest.mark.parametrize(("old", "new", "key"), CLOSES, ids=[f"{o} -> {n}" for o, n, _k in CLOSES])

@@ -11,7 +11,7 @@ from memex_core.domain.memory.validity import TimedFact
 from memex_rules import build_supersession_judge
 from memex_rules.supersession_announced import announced, next_point
 from memex_rules.supersession_settings import JudgeSettingError
-from tests.plugins.rules.test_rules_supersession import LATER, SAID, _closed
+from tests.plugins.rules.test_rules_supersession import LATER, SAID, _closed_named
 
 CLOSES = [
     # a kind named as a name is the same thing
@@ -42,7 +42,8 @@ MOVED_SUBJECTS = [
 def test_a_moved_subject_closes_only_when_asked(old: str, new: str, tmp_path: Path) -> None:
     assert announced(new, old) is None, (old, new)
     assert announced(new, old, moved_subjects=True) is not None, (old, new)
-    judge = build_supersession_judge(PluginContext(tmp_path, {"moved_subjects": True}))
+    settings = {"moved_subjects": True, "changes_named_again": True}
+    judge = build_supersession_judge(PluginContext(tmp_path, settings))
     closed = judge.supersedes(
         TimedFact(None, new, LATER, LATER), [TimedFact("m1", old, SAID, SAID)]
     )
@@ -52,7 +53,7 @@ def test_a_moved_subject_closes_only_when_asked(old: str, new: str, tmp_path: Pa
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_a_change_naming_the_earlier_thing_closes_it(old: str, new: str) -> None:
     assert announced(new, old) is not None, (old, new)
-    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in _closed_named(old, new)] == ["m1"], (old, new)
 
 
 STAYS = [
@@ -116,7 +117,7 @@ SERIES_CLOSES = [
 @pytest.mark.parametrize(("old", "new"), SERIES_CLOSES)
 def test_a_new_point_of_the_earlier_series_closes_it(old: str, new: str) -> None:
     assert next_point(new, old) is not None, (old, new)
-    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in _closed_named(old, new)] == ["m1"], (old, new)
 
 
 SERIES_STAYS = [
@@ -139,9 +140,9 @@ def test_numbers_of_another_thing_owner_or_plan_stay_open(old: str, new: str) ->
     assert next_point(new, old) is None, (old, new)
 
 
-def test_the_setting_turns_both_readings_off(tmp_path: Path) -> None:
-    on = build_supersession_judge(PluginContext(tmp_path))
-    off = build_supersession_judge(PluginContext(tmp_path, {"changes_named_again": False}))
+def test_the_setting_turns_both_readings_on(tmp_path: Path) -> None:
+    on = build_supersession_judge(PluginContext(tmp_path, {"changes_named_again": True}))
+    off = build_supersession_judge(PluginContext(tmp_path))  # the default
     for old, new in (CLOSES[2], SERIES_CLOSES[0]):
         earlier = [TimedFact("m1", old, SAID, SAID)]
         new_fact = TimedFact(None, new, LATER, LATER)
