@@ -138,8 +138,8 @@ BLIND5_FILE = DATASETS / "fact_updates_blind5.jsonl"
 #: First measured 2026-11-29 at dab8a40 (170 updates, 50 late, 320 pairs): rules judge alone,
 #: updates closed exactly 54/170, wrong closings 15/370 (4.1%; 40/170 and 7/370 with
 #: changes_named_again off; 55 and 17 with the rules of 95ce536, 57 and 32 with 704c300's);
-#: end to end current on top 191/220 (198 with newer-first's margins of ff8ac09), as-of
-#: 202/220, the pairs' asked fact 511/640 (504).
+#: end to end current on top 191/220 (190 with changes_named_again off, the default since),
+#: as-of 202/220, the pairs' asked fact 511/640 (512).
 BLIND6_FILE = DATASETS / "fact_updates_blind6.jsonl"
 #: Questions for each fact of an unrelated pair, written by hand apart from the cases
 #: (``{"id": case id, "questions": [{"fact": 0, "question": ..., "answer": ...}, ...]}``):
