@@ -334,6 +334,9 @@ def _other_owner(one: str, other: str) -> bool:
 
 
 _MEASURE_STEMS = frozenset(stem(word) for word in _MEASURE_VERBS)
+#: Words whose kinds tell no two things: a measure's own noun ("public API limit" / "public
+#: API rate limit" is one limit) or verb.
+_NOT_KINDS_OF = _MEASURE_NOUNS | _MEASURE_STEMS | {""}
 #: An opening owner and the thing of theirs: "leo's new car seat", not "leo's up to 20kg"
 #: ("Leo is") nor "leo's been ..." ("Leo has").
 _POSSESSED = re.compile(
@@ -351,6 +354,15 @@ def _owner_only(one: str, other: str) -> frozenset[str]:
     if found is None or _POSSESSED.match(other):
         return frozenset()
     return frozenset({stem(found.group(1))})
+
+
+def _two_named(new: _Reading, old: _Reading, new_text: str, old_text: str) -> bool:
+    """Whether each fact opens with its own name, which the other does not write: two things
+    measured alike, not one thing's new value."""
+    if not (new.first and old.first) or new.first == old.first:
+        return False
+    mine, theirs = new.opening.lower(), old.opening.lower()
+    return mine not in old_text.lower() and theirs not in new_text.lower()
 
 
 def _named(word: str, named: frozenset[str]) -> bool:
@@ -445,6 +457,8 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
         common.add(new.first)  # "Demo day ..." / "Demos happen ...": inflected, not a name
     if _other_owner(new_text, old_text) or _other_owner(old_text, new_text):
         return None  # "Priya's rent is £900" / "My rent is £1,200 now"
+    if _two_named(new, old, new_text, old_text):
+        return None  # "Linear is $8 per seat" / "Notion went up to $10 per seat"
     common -= _owner_only(new_text, old_text) | _owner_only(old_text, new_text)
     if _two_counted(new_text, old_text) or two_doses(new_text, old_text):
         return None  # "data team: 5 FTEs" / "data team now has 2 contractors": two counts
@@ -456,8 +470,8 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
         and all(_named(h, old_named) for w, h in new.heads if w == word)
     }
     shared = {word for word in shared if not _two_kinds(word, new, old)}
-    if not shared:
-        return None
+    if not shared or any(_two_kinds(word, new, old) for word in common - _NOT_KINDS_OF):
+        return None  # "api deployment runs 6 replicas" / "worker deployment scaled to 12"
     if shared <= _PRICES and all((r.low | {r.first}) - shared - {""} for r in (new, old)):
         return None  # "The gym membership is £40" / "The club's fee is £310": two prices
     if shared <= new.verbs | old.verbs and (new.low - new.verbs) != (old.low - old.verbs):

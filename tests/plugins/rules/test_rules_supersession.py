@@ -478,6 +478,8 @@ CLOSES = [
     ("dentist Tue 3rd Oct 4:15pm", "dentist moved to Thu 12th Oct 8:30am", None),
     ("Alfie takes Calpol 10ml", "switched Alfie from Calpol to Nurofen 2.5ml", None),
     ("Leo weighs 18kg", "leo's up to 20kg now", None),
+    ("public api rate limit 100 req/min", "raised the public API limit to 600 req/min", None),
+    ("Rent is £1,200 a month", "landlord put the rent up to £1,300 a month", None),
     ("wedding date set: 14 Sept 2024", "moved the wedding to 3 May 2025, venue had a fire", None),
     (
         "office: 3rd floor, 22 Bishopsgate",
@@ -542,6 +544,9 @@ KEEPS = [
     ("Leo weighed 18kg at his 4-year check", "leo's new car seat is rated up to 36kg"),
     # a time, then a place: another attribute of the meeting
     ("all hands is the 1st Thursday of the month", "all hands now in the big room on 4th floor"),
+    # two kinds of one word in a measure; two things each named first
+    ("api deployment runs 6 replicas", "worker deployment scaled up to 12 replicas"),
+    ("Linear is $8 per seat", "Notion went up to $10 per seat"),
     # an ordinal counts the noun after it
     ("the 2nd Tuesday of the month is book club", "book club is on the 4th floor, room B"),
     # the example: the same subject, another attribute
