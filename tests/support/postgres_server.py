@@ -27,8 +27,8 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 #: The superuser initdb creates; it connects with trust auth over loopback only.
 SUPERUSER = "memex"
@@ -138,16 +138,14 @@ class PostgresServer:
             for name in files:
                 os.chown(os.path.join(folder, name), self.user.pw_uid, self.user.pw_gid)
 
-    def _as_server_user(self) -> Callable[[], None] | None:
+    def _as_server_user(self) -> dict[str, Any]:
+        """subprocess's own ``user``/``group`` (root is dropped in C between fork and exec),
+        not a ``preexec_fn``: Python code run in the child of a threaded process can deadlock
+        before exec (a test that restarts the server while 8 threads write hung in CI)."""
         user = self.user
         if user is None:
-            return None
-
-        def drop() -> None:
-            os.setgid(user.pw_gid)
-            os.setuid(user.pw_uid)
-
-        return drop
+            return {}
+        return {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
 
     def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         env = dict(os.environ, LC_ALL="C", LANG="C")
@@ -159,7 +157,7 @@ class PostgresServer:
             text=True,
             env=env,
             cwd=self.root,
-            preexec_fn=self._as_server_user(),  # drops root: PostgreSQL refuses it
+            **self._as_server_user(),  # drops root: PostgreSQL refuses it
             timeout=STARTUP_TIMEOUT_S + 30,
         )
         if check and result.returncode != 0:
