@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import tempfile
 import time
-from pathlib import Path
 
-from benchmarks.context import RunContext, Sizes, log, write_config
+from benchmarks.context import RunContext, write_config
 from benchmarks.fact_updates_cases import (
     FRESH,
     TUNING_FILES,
@@ -36,7 +34,7 @@ from benchmarks.fact_updates_cases import (
     load,
     pair_questions,
 )
-from benchmarks.fact_updates_memex import accuracy, asked_on_top, empty, run_home
+from benchmarks.fact_updates_memex import accuracy, asked_on_top, cached_context, empty, run_home
 from memex_core.api import Memex
 
 VARIANTS = {
@@ -76,14 +74,11 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("fresh is the held-out split: measured once, by benchmarks.run")
     cases = [c for c in load(TUNING_FILES) if c.split in splits]
     questions = pair_questions()
-    tmp = Path(tempfile.mkdtemp(prefix="fact-updates-e2e-"))
-    ctx = RunContext(tmp=tmp, sizes=Sizes.quick(), quick=False)  # sizes: unused here
-    texts = [f.text for c in cases for f in c.facts]
-    ctx.disk_cache().fill(texts, ctx.inner_embedder().embed_documents, log=log)
+    ctx = cached_context("fact-updates-e2e-", cases)
     try:
         _run(ctx, splits, args.variants.split(","), cases, questions)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(ctx.tmp, ignore_errors=True)
 
 
 def _run(

@@ -17,12 +17,14 @@ Each fact is remembered in the order it was said with ``at`` its time; then
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from benchmarks.context import log
+from benchmarks.context import RunContext, Sizes, log
 from benchmarks.fact_updates_cases import UNRELATED, Case, Pick, iso
 from benchmarks.fact_updates_judge import Outcome
 from memex_core.api import Memex
@@ -136,6 +138,15 @@ def _case(mx: Memex, case: Case, run: HomeRun, pairs: Sequence[Pick] = ()) -> An
         top = _top(agent.search(asked))[0]
         setattr(answered, f"{name}_unfloored", _same(top, ids[pick.fact]))
     return answered
+
+
+def cached_context(prefix: str, cases: Sequence[Case]) -> RunContext:
+    """A run context in a new temporary folder (``ctx.tmp``, the caller removes it) whose
+    bench vector cache holds every fact of ``cases``: homes built on it embed nothing."""
+    ctx = RunContext(tmp=Path(tempfile.mkdtemp(prefix=prefix)), sizes=Sizes.quick(), quick=False)
+    texts = [f.text for c in cases for f in c.facts]
+    ctx.disk_cache().fill(texts, ctx.inner_embedder().embed_documents, log=log)
+    return ctx
 
 
 def run_home(

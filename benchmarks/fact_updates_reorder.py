@@ -315,6 +315,10 @@ def main(argv: list[str] | None = None) -> int:
         " ".join(["python -m benchmarks.fact_updates_reorder", *(argv or sys.argv[1:])])
     )
     records: list[Record] = pickle.loads(args.recorded.read_bytes())
+    if len({r["split"] for r in records}) < 2:
+        parser.error(
+            f"{args.recorded} holds one split: each is scored by a model fitted on the others"
+        )
     result = measure(records)
     for label, figures in result["variants"]:
         print(label)

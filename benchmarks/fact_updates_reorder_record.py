@@ -14,14 +14,14 @@ from __future__ import annotations
 import argparse
 import pickle
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import memex_core.facade.reading as reading
-from benchmarks.context import RunContext, Sizes, log, write_config
+from benchmarks.context import log, write_config
 from benchmarks.fact_updates_cases import FRESH, TUNING_FILES, UNRELATED, load, pair_questions
 from benchmarks.fact_updates_e2e import VARIANTS
+from benchmarks.fact_updates_memex import cached_context
 from memex_core.api import Memex
 from memex_core.domain import SEMANTIC
 from memex_core.services.slot_signal import SLOT
@@ -50,11 +50,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("fresh is the held-out split: measured once, by benchmarks.run")
     cases = [c for c in load(TUNING_FILES) if c.split in args.splits]
     questions = pair_questions()
-    tmp = Path(tempfile.mkdtemp(prefix="fact-updates-reorder-"))
-    ctx = RunContext(tmp=tmp, sizes=Sizes.quick(), quick=False)
-    ctx.disk_cache().fill(
-        [f.text for c in cases for f in c.facts], ctx.inner_embedder().embed_documents, log=log
-    )
+    ctx = cached_context("fact-updates-reorder-", cases)
+    tmp = ctx.tmp
     seen: dict[str, Any] = {}
     plain = reading.newer_first
 
@@ -72,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     records: list[dict[str, Any]] = []
     try:
         home = ctx.home("reorder")
-        write_config(home, VARIANTS["hand"])  # newer-first as the code before
+        write_config(home, VARIANTS["on"])
         with Memex(home=home, registry=ctx.registry()) as mx:
             for number, case in enumerate(cases, 1):
                 ids = [

@@ -17,24 +17,23 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import tempfile
 from collections import Counter
 from math import sqrt
-from pathlib import Path
 from typing import Any
 
 import memex_core.facade.reading as reading
-from benchmarks.context import RunContext, Sizes, log, write_config
+from benchmarks.context import write_config
 from benchmarks.fact_updates_cases import FRESH, TUNING_FILES, UNRELATED, Case, load
 from benchmarks.fact_updates_e2e import VARIANTS
+from benchmarks.fact_updates_memex import cached_context
 from memex_core.api import Memex
 from memex_core.domain import SEMANTIC
 from memex_core.domain.memory.change_words import announces_change
 from memex_core.services.newer_first import (
     CHANGE_MARGIN,
     CHANGE_SIMILARITY,
-    LEAD_MARGIN,
-    LEAD_SIMILARITY,
+    MUTUAL_SIMILARITY,
+    QUESTION_MARGIN,
 )
 from memex_core.services.slot_signal import SLOT
 
@@ -46,11 +45,8 @@ def main(argv: list[str] | None = None) -> None:
     if FRESH in asked:
         parser.error("fresh is the held-out split: measured once, by benchmarks.run")
     cases = [c for c in load(TUNING_FILES) if c.split in asked and _update(c)]
-    tmp = Path(tempfile.mkdtemp(prefix="fact-updates-why-"))
-    ctx = RunContext(tmp=tmp, sizes=Sizes.quick(), quick=False)
-    ctx.disk_cache().fill(
-        [f.text for c in cases for f in c.facts], ctx.inner_embedder().embed_documents, log=log
-    )
+    ctx = cached_context("fact-updates-why-", cases)
+    tmp = ctx.tmp
     seen: dict[str, Any] = {}
     plain = reading.newer_first
 
@@ -106,8 +102,8 @@ def _why(seen: dict[str, Any], want: str, top: str) -> list[str]:
     if when.get(want, 0.0) <= when.get(top, 0.0):
         return ["not newer"]
     change = announces_change(b.fragment.content)
-    margin = max(CHANGE_MARGIN, LEAD_MARGIN) if change else LEAD_MARGIN
-    similarity = min(CHANGE_SIMILARITY, LEAD_SIMILARITY) if change else LEAD_SIMILARITY
+    margin = CHANGE_MARGIN if change else QUESTION_MARGIN
+    similarity = CHANGE_SIMILARITY if change else MUTUAL_SIMILARITY
     found = []
     if a.fragment.owner != b.fragment.owner:
         found.append("another owner")

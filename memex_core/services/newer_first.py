@@ -7,8 +7,8 @@ search, nothing else: no fact is closed and history is untouched.
 
 Two memory hits are *about the same thing* when they have one owner, both answer the
 question about equally (the later one's distance from the question, 1 - cosine, is at most
-the earlier one's plus :data:`LEAD_MARGIN` of it, a tenth), and their own vectors are close
-(cosine at least :data:`LEAD_SIMILARITY`, 0.45). A fact the question's slot reading picked
+the earlier one's plus :data:`QUESTION_MARGIN` of it), and their own vectors are close
+(cosine at least :data:`MUTUAL_SIMILARITY`). A fact the question's slot reading picked
 (:mod:`memex_core.services.slot_signal`) is never passed by one it did not pick. A group
 starts at its highest hit and takes each lower hit about the same thing as any hit already
 in it (a chain of facts links step by step); its hits keep the places they hold between
@@ -39,11 +39,9 @@ from memex_core.services.slot_signal import SLOT
 #: MiniLM vectors: a fact and its update against the questions asked of each fact of an
 #: unrelated pair, and benchmark 9's facts asked by their other wording (a fixed margin of
 #: 0.05 let "goes hiking every Monday" pass "every Tuesday" when asked word for word).
-MUTUAL_SIMILARITY = 0.45
-QUESTION_MARGIN = 0.1
-#: The similarity and margin newer-first itself joins two facts at. Looser ones were tried
-#: on 2026-11-29 and not kept: by leave-one-split-out over benchmark 21's eight tuning splits
-#: (the hits newer-first was handed for 4,592 questions, recorded by
+#: Looser values were tried on 2026-11-29 and not kept: by leave-one-split-out over
+#: benchmark 21's eight tuning splits (the hits newer-first was handed for 4,592 questions,
+#: recorded by
 #: ``benchmarks.fact_updates_reorder_record`` and replayed under 24 settings), every fold
 #: picked a margin of 0.3 and a similarity of 0.25, which led 35 more updates' current fact
 #: held out (1,654 -> 1,689 of 1,810; 16 fewer pairs' asked fact, 2,225 -> 2,209 of 2,782; on
@@ -53,8 +51,8 @@ QUESTION_MARGIN = 0.1
 #: tried cost it something (margin 0.1 at similarity 0.4: 0.979, 0.35: 0.978, 0.25: 0.977;
 #: margin 0.15 at 0.45: 0.978), and the issue asks that recall on the memory benchmarks not
 #: drop, so these stay.
-LEAD_SIMILARITY = MUTUAL_SIMILARITY
-LEAD_MARGIN = QUESTION_MARGIN
+MUTUAL_SIMILARITY = 0.45
+QUESTION_MARGIN = 0.1
 #: The cosine at which a memory fact under the floor is kept beside a kept fact of its owner
 #: when an ``as_of`` search kept facts and none of them was valid then (its second pass).
 #: Chosen on benchmark 21's dev, test, broad and blind splits (2026-11-29): blind as-of on
@@ -130,8 +128,8 @@ def newer_first(
     results: Sequence[SearchResult],
     valid_from: Mapping[str, float],
     vectors_of: VectorsOf | None,
-    similarity: float = LEAD_SIMILARITY,
-    margin: float = LEAD_MARGIN,
+    similarity: float = MUTUAL_SIMILARITY,
+    margin: float = QUESTION_MARGIN,
     changed: Changed | None = None,
     typed: Changed | None = None,
     named: Changed | None = None,
@@ -332,8 +330,6 @@ __all__ = [
     "ASKED_MARGIN",
     "ASKED_SIMILARITY",
     "AS_OF_KIN_SIMILARITY",
-    "LEAD_MARGIN",
-    "LEAD_SIMILARITY",
     "CHANGE_MARGIN",
     "CHANGE_SIMILARITY",
     "ECHO_MARGIN",

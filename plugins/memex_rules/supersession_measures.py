@@ -85,7 +85,7 @@ _NOT_HELD = re.compile(
 )
 
 #: Words that name no thing: function words, time, units and counting nouns.
-_STOP = word_set(
+STOP_WORDS = word_set(
     "a an the i i'm i've i'd me my mine we we're we've our ours us it it's its they their them "
     "he she his her him you your is are was were be been being am has have had got get gets "
     "do does did to in on at into from for of by with as off out up down over about around "
@@ -108,7 +108,6 @@ _STOP = word_set(
     "one two three four five six seven eight nine ten twice once "
     "after before since until till because while the'"
 )
-STOP_WORDS = _STOP
 #: Words of no thing that, right before a noun, name a kind of it ("weekday alarm",
 #: "evening run", "Team plan"): two facts with two of them tell of two things.
 _KIND_STOPS = word_set(
@@ -229,7 +228,7 @@ def _read(text: str) -> _Reading | None:
         if then.lower() not in _UNIT_WORDS  # "25 vacation days": "vacation" names the thing
     }
     counted = {  # "4 coffees", "three cats": what is counted, not a unit of measure
-        stem(unit) for unit, _ in after_counts if len(unit) >= 4 and unit.lower() not in _STOP
+        stem(unit) for unit, _ in after_counts if len(unit) >= 4 and unit.lower() not in STOP_WORDS
     }
     low: set[str] = set()
     first = opening = lead = ""
@@ -239,7 +238,7 @@ def _read(text: str) -> _Reading | None:
     for at, word in enumerate(words):
         root = stem(word)
         root = _PRICE_NAMES.get(root, root)
-        if word.lower() in _STOP or len(root) < 2 or root in units:
+        if word.lower() in STOP_WORDS or len(root) < 2 or root in units:
             # "weekday alarm" / "weekend alarm": a word of time names no thing, but a kind
             before = root if word.lower() in _KIND_STOPS else ""
             continue
@@ -402,7 +401,7 @@ def _counted(text: str) -> frozenset[str]:
         if word[:1].isupper() and word[1:2].islower():
             continue  # "4 Ferndale Rd": a name, not a noun counted
         root = stem(word)
-        if word.lower() in _STOP and root not in _PEOPLE:
+        if word.lower() in STOP_WORDS and root not in _PEOPLE:
             continue  # "14 Sept", "3 days": time, not a thing counted
         nouns.add("people" if root in _PEOPLE else root)
     return frozenset(nouns)
@@ -427,7 +426,7 @@ def _dosed(text: str) -> frozenset[str]:
         stem(word)
         for match in _DOSE.finditer(text[:400])
         for word in match.groups()
-        if word and word.lower() not in _STOP and word.lower() not in _DOSE_WORDS
+        if word and word.lower() not in STOP_WORDS and word.lower() not in _DOSE_WORDS
     )
 
 

@@ -13,7 +13,7 @@ from memex_core.domain.memory.question_cover import adds_asked_word
 from memex_core.services.newer_first import (
     ASKED_MARGIN,
     ASKED_SIMILARITY,
-    LEAD_SIMILARITY,
+    MUTUAL_SIMILARITY,
     newer_first,
 )
 from tests.core.services.test_newer_first_change import _hit
@@ -48,7 +48,7 @@ def test_a_later_fact_naming_what_is_asked_leads() -> None:
 
 
 def test_it_still_needs_the_two_facts_close_and_the_question_near() -> None:
-    under = min(ASKED_SIMILARITY, LEAD_SIMILARITY) - 0.05
+    under = min(ASKED_SIMILARITY, MUTUAL_SIMILARITY) - 0.05
     assert _order(PERMANENT, 0.68, under, asked=True) == ["old", "new"]
     too_far = 1.0 - (1.0 - 0.78) * (2.0 + ASKED_MARGIN)  # past the margin
     assert _order(PERMANENT, too_far, 0.56, asked=True) == ["old", "new"]

@@ -27,7 +27,6 @@ from memex_core.services.newer_first import (
     CHANGE_SIMILARITY,
     ECHO_MARGIN,
     ECHO_SIMILARITY,
-    LEAD_SIMILARITY,
     MUTUAL_SIMILARITY,
     NAMED_MARGIN,
     newer_first,
@@ -68,7 +67,7 @@ def _order(hits: list[Any], similarity: float, changed: bool = True) -> list[str
 #: as a change is.
 BETWEEN = (CHANGE_SIMILARITY + MUTUAL_SIMILARITY) / 2
 #: Under both the looser test's similarity and newer-first's own.
-UNDER_BOTH = min(CHANGE_SIMILARITY, LEAD_SIMILARITY) - 0.05
+UNDER_BOTH = min(CHANGE_SIMILARITY, MUTUAL_SIMILARITY) - 0.05
 
 
 def test_a_later_fact_worded_as_a_change_comes_first_at_a_lower_similarity() -> None:
