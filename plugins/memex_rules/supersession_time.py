@@ -8,7 +8,9 @@ plan's date ("the launch is on June 1"), not when the fact began, so it is left 
 
 A phrase stands for the start of the period it names ("last year" is 1 January of last year,
 "in May 2023" is 1 May 2023); "for 5 years" after "has lived" / "has been" counts back from
-``said_at``. Pure Python and UTC throughout: it runs on every ``remember``.
+``said_at``. A season or a holiday of a year needs no word before it ("summer '19 we had
+a Fiesta", "at Christmas 2021 I joined the Gym Group"), unless the word before makes it an
+end ("till summer '21"). Pure Python and UTC throughout: it runs on every ``remember``.
 
 :func:`without_times` removes the same phrases, so the fact's value ("Rome") reads alone.
 """
@@ -80,6 +82,10 @@ _TIME_WORD = (
 _PART = r"(?:(?:early|late|mid-?|the\s+(?:summer|winter|spring|autumn|fall|end|start|"
 _PART += r"beginning|middle)\s+of|summer|winter|spring|autumn|fall)\s*)?"
 
+#: The seasons and the holidays a year's time may be told by ("summer '19", "Xmas 2022").
+SEASON = r"(?:summer|winter|spring|autumn|fall)"
+HOLIDAY = r"(?:new\s+year(?:'s)?|christmas|xmas|easter)"
+
 #: A decade, with the part of it named: "the nineties", "the early 2000s", "the '80s".
 DECADE = (
     r"(?P<dp>early|late|mid-?)?\s*'?(?P<dec>(?:19|20)?\d0'?s|sixties|seventies|eighties|"
@@ -117,6 +123,23 @@ def short_year(digits: str, today: date) -> int:
     return year if year <= today.year else year - 100
 
 
+def holiday_span(name: str, year: int) -> tuple[date, date]:
+    """The span a holiday of ``year`` names: New Year's first month, Christmas's last,
+    Easter's spring."""
+    name = name.lower()
+    if name.startswith("new"):
+        return date(year, 1, 1), date(year, 2, 1)
+    if name == "easter":
+        return date(year, 3, 1), date(year, 5, 1)
+    return date(year, 12, 1), date(year + 1, 1, 1)
+
+
+def _year_of(groups: dict[str, str | None], today: date) -> int:
+    """The year a phrase's ``y`` (four digits) or ``yy`` ("'19") group names."""
+    full = groups.get("y")
+    return int(full) if full else short_year(groups["yy"] or "", today)
+
+
 def last_season(today: date) -> tuple[date, date]:
     """ "Last season" said on ``today``: a year-long season (a league's, a summer's) that
     ended within the past year, read as the year centred a year back (18 to 6 months ago)."""
@@ -137,9 +160,16 @@ _PHRASES = (
     ("month_year", rf"\b(?:{_TIME_WORD}\s+)?{_PART}(?P<m>{MONTH}),?\s+(?:of\s+)?(?P<y>{_YEAR})\b"),
     ("day_month", rf"\b(?:{_TIME_WORD}\s+)(?:the\s+)?(?P<d>{_DAY})\s+(?:of\s+)?(?P<m>{MONTH})\b"),
     ("month_day", rf"\b(?:{_TIME_WORD}\s+)(?P<m>{MONTH})\s+(?:the\s+)?(?P<d>{_DAY})\b(?!:)"),
+    # a season or a holiday of a year needs no word before it: "summer '19 we had a Fiesta",
+    # "at Christmas 2021 I joined the Gym Group"
+    (
+        "season_year",
+        rf"\b(?:the\s+)?(?P<s>{SEASON})\s+(?:of\s+)?(?:(?P<y>{_YEAR})|'(?P<yy>\d\d))\b(?!\s*-\s*\d)",
+    ),
+    ("holiday", rf"\b(?P<h>{HOLIDAY})\s+(?:(?P<y>{_YEAR})|'(?P<yy>\d\d))\b(?!\s*-\s*\d)"),
     ("year", rf"\b{_TIME_WORD}\s+{_PART}(?P<y>{_YEAR})\b(?!\s*-\s*\d)"),
     ("month", rf"\b(?:{_TIME_WORD})\s+{_PART}(?P<m>{MONTH})\b(?!\s+\d)"),
-    ("until", rf"\b(?:until|till|through|to)\s+{_PART}(?:{MONTH}\s+)?{_YEAR}\b"),
+    ("until", rf"\b(?:until|till|through|to)\s+{_PART}(?:{MONTH}\s+)?(?:{_YEAR}|'\d\d)\b"),
     # a year set off by commas: "In his first year at the company, 2020, Jonas ..."
     ("set_off", rf",\s*(?P<y>{_YEAR})\s*(?=,)"),
     # only after a word that makes it a time: "music from the eighties" is a kind of music
@@ -154,6 +184,8 @@ _PHRASES = (
     ("last_season", r"\b(?:last|the\s+previous)\s+season\b"),
     ("yesterday", r"\byesterday\b"),
 )
+#: The words before a time that make it an end, not a start.
+_ENDS_AT = compile_pattern(r"\b(?:until|till|til|through|to|before)\s+(?:the\s+)?$")
 _COMPILED = tuple((name, compile_pattern(pattern)) for name, pattern in _PHRASES)
 #: "for 5 years" dates a state only after a perfect tense: "has lived in Oslo for 5 years".
 _PERFECT = compile_pattern(r"\b(?:has|have|had)\s+(?:been|lived|worked|used|studied|owned)\b")
@@ -198,6 +230,12 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
         return date(today.year - 2, 1, 1)
     if name == "short_year":
         return date(short_year(groups["yy"], today), 1, 1)
+    if name in ("season_year", "holiday") and _ENDS_AT.search(text[: match.start()]):
+        return None  # "on CircleCI till summer '21": when it ended, not began
+    if name == "season_year":
+        return date(_year_of(groups, today), _SEASON_MONTH[groups["s"].lower()], 1)
+    if name == "holiday":
+        return holiday_span(groups["h"], _year_of(groups, today))[0]
     if name == "set_off":
         return date(int(groups["y"]), 1, 1)
     if name == "decade":

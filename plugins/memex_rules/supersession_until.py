@@ -13,7 +13,9 @@ Read, in this order:
 - a past *state* in a closed past period: "in 2020", "back in 2020", "in early 2022",
   "during 2023", "for most of 2021", "in the nineties", "last year" with "was", "were",
   "used to", "lived", "worked"... -> the end of that period; a holiday of a year ("at New
-  Year 2022 I was 91 kg", "Xmas 2022", "Easter 2021") is a period too.
+  Year 2022 I was 91 kg", "Xmas 2022", "Easter 2021") is a period too, and so is a season of
+  a year ("summer '19 we had the old Fiesta": June to August 2019); a year may be written
+  short ("till summer '21", "before '20").
 
 Never: an open period ("since 2020", "from 2020"), a period not over when said ("in 2025"
 said during 2025), a plan ("will", "going to"), a start or an event ("last year I started
@@ -30,12 +32,16 @@ from datetime import UTC, date, datetime
 from memex_rules.rules_text import compile_pattern
 from memex_rules.supersession_time import (
     _MONTHS,
+    _SEASON_MONTH,
     DECADE,
+    HOLIDAY,
     MONTH,
     NUMBER_WORDS,
+    SEASON,
     back,
     decade,
     decade_span,
+    holiday_span,
     last_season,
     short_year,
 )
@@ -47,7 +53,7 @@ _PART = (
     r"fall\s+(?:of\s+)?|christmas|easter)\s*)?"
 )
 #: A time a period ends at: "mid-2023", "March 2021", "2020".
-_WHEN = rf"{_PART}(?:(?P<m>{MONTH})\s+(?:of\s+)?)?(?P<y>{_YEAR})\b"
+_WHEN = rf"{_PART}(?:(?P<m>{MONTH})\s+(?:of\s+)?)?(?:(?P<y>{_YEAR})|'(?P<wyy>\d\d))\b"
 _RANGE = compile_pattern(
     rf"\b(?:(?P<between>between\s+)|from\s+)?(?:about\s+|around\s+|roughly\s+)?"
     rf"(?:(?P<ma>{MONTH})\s+)?(?P<a>{_YEAR})\s*(?:-|\u2013|\u2014|to|until|till|through|(?P<and>and))\s*"
@@ -78,7 +84,9 @@ _PERIOD = compile_pattern(
     rf"|\b(?:(?:back\s+)?in\s+)?(?P<q>Q[1-4])\s+(?:of\s+)?(?P<qy>{_YEAR})\b"
     r"|\b(?P<before_last>the\s+year\s+before\s+last)\b"
     # a holiday of a year: "at New Year 2022 I was 91 kg", "Xmas 2022 I was ..."
-    rf"|\b(?P<holiday>new\s+year(?:'s)?|christmas|xmas|easter)\s+(?P<hy>{_YEAR})\b"
+    rf"|\b(?P<holiday>{HOLIDAY})\s+(?:(?P<hy>{_YEAR})|'(?P<hyy>\d\d))\b"
+    # a season of a year with no word before it: "summer '19 we had the old Fiesta"
+    rf"|\b(?P<sseason>{SEASON})\s+(?:of\s+)?(?:(?P<sy>{_YEAR})|'(?P<syy>\d\d))\b(?!\s*-\s*\d)"
     r"|\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+"
     r"(?P<u>day|week|month|year)s?\s+ago\b"
 )
@@ -211,8 +219,9 @@ def _until(text: str, today: date) -> date | None:
     match = _UNTIL.search(text)
     if match is None or re.search(r"(?i)\b(?:not|never)\b|n't\b", text[: match.start()]):
         return None
-    if match.group("y"):
-        return _point(match.group("part") or "", int(match.group("y")), match.group("m"))
+    if match.group("y") or match.group("wyy"):
+        year = _year(match, "y", "wyy", today)
+        return _point(match.group("part") or "", year, match.group("m"))
     if not _past_state(text) and not re.search(r"(?i)\b(?:was|were|had)\b", text):
         return None  # "I'm in Lisbon till March": a plan, not a time it stopped
     if match.group("last"):
@@ -223,12 +232,12 @@ def _until(text: str, today: date) -> date | None:
     return found if found <= today else _next_month(today.year - 1, _month(match.group("bare")))
 
 
-def _before(text: str) -> date | None:
+def _before(text: str, today: date) -> date | None:
     match = _BEFORE.search(text)
     if match is None or not _past_state(text):
         return None
     part = " ".join((match.group("part") or "").lower().split())
-    year, month = int(match.group("y")), match.group("m")
+    year, month = _year(match, "y", "wyy", today), match.group("m")
     if month:
         return date(year, _month(month), 1)
     return date(year, 7, 1) if part.startswith(("mid", "the mid")) else date(year, 1, 1)
@@ -262,7 +271,11 @@ def _in_period(text: str, today: date) -> tuple[date, date] | None:
             year = short_year(match.group("yy"), today)
             spans.append((date(year, 1, 1), date(year + 1, 1, 1)))
         elif match.group("holiday"):
-            spans.append(_holiday(match.group("holiday"), int(match.group("hy"))))
+            spans.append(holiday_span(match.group("holiday"), _year(match, "hy", "hyy", today)))
+        elif match.group("sseason"):
+            year = _year(match, "sy", "syy", today)
+            began = date(year, _SEASON_MONTH[match.group("sseason").lower()], 1)
+            spans.append((began, _next_month(began.year, began.month + 2)))
         elif match.group("before_last"):
             spans.append((date(today.year - 2, 1, 1), date(today.year - 1, 1, 1)))
         elif match.group("u"):
@@ -280,15 +293,10 @@ def _range_end(match: re.Match[str]) -> int:
     return int(match.group("a")[:2] + short if short else match.group("y"))
 
 
-def _holiday(name: str, year: int) -> tuple[date, date]:
-    """The span a holiday of ``year`` names: New Year's first month, Christmas's last,
-    Easter's spring."""
-    name = name.lower()
-    if name.startswith("new"):
-        return date(year, 1, 1), date(year, 2, 1)
-    if name == "easter":
-        return date(year, 3, 1), date(year, 5, 1)
-    return date(year, 12, 1), date(year + 1, 1, 1)
+def _year(match: re.Match[str], full: str, short: str, today: date) -> int:
+    """The year of a match's four-digit group ``full``, or of its "'19" group ``short``."""
+    named = match.group(full)
+    return int(named) if named else short_year(match.group(short), today)
 
 
 def _ago(count: str, unit: str, today: date) -> tuple[date, date]:
@@ -324,7 +332,7 @@ def period(text: str, said_at: float) -> tuple[float | None, float] | None:
         if ends_this_year and _past_state(text) and not _PRESENT.search(text):
             end = today  # "Maya was at Greenfield Primary 2019-2024", said in 2024: over
     else:
-        end = _until(text, today) or _before(text)
+        end = _until(text, today) or _before(text, today)
         if end is None and (span := _in_period(text, today)) is not None:
             began, end = span
     if end is None or _midnight(end) > said_at:

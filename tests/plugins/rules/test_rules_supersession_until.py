@@ -35,6 +35,12 @@ def test_the_rules_judge_reads_ends() -> None:
         ("in 2015-16 I worked weekends at Boots", "2023-06-02", "2017-01-01"),
         ("at New Year 2021 I was 88 kg", "2024-05-02", "2021-02-01"),
         ("Xmas 2020 we were still in the old flat", "2024-06-15", "2021-01-01"),
+        # a season or a holiday of a year, the year written short, no word before it
+        ("summer '19 we had the old Fiesta, did the whole NC500 in it", "2024-05-01", "2019-09-01"),
+        ("Xmas '22 I was 91kg", "2024-05-01", "2023-01-01"),
+        ("winter 2020 I lived in Oslo", "2024-05-01", "2021-03-01"),
+        ("we were on CircleCI till summer '21, moved after the leak", "2024-05-01", "2021-07-01"),
+        ("Before '20 our CI was on Travis", "2024-03-11", "2020-01-01"),
         ("In early 2022 platform was just 3 engineers", "2024-06-24", "2023-01-01"),
         ("At launch in 2021 Pro was priced at $19 a month", "2024-02-01", "2022-01-01"),
         ("Alice lived in Rome in 2019", "2024-01-01", "2020-01-01"),
@@ -186,6 +192,11 @@ def test_a_long_note_is_read_by_its_start_only() -> None:
         ("Back in 2020 prod was still on Heroku", "2024-04-15", "2020-01-01"),
         ("in 2015-16 I worked weekends at Boots", "2023-06-02", "2015-01-01"),
         ("Xmas 2020 we were still in the old flat", "2024-06-15", "2020-12-01"),
+        ("back in summer '19 I drove a clapped-out Corsa", "2024-05-01", "2019-06-01"),
+        # a start told by a holiday of a year: what began then may still hold
+        ("at Christmas 2021 I joined the Gym Group", "2024-05-01", "2021-12-01"),
+        # a time something ended at is no start
+        ("we were on CircleCI till summer '21, moved after the leak", "2024-05-01", "2024-05-01"),
         ("In the nineties Ray had a bright red Ford Capri", "2023-07-22", "1990-01-01"),
         ("In the late '80s we had a caravan", "2023-07-22", "1986-01-01"),
         ("Back in the 1980s my dad worked at British Steel", "2023-07-22", "1980-01-01"),
