@@ -39,6 +39,8 @@ component's own settings::
                                # of numbers an earlier one told ("84.9 this morning")
     newer_first_asked = true   # memory: so does a later fact holding a word of the question
                                # the earlier one lacks ("they made Sam permanent!!")
+    newer_first_slot = true    # memory: so do two facts the question's slot reading both picked
+                               # ("we use Slack", "company moved everyone to Microsoft Teams")
     floor_kin = true           # memory: keep a fact under the floor beside a kept one like it
     floor_kin_change = true    # memory: ... at a looser cosine when worded as a change
     floor_near = true          # memory: keep a fact near the floor beside a kept one of its owner

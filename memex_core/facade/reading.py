@@ -24,7 +24,7 @@ from memex_core.domain.memory.change_words import (
 )
 from memex_core.domain.memory.namespaces import covers, validate_collection
 from memex_core.domain.memory.quantity_series import same_series
-from memex_core.domain.memory.question_cover import adds_asked_word
+from memex_core.domain.memory.question_cover import adds_asked_word, drops_asked_word
 from memex_core.domain.memory.records import MEMORY_SOURCE, OPERATOR, Actor, Scope
 from memex_core.domain.memory.timestamps import HeldAt
 from memex_core.domain.relevance import SETTING as FLOOR_SETTING_NAME
@@ -272,7 +272,9 @@ class Reader:
         asks how things stand now, ``newer_first_typed = true`` the same test for two facts
         that both carry the kind of answer the question asks for, ``newer_first_series =
         false`` the test of a new point of a series of numbers, ``newer_first_asked = false``
-        the test of a later fact holding a word of the question the earlier one lacks)."""
+        the test of a later fact holding a word of the question the earlier one lacks,
+        ``newer_first_slot = false`` the test of two facts the question's slot reading both
+        picked)."""
         memory = [r.fragment.conversation_id for r in found.results if is_memory(r.fragment)]
         if len(memory) < 2 or not self._parts.config.search_setting("newer_first", True):
             return found
@@ -296,6 +298,9 @@ class Reader:
             series=same_series if setting("newer_first_series", True) else None,
             asked=partial(adds_asked_word, query) if setting("newer_first_asked", True) else None,
             typed=answer_kind(query) if setting("newer_first_typed", False) else None,
+            slot_apart=(
+                partial(drops_asked_word, query) if setting("newer_first_slot", True) else None
+            ),
         )
         return found
 

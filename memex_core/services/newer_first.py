@@ -103,6 +103,17 @@ SERIES_MARGIN = 3.0
 #: 0.970 ("The user is allergic to walnuts" passing "Alice is allergic to sesame").
 ASKED_SIMILARITY = 0.35
 ASKED_MARGIN = 1.0
+#: The similarity and margin for two facts the question's slot reading both picked (``slot``;
+#: :mod:`memex_core.services.slot_signal`): both set what the question asks about ("What
+#: chat tool does the company use?": "we use Slack", then "company moved everyone to
+#: Microsoft Teams"), so the later leads however far apart their words sit, unless the
+#: earlier one holds a word of the question the later lacks and the later holds none the
+#: earlier lacks ("What is the frontend written in?": "The frontend is written in
+#: TypeScript", "The backend is written in Go"; ``apart``, e.g.
+#: :func:`memex_core.domain.memory.question_cover.drops_asked_word`). Chosen on benchmark
+#: 21's nine tuning splits (2026-11-29, end to end; figures in docs/concepts/memory.md).
+SLOT_SIMILARITY = 0.0
+SLOT_MARGIN = 3.0
 #: Whether a later fact (second) echoes an earlier one (first) with a change.
 Echoes = Callable[[str, str], bool]
 #: The same for two facts that both carry the kind of answer the question asks for (a number
@@ -136,6 +147,7 @@ def newer_first(
     echoes: Echoes | None = None,
     series: Echoes | None = None,
     asked: Echoes | None = None,
+    slot_apart: Echoes | None = None,
 ) -> list[SearchResult]:
     """``results`` with the memory hits about the same thing newest first (see the module).
 
@@ -153,7 +165,10 @@ def newer_first(
     earlier one told; one that passes joins at :data:`SERIES_MARGIN` and
     :data:`SERIES_SIMILARITY`. ``asked``: the same for a later fact holding a word of the
     question the earlier one lacks; one that passes joins at :data:`ASKED_MARGIN` and
-    :data:`ASKED_SIMILARITY`."""
+    :data:`ASKED_SIMILARITY`. ``slot_apart``: the test of an earlier and a later fact that
+    both answer the question's slot reading but are about two things by the question's
+    words; two such facts that it passes do not join at :data:`SLOT_MARGIN` and
+    :data:`SLOT_SIMILARITY` (None: no two facts join by their slot)."""
     dated = [
         i
         for i, r in enumerate(results)
@@ -161,7 +176,9 @@ def newer_first(
     ]
     if len(dated) < 2 or vectors_of is None:
         return list(results)
-    terms = _Terms(valid_from, similarity, margin, changed, typed, named, echoes, series, asked)
+    terms = _Terms(
+        valid_from, similarity, margin, changed, typed, named, echoes, series, asked, slot_apart
+    )
     if not _may_move(results, dated, terms):
         return list(results)  # the store is not asked for vectors that could move nothing
     vectors = vectors_of([results[i].fragment.id for i in dated])
@@ -209,10 +226,11 @@ class _Terms:
         echoes: Echoes | None = None,
         series: Echoes | None = None,
         asked: Echoes | None = None,
+        slot_apart: Echoes | None = None,
     ) -> None:
         self.valid_from, self.similarity, self.margin = valid_from, similarity, margin
         self.changed, self.typed, self.named, self.echoes = changed, typed, named, echoes
-        self.series, self.asked = series, asked
+        self.series, self.asked, self.slot_apart = series, asked, slot_apart
         self._said: dict[str, bool] = {}
         self._kind: dict[str, bool] = {}
         self._named: dict[str, bool] = {}
@@ -238,6 +256,13 @@ class _Terms:
             similarity, margin = min(similarity, SERIES_SIMILARITY), max(margin, SERIES_MARGIN)
         if self.asked is not None and self.asked(a.fragment.content, b.fragment.content):
             similarity, margin = min(similarity, ASKED_SIMILARITY), max(margin, ASKED_MARGIN)
+        if (
+            self.slot_apart is not None
+            and a.ranks.get(SLOT) is not None
+            and b.ranks.get(SLOT) is not None
+            and not self.slot_apart(a.fragment.content, b.fragment.content)
+        ):
+            similarity, margin = min(similarity, SLOT_SIMILARITY), max(margin, SLOT_MARGIN)
         if (
             self.typed is not None
             and self._test(self._kind, self.typed, a)
@@ -341,6 +366,8 @@ __all__ = [
     "QUESTION_MARGIN",
     "SERIES_MARGIN",
     "SERIES_SIMILARITY",
+    "SLOT_MARGIN",
+    "SLOT_SIMILARITY",
     "TYPED_MARGIN",
     "TYPED_SIMILARITY",
     "VectorsOf",

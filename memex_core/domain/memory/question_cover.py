@@ -42,4 +42,14 @@ def adds_asked_word(question: str, earlier: str, later: str) -> bool:
     return bool(((_stems(asked) - names) & _stems(later)) - _stems(earlier))
 
 
-__all__ = ["STEM", "adds_asked_word"]
+def drops_asked_word(question: str, earlier: str, later: str) -> bool:
+    """Whether ``earlier`` holds a word of ``question`` that ``later`` does not, and ``later``
+    none that ``earlier`` does not: by the question's words the two are about two things
+    ("What is the frontend written in?": "The frontend is written in TypeScript", "The
+    backend is written in Go"), however alike their answers."""
+    return adds_asked_word(question, later, earlier) and not adds_asked_word(
+        question, earlier, later
+    )
+
+
+__all__ = ["STEM", "adds_asked_word", "drops_asked_word"]
