@@ -136,6 +136,8 @@ _PAST = re.compile(
     r"tracked|kept|lived|banked)\b"
 )
 _I = word_set("i i'm i've i'd me my myself")
+#: The group a "we" is, named ("company's on Microsoft Teams since the acquisition").
+_GROUPS = word_set("company team org organisation organization department dept firm")
 #: Words that open a phrase of when or why before the subject ("After the breach I ...").
 _LEADING = word_set("after since following because once when with")
 _WE = word_set("we we're we've our us ourselves")
@@ -202,7 +204,7 @@ def _owner(clause: _Clause, kind: str) -> str | None:
         return "user's " + low[at + 1].removesuffix("'s")
     if first in _I:
         return "user"
-    if first in _WE:
+    if first in _WE or first.removesuffix("'s") in _GROUPS:
         return "we"
     named = next((m for m in clause.found if m.start == at), None)
     if named is not None and kind not in named.kinds:
@@ -227,9 +229,11 @@ def _owner(clause: _Clause, kind: str) -> str | None:
             return base  # "The landlord's broadband is BT": the landlord's
         if word in _RELATIVES:
             return "user's " + word  # "Our son has a Kindle"
+        if word == "my" and low[i + 1 : i + 2] and low[i + 1].removesuffix("'s") in _RELATIVES:
+            return "user's " + low[i + 1].removesuffix("'s")  # "got my dad an iPhone"
         if word in _I:
             return "user"
-        if word in _WE:
+        if word in _WE or base in _GROUPS:
             return "we"
     return "any"
 
@@ -253,6 +257,9 @@ _ROLE_STEMS = frozenset(_stem(word) for word in ROLES)
 
 
 def _meet(one: str, other: str) -> bool:
+    # "my dad got an iPhone" is Dad's: a relative of the user's is the relative a question
+    # or another fact names ("What phone does Dad have?", "Dad's on a Samsung")
+    one, other = one.removeprefix("user's "), other.removeprefix("user's ")
     if one == other:
         return True
     return "any" in (one, other) and {one, other} <= {"any", "user", "we"}

@@ -153,6 +153,22 @@ def test_a_question_meets_the_fact_that_answers_it_and_not_another(
             "In 2022 we kept everything on GitLab",
             "In 2022 we kept everything in Jira",
         ),
+        # a group named for "we", a relative named with or without "my"
+        (
+            "What chat tool does the company use?",
+            "company's on Microsoft Teams since the acquisition",
+            "Gran's on Microsoft Teams since the acquisition",
+        ),
+        (
+            "Which mobile network is Gran on?",
+            "sorted Gran out with a giffgaff sim",
+            "sorted Dad out with a giffgaff sim",
+        ),
+        (
+            "What phone does Dad have?",
+            "got my dad an iPhone 13 for his birthday",
+            "got my mum an iPhone 13 for her birthday",
+        ),
         (
             "What am I studying at the moment?",
             "Finished the Google cert, and now I'm enrolled in the Open University MSc",
