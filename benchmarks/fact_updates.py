@@ -34,6 +34,7 @@ from benchmarks.fact_updates_cases import (
     BLIND4,
     BLIND5,
     BLIND6,
+    BLIND7,
     BROAD,
     DEV,
     FRESH,
@@ -267,6 +268,7 @@ def _description(cases: list[Case]) -> str:
         (BLIND4, _BLIND4),
         (BLIND5, _BLIND5),
         (BLIND6, _BLIND6),
+        (BLIND7, _BLIND7),
         (FRESH, _FRESH),
     ):
         if name in present:
@@ -328,6 +330,13 @@ _BLIND6 = (
     "more line in their brief: vary the days between a case's facts, for updates and pairs "
     "alike (section 21e). Measured once before any tuning on it (see "
     "`benchmarks.fact_updates_cases`), it is a tuning split from then on."
+)
+_BLIND7 = (
+    "*Blind7* ({n} cases, {kinds} kinds of update) was written like blind6 on 2026-11-29 by two "
+    "more writers, blind to the repository, after the rules and recall's newer-first were tuned "
+    "on blind6, with a focus paragraph each on how people write (one terse and messy, one telling "
+    "an assistant in sentences, the change sometimes only implied). Measured once before any "
+    "tuning on it (see `benchmarks.fact_updates_cases`), it is a tuning split from then on."
 )
 _FRESH = (
     "*Fresh* ({n} cases, {kinds} kinds of update) was written by hand, case by case, after the "

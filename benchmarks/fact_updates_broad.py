@@ -29,7 +29,8 @@ under ``datasets/fact_updates_blind2/``, ids ``m-<writer>-...``), ``--split blin
 (writers ``h`` and ``i``, ``datasets/fact_updates_blind3/``, ids ``n-<writer>-...``) and
 ``--split blind4`` the fourth (``j``, ``k``, ``datasets/fact_updates_blind4/``, ``p-...``),
 ``--split blind5`` the fifth (``l``, ``m``, ``datasets/fact_updates_blind5/``, ``q-...``),
-``--split blind6`` the sixth (``s``, ``t``, ``datasets/fact_updates_blind6/``, ``r-...``).
+``--split blind6`` the sixth (``s``, ``t``, ``datasets/fact_updates_blind6/``, ``r-...``),
+``--split blind7`` the seventh (``u``, ``v``, ``datasets/fact_updates_blind7/``, ``w-...``).
 """  # noqa: E501
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ from benchmarks.fact_updates_cases import (
     BLIND5_FILE,
     BLIND6,
     BLIND6_FILE,
+    BLIND7,
+    BLIND7_FILE,
     BLIND_FILE,
     BROAD,
     BROAD_FILE,
@@ -132,6 +135,14 @@ SPLIT_OF = {
         BLIND6_FILE,
         DATASETS / "fact_updates_blind6",
         DATASETS / "fact_updates_blind6_questions.jsonl",
+    ),
+    BLIND7: Split(
+        BLIND7,
+        "w",
+        ("u", "v"),
+        BLIND7_FILE,
+        DATASETS / "fact_updates_blind7",
+        DATASETS / "fact_updates_blind7_questions.jsonl",
     ),
 }
 FILES = {UPDATE: "updates", LATE: "late", UNRELATED: "unrelated"}

@@ -1,4 +1,4 @@
-"""The later blind splits of the knowledge-update set (issue 30), blind2 to blind6: each
+"""The later blind splits of the knowledge-update set (issue 30), blind2 to blind7: each
 committed file is what its writers' text converts to, and loads sound with a question for
 each fact of every unrelated pair."""
 
@@ -17,6 +17,7 @@ from benchmarks.fact_updates_cases import (
     BLIND4,
     BLIND5,
     BLIND6,
+    BLIND7,
     load,
     pair_questions,
 )
@@ -28,6 +29,7 @@ LATER = {
     BLIND4: ("p-", (150, 45, 300)),
     BLIND5: ("q-", (150, 45, 300)),
     BLIND6: ("r-", (150, 45, 300)),
+    BLIND7: ("w-", (150, 45, 300)),
 }
 
 
