@@ -43,13 +43,21 @@ def adds_asked_word(question: str, earlier: str, later: str) -> bool:
 
 
 def drops_asked_word(question: str, earlier: str, later: str) -> bool:
-    """Whether ``earlier`` holds a word of ``question`` that ``later`` does not, and ``later``
-    none that ``earlier`` does not: by the question's words the two are about two things
-    ("What is the frontend written in?": "The frontend is written in TypeScript", "The
-    backend is written in Go"), however alike their answers."""
-    return adds_asked_word(question, later, earlier) and not adds_asked_word(
-        question, earlier, later
-    )
+    """Whether ``earlier`` holds a word of ``question`` that ``later`` does not, ``later``
+    none that ``earlier`` does not, yet ``later`` holds one of the question's words: by the
+    question's words the two are the same kind of thing told apart by a word ("What is the
+    frontend written in?": "The frontend is written in TypeScript", "The backend is written
+    in Go"). A later fact that holds no word of the question names a new value only ("What
+    phone do I have?": "phone: Pixel 6a", "got the iPhone 15 yesterday")."""
+    asked = _asked(question)
+    held = asked & _stems(later)
+    return bool(held) and bool(asked & _stems(earlier) - held) and not held - _stems(earlier)
+
+
+def _asked(question: str) -> set[str]:
+    """The stems of ``question``'s words, its names left out."""
+    asked = question.strip()
+    return _stems(asked) - {name.lower()[:STEM] for name in _NAME.findall(asked)}
 
 
 __all__ = ["STEM", "adds_asked_word", "drops_asked_word"]
