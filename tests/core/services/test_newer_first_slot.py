@@ -69,7 +69,7 @@ def test_two_things_by_the_questions_words_keep_their_order() -> None:
 @pytest.mark.parametrize(
     ("question", "earlier", "later", "drops"),
     [
-        ("What is the frontend written in?", "frontend written in TS", "backend written it", True),
+        ("What is the web app written in?", "web app written in TS", "API written in Go", True),
         ("What's my personal phone?", "My personal phone is a Pixel 8", "work phone: iPhone", True),
         # the later fact holds a word of the question the earlier lacks: not two things
         (CHAT, SLACK, TEAMS, False),
