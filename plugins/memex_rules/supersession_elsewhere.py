@@ -13,7 +13,10 @@ whichever closed.
 - two medicines dosed, when the new fact names no change ("Alfie: Calpol 10ml every 4-6
   hrs" / "Alfie: Nurofen 2.5ml, 3x a day max"; "switched Alfie to Nurofen" is a change);
 - a kind the new fact opens with of the word the earlier one opens with bare ("cleaner is
-  £15/hr" / "window cleaner's £25 a visit now").
+  £15/hr" / "window cleaner's £25 a visit now", "the window cleaner's gone up to £25");
+- a new fact that says it adds, not replaces ("Mum does pottery on Monday nights" / "mum
+  has now started Pilates too, Thursdays"; "also", "as well", "too" ending a clause, in
+  the new fact's first clause).
 
 Two kinds of one thing named by a word before it ("web deployment" / "worker deployment")
 are no veto here: the word is as often the value that changed ("product manager" ->
@@ -78,11 +81,30 @@ def two_sides(new: str, old: str) -> bool:
 _OPENING_WORDS = re.compile(r"[A-Za-z][a-z-]*")
 
 
+#: A new fact that says it is told beside the earlier ones: "also", "as well", "too" ending
+#: a clause ("started Pilates too, Thursdays"; not "too expensive").
+_ADDED = re.compile(r"(?i)\b(?:also|as\s+well)\b|\btoo\b(?=\s*(?:$|[,.;:!)]))")
+#: Where a fact's first clause ends: an addition told in a later one is of something else
+#: ("nate got a third turtle, they've got a bigger tank as well", "noah's on £8/week now
+#: he's doing the bins too").
+_FIRST_CLAUSE = re.compile(
+    r"[,;.!?]|\s[-\u2013\u2014]\s|\s(?:now|and|but|so|because|since)\s"
+    r"(?=(?:he|she|they|we|i|it|you)(?:'s|'re|'m|'ve|'d)?\b)",
+    re.IGNORECASE,
+)
+#: Words before a fact's opening noun that do not change what it names ("the", "our").
+_DETERMINERS = frozenset(("the", "a", "an", "our", "my"))
+
+
 def kind_first(new_text: str, old_text: str) -> bool:
     """Whether the new fact opens with a kind of the word the earlier one opens with bare,
     in lower case and not written in the earlier fact: "cleaner is £15/hr" / "window
     cleaner's £25 a visit now" (but "New parkrun PB" / "5k PB is 24:10" opens with no kind)."""
     new_words, old_words = _OPENING_WORDS.findall(new_text[:80]), _OPENING_WORDS.findall(old_text)
+    while new_words and new_words[0].lower() in _DETERMINERS:
+        new_words = new_words[1:]  # "the window cleaner's gone up to £25"
+    while old_words and old_words[0].lower() in _DETERMINERS:
+        old_words = old_words[1:]
     if len(new_words) < 2 or not old_words:
         return False
     kind, word = new_words[0], new_words[1]
@@ -127,6 +149,8 @@ def of_another_thing(new: str, old: str) -> bool:
         return True
     if two_doses(new, old) and not names_change(new):
         return True  # "Alfie: Calpol 10ml every 4-6 hrs" / "Alfie: Nurofen 2.5ml, 3x a day"
+    if _ADDED.search(_FIRST_CLAUSE.split(new, maxsplit=1)[0]):
+        return True  # "mum has now started Pilates too, Thursdays": beside, not instead
     return two_sides(new, old) or kind_first(new, old) or time_and_place(new, old)
 
 

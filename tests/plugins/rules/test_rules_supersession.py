@@ -39,6 +39,8 @@ def _closed_named(old: str, new: str) -> list[Supersession]:
 # --- closes ------------------------------------------------------------------------------------
 
 CLOSES = [
+    # an addition told in a later clause is of something else: the change still closes
+    ("Noah gets £5 a week pocket money", "noah's on £8/week now he's doing the bins too", None),
     # the example
     ("Alice lives in Paris", "Alice moved to Berlin", "alice: lives in"),
     ("Alice lives in Paris", "Alice now lives in Berlin", "alice: lives in"),
@@ -538,6 +540,10 @@ KEEPS = [
     # a kind the new fact opens with, of the word the earlier one opens with bare
     ("cleaner is £15/hr", "window cleaner's £25 a visit now"),
     ("cleaner charges £16/hr", "window cleaner is £12 a visit now"),
+    ("cleaner charges £16 an hour", "the window cleaner's gone up to £25 a visit"),
+    # a new fact that says it adds, in its first clause
+    ("Mum does pottery on Monday nights", "mum has now started Pilates too, Thursdays"),
+    ("standup is at 9:30", "we also do a retro at 16:00 on Fridays"),
     # two medicines dosed, no change named
     ("Alfie: Calpol 10ml every 4-6 hrs", "Alfie: Nurofen 2.5ml, 3x a day max"),
     # an owner's thing measured, not the owner
