@@ -54,6 +54,13 @@ TO_BE = r"(?:is|are|was|were|has\s+been|have\s+been|will\s+be|got|gets|became|ha
 A_THE = r"(?:(?:a|an|the)\s+)"
 POSS = r"(?:her|his|their|my|its|the|our)\s+"
 ORDINAL = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
+#: A place of work a move may go to ("moved to the Leeds office", "moved to a new team"):
+#: not where someone lives.
+_WORKPLACE = (
+    r"(?:the|a|an|our|my|his|her|their)\s+(?:[\w'-]+\s+){0,2}(?:office|offices|team|squad|"
+    r"desk|floor|department|dept|building|site|campus|branch|role|job|position|unit|ward|"
+    r"group|org|hub)\b"
+)
 _PLACE_PREP = r"(?:in|at|on|near|outside(?:\s+of)?|inside)"
 #: Verbs that set a date with or without a preposition ("due Friday", "set for May 3").
 DATE_STATE = (
@@ -106,7 +113,8 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         r"(?:moved|has\s+moved|relocated|has\s+relocated|moved\s+house|emigrated|immigrated|"
         r"went\s+back|returned|is\s+back|came\s+back|has\s+returned|moves|moved\s+over)\s+"
         r"(?:back\s+|over\s+|away\s+|house\s+)?(?:from\s+(?P<p>.+?)\s+)?(?:to|into|in\s+to|home\s+to)\s+"
-        r"(?P<v>.+)",
+        # "Tom's moved to the Leeds office": a workplace, not a home
+        rf"(?!{_WORKPLACE})(?P<v>.+)",
         kind="place",
         change=True,
     ),
