@@ -28,13 +28,7 @@ from benchmarks.fact_updates_e2e import VARIANTS
 from benchmarks.fact_updates_memex import cached_context
 from memex_core.api import Memex
 from memex_core.domain import SEMANTIC
-from memex_core.domain.memory.change_words import announces_change
-from memex_core.services.newer_first import (
-    CHANGE_MARGIN,
-    CHANGE_SIMILARITY,
-    MUTUAL_SIMILARITY,
-    QUESTION_MARGIN,
-)
+from memex_core.services.newer_first import pair_terms
 from memex_core.services.slot_signal import SLOT
 
 
@@ -52,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
 
     def recording(results: Any, valid_from: Any, vectors_of: Any, **options: Any) -> Any:
         ids = [r.fragment.id for r in results]
-        seen.update(results=list(results), valid_from=valid_from)
+        seen.update(results=list(results), valid_from=valid_from, options=options)
         seen["vectors"] = vectors_of(ids) if vectors_of is not None else {}
         return plain(results, valid_from, vectors_of, **options)
 
@@ -101,13 +95,12 @@ def _why(seen: dict[str, Any], want: str, top: str) -> list[str]:
     when = seen["valid_from"]
     if when.get(want, 0.0) <= when.get(top, 0.0):
         return ["not newer"]
-    change = announces_change(b.fragment.content)
-    margin = CHANGE_MARGIN if change else QUESTION_MARGIN
-    similarity = CHANGE_SIMILARITY if change else MUTUAL_SIMILARITY
+    # newer-first's own terms for the pair, with the tests recall handed it
+    similarity, margin, pick_holds = pair_terms(a, b, when, **seen["options"])
     found = []
     if a.fragment.owner != b.fragment.owner:
         found.append("another owner")
-    if not change and a.ranks.get(SLOT) is not None and b.ranks.get(SLOT) is None:
+    if pick_holds and a.ranks.get(SLOT) is not None and b.ranks.get(SLOT) is None:
         found.append("slot picked the top fact alone")
     close_a, close_b = a.scores.get(SEMANTIC), b.scores.get(SEMANTIC)
     if close_a is not None and close_b is not None:

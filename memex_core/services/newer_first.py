@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from math import sqrt
+from typing import Any
 
 from memex_core.domain import SEMANTIC, SearchResult
 from memex_core.services.slot_signal import SLOT
@@ -205,6 +206,22 @@ def newer_first(
     return order
 
 
+def pair_terms(
+    higher: SearchResult,
+    lower: SearchResult,
+    valid_from: Mapping[str, float],
+    *,
+    similarity: float = MUTUAL_SIMILARITY,
+    margin: float = QUESTION_MARGIN,
+    **tests: Any,
+) -> tuple[float, float, bool]:
+    """What :func:`newer_first` compares ``lower`` to ``higher`` at, given the same
+    ``valid_from`` and tests (its keyword arguments): (similarity, margin, whether the slot
+    reading's pick of ``higher`` alone holds). For diagnostics that say why a pair did not
+    join (``benchmarks.fact_updates_why``)."""
+    return _Terms(valid_from, similarity, margin, **tests).of(higher, lower)
+
+
 def _moved(hit: SearchResult, score: float) -> SearchResult:
     """``hit`` at another place: it takes the fused score of that place, so scores still fall
     down the page (callers sort, cut and show by them) as after the rerank."""
@@ -373,4 +390,5 @@ __all__ = [
     "VectorsOf",
     "kin_kept",
     "newer_first",
+    "pair_terms",
 ]

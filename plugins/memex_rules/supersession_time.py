@@ -79,12 +79,10 @@ _TIME_WORD = (
     r"(?:back\s+in|in|since|from|during|around|circa|as\s+of|starting(?:\s+in)?|"
     r"beginning(?:\s+in)?|of|on)"
 )
-_PART = r"(?:(?:early|late|mid-?|the\s+(?:summer|winter|spring|autumn|fall|end|start|"
-_PART += r"beginning|middle)\s+of|summer|winter|spring|autumn|fall)\s*)?"
-
 #: The seasons and the holidays a year's time may be told by ("summer '19", "Xmas 2022").
 SEASON = r"(?:summer|winter|spring|autumn|fall)"
 HOLIDAY = r"(?:new\s+year(?:'s)?|christmas|xmas|easter)"
+_PART = rf"(?:(?:early|late|mid-?|the\s+(?:{SEASON}|end|start|beginning|middle)\s+of|{SEASON})\s*)?"
 
 #: A decade, with the part of it named: "the nineties", "the early 2000s", "the '80s".
 DECADE = (
@@ -134,10 +132,9 @@ def holiday_span(name: str, year: int) -> tuple[date, date]:
     return date(year, 12, 1), date(year + 1, 1, 1)
 
 
-def _year_of(groups: dict[str, str | None], today: date) -> int:
-    """The year a phrase's ``y`` (four digits) or ``yy`` ("'19") group names."""
-    full = groups.get("y")
-    return int(full) if full else short_year(groups["yy"] or "", today)
+def named_year(full: str | None, short: str | None, today: date) -> int:
+    """The year written in four digits (``full``), else short (``short``: "19" of "'19")."""
+    return int(full) if full else short_year(short or "", today)
 
 
 def last_season(today: date) -> tuple[date, date]:
@@ -189,7 +186,7 @@ _ENDS_AT = compile_pattern(r"\b(?:until|till|til|through|to|before)\s+(?:the\s+)
 _COMPILED = tuple((name, compile_pattern(pattern)) for name, pattern in _PHRASES)
 #: "for 5 years" dates a state only after a perfect tense: "has lived in Oslo for 5 years".
 _PERFECT = compile_pattern(r"\b(?:has|have|had)\s+(?:been|lived|worked|used|studied|owned)\b")
-_SEASON_MONTH = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+SEASON_MONTH = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 
 
 def _count(text: str) -> int:
@@ -232,10 +229,11 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
         return date(short_year(groups["yy"], today), 1, 1)
     if name in ("season_year", "holiday") and _ENDS_AT.search(text[: match.start()]):
         return None  # "on CircleCI till summer '21": when it ended, not began
-    if name == "season_year":
-        return date(_year_of(groups, today), _SEASON_MONTH[groups["s"].lower()], 1)
-    if name == "holiday":
-        return holiday_span(groups["h"], _year_of(groups, today))[0]
+    if name in ("season_year", "holiday"):
+        year = named_year(groups.get("y"), groups.get("yy"), today)
+        if name == "holiday":
+            return holiday_span(groups["h"], year)[0]
+        return date(year, SEASON_MONTH[groups["s"].lower()], 1)
     if name == "set_off":
         return date(int(groups["y"]), 1, 1)
     if name == "decade":
@@ -244,7 +242,7 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
         return last_season(today)[0]
     if name == "year":
         season = re.search(r"(?i)spring|summer|autumn|fall|winter", match.group(0))
-        month = _SEASON_MONTH[season.group(0).lower()] if season else 1
+        month = SEASON_MONTH[season.group(0).lower()] if season else 1
         return date(int(groups["y"]), month, 1)
     if name == "month":
         found = date(today.year, _MONTHS[groups["m"].lower().rstrip(".")], 1)
@@ -270,7 +268,7 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
             return today.replace(day=1)
         return today - timedelta(days=today.weekday())
     if name == "season":
-        month = _SEASON_MONTH[groups["s"].lower()]
+        month = SEASON_MONTH[groups["s"].lower()]
         year = today.year if month < today.month else today.year - 1
         return date(year, month, 1)
     if name == "yesterday":

@@ -32,17 +32,18 @@ from datetime import UTC, date, datetime
 from memex_rules.rules_text import compile_pattern
 from memex_rules.supersession_time import (
     _MONTHS,
-    _SEASON_MONTH,
     DECADE,
     HOLIDAY,
     MONTH,
     NUMBER_WORDS,
     SEASON,
+    SEASON_MONTH,
     back,
     decade,
     decade_span,
     holiday_span,
     last_season,
+    named_year,
     short_year,
 )
 
@@ -274,7 +275,7 @@ def _in_period(text: str, today: date) -> tuple[date, date] | None:
             spans.append(holiday_span(match.group("holiday"), _year(match, "hy", "hyy", today)))
         elif match.group("sseason"):
             year = _year(match, "sy", "syy", today)
-            began = date(year, _SEASON_MONTH[match.group("sseason").lower()], 1)
+            began = date(year, SEASON_MONTH[match.group("sseason").lower()], 1)
             spans.append((began, _next_month(began.year, began.month + 2)))
         elif match.group("before_last"):
             spans.append((date(today.year - 2, 1, 1), date(today.year - 1, 1, 1)))
@@ -295,8 +296,7 @@ def _range_end(match: re.Match[str]) -> int:
 
 def _year(match: re.Match[str], full: str, short: str, today: date) -> int:
     """The year of a match's four-digit group ``full``, or of its "'19" group ``short``."""
-    named = match.group(full)
-    return int(named) if named else short_year(match.group(short), today)
+    return named_year(match.group(full), match.group(short), today)
 
 
 def _ago(count: str, unit: str, today: date) -> tuple[date, date]:

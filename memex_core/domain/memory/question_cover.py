@@ -37,9 +37,7 @@ def _stems(text: str) -> set[str]:
 def adds_asked_word(question: str, earlier: str, later: str) -> bool:
     """Whether ``later`` holds a word of ``question`` that ``earlier`` does not, names
     left out."""
-    asked = question.strip()
-    names = {name.lower()[:STEM] for name in _NAME.findall(asked)}
-    return bool(((_stems(asked) - names) & _stems(later)) - _stems(earlier))
+    return bool((_asked(question) & _stems(later)) - _stems(earlier))
 
 
 def drops_asked_word(question: str, earlier: str, later: str) -> bool:
