@@ -35,6 +35,7 @@ from benchmarks.fact_updates_cases import (
     BLIND5,
     BLIND6,
     BLIND7,
+    BLIND8,
     BROAD,
     DEV,
     FRESH,
@@ -269,6 +270,7 @@ def _description(cases: list[Case]) -> str:
         (BLIND5, _BLIND5),
         (BLIND6, _BLIND6),
         (BLIND7, _BLIND7),
+        (BLIND8, _BLIND8),
         (FRESH, _FRESH),
     ):
         if name in present:
@@ -337,6 +339,13 @@ _BLIND7 = (
     "on blind6, with a focus paragraph each on how people write (one terse and messy, one telling "
     "an assistant in sentences, the change sometimes only implied). Measured once before any "
     "tuning on it (see `benchmarks.fact_updates_cases`), it is a tuning split from then on."
+)
+_BLIND8 = (
+    "*Blind8* ({n} cases, {kinds} kinds of update) was written like blind7 on 2026-11-29 by two "
+    "more writers, blind to the repository, after the rules and recall were tuned on blind7, with "
+    "a focus each on kinds of life no earlier writer was given (a small business and a coding "
+    "agent's project notes, jotted; caring for an ageing parent, dictated). Measured once before "
+    "any tuning on it (see `benchmarks.fact_updates_cases`), it is a tuning split from then on."
 )
 _FRESH = (
     "*Fresh* ({n} cases, {kinds} kinds of update) was written by hand, case by case, after the "

@@ -30,7 +30,8 @@ under ``datasets/fact_updates_blind2/``, ids ``m-<writer>-...``), ``--split blin
 ``--split blind4`` the fourth (``j``, ``k``, ``datasets/fact_updates_blind4/``, ``p-...``),
 ``--split blind5`` the fifth (``l``, ``m``, ``datasets/fact_updates_blind5/``, ``q-...``),
 ``--split blind6`` the sixth (``s``, ``t``, ``datasets/fact_updates_blind6/``, ``r-...``),
-``--split blind7`` the seventh (``u``, ``v``, ``datasets/fact_updates_blind7/``, ``w-...``).
+``--split blind7`` the seventh (``u``, ``v``, ``datasets/fact_updates_blind7/``, ``w-...``),
+``--split blind8`` the eighth (``y``, ``z``, ``datasets/fact_updates_blind8/``, ``x-...``).
 """  # noqa: E501
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ from benchmarks.fact_updates_cases import (
     BLIND6_FILE,
     BLIND7,
     BLIND7_FILE,
+    BLIND8,
+    BLIND8_FILE,
     BLIND_FILE,
     BROAD,
     BROAD_FILE,
@@ -143,6 +146,14 @@ SPLIT_OF = {
         BLIND7_FILE,
         DATASETS / "fact_updates_blind7",
         DATASETS / "fact_updates_blind7_questions.jsonl",
+    ),
+    BLIND8: Split(
+        BLIND8,
+        "x",
+        ("y", "z"),
+        BLIND8_FILE,
+        DATASETS / "fact_updates_blind8",
+        DATASETS / "fact_updates_blind8_questions.jsonl",
     ),
 }
 FILES = {UPDATE: "updates", LATE: "late", UNRELATED: "unrelated"}

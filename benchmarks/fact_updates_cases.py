@@ -147,6 +147,11 @@ BLIND6_FILE = DATASETS / "fact_updates_blind6.jsonl"
 #: only implied); measured once (judge alone 33/170 exact, 5/370 wrong, at 4868b9c and at
 #: c5d9821; end to end current on top 184/220 both, as-of 205 -> 208), then tuned on.
 BLIND7_FILE = DATASETS / "fact_updates_blind7.jsonl"
+#: The eighth blind split (issue 30): written like blind7 by two more writers (``y``, ``z``) on
+#: 2026-11-29, after the rules and recall were tuned on blind7, with a focus each on kinds of
+#: life no earlier writer was given (a small business and a coding agent's project notes, jotted;
+#: caring for an ageing parent, dictated); measured once, then tuned on.
+BLIND8_FILE = DATASETS / "fact_updates_blind8.jsonl"
 #: Questions for each fact of an unrelated pair, written by hand apart from the cases
 #: (``{"id": case id, "questions": [{"fact": 0, "question": ..., "answer": ...}, ...]}``):
 #: recall must put the fact asked about on top, not its newer neighbour.
@@ -160,8 +165,9 @@ PAIR_QUESTION_FILES = (
     DATASETS / "fact_updates_blind5_questions.jsonl",
     DATASETS / "fact_updates_blind6_questions.jsonl",
     DATASETS / "fact_updates_blind7_questions.jsonl",
+    DATASETS / "fact_updates_blind8_questions.jsonl",
 )
-#: Every split: dev and test (FILES), broad, blind, blind2 to blind7, fresh.
+#: Every split: dev and test (FILES), broad, blind, blind2 to blind8, fresh.
 ALL_FILES = (
     *FILES,
     BROAD_FILE,
@@ -172,6 +178,7 @@ ALL_FILES = (
     BLIND5_FILE,
     BLIND6_FILE,
     BLIND7_FILE,
+    BLIND8_FILE,
     FRESH_FILE,
 )
 #: The files of the splits that may be tuned on (every one but fresh).
@@ -181,10 +188,10 @@ UPDATE, LATE, UNRELATED = "update", "late", "unrelated"
 TYPES = (UPDATE, LATE, UNRELATED)
 DEV, TEST, BROAD, FRESH = "dev", "test", "broad", "fresh"
 BLIND, BLIND2, BLIND3, BLIND4 = "blind", "blind2", "blind3", "blind4"
-BLIND5, BLIND6, BLIND7 = "blind5", "blind6", "blind7"
-SPLITS = (DEV, TEST, BROAD, BLIND, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, FRESH)
+BLIND5, BLIND6, BLIND7, BLIND8 = "blind5", "blind6", "blind7", "blind8"
+SPLITS = (DEV, TEST, BROAD, BLIND, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8, FRESH)
 #: The splits written by hand apart from the dev/test set, in the order they were written.
-WRITTEN_APART = (BROAD, BLIND, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, FRESH)
+WRITTEN_APART = (BROAD, BLIND, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8, FRESH)
 #: Seed of the dev/test split: a case is dev when the hash of seed and id falls in the first third.
 SPLIT_SEED = "fact-updates-2026"
 

@@ -1,4 +1,4 @@
-"""The later blind splits of the knowledge-update set (issue 30), blind2 to blind7: each
+"""The later blind splits of the knowledge-update set (issue 30), blind2 to blind8: each
 committed file is what its writers' text converts to, and loads sound with a question for
 each fact of every unrelated pair."""
 
@@ -18,6 +18,7 @@ from benchmarks.fact_updates_cases import (
     BLIND5,
     BLIND6,
     BLIND7,
+    BLIND8,
     load,
     pair_questions,
 )
@@ -30,6 +31,7 @@ LATER = {
     BLIND5: ("q-", (150, 45, 300)),
     BLIND6: ("r-", (150, 45, 300)),
     BLIND7: ("w-", (150, 45, 300)),
+    BLIND8: ("x-", (150, 45, 300)),
 }
 
 
