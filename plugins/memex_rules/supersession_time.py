@@ -81,7 +81,11 @@ _TIME_WORD = (
 )
 #: The seasons and the holidays a year's time may be told by ("summer '19", "Xmas 2022").
 SEASON = r"(?:summer|winter|spring|autumn|fall)"
-HOLIDAY = r"(?:new\s+year(?:'s)?|christmas|xmas|easter)"
+#: A holiday, or a month-long challenge named for its month ("Veganuary 2021", "Movember").
+HOLIDAY = (
+    r"(?:new\s+year(?:'s)?|christmas|xmas|easter|veganuary|dry\s+january|movember|stoptober|"
+    r"sober\s+october)"
+)
 _PART = rf"(?:(?:early|late|mid-?|the\s+(?:{SEASON}|end|start|beginning|middle)\s+of|{SEASON})\s*)?"
 
 #: A decade, with the part of it named: "the nineties", "the early 2000s", "the '80s".
@@ -124,9 +128,13 @@ def short_year(digits: str, today: date) -> int:
 def holiday_span(name: str, year: int) -> tuple[date, date]:
     """The span a holiday of ``year`` names: New Year's first month, Christmas's last,
     Easter's spring."""
-    name = name.lower()
-    if name.startswith("new"):
+    name = " ".join(name.lower().split())
+    if name.startswith(("new", "veganuary", "dry")):
         return date(year, 1, 1), date(year, 2, 1)
+    if name in ("stoptober", "sober october"):
+        return date(year, 10, 1), date(year, 11, 1)
+    if name == "movember":
+        return date(year, 11, 1), date(year, 12, 1)
     if name == "easter":
         return date(year, 3, 1), date(year, 5, 1)
     return date(year, 12, 1), date(year + 1, 1, 1)
@@ -153,6 +161,11 @@ _PHRASES = (
     (
         "month_day_year",
         rf"\b(?:{_TIME_WORD}\s+)?(?P<m>{MONTH})\s+(?:the\s+)?(?P<d>{_DAY}),?\s+(?P<y>{_YEAR})\b",
+    ),
+    # a range of months of a year: "during lockdown (Jan-Mar 2021)" began in January
+    (
+        "month_range",
+        rf"\b(?P<m>{MONTH})\s*(?:-|\u2013|to|till|until|through)\s*{MONTH},?\s+(?P<y>{_YEAR})\b",
     ),
     ("month_year", rf"\b(?:{_TIME_WORD}\s+)?{_PART}(?P<m>{MONTH}),?\s+(?:of\s+)?(?P<y>{_YEAR})\b"),
     ("day_month", rf"\b(?:{_TIME_WORD}\s+)(?:the\s+)?(?P<d>{_DAY})\s+(?:of\s+)?(?P<m>{MONTH})\b"),
@@ -221,7 +234,9 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
         if not groups.get("y") and found > today and "since" in match.group(0).lower():
             found = found.replace(year=year - 1)
         return found
-    if name == "month_year":
+    if name in ("month_year", "month_range") and _ENDS_AT.search(text[: match.start()]):
+        return None  # "ran on MongoDB until March 2022": when it ended, not began
+    if name in ("month_year", "month_range"):
         return date(int(groups["y"]), _MONTHS[groups["m"].lower().rstrip(".")], 1)
     if name == "before_last":
         return date(today.year - 2, 1, 1)

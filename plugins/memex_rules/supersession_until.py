@@ -80,6 +80,9 @@ _PERIOD = compile_pattern(
     # "used to row at uni, 2012-ish", "first home was Blogspot, 2009", "when he was 6, so 2018"
     rf"|\(\s*(?:in\s+|c\.\s*|circa\s+|around\s+)?(?P<paren>{_YEAR})\s*\)"
     rf"|\b(?P<ish>{_YEAR})-?ish\b"
+    # a year naming a thing of that year: "the 2019 price list", "my 2021 summer internship"
+    # (not a model: "The 2019 MacBook Pro was a lemon")
+    rf"|\b(?:the|my|our|his|her|their)\s+(?P<ymod>{_YEAR})\s+(?=(?-i:[a-z]))"
     rf"|,\s*(?:so\s+|around\s+|about\s+|circa\s+|c\.\s*|roughly\s+)?(?P<tail>{_YEAR})[\s.!)]*$"
     rf"|\bspent\s+(?:{_PART})?(?P<spent>{_YEAR})\b"
     rf"|\b(?:(?:back\s+)?in\s+)?(?P<q>Q[1-4])\s+(?:of\s+)?(?P<qy>{_YEAR})\b"
@@ -92,7 +95,7 @@ _PERIOD = compile_pattern(
     r"(?P<u>day|week|month|year)s?\s+ago\b"
 )
 #: The groups of :data:`_PERIOD` that name a year alone, the whole year the period.
-_YEAR_GROUPS = ("set", "paren", "ish", "tail", "spent")
+_YEAR_GROUPS = ("set", "paren", "ish", "tail", "spent", "ymod")
 #: What "had" names that is an event, not a state held ("had a baby", "had surgery").
 _HAD_EVENT = (
     r"(?:(?:a|an|the|my|our|his|her|their|some|twins|two|three)\s+)?(?:[\w-]+\s+)?"

@@ -43,6 +43,10 @@ def test_the_rules_judge_reads_ends() -> None:
         ("Before '20 our CI was on Travis", "2024-03-11", "2020-01-01"),
         ("In early 2022 platform was just 3 engineers", "2024-06-24", "2023-01-01"),
         ("At launch in 2021 Pro was priced at $19 a month", "2024-02-01", "2022-01-01"),
+        # a year naming a thing of that year, a month-long challenge of a year
+        ("the 2019 price list says sourdough was £3.80 then", "2024-02-02", "2020-01-01"),
+        ("during my 2021 summer internship my manager was Joel", "2024-02-02", "2022-01-01"),
+        ("Veganuary 2022 was me going vegan for a month", "2024-02-02", "2022-02-01"),
         ("Alice lived in Rome in 2019", "2024-01-01", "2020-01-01"),
         ("In 2019, my favourite book was Beloved", "2024-03-27", "2020-01-01"),
         ("For most of 2021 we tracked everything in Trello", "2024-04-02", "2022-01-01"),
@@ -197,6 +201,11 @@ def test_a_long_note_is_read_by_its_start_only() -> None:
         ("at Christmas 2021 I joined the Gym Group", "2024-05-01", "2021-12-01"),
         # a time something ended at is no start
         ("we were on CircleCI till summer '21, moved after the leak", "2024-05-01", "2024-05-01"),
+        ("orders-service ran on MongoDB until March 2022", "2024-02-02", "2024-02-02"),
+        # a range of months of a year begins with the first; a month-long challenge
+        ("during lockdown (Jan-Mar 2021) we closed at 2pm", "2024-02-02", "2021-01-01"),
+        ("I went vegan for Veganuary 2021 and a few months after", "2024-02-02", "2021-01-01"),
+        ("did Movember 2019, grew a terrible tache", "2024-02-02", "2019-11-01"),
         ("In the nineties Ray had a bright red Ford Capri", "2023-07-22", "1990-01-01"),
         ("In the late '80s we had a caravan", "2023-07-22", "1986-01-01"),
         ("Back in the 1980s my dad worked at British Steel", "2023-07-22", "1980-01-01"),
