@@ -39,6 +39,7 @@ from memex_rules.supersession_elsewhere import of_another_thing
 from memex_rules.supersession_kinds import kind_changed
 from memex_rules.supersession_levels import level_reached
 from memex_rules.supersession_measures import measure_changed
+from memex_rules.supersession_notes import note_restated
 from memex_rules.supersession_open_changes import shaped_changes
 from memex_rules.supersession_open_close import (
     FIRST_PERSON,
@@ -160,6 +161,7 @@ class RulesSupersessionJudge:
                 or _gone(new.text, usable, fact.text)
                 or kind_changed(new.text, fact.text)
                 or measure_changed(new.text, fact.text)
+                or note_restated(new.text, fact.text)
                 or role_changed(new.text, fact.text)
                 or step_taken(new.text, fact.text)
                 or replaced(new.text, fact.text)

@@ -13,7 +13,10 @@ days a year" -> "Vacation allowance is 28 days from 2024"; "Sprint planning is M
   "Weighed in at 85kg", but not "The gym opens at 6" / "The pool opens at 7 now");
 - both give a value of one kind and the values differ;
 - the new fact is told as a change ("now", "these days", "down to", "cut to", "moved",
-  "from 2024") and is neither a question, a plan nor a wish.
+  "from 2024"), or both are notes keyed by the same opening word that differ in one kind
+  of value, not a bare count ("standup 9:45 in the huddle" / "standup 10:15", "council tax
+  £148/month" / "council tax £156 a month for 23/24"); and the new fact is neither a
+  question, a plan nor a wish.
 
 Two facts of two things measured alike ("The platform team is 6 engineers" / "The search
 team is 4 engineers now") share only the unit, which does not count. A shared word that
@@ -369,6 +372,36 @@ def _named(word: str, named: frozenset[str]) -> bool:
     return word in named or any(len(other) >= 5 and other.startswith(word) for other in named)
 
 
+#: The opening words of a note, what it keys its value by: "eng sync" of "eng sync tues
+#: 14:00" and of "eng sync is thursdays 16:30".
+_KEY = re.compile(r"^\s*(?:(?:the|our|my)\s+)?([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?")
+
+
+def _one_kind_told_anew(kinds: list[str], new: _Reading, old: _Reading) -> bool:
+    """Whether the two notes differ in one kind of value, which both give, with a unit or a
+    kind of its own: a bare count may count anything ("prod cluster is on k8s 1.30" /
+    "prod cluster has 14 nodes")."""
+    return len(kinds) == 1 and kinds[0] != "count" and kinds[0] in old.values
+
+
+#: The opening word of a note, what it keys its value by: "standup" of "standup 9:45 in the
+#: huddle" and of "standup 10:15 - huddle link pinned".
+_KEY = re.compile(r"^\s*(?:(?:the|our|my)\s+)?([a-z][a-z-]+)")
+
+
+def _same_key(new_text: str, old_text: str) -> bool:
+    """Whether two notes open with the same word naming a thing (lower case: no name; no
+    word of time or function): a new value of one kind for it needs no word of change
+    ("council tax £148/month" / "council tax £156 a month for 23/24")."""
+    keys = [_KEY.match(text) for text in (new_text, old_text)]
+    words = [key.group(1) for key in keys if key is not None]
+    return (
+        len(words) == 2
+        and not any(word in STOP_WORDS for word in words)
+        and stem(words[0]) == stem(words[1])
+    )
+
+
 def _two_kinds(word: str, new: _Reading, old: _Reading, depth: int = 3) -> bool:
     """ "Sprint planning" / "Release planning": each names its own kind of the shared word;
     so do two kinds of a shared modifier ("the Berlin office rent" / "the London office
@@ -481,7 +514,11 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
         return None  # "The bus to work takes 40 minutes" / "The train to work takes 25 now"
     if len(kinds) > 1 and any(kind.startswith("count") for kind in kinds):
         return None  # "My 5k PB is 24:10" / "My 10k PB is 52:00 now": which is the measure?
-    if not kinds or not _CHANGE.search(new_text[:400]) or _NOT_HELD.search(new_text[:400]):
+    if not kinds or _NOT_HELD.search(new_text[:400]):
+        return None
+    if not _CHANGE.search(new_text[:400]) and not (
+        _same_key(new_text, old_text) and _one_kind_told_anew(kinds, new, old)
+    ):
         return None
     kind = kinds[0]
     thing = " ".join(sorted(shared))

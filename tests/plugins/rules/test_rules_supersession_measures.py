@@ -44,6 +44,10 @@ CLOSES = [
     ("The book group meets on Mondays", "Book group is on Thursday evenings now"),
     ("Sprint planning is Monday at 11", "Planning is now on Wednesday afternoons"),
     ("Demo day is the last Friday of the month", "Demos happen every other Thursday now"),
+    # two notes keyed by one opening word, a new value of one kind: no word of change needed
+    ("standup 9:45 in the huddle, keep it to 15 mins", "standup 10:15 - huddle link pinned"),
+    ("council tax £148/month", "council tax £156 a month for 23/24"),
+    ("bin day is Tuesday", "bins: Wednesday collection, council letter on the fridge"),
 ]
 
 
@@ -116,6 +120,10 @@ STAYS = [
     # the same value, or another kind of value
     ("Sprint planning is on Mondays", "Sprint planning is on Mondays now"),
     ("We ship on Fridays", "We ship 3 features a week now"),
+    # notes keyed alike, no word of change: a bare count may count anything, two kinds differ
+    ("prod cluster is on k8s 1.30", "prod cluster has 14 nodes"),
+    ("the grant is due 14 Oct", "the grant is for £120k over two years"),
+    ("the shop is open 10-6", "the shop has two part-timers, Jo and Raf"),
 ]
 
 
