@@ -180,6 +180,8 @@ _PHRASES = (
     ("year", rf"\b{_TIME_WORD}\s+{_PART}(?P<y>{_YEAR})\b(?!\s*-\s*\d)"),
     ("month", rf"\b(?:{_TIME_WORD})\s+{_PART}(?P<m>{MONTH})\b(?!\s+\d)"),
     ("until", rf"\b(?:until|till|through|to)\s+{_PART}(?:{MONTH}\s+)?(?:{_YEAR}|'\d\d)\b"),
+    # a year opening the fact: "2019 I was on £48k at the agency"
+    ("lead_year", rf"^\s*(?P<y>{_YEAR})\b(?!\s*[-/\u2013]\s*\d)(?=,?\s+[A-Za-z])"),
     # a year set off by commas: "In his first year at the company, 2020, Jonas ..."
     ("set_off", rf",\s*(?P<y>{_YEAR})\s*(?=,)"),
     # only after a word that makes it a time: "music from the eighties" is a kind of music
@@ -249,7 +251,7 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
         if name == "holiday":
             return holiday_span(groups["h"], year)[0]
         return date(year, SEASON_MONTH[groups["s"].lower()], 1)
-    if name == "set_off":
+    if name in ("set_off", "lead_year"):
         return date(int(groups["y"]), 1, 1)
     if name == "decade":
         return decade(match)[0]

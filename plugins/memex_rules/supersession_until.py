@@ -56,12 +56,13 @@ _PART = (
 #: A time a period ends at: "mid-2023", "March 2021", "2020".
 _WHEN = rf"{_PART}(?:(?P<m>{MONTH})\s+(?:of\s+)?)?(?:(?P<y>{_YEAR})|'(?P<wyy>\d\d))\b"
 _RANGE = compile_pattern(
-    rf"\b(?:(?P<between>between\s+)|from\s+)?(?:about\s+|around\s+|roughly\s+)?"
+    rf"\b(?:(?P<between>between\s+)|(?P<inand>in\s+)|from\s+)?(?:about\s+|around\s+|roughly\s+)?"
     rf"(?:(?P<ma>{MONTH})\s+)?(?P<a>{_YEAR})\s*(?:-|\u2013|\u2014|to|until|till|through|(?P<and>and))\s*"
     rf"(?:(?:(?P<m>{MONTH})\s+)?(?P<y>{_YEAR})|(?P<yy>\d\d))\b(?!-\d)"
 )
 _UNTIL = compile_pattern(
-    rf"(?<!not\s)\b(?:until|till|til|through)\s+(?:(?P<part>{_PART}){_WHEN.removeprefix(_PART)}"
+    rf"(?<!not\s)\b(?:until|till|til|through|up\s+(?:to|until|till))\s+"
+    rf"(?:(?P<part>{_PART}){_WHEN.removeprefix(_PART)}"
     rf"|(?P<bare>{MONTH})\b(?!\s+\d)|(?P<last>last\s+(?:year|month))|(?P<recent>recently|lately))"
 )
 _BEFORE = compile_pattern(rf"\bbefore\s+(?P<part>{_PART}){_WHEN.removeprefix(_PART)}")
@@ -80,6 +81,8 @@ _PERIOD = compile_pattern(
     # "used to row at uni, 2012-ish", "first home was Blogspot, 2009", "when he was 6, so 2018"
     rf"|\(\s*(?:in\s+|c\.\s*|circa\s+|around\s+)?(?P<paren>{_YEAR})\s*\)"
     rf"|\b(?P<ish>{_YEAR})-?ish\b"
+    # a year opening the fact: "2019 I was on £48k at the agency"
+    rf"|^\s*(?P<lead>{_YEAR})\b(?!\s*[-/\u2013]\s*\d)(?=,?\s+[A-Za-z])"
     # a year naming a thing of that year: "the 2019 price list", "my 2021 summer internship"
     # (not a model: "The 2019 MacBook Pro was a lemon")
     rf"|\b(?:the|my|our|his|her|their)\s+(?P<ymod>{_YEAR})\s+(?=(?-i:[a-z]))"
@@ -95,7 +98,7 @@ _PERIOD = compile_pattern(
     r"(?P<u>day|week|month|year)s?\s+ago\b"
 )
 #: The groups of :data:`_PERIOD` that name a year alone, the whole year the period.
-_YEAR_GROUPS = ("set", "paren", "ish", "tail", "spent", "ymod")
+_YEAR_GROUPS = ("set", "paren", "ish", "tail", "spent", "ymod", "lead")
 #: What "had" names that is an event, not a state held ("had a baby", "had surgery").
 _HAD_EVENT = (
     r"(?:(?:a|an|the|my|our|his|her|their|some|twins|two|three)\s+)?(?:[\w-]+\s+)?"
@@ -286,9 +289,22 @@ def _in_period(text: str, today: date) -> tuple[date, date] | None:
             spans.append(_ago(match.group("n"), match.group("u"), today))
         else:
             year, month = int(match.group("y")), match.group("m")
+            season = _SEASON_WORD.search(match.group(0))
+            if season and not month:  # "in winter 2021/22": December to February
+                began = date(year, SEASON_MONTH[season.group(0).lower()], 1)
+                spans.append((began, _next_month(began.year, began.month + 2)))
+                continue
             began = date(year, _month(month), 1) if month else date(year, 1, 1)
             spans.append((began, _period_end(year, month)))
     return max(spans, key=lambda span: span[1]) if spans else None
+
+
+_SEASON_WORD = re.compile(rf"(?i)\b{SEASON}\b")
+
+
+def _two_years_running(match: re.Match[str]) -> bool:
+    """ "in 2021 and 2022": two years running told as one period (not "2019 and 2021")."""
+    return bool(match.group("inand")) and _range_end(match) == int(match.group("a")) + 1
 
 
 def _range_end(match: re.Match[str]) -> int:
@@ -320,7 +336,10 @@ def period(text: str, said_at: float) -> tuple[float | None, float] | None:
         (
             m
             for m in _RANGE.finditer(text)
-            if bool(m.group("and")) == bool(m.group("between"))
+            if (
+                bool(m.group("and")) == bool(m.group("between"))
+                or (bool(m.group("and")) and _two_years_running(m))
+            )
             and int(m.group("a")) <= _range_end(m)
         ),
         None,

@@ -47,6 +47,11 @@ def test_the_rules_judge_reads_ends() -> None:
         ("the 2019 price list says sourdough was £3.80 then", "2024-02-02", "2020-01-01"),
         ("during my 2021 summer internship my manager was Joel", "2024-02-02", "2022-01-01"),
         ("Veganuary 2022 was me going vegan for a month", "2024-02-02", "2022-02-01"),
+        # "up to" a time, two years running, a season of a year after "in", a year opening
+        ("up to summer 2022 mum was seeing Dr Okafor at Elm St", "2024-02-02", "2022-07-01"),
+        ("payroll was done by Gusto in 2021 and 2022", "2024-02-02", "2023-01-01"),
+        ("in winter 2021/22 we were with EDF on a fixed deal", "2024-02-02", "2022-03-01"),
+        ("2019 I was on £48k at the agency", "2024-02-02", "2020-01-01"),
         ("Alice lived in Rome in 2019", "2024-01-01", "2020-01-01"),
         ("In 2019, my favourite book was Beloved", "2024-03-27", "2020-01-01"),
         ("For most of 2021 we tracked everything in Trello", "2024-04-02", "2022-01-01"),
@@ -155,6 +160,7 @@ def test_a_closed_past_period_ends_the_fact(text: str, said: str, until: str) ->
         ("Alice has been vegan in 2020 and still is", "2024-01-01"),
         # two years that are not a range
         ("We shipped 2019 and 2021 releases", "2024-01-01"),
+        ("dad can have up to 4 paracetamol a day", "2024-01-01"),
         # "had" an event, an obligation or a past perfect of a change: not a state held
         ("In 2020 I had a baby", "2024-01-01"),
         ("In 2019 I had surgery", "2024-01-01"),
@@ -206,6 +212,8 @@ def test_a_long_note_is_read_by_its_start_only() -> None:
         ("during lockdown (Jan-Mar 2021) we closed at 2pm", "2024-02-02", "2021-01-01"),
         ("I went vegan for Veganuary 2021 and a few months after", "2024-02-02", "2021-01-01"),
         ("did Movember 2019, grew a terrible tache", "2024-02-02", "2019-11-01"),
+        ("2019 I was on £48k at the agency", "2024-02-02", "2019-01-01"),
+        ("payroll was done by Gusto in 2021 and 2022", "2024-02-02", "2021-01-01"),
         ("In the nineties Ray had a bright red Ford Capri", "2023-07-22", "1990-01-01"),
         ("In the late '80s we had a caravan", "2023-07-22", "1986-01-01"),
         ("Back in the 1980s my dad worked at British Steel", "2023-07-22", "1980-01-01"),
