@@ -65,6 +65,8 @@ _UNIT_WORDS = word_set(
     "days day hours hour minutes mins weeks months years km miles kg people engineers staff"
 )
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
+#: A unit of time right after a bare number: "30 mins", "2 hours".
+_DURATION = re.compile(r"(?i)\s+(min|mins|minutes?|hrs?|hours?|secs?|seconds?)\b")
 _NEXT_WORD = re.compile(r"\s+([A-Za-z][A-Za-z-]*)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DIGIT_OR_DAY = re.compile(
@@ -209,6 +211,8 @@ def _values(text: str) -> dict[str, frozenset[str]]:
             # "1st Thursday" / "4th floor": an ordinal counts the noun after it
             after = _NEXT_WORD.match(rest, match.end())
             kind = "ordinal " + (stem(after.group(1)) if after else "")
+        elif not unit and (span := _DURATION.match(rest, match.end())):
+            kind = "count " + span.group(1)[:3].lower()  # "30 mins": a duration, not a count
         else:
             kind = "count " + unit if unit else "count"
         found.setdefault(kind, set()).add(number)
@@ -306,7 +310,7 @@ _NAMED = re.compile(r"\s[A-Z][a-z]|^\s*[A-Z][a-z][\w-]*(?:'s\s+\w+)?\s+\w+s\b")
 #: An opening name told of in the third person: "Ana eats", "Ana has".
 _DOER = re.compile(r"^\s*([A-Z][a-z][\w-]*)\s+(?!is\b|was\b)\w+s\b")
 _WORD_LOWER = re.compile(r"\b[a-z][\w-]*")
-_MINE = re.compile(r"(?i)\b(?:i|i'm|i've|my|we|we're|our|us)\b")
+_MINE = re.compile(r"(?i)\b(?:i|i'm|i've|my|mine|we|we're|our|us)\b")
 
 
 def _one_teller(one: str, other: str) -> bool:
@@ -375,6 +379,29 @@ def _named(word: str, named: frozenset[str]) -> bool:
 #: The opening words of a note, what it keys its value by: "eng sync" of "eng sync tues
 #: 14:00" and of "eng sync is thursdays 16:30".
 _KEY = re.compile(r"^\s*(?:(?:the|our|my)\s+)?([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?")
+
+
+#: People a fact is of, not things it measures: a bare count of "mum's" counts something of hers.
+_KIN = frozenset(
+    stem(word)
+    for word in word_set(
+        "mum mom dad nan gran grandma grandad grandpa grandad nana papa sister brother son "
+        "daughter wife husband partner aunt uncle cousin kids kid baby"
+    )
+)
+#: How many words apart a bare count and the word it counts for may sit.
+_NEAR = 5
+_TOKEN = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.]*(?:[kKmM]\b)?")
+
+
+def _near_number(text: str, shared: set[str]) -> bool:
+    """Whether a number of ``text`` sits within :data:`_NEAR` words of a shared word: a bare
+    count belongs to the thing named beside it ("the platform team is 6 engineers"), not to
+    a word further off ("mum's house has a new boiler, ..., 10 year warranty")."""
+    words = _TOKEN.findall(_IN_WORDS.sub(_in_digits, text[:400]))
+    spots = [i for i, w in enumerate(words) if w[0].isdigit()]
+    near = [i for i, w in enumerate(words) if not w[0].isdigit() and stem(w) in shared]
+    return any(abs(i - j) <= _NEAR for i in spots for j in near)
 
 
 def _one_kind_told_anew(kinds: list[str], new: _Reading, old: _Reading) -> bool:
@@ -449,8 +476,8 @@ def _two_counted(new_text: str, old_text: str) -> bool:
 
 #: A dose and the word right beside it, the medicine's: "5mg amlodipine", "atorvastatin 20mg".
 _DOSE = re.compile(
-    r"(?i)(?:\b([a-z][a-z-]{3,})\s+)?\d+(?:\.\d+)?\s?(?:mg|mcg|ml|iu)\b"
-    r"(?:\s+(?:of\s+)?([a-z][a-z-]{3,}))?"
+    r"(?i)(?:\b([a-z][a-z-]{2,})\s+)?\d+(?:\.\d+)?\s?(?:mg|mcg|ml|iu)\b"
+    r"(?:\s+(?:of\s+)?([a-z][a-z-]{2,}))?"
 )
 
 
@@ -521,6 +548,14 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
     ):
         return None
     kind = kinds[0]
+    if kind == "count" and shared <= _KIN:
+        return None  # "keysafe at mum's is 9083" / "alarm code at mum's changed to 2716"
+    if (
+        kind == "count"
+        and not new.counted & old.counted
+        and not (_near_number(new_text, shared) and _near_number(old_text, shared))
+    ):
+        return None  # "laptop is a MacBook Pro M2 14"" / "a new laptop ..., Dell XPS 13"
     thing = " ".join(sorted(shared))
     before, after = (", ".join(sorted(v)) for v in (old.values[kind], new.values[kind]))
     return f"fact: {thing} ({kind.split()[0]})", f"{thing}: {before} -> {after}"

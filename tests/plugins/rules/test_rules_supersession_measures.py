@@ -124,6 +124,27 @@ STAYS = [
     ("prod cluster is on k8s 1.30", "prod cluster has 14 nodes"),
     ("the grant is due 14 Oct", "the grant is for £120k over two years"),
     ("the shop is open 10-6", "the shop has two part-timers, Jo and Raf"),
+    # a bare count far from the word both share counts something else
+    (
+        'work laptop is a MacBook Pro M2 14", asset tag LT-0493',
+        "bought myself a new laptop for the photo editing, Dell XPS 13, upgraded from the old one",
+    ),
+    (
+        "mum's house has a new boiler, Worcester Bosch, fitted last winter, 10 year warranty",
+        "mum's house is getting a new roof now, roofers start 3 april",
+    ),
+    # two medicines, one of three letters; a neighbour's plot against mine; a duration
+    # against a count; a count of something of mum's against another of hers
+    (
+        "dad's on MST 10mg twice a day for the pain",
+        "palliative nurse says Oramorph 2.5ml for breakthrough pain now, up to 4 times a day",
+    ),
+    ("mine is plot 22, the sunny one by the gate", "Ken's got plot 23 next door to me now"),
+    (
+        "mum's levothyroxine is 75mcg, one a day",
+        "mum takes her levothyroxine at 6am now, 30 mins before any food",
+    ),
+    ("keysafe at mum's is 9083", "burglar alarm code at mum's changed to 2716"),
 ]
 
 
