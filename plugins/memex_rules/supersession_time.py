@@ -235,6 +235,8 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
             return None
         if not groups.get("y") and found > today and "since" in match.group(0).lower():
             found = found.replace(year=year - 1)
+        if not groups.get("y") and _coming(match.group(0), found, today):
+            return _a_year_on(found)  # "from 1 Jan" said in December: the coming one
         return found
     if name in ("month_year", "month_range") and _ENDS_AT.search(text[: match.start()]):
         return None  # "ran on MongoDB until March 2022": when it ended, not began
@@ -265,6 +267,8 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
         found = date(today.year, _MONTHS[groups["m"].lower().rstrip(".")], 1)
         if found > today and re.match(r"(?i)since|back", match.group(0)):
             found = found.replace(year=today.year - 1)
+        if _coming(match.group(0), found, today):
+            return _a_year_on(found)  # "from Jan" said in December: the coming January
         return found
     if name == "ago":
         return back(today, _count(groups["n"]), groups["u"])
@@ -291,6 +295,20 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
     if name == "yesterday":
         return today - timedelta(days=1)
     return None
+
+
+#: A start to come: "from Jan", "starting 1 March", "as of April" (not "since", not "back in").
+_STARTING = compile_pattern(r"^(?:from|starting|beginning|as\s+of)\b")
+
+
+def _coming(phrase: str, found: date, today: date) -> bool:
+    """Whether a start named without its year ("from Jan" said on 20 December) is the coming
+    one: read in this year it would lie more than half a year back."""
+    return bool(_STARTING.match(phrase.strip())) and (today - found).days > 183
+
+
+def _a_year_on(day: date) -> date:
+    return date(day.year + 1, day.month, min(day.day, 28))
 
 
 def _midnight(day: date) -> float:

@@ -793,6 +793,15 @@ def test_a_text_without_its_own_time_is_valid_from_when_said(text: str) -> None:
     assert JUDGE.valid_from(text, SAID) == SAID
 
 
+def test_a_start_named_without_its_year_half_a_year_back_is_the_coming_one() -> None:
+    """ "from Jan" said on 20 December is the coming January (a plan's start, so when said);
+    "in Jan" is the one gone."""
+    december = datetime(2025, 12, 20, 12, tzinfo=UTC).timestamp()
+    for text in ("quoting £550/day for new clients from Jan", "Pro repriced to $39 from 1 Jan"):
+        assert JUDGE.valid_from(text, december) == december, text
+    assert _day(JUDGE.valid_from("moved to Leeds in Jan", december)) == "2025-01-01"
+
+
 def test_a_weight_told_with_its_change_since_a_month_closes_the_earlier_weight() -> None:
     """broad b-b-u-0034: read from 1 January, the new weight started before the one it
     replaces (said 2 January) and closed nothing."""
