@@ -376,11 +376,6 @@ def _named(word: str, named: frozenset[str]) -> bool:
     return word in named or any(len(other) >= 5 and other.startswith(word) for other in named)
 
 
-#: The opening words of a note, what it keys its value by: "eng sync" of "eng sync tues
-#: 14:00" and of "eng sync is thursdays 16:30".
-_KEY = re.compile(r"^\s*(?:(?:the|our|my)\s+)?([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?")
-
-
 #: People a fact is of, not things it measures: a bare count of "mum's" counts something of hers.
 _KIN = frozenset(
     stem(word)
