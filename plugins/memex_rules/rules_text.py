@@ -21,7 +21,7 @@ def squash(text: str) -> str:
 RELATIVES = (
     r"(?:sister|brother|mum|mom|dad|mother|father|son|daughter|wife|husband|partner|boyfriend|"
     r"girlfriend|fianc\w*|friends?|boss|neighbou?r|cousin|aunt|uncle|gran\w*|kids?|children|"
-    r"parents?|colleague|niece|nephew)"
+    r"parents?|colleague|niece|nephew|nan|nana|nanna)"
 )
 
 

@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memex_rules.rules_text import OPENING_POSSESSOR, word_set
+from memex_rules.rules_text import OPENING_POSSESSOR, RELATIVES, word_set
 from memex_rules.wording import NUMBERS
 
 _DAYS = {
@@ -377,13 +377,15 @@ def _named(word: str, named: frozenset[str]) -> bool:
 
 
 #: People a fact is of, not things it measures: a bare count of "mum's" counts something of hers.
-_KIN = frozenset(
-    stem(word)
-    for word in word_set(
-        "mum mom dad nan gran grandma grandad grandpa grandad nana papa sister brother son "
-        "daughter wife husband partner aunt uncle cousin kids kid baby"
-    )
-)
+_RELATIVE = re.compile(rf"(?i){RELATIVES}")
+
+
+def _relatives_only(shared: set[str], text: str) -> bool:
+    """Whether the words ``text`` shares (by stem) are all relatives ("at mum's")."""
+    words = [w.lower().removesuffix("'s") for w in _WORD.findall(text) if stem(w) in shared]
+    return bool(words) and all(_RELATIVE.fullmatch(word) for word in words)
+
+
 #: How many words apart a bare count and the word it counts for may sit.
 _NEAR = 5
 _TOKEN = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.]*(?:[kKmM]\b)?")
@@ -543,7 +545,7 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
     ):
         return None
     kind = kinds[0]
-    if kind == "count" and shared <= _KIN:
+    if kind == "count" and _relatives_only(shared, old_text):
         return None  # "keysafe at mum's is 9083" / "alarm code at mum's changed to 2716"
     if (
         kind == "count"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from memex_rules.rules_text import word_set
+from memex_rules.rules_text import RELATIVES, word_set
 from memex_rules.supersession_measures import stem
 
 #: A short key, then its separator, then the value: "team chat = Slack".
@@ -45,8 +45,9 @@ _LISTS = frozenset(
         "languages favourites favorites wishlist ideas"
     )
 )
-#: Keys that are a person or a pronoun alone.
-_PEOPLE = word_set("me i we us my our mum mom dad nan gran grandad grandpa grandma")
+#: Keys that are a person or a pronoun alone: "me", "mum", "my sister".
+_PRONOUNS = word_set("me i we us my our")
+_RELATIVE = re.compile(rf"(?i){RELATIVES}")
 #: A value told as an addition: "also shellfish", "+ Notion".
 _ADDED = re.compile(r"^(?:also|too|plus|and|another|\+|&)\b|^\+", re.IGNORECASE)
 
@@ -59,7 +60,7 @@ def _key(text: str, pattern: re.Pattern[str]) -> tuple[tuple[str, ...], str] | N
     if words[0][:1].isupper() and len(words) == 1 and not words[0].isupper():
         return None  # "Noah: loves dinosaurs": a person's notes
     lowered = [w.lower().strip("'.") for w in words]
-    if lowered[0] in _MARKERS or all(w in _PEOPLE for w in lowered):
+    if lowered[0] in _MARKERS or all(w in _PRONOUNS or _RELATIVE.fullmatch(w) for w in lowered):
         return None
     if stem(lowered[-1]) in _LISTS:
         return None

@@ -81,6 +81,8 @@ _TIME_WORD = (
 )
 #: The seasons and the holidays a year's time may be told by ("summer '19", "Xmas 2022").
 SEASON = r"(?:summer|winter|spring|autumn|fall)"
+SEASON_WORD = re.compile(rf"(?i)\b{SEASON}\b")
+SEASON_MONTH = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 #: A holiday, or a month-long challenge named for its month ("Veganuary 2021", "Movember").
 HOLIDAY = (
     r"(?:new\s+year(?:'s)?|christmas|xmas|easter|veganuary|dry\s+january|movember|stoptober|"
@@ -138,6 +140,13 @@ def holiday_span(name: str, year: int) -> tuple[date, date]:
     if name == "easter":
         return date(year, 3, 1), date(year, 5, 1)
     return date(year, 12, 1), date(year + 1, 1, 1)
+
+
+def season_span(name: str, year: int) -> tuple[date, date]:
+    """The three months a season of ``year`` names: winter from its December on."""
+    began = date(year, SEASON_MONTH[name.lower()], 1)
+    total = began.year * 12 + began.month + 2  # three months on, as months since year 0
+    return began, date(total // 12, total % 12 + 1, 1)
 
 
 def named_year(full: str | None, short: str | None, today: date) -> int:
@@ -201,7 +210,6 @@ _ENDS_AT = compile_pattern(r"\b(?:until|till|til|through|to|before)\s+(?:the\s+)
 _COMPILED = tuple((name, compile_pattern(pattern)) for name, pattern in _PHRASES)
 #: "for 5 years" dates a state only after a perfect tense: "has lived in Oslo for 5 years".
 _PERFECT = compile_pattern(r"\b(?:has|have|had)\s+(?:been|lived|worked|used|studied|owned)\b")
-SEASON_MONTH = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 
 
 def _count(text: str) -> int:
@@ -236,7 +244,7 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
         if not groups.get("y") and found > today and "since" in match.group(0).lower():
             found = found.replace(year=year - 1)
         if not groups.get("y") and _coming(match.group(0), found, today):
-            return _a_year_on(found)  # "from 1 Jan" said in December: the coming one
+            return None  # "from 1 Jan" said in December: the coming one, a plan's start
         return found
     if name in ("month_year", "month_range") and _ENDS_AT.search(text[: match.start()]):
         return None  # "ran on MongoDB until March 2022": when it ended, not began
@@ -252,7 +260,7 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
         year = named_year(groups.get("y"), groups.get("yy"), today)
         if name == "holiday":
             return holiday_span(groups["h"], year)[0]
-        return date(year, SEASON_MONTH[groups["s"].lower()], 1)
+        return season_span(groups["s"], year)[0]
     if name in ("set_off", "lead_year"):
         return date(int(groups["y"]), 1, 1)
     if name == "decade":
@@ -260,7 +268,7 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
     if name == "last_season":
         return last_season(today)[0]
     if name == "year":
-        season = re.search(r"(?i)spring|summer|autumn|fall|winter", match.group(0))
+        season = SEASON_WORD.search(match.group(0))
         month = SEASON_MONTH[season.group(0).lower()] if season else 1
         return date(int(groups["y"]), month, 1)
     if name == "month":
@@ -268,7 +276,7 @@ def _read(name: str, match: re.Match[str], today: date, text: str) -> date | Non
         if found > today and re.match(r"(?i)since|back", match.group(0)):
             found = found.replace(year=today.year - 1)
         if _coming(match.group(0), found, today):
-            return _a_year_on(found)  # "from Jan" said in December: the coming January
+            return None  # "from Jan" said in December: the coming January, a plan's start
         return found
     if name == "ago":
         return back(today, _count(groups["n"]), groups["u"])
@@ -305,10 +313,6 @@ def _coming(phrase: str, found: date, today: date) -> bool:
     """Whether a start named without its year ("from Jan" said on 20 December) is the coming
     one: read in this year it would lie more than half a year back."""
     return bool(_STARTING.match(phrase.strip())) and (today - found).days > 183
-
-
-def _a_year_on(day: date) -> date:
-    return date(day.year + 1, day.month, min(day.day, 28))
 
 
 def _midnight(day: date) -> float:

@@ -37,13 +37,14 @@ from memex_rules.supersession_time import (
     MONTH,
     NUMBER_WORDS,
     SEASON,
-    SEASON_MONTH,
+    SEASON_WORD,
     back,
     decade,
     decade_span,
     holiday_span,
     last_season,
     named_year,
+    season_span,
     short_year,
 )
 
@@ -280,26 +281,20 @@ def _in_period(text: str, today: date) -> tuple[date, date] | None:
         elif match.group("holiday"):
             spans.append(holiday_span(match.group("holiday"), _year(match, "hy", "hyy", today)))
         elif match.group("sseason"):
-            year = _year(match, "sy", "syy", today)
-            began = date(year, SEASON_MONTH[match.group("sseason").lower()], 1)
-            spans.append((began, _next_month(began.year, began.month + 2)))
+            spans.append(season_span(match.group("sseason"), _year(match, "sy", "syy", today)))
         elif match.group("before_last"):
             spans.append((date(today.year - 2, 1, 1), date(today.year - 1, 1, 1)))
         elif match.group("u"):
             spans.append(_ago(match.group("n"), match.group("u"), today))
         else:
             year, month = int(match.group("y")), match.group("m")
-            season = _SEASON_WORD.search(match.group(0))
+            season = SEASON_WORD.search(match.group(0))
             if season and not month:  # "in winter 2021/22": December to February
-                began = date(year, SEASON_MONTH[season.group(0).lower()], 1)
-                spans.append((began, _next_month(began.year, began.month + 2)))
+                spans.append(season_span(season.group(0), year))
                 continue
             began = date(year, _month(month), 1) if month else date(year, 1, 1)
             spans.append((began, _period_end(year, month)))
     return max(spans, key=lambda span: span[1]) if spans else None
-
-
-_SEASON_WORD = re.compile(rf"(?i)\b{SEASON}\b")
 
 
 def _two_years_running(match: re.Match[str]) -> bool:
