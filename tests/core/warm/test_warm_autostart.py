@@ -110,8 +110,18 @@ def started(home: Path) -> Iterator[list[int]]:
     yield pids
     memex(home, "warm", "stop", MEMEX_WARM_AUTOSTART="0")
     for pid in pids:
-        if alive(pid):
+        if alive(pid) and is_warm(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def is_warm(pid: int) -> bool:
+    """Whether ``pid`` is still a memex warm process: once that has ended, its pid may be
+    another's (pids wrap at 32,768), an xdist worker's say, which a SIGKILL must not reach."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"memex_core" in command and b"warm" in command
 
 
 def test_the_first_read_command_starts_a_warm_process_that_answers_the_next(

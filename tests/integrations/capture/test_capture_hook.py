@@ -431,6 +431,7 @@ def test_the_worker_is_started_once(tmp_path: Path) -> None:
     env = {"PYTHONPATH": str(fake.parent)}
     starts = home / "fake-worker-starts"
     pids: list[int] = []
+    ended: list[int] = []
     try:
         assert run_hook(home, stdin=payload("SessionStart"), env=env).returncode == 0
         deadline = time.monotonic() + 30
@@ -446,6 +447,7 @@ def test_the_worker_is_started_once(tmp_path: Path) -> None:
         # beside the first exits at once, without a line in fake-worker-starts).
         [first] = pids
         os.kill(first, 15)
+        ended.append(first)
         deadline = time.monotonic() + 30
         while launch.worker_running(str(home)) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -456,9 +458,12 @@ def test_the_worker_is_started_once(tmp_path: Path) -> None:
         assert pids[0] == first and len(pids) == 2
         assert (home / "fake-worker-runs").read_text().split() == [str(p) for p in pids]
     finally:
+        # Never signal a pid twice: once its process is gone the pid may be another's (pids
+        # wrap at 32,768 on a machine that has run a suite or two), an xdist worker's say.
         for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, 15)
+            if pid not in ended:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, 15)
 
 
 def test_no_worker_env_starts_none(tmp_path: Path) -> None:
