@@ -86,7 +86,7 @@ SEASON_MONTH = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 #: A holiday, or a month-long challenge named for its month ("Veganuary 2021", "Movember").
 HOLIDAY = (
     r"(?:new\s+year(?:'s)?|christmas|xmas|easter|veganuary|dry\s+january|movember|stoptober|"
-    r"sober\s+october)"
+    r"sober\s+october|black\s+friday|cyber\s+monday|thanksgiving)"
 )
 _PART = rf"(?:(?:early|late|mid-?|the\s+(?:{SEASON}|end|start|beginning|middle)\s+of|{SEASON})\s*)?"
 
@@ -129,13 +129,13 @@ def short_year(digits: str, today: date) -> int:
 
 def holiday_span(name: str, year: int) -> tuple[date, date]:
     """The span a holiday of ``year`` names: New Year's first month, Christmas's last,
-    Easter's spring."""
+    Easter's spring, Black Friday's November."""
     name = " ".join(name.lower().split())
     if name.startswith(("new", "veganuary", "dry")):
         return date(year, 1, 1), date(year, 2, 1)
     if name in ("stoptober", "sober october"):
         return date(year, 10, 1), date(year, 11, 1)
-    if name == "movember":
+    if name in ("movember", "black friday", "cyber monday", "thanksgiving"):
         return date(year, 11, 1), date(year, 12, 1)
     if name == "easter":
         return date(year, 3, 1), date(year, 5, 1)

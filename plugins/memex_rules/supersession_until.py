@@ -115,6 +115,7 @@ _PAST_STATE = compile_pattern(
     r"|used\s+to|lived|worked|kept|stayed|owned|rented|earned|led|managed|reported|banked|"
     r"tracked|weighed|studied|captained|coached|chaired|hosted|belonged|attended|taught|"
     r"dated|preferred|relied|used|drove\s+(?:a|an|the|my|his|her|their|our)|"
+    r"came\s+from|covered|supplied|handled|"
     r"volunteered|ran\s+[\w.-]+(?:\s+[\w.-]+)?\s+(?:v?\d+|on)|"
     rf"spent\s+(?:{_PART})?{_YEAR})\b"
 )
@@ -167,6 +168,11 @@ _ANY_TIME = compile_pattern(
     r"[a-z]+ties)\b|\bprevious\s+season\b"
 )
 _OPEN = compile_pattern(r"\bsince\b")
+#: Where one clause ends and the next begins.
+_CLAUSE_BREAK = re.compile(r"[,;:\u2014\u2013]|\s-\s|\bthen\b")
+#: "that year", "that whole year": the one year the fact names.
+_THAT_YEAR = compile_pattern(r"\bthat\s+(?:whole\s+|entire\s+)?year\b")
+_A_YEAR = re.compile(rf"\b{_YEAR}\b")
 
 
 def _midnight(day: date) -> float:
@@ -210,17 +216,28 @@ def _last(which: str, today: date) -> date:
 
 def _past_state(text: str) -> bool:
     """Whether ``text`` tells a past state: a past-tense state verb, not an event's passive
-    ("was born", "were founded"), and no start or change outside a "when ..." clause."""
+    ("was born", "were founded"), and no start or change outside a "when ..." clause, but
+    for one in a clause after the state's, which tells what ended it ("the 2020 paper
+    supplier was Paperlinx, we switched after covid", "Q1 2023 I reported to Dan, then he
+    left")."""
+    state = next((match for match in _PAST_STATE.finditer(text) if _a_state(match)), None)
+    if state is None:
+        return False
     for match in _START.finditer(text):
-        if not _WHEN_CLAUSE.search(text[: match.start()]):
-            return False
-    for match in _PAST_STATE.finditer(text):
-        after = match.group("next") or ""
-        if not match.group("be") or after[:1].isupper() or not _PASSIVE_EVENT.search(after):
-            return True
-        if after.lower() in _STATE_PARTICIPLES:
-            return True
-    return False
+        if _WHEN_CLAUSE.search(text[: match.start()]):
+            continue
+        if match.start() > state.end() and _CLAUSE_BREAK.search(text, state.end(), match.start()):
+            continue
+        return False
+    return True
+
+
+def _a_state(match: re.Match[str]) -> bool:
+    """Whether a match of :data:`_PAST_STATE` says a state, not an event's passive."""
+    after = match.group("next") or ""
+    if not match.group("be") or after[:1].isupper() or not _PASSIVE_EVENT.search(after):
+        return True
+    return after.lower() in _STATE_PARTICIPLES
 
 
 def _until(text: str, today: date) -> date | None:
@@ -294,6 +311,10 @@ def _in_period(text: str, today: date) -> tuple[date, date] | None:
                 continue
             began = date(year, _month(month), 1) if month else date(year, 1, 1)
             spans.append((began, _period_end(year, month)))
+    years = set(_A_YEAR.findall(text))
+    if not spans and len(years) == 1 and _THAT_YEAR.search(text):
+        year = int(years.pop())  # "my 2019 P60: was on 31k that year"
+        spans.append((date(year, 1, 1), date(year + 1, 1, 1)))
     return max(spans, key=lambda span: span[1]) if spans else None
 
 

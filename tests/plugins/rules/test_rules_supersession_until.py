@@ -123,6 +123,26 @@ def test_the_rules_judge_reads_ends() -> None:
         ("Ana volunteered at the food bank for all of 2019", "2024-01-01", "2020-01-01"),
         # a range that ends in the year it is told, in the past tense: over when told
         ("Sam was at Hillside Primary 2018-2024", "2024-09-15", "2024-09-15"),
+        # a change in a clause after the state's tells what ended it, not a start
+        (
+            "old invoices say the 2020 paper supplier was Paperlinx, we switched after covid",
+            "2024-01-01",
+            "2021-01-01",
+        ),
+        (
+            "for the appraisal: Q1 2023 I reported to Dan Price, then he left",
+            "2024-01-01",
+            "2023-04-01",
+        ),
+        # "that year": the one year the fact names; a supplier's "came from"; November's days
+        ("my 2019 P60 - was on 31k that year", "2024-04-20", "2020-01-01"),
+        (
+            "for the 2021 accounts, beans came from Extract Coffee that whole year",
+            "2024-01-01",
+            "2022-01-01",
+        ),
+        ("over Black Friday 2023 we ran daily on-call rotations", "2024-02-20", "2023-12-01"),
+        ("over Christmas 2023 Ollie covered payments on-call solo", "2024-02-20", "2024-01-01"),
     ],
 )
 def test_a_closed_past_period_ends_the_fact(text: str, said: str, until: str) -> None:
@@ -179,6 +199,8 @@ def test_a_closed_past_period_ends_the_fact(text: str, said: str, until: str) ->
         ("The 2019 MacBook Pro was a lemon", "2024-01-01"),
         ("Sam is at Hillside Primary 2018-2024", "2024-09-15"),
         ("Ravi's plan (2025) is to move to Leeds", "2024-01-01"),
+        # a change in the state's own clause is a start, not what ended the state
+        ("In 2020 the supplier was Paperlinx and we switched", "2024-01-01"),
         ("The sequel was announced for Q1 2025", "2024-06-01"),
     ],
 )
