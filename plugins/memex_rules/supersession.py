@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
+from memex_rules.rules_text import RELATIVES
 from memex_rules.supersession_announced import announced, next_point
 from memex_rules.supersession_elsewhere import of_another_thing
 from memex_rules.supersession_kinds import kind_changed
@@ -63,6 +64,7 @@ from memex_rules.supersession_slots import (
     rough_subject,
     shaped_slots,
 )
+from memex_rules.supersession_stack import tool_swapped
 from memex_rules.supersession_table_changes import goes_back
 from memex_rules.supersession_time import named_time, recent_period
 from memex_rules.supersession_until import ended, period
@@ -75,6 +77,7 @@ from memex_rules.supersession_values import (
     same_value,
     tool_category,
 )
+from memex_rules.supersession_versions import version_changed
 from memex_rules.wording import key, read_form
 
 #: A fact dated less than this before it was said counts as undated (clock noise, same day).
@@ -161,6 +164,8 @@ class RulesSupersessionJudge:
                 or _gone(new.text, usable, fact.text)
                 or kind_changed(new.text, fact.text)
                 or measure_changed(new.text, fact.text)
+                or version_changed(new.text, fact.text)
+                or tool_swapped(new.text, fact.text)
                 or note_restated(new.text, fact.text)
                 or role_changed(new.text, fact.text)
                 or step_taken(new.text, fact.text)
@@ -357,6 +362,8 @@ def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] 
     said = " " + " ".join(_stem(w) for w in _SAME.sub(" ", old_text.lower()).split()) + " "
     mine = bool(FIRST_PERSON.match(new_owner)) or _same_first(owner, new_owner)
     ours = FIRST_PERSON.match(owner) is not None or _same_first(owner, new_owner)
+    if _no_one_named(old_text) and _no_one_named(new_text):
+        mine = ours = True  # jotted notes ("van: white Transit" / "the transit went to auction")
     for value, how in left_values(new_text[:MAX_CHARS]):
         by_subject = how == 1
         if not (ours and (mine or by_subject)) and not (by_subject and _named_in(value, old_text)):
@@ -369,6 +376,20 @@ def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] 
         if left in said:
             return f"user: {value}", f"{value} was left"
     return None
+
+
+#: Someone a fact is of: a pronoun, a relative, a name's thing ("Tom's gym"), or an opening
+#: name told of ("Noah - St Peter's", "Kayleigh: earlies", "Ellie quit Monzo").
+_SOMEONE = re.compile(
+    rf"(?i)^\s*(?:he|she|they|his|her|their|(?:my\s+|our\s+)?{RELATIVES}\b)"
+    r"|\b(?-i:[A-Z])[\w-]*'s\s"
+    r"|^\s*(?-i:[A-Z][a-z]+)(?:\s+-|:|\s+(?-i:[a-z]))"
+)
+
+
+def _no_one_named(text: str) -> bool:
+    """Whether ``text`` is of no one but its teller: a jotted note of the user's own."""
+    return _SOMEONE.search(text[:MAX_CHARS]) is None
 
 
 _PARTED = re.compile(r"(?i)\b(?:split\s+up|broke\s+up|separated|divorced)\b")

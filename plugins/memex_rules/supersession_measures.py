@@ -43,13 +43,13 @@ from memex_rules.rules_text import OPENING_POSSESSOR, RELATIVES, word_set
 from memex_rules.wording import NUMBERS
 
 _DAYS = {
-    "mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday",
+    "mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday", "weds": "wednesday",
     "thu": "thursday", "thur": "thursday", "thurs": "thursday", "fri": "friday",
     "sat": "saturday", "sun": "sunday",
 }  # fmt: skip
 _WHEN = re.compile(
     r"(?i)\b(?:(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
-    r"(?P<short>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\b(?!')|"
+    r"(?P<short>mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\b(?!')|"
     r"(?P<often>daily|weekly|fortnightly|biweekly|monthly|quarterly|yearly|annually|"
     r"every\s+(?:other\s+|second\s+)?(?:day|week|weekday|sprint|month|quarter|year|morning|"
     r"evening|night)))"
@@ -67,6 +67,8 @@ _UNIT_WORDS = word_set(
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 #: A unit of time right after a bare number: "30 mins", "2 hours".
 _DURATION = re.compile(r"(?i)\s+(min|mins|minutes?|hrs?|hours?|secs?|seconds?)\b")
+#: A unit of a dose or a weight written apart from its number: "100 mg", "75 mcg".
+_SPACED_UNIT = re.compile(r"(?i)\s+(mg|mcg|ml|kg|g|lbs?)\b")
 _NEXT_WORD = re.compile(r"\s+([A-Za-z][A-Za-z-]*)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DIGIT_OR_DAY = re.compile(
@@ -79,6 +81,7 @@ _DIGIT_OR_DAY = re.compile(
 _CHANGE = re.compile(
     r"(?i)\b(?:now|these\s+days|nowadays|any\s?more|no\s+longer|instead|moved|changed|switched|"
     r"rescheduled|pushed|bumped|revised|raised|reduced|increased|decreased|cut|dropped|"
+    r"doubled|halved|tripled|upped|from\s+(?:today|tomorrow|tonight)|"
     r"(?:went|gone|goes|going|is|are|'s)\s+(?:up|down)|(?:up|down)\s+(?:to\b|[£$€]?\d)|back\s+to|"
     r"from\s+now\s+on|as\s+of|from\s+(?:next|this|(?:19|20)\d\d|january|february|march|april|"
     r"may|june|july|august|september|october|november|december)|since|new)\b|\u2192"
@@ -102,7 +105,7 @@ STOP_WORDS = word_set(
     "lunchtime lunchtimes weekend weekends weekday weekdays time times hour hours minute "
     "minutes mins second seconds noon midday midnight "
     "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
-    "thursdays fridays saturdays sundays mon tue tues wed thu thur thurs fri sat sun "
+    "thursdays fridays saturdays sundays mon tue tues wed weds thu thur thurs fri sat sun "
     "january february march april may june july august september october november december "
     "spring summer autumn winter "
     "now instead anymore longer no not new current currently usually normally "
@@ -213,6 +216,8 @@ def _values(text: str) -> dict[str, frozenset[str]]:
             kind = "ordinal " + (stem(after.group(1)) if after else "")
         elif not unit and (span := _DURATION.match(rest, match.end())):
             kind = "count " + span.group(1)[:3].lower()  # "30 mins": a duration, not a count
+        elif not unit and (span := _SPACED_UNIT.match(rest, match.end())):
+            kind = "count " + span.group(1).lower()  # "100 mg" as "100mg"
         else:
             kind = "count " + unit if unit else "count"
         found.setdefault(kind, set()).add(number)
@@ -403,8 +408,10 @@ def _near_number(text: str, shared: set[str]) -> bool:
 
 def _one_kind_told_anew(kinds: list[str], new: _Reading, old: _Reading) -> bool:
     """Whether the two notes differ in one kind of value, which both give, with a unit or a
-    kind of its own: a bare count may count anything ("prod cluster is on k8s 1.30" /
-    "prod cluster has 14 nodes")."""
+    kind of its own, or in the day and the time of one schedule: a bare count may count
+    anything ("prod cluster is on k8s 1.30" / "prod cluster has 14 nodes")."""
+    if set(kinds) == {"when", "clock"}:  # "retro fri 3pm" / "retro: every other wed 11:30"
+        return all(kind in old.values for kind in kinds)
     return len(kinds) == 1 and kinds[0] != "count" and kinds[0] in old.values
 
 
@@ -424,6 +431,25 @@ def _same_key(new_text: str, old_text: str) -> bool:
         and not any(word in STOP_WORDS for word in words)
         and stem(words[0]) == stem(words[1])
     )
+
+
+#: What may follow a note's key when the new fact tells that thing's new value, not a kind
+#: of it: "netflix went up to £12.99", "netflix is £12.99 a month now".
+_PLAIN_AFTER = word_set("is are 's went gone goes going now just has up down put rose jumped")
+_AFTER_KEY = re.compile(r"^\s*(?:(?:the|our|my)\s+)?[a-z][a-z-]+(?:'s)?\s+([a-z']+)")
+
+
+def _plain_key(new_text: str, old_text: str) -> str:
+    """The stem of the key two notes open with when the new fact names no kind of it ("netflix
+    standard £10.99" / "netflix went up to £12.99": the old note's "standard" is a detail of
+    the one Netflix), else "" (not a person's: "isla's learning french" / "isla's started")."""
+    if not _same_key(new_text, old_text) or re.match(r"^\s*[a-z][a-z-]*'s\b", old_text):
+        return ""
+    after = _AFTER_KEY.match(new_text)
+    if after is None or after.group(1) not in _PLAIN_AFTER:
+        return ""
+    key = _KEY.match(new_text)
+    return stem(key.group(1)) if key else ""
 
 
 def _two_kinds(word: str, new: _Reading, old: _Reading, depth: int = 3) -> bool:
@@ -519,10 +545,11 @@ def measure_changed(new_text: str, old_text: str) -> tuple[str, str] | None:
     if _two_counted(new_text, old_text) or two_doses(new_text, old_text):
         return None  # "data team: 5 FTEs" / "data team now has 2 contractors": two counts
     named, old_named = new.low | {new.first}, old.low | {old.first}
+    plain = _plain_key(new_text, old_text)
     shared = {
         word
         for word in common - {""}
-        if all(_named(h, named) for w, h in old.heads if w == word)
+        if (word == plain or all(_named(h, named) for w, h in old.heads if w == word))
         and all(_named(h, old_named) for w, h in new.heads if w == word)
     }
     shared = {word for word in shared if not _two_kinds(word, new, old)}

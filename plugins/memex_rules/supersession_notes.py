@@ -4,8 +4,10 @@ People keep facts as notes of a key and a value ("default branch: master", "team
 Slack", "flour -> Shipton Mill", "Clifton GM - Rosa"). A later note with the same key and
 another value replaces the earlier one, whatever the value is: a name, a product, a place,
 a number. The key is read only when both facts are such notes (a colon, "=", an arrow or
-a spaced dash after one to four words), or when the new fact opens with the key and says
-it changed ("default branch renamed to main", "energy now Octopus").
+a spaced dash after one to four words, or "is" after two to four lower-case words with a
+value of a few words: "payments on-call this wk is Aisha"), or when the new fact opens with
+the key and says it changed ("default branch renamed to main", "energy now Octopus"; after
+a note told with "is", only renamed, changed or switched to).
 
 Never: a key that is a person or a pronoun alone ("Noah: loves dinosaurs" / "Noah: 7 in
 May" tell two things of Noah), a key of a list ("allergies: peanuts" / "allergies:
@@ -25,11 +27,23 @@ _NOTE = re.compile(
     r"^\s*(?P<key>[A-Za-z][\w'&/.-]*(?:\s+[\w'&/.-]+){0,3}?)\s*"
     r"(?::|=|->|\u2192|\s[-\u2013]\s)\s*(?P<value>\S.*)$"
 )
+#: A key of two to four lower-case words, then "is": "cli repo default branch is master".
+_IS_NOTE = re.compile(
+    r"^\s*(?P<key>[a-z][\w'&/.-]*(?:\s+[a-z][\w'&/.-]*){1,3}?)\s+(?:is|are)\s+(?P<value>\S.*)$"
+)
 #: The key opening a new fact that says it changed: "default branch renamed to main".
 _CHANGED = re.compile(
     r"^\s*(?P<key>[A-Za-z][\w'&/.-]*(?:\s+[\w'&/.-]+){0,3}?)\s+"
     r"(?:(?:is|are|'s)\s+)?(?:now|renamed\s+to|changed\s+to|switched\s+to|moved\s+to|"
     r"(?:is|are)\s+now)\s+(?P<value>\S.*)$",
+    re.IGNORECASE,
+)
+#: A key renamed, after a note told with "is" ("cli repo default branch is master"): "is"
+#: tells what a thing is like too ("platform team is 6 engineers"), which "now owns the k8s
+#: upgrade" does not replace.
+_RENAMED = re.compile(
+    r"^\s*(?P<key>[A-Za-z][\w'&/.-]*(?:\s+[\w'&/.-]+){0,3}?)\s+"
+    r"(?:renamed|changed|switched)\s+to\s+(?P<value>\S.*)$",
     re.IGNORECASE,
 )
 #: Keys that are a note's marker, not a thing: "todo: call mum".
@@ -48,6 +62,8 @@ _LISTS = frozenset(
 #: Keys that are a person or a pronoun alone: "me", "mum", "my sister".
 _PRONOUNS = word_set("me i we us my our")
 _RELATIVE = re.compile(rf"(?i){RELATIVES}")
+#: Words of a key written short: "this wk" is "this week".
+_SHORT = {"wk": "week", "wks": "weeks", "svc": "service", "fav": "favourite", "fave": "favourite"}
 #: A value told as an addition: "also shellfish", "+ Notion".
 _ADDED = re.compile(r"^(?:also|too|plus|and|another|\+|&)\b|^\+", re.IGNORECASE)
 
@@ -64,20 +80,22 @@ def _key(text: str, pattern: re.Pattern[str]) -> tuple[tuple[str, ...], str] | N
         return None
     if stem(lowered[-1]) in _LISTS:
         return None
-    return tuple(stem(w) for w in lowered), found.group("value").strip()
+    return tuple(stem(_SHORT.get(w, w)) for w in lowered), found.group("value").strip()
 
 
 def note_restated(new_text: str, old_text: str) -> tuple[str, str] | None:
     """Why ``new_text`` closes ``old_text`` as a new value of the same note's key, as
     (key, reason), or None."""
     old = _key(old_text, _NOTE)
+    told_with_is = old is None
+    old = old or _is_note(old_text)
     if old is None:
         return None
-    new = _key(new_text, _NOTE)
+    new = _key(new_text, _NOTE) or _is_note(new_text)
     if new is None and _bare(old[1]):
         # "logs -> Datadog" / "logs now ship to Grafana Loki"; not "ml-service: deps managed
         # with uv" / "ml-service moved to python 3.12": a key with a clause is a subject
-        new = _key(new_text, _CHANGED)
+        new = _key(new_text, _RENAMED if told_with_is else _CHANGED)
         if new is not None and _OWNED.match(new[1]):
             return None  # "data team: 5 FTEs" / "data team now has 2 contractors"
     if new is None or new[0] != old[0]:
@@ -87,6 +105,13 @@ def note_restated(new_text: str, old_text: str) -> tuple[str, str] | None:
         return None
     key = " ".join(old[0])
     return f"note: {key}", f"{key}: {old_value[:40]} -> {new_value[:40]}"
+
+
+def _is_note(text: str) -> tuple[tuple[str, ...], str] | None:
+    """A note told with "is" ("payments on-call this wk is Aisha"): its key and a value of a
+    few words, else None (a clause: "the api is slow because the cache is cold")."""
+    found = _key(text, _IS_NOTE)
+    return found if found is not None and _bare(found[1]) else None
 
 
 #: A value that tells another thing the key has: "has 2 contractors".

@@ -292,23 +292,35 @@ _LEFT = (
         r"(?i)\b(?:cancell?ed|dropped|ditched|sold|quit|left|gave\s+up|stopped\s+using|moved\s+off|"
         r"no\s+longer\s+(?:use|uses|using|run|runs|have|has)|"
         r"got\s+rid\s+of|uninstalled|deleted|closed|scrapped|binned|retired|switched\s+off|"
-        r"turned\s+off|broke\s+up\s+with|split\s+(?:up\s+)?(?:with|from))\s+(?:(?:my|the|our|his|"
+        r"turned\s+off|broke\s+up\s+with|split\s+(?:up\s+)?(?:with|from)|returned|returning|"
+        r"handed\s+back|traded\s+in|part[\s-]exchanged)\s+(?:(?:my|the|our|his|"
         r"her|their|old)\s+)*(?P<x>[\w.+&'-]+(?:\s+(?!and\b|for\b|to\b|with\b|because\b|so\b)"
         r"[\w.+&'-]+){0,2})"
     ),
     re.compile(
-        r"(?i)^(?:the\s+|my\s+|our\s+)?(?P<x>[\w.+&'-]+(?:\s+[\w.+&'-]+)?)\s+(?:and\s+I\s+"
+        r"(?i)(?:^|(?<=[,;.!])\s*)(?:the\s+|my\s+|our\s+|old\s+)*"
+        r"(?P<x>[\w.+&'-]+(?:\s+(?!was\b|were\b|got\b)[\w.+&'-]+)?)"
+        r"\s+(?:and\s+I\s+"
         r"(?:split\s+up|broke\s+up)|(?:is|are|was)\s+(?:basically\s+|now\s+|finally\s+)?"
         r"(?:dormant|dead|gone|done|closed|over|finished|history|no\s+more)"
         r"(?=\s*(?:$|[,.;!-]|now\b|so\b|and\b|too\b))|went\s+(?:bust|under)|"
         r"shut\s+down|died|passed\s+away|stepped\s+down|resigned|retired|went\s+bust|"
-        r"(?:was|were)\s+(?:dropped|sacked|fired|let\s+go|cancell?ed))\b"
+        r"(?:was|were)\s+(?:dropped|sacked|fired|let\s+go|cancell?ed)|"
+        r"(?:was\s+|got\s+)?(?:cancell?ed|scrapped|written\s+off|sold)(?=\s*(?:$|[,.;!]))|"
+        r"went\s+(?:to\s+auction|for\s+scrap))\b"
     ),
     # what someone now does instead: "Karim firmed Manchester, not Leeds", "instead of driving"
     re.compile(
         r"(?i)(?:,\s*not|\binstead\s+of|\brather\s+than|\bin\s+place\s+of)\s+(?:the\s+|my\s+|our\s+)?"
         r"(?P<x>[\w.+&'-]+(?:\s+(?!and\b|for\b|to\b|with\b|because\b|so\b|anymore\b)[\w.+&'-]+)?)"
     ),
+)
+
+
+#: A day or a time after a value left: "returning the thinkpad fri".
+_WHEN_AFTER = re.compile(
+    r"(?:\s+(?:today|tomorrow|yesterday|tonight|mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|"
+    r"sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday|last|next|this))+$"
 )
 
 
@@ -323,7 +335,7 @@ def left_values(text: str) -> tuple[tuple[str, int], ...]:
             if re.match(r"\s+for\s+(?!good\b)", text[match.end() :]) and "longer" in match.group(0):
                 continue  # "no longer use Jenkins for builds": one use of it ended
             value = re.sub(r"[^\w.+&' -]", "", match.group("x").lower()).strip()
-            value = re.sub(r"'s$", "", value)
+            value = _WHEN_AFTER.sub("", re.sub(r"'s$", "", value))
             if len(value) >= 3 and value not in ("job", "it", "that", "this", "them"):
                 found.append((value, how))
     return tuple(found)

@@ -289,7 +289,9 @@ NOT_PLACE = compile_pattern(
     r"role|position|job|company|project|squad|org|branch)\b|^(?:work|school|college|office|bed|"
     r"home|normal|it|that|this|them|him|her|there|with|alone|together)\b"
 )
-_TOOLS: dict[str, str] = {}
+#: Known tools by name, each with its kind (editor, database, cloud...).
+TOOLS: dict[str, str] = {}
+_TOOLS = TOOLS
 for _category, _names in (
     (
         "editor",

@@ -499,7 +499,6 @@ CLOSES = [
 #: Updates the readings of a change named again close (``changes_named_again``), which the
 #: guards of the judge-wide veto must leave closing.
 NAMED_CLOSES = [
-    ("sertraline 50mg", "upped sertraline to 100mg, dr says give it 6 weeks"),
     ("desk 4.12 near the window", "hot desking now, book through the Robin app"),
 ]
 

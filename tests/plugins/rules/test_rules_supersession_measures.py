@@ -48,6 +48,17 @@ CLOSES = [
     ("standup 9:45 in the huddle, keep it to 15 mins", "standup 10:15 - huddle link pinned"),
     ("council tax £148/month", "council tax £156 a month for 23/24"),
     ("bin day is Tuesday", "bins: Wednesday collection, council letter on the fridge"),
+    # a dose doubled, upped, or from tomorrow; a unit written apart from its number
+    ("Dad's on amlodipine 5mg once a day", "GP doubled dad's amlodipine, it's 10mg from tomorrow"),
+    ("Mum on levothyroxine 50mcg", "GP upped mum's levo to 75mcg after her bloods"),
+    ("sertraline 50mg", "sertraline 100 mg from today per Dr Okafor"),
+    ("sertraline 50mg", "upped sertraline to 100mg, dr says give it 6 weeks"),
+    ("nan's lantus is 18 units at bedtime", "22 units of lantus from tonight"),
+    # a note's key told again with its new value, the old note's detail ("standard") dropped
+    ("netflix standard £10.99", "netflix went up to £12.99"),
+    # or a new day and time of one schedule ("Weds" a day too)
+    ("retro fri 3pm", "retro: every other wed 11:30"),
+    ("therapy Weds 6pm w/ Anna", "therapy thursday 8am, online"),
 ]
 
 
@@ -58,6 +69,9 @@ def test_another_measure_of_the_same_thing_closes_the_earlier_one(old: str, new:
 
 
 STAYS = [
+    # a kind of the key in the new fact too, or a person's notes
+    ("board deck due thurs 5pm", "board meeting itself moved to next tuesday"),
+    ("isla's learning french at school, tests on fridays", "isla's started mandarin club on weds"),
     # two kinds of one thing, named by a word of time or "team"; a per-month unit ties nothing
     ("weekday alarm 6:30", "weekend alarm now 8:00 for parkrun"),
     ("Pro plan $29/mo", "Team plan is now $99/mo"),

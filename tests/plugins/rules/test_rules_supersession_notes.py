@@ -20,6 +20,10 @@ CLOSES = [
     # the new fact opens with the key and says it changed
     ("default branch: master", "default branch renamed to main, pls update your remotes"),
     ("logs -> Datadog", "logs now ship to Grafana Loki, dd contract ended"),
+    # a key of a few lower-case words told with "is", the key written short ("this wk")
+    ("payments on-call this week: Dmitri", "payments on-call this wk is Aisha, ping her"),
+    ("event bus is RabbitMQ", "event bus: Kafka (MSK), topics in the platform-events repo"),
+    ("cli repo default branch is master", "cli repo default branch renamed to main"),
 ]
 
 
@@ -41,6 +45,10 @@ STAYS = [
     # a key with a clause is a subject: the change is of another thing of it
     ("ml-service: deps managed with uv", "ml-service moved to python 3.12"),
     ("data team: 5 FTEs", "data team now has 2 contractors on the dbt migration"),
+    # "is" tells what a thing is like: a later change of another kind does not replace it
+    ("platform team is 6 engineers", "platform team now owns the k8s upgrade project"),
+    ("admin tool is Django + HTMX", "admin tool moved to Render, the Heroku bill was silly"),
+    ("the api is slow because the cache is cold", "the api is fast again"),
 ]
 
 

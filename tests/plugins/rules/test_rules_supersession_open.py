@@ -133,6 +133,14 @@ CLOSES = [
     # a note with no subject is the user's own news
     ("I live in Leeds", "Just moved to York"),
     ("I work at Ocado", "Quit Ocado and joined Monzo"),
+    # jotted notes of the user's own: a value told as left, cancelled, returned or sold on
+    ("van: white Transit Custom", "picked up the Vivaro today, the transit went to auction"),
+    ("PureGym Leeds City Centre, £24.99/mo", "cancelled puregym, joined The Gym Group instead"),
+    ("broadband: Virgin Media M250", "Community Fibre engineer coming thurs, virgin cancelled"),
+    (
+        "work laptop: ThinkPad T14",
+        "IT swapped me onto a MacBook Pro M3, returning the thinkpad fri",
+    ),
     # the same named thing, or its head told alone
     ("Our AWS budget is $40k", "The AWS budget was cut to $10k"),
     ("Our AWS budget is $40k", "Our budget was cut to $10k"),
@@ -245,6 +253,9 @@ STAYS = [
     ("The problem is the cache", "The problem is the network"),
     # a label that is a heading, not an attribute set
     ("I live in Leeds", "Weekend plans: hiking in the Dales"),
+    # a note of someone's: their value left is not the user's
+    ("gym = PureGym Hackney", "Tom cancelled puregym, joined Third Space"),
+    ("Tom's gym: PureGym Hackney", "cancelled puregym, joined Third Space"),
 ]
 
 
