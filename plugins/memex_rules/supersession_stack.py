@@ -22,13 +22,17 @@ from memex_rules.supersession_values import TOOLS
 
 #: Kinds of tool a person or a team may keep several of at once.
 _SEVERAL = frozenset({"drink", "phone", "laptop", "music"})
-_KEY = re.compile(r"^\s*(?:(?:the|our|my)\s+)?([a-z][\w-]+)", re.IGNORECASE)
+#: A note's key: a lower-case word or an acronym ("CI"), not a name nor anyone's ("Alice's
+#: team uses Go" / "Alice's team uses Python": a team may use both; people are the other
+#: readings' to judge).
+_KEY = re.compile(r"^\s*(?:(?i:the|our|my)\s+)?([a-z][\w-]*|[A-Z]{2,}[\w-]*)\b(?!')")
 #: Keys that are the teller, not a part of the work: "We use Jira" / "We use Linear" may
 #: both hold (the other readings judge those).
 _TELLERS = word_set("we i us they you it we're i'm")
+_ARTICLES = word_set("the our my")
 #: A note that does not hold yet: a trial, a plan, a maybe.
 _NOT_YET = re.compile(
-    r"(?i)\?|\b(?:might|maybe|perhaps|could|would|should|will|considering|evaluating|"
+    r"(?i)\?|\b(?:might|maybe|perhaps|could|would|should|will|wants?|considering|evaluating|"
     r"trialling|trialing|trying|piloting|testing|thinking|planning|plan\s+to|going\s+to|"
     r"next\s+(?:year|quarter|month|sprint))\b"
 )
@@ -79,7 +83,8 @@ def tools_named(text: str) -> dict[str, str]:
 
 def _key(text: str) -> str:
     match = _KEY.match(text)
-    return match.group(1).lower() if match else ""
+    key = match.group(1) if match else ""
+    return "" if key in _ARTICLES else key.lower()
 
 
 def tool_swapped(new_text: str, old_text: str) -> tuple[str, str] | None:

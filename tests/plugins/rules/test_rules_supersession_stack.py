@@ -54,3 +54,14 @@ STAYS = [
 @pytest.mark.parametrize(("old", "new"), STAYS)
 def test_another_thing_or_kind_stays_open(old: str, new: str) -> None:
     assert tool_swapped(new, old) is None
+
+
+def test_a_persons_or_a_named_key_closes_nothing_here() -> None:
+    # benchmark 9's set: facts of five people that all stand together
+    assert tool_swapped("Alice's team uses Python", "Alice's team uses Go") is None
+    assert tool_swapped("Alice's team works with Rust", "Alice wants to learn coding in Go") is None
+    assert (
+        tool_swapped("the Rust meetup is at the Forum", "the Python meetup is at CodeBase") is None
+    )
+    # an acronym is a key: "CI = Jenkins" / "CI lives in GitHub Actions now"
+    assert tool_swapped("CI lives in GitHub Actions now", "CI = Jenkins") is not None
