@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memex_core.domain.memory.validity import Supersession, TimedFact
-from memex_rules.rules_text import RELATIVES
+from memex_rules.rules_text import OPENING_POSSESSOR, RELATIVES
 from memex_rules.supersession_announced import announced, next_point
 from memex_rules.supersession_elsewhere import of_another_thing
 from memex_rules.supersession_kinds import kind_changed
@@ -378,8 +378,9 @@ def _gone(new_text: str, new: Sequence[Slot], old_text: str) -> tuple[str, str] 
     return None
 
 
-#: Someone a fact is of: a pronoun, a relative, a name's thing ("Tom's gym"), or an opening
-#: name told of ("Noah - St Peter's", "Kayleigh: earlies", "Ellie quit Monzo").
+#: Someone a fact is of: a pronoun, a relative, a name's thing ("Tom's gym"; an opening
+#: possessive in any case is OPENING_POSSESSOR's), or an opening name told of ("Noah - St
+#: Peter's", "Kayleigh: earlies", "Ellie quit Monzo").
 _SOMEONE = re.compile(
     rf"(?i)^\s*(?:he|she|they|his|her|their|(?:my\s+|our\s+)?{RELATIVES}\b)"
     r"|\b(?-i:[A-Z])[\w-]*'s\s"
@@ -389,7 +390,8 @@ _SOMEONE = re.compile(
 
 def _no_one_named(text: str) -> bool:
     """Whether ``text`` is of no one but its teller: a jotted note of the user's own."""
-    return _SOMEONE.search(text[:MAX_CHARS]) is None
+    text = text[:MAX_CHARS]
+    return _SOMEONE.search(text) is None and OPENING_POSSESSOR.match(text) is None
 
 
 _PARTED = re.compile(r"(?i)\b(?:split\s+up|broke\s+up|separated|divorced)\b")

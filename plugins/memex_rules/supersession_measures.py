@@ -443,7 +443,7 @@ def _plain_key(new_text: str, old_text: str) -> str:
     """The stem of the key two notes open with when the new fact names no kind of it ("netflix
     standard £10.99" / "netflix went up to £12.99": the old note's "standard" is a detail of
     the one Netflix), else "" (not a person's: "isla's learning french" / "isla's started")."""
-    if not _same_key(new_text, old_text) or re.match(r"^\s*[a-z][a-z-]*'s\b", old_text):
+    if not _same_key(new_text, old_text) or OPENING_POSSESSOR.match(old_text):
         return ""
     after = _AFTER_KEY.match(new_text)
     if after is None or after.group(1) not in _PLAIN_AFTER:

@@ -36,8 +36,7 @@ _NOT_YET = re.compile(
     r"trialling|trialing|trying|piloting|testing|thinking|planning|plan\s+to|going\s+to|"
     r"next\s+(?:year|quarter|month|sprint))\b"
 )
-_WORD = re.compile(r"[a-z0-9][\w.+#-]*")
-_CASED_WORD = re.compile(r"[A-Za-z0-9][\w.+#-]*")
+_WORD = re.compile(r"[A-Za-z0-9][\w.+#-]*")
 #: Words of a longer tool's name that name no tool alone ("gitlab ci", "visual studio code").
 _PIECES = word_set(
     "ci actions code text studio visual cloud google microsoft apple music youtube issues mac os x"
@@ -61,7 +60,7 @@ _PARTS = word_set(
 @lru_cache(maxsize=8192)
 def tools_named(text: str) -> dict[str, str]:
     """The known tools ``text`` names, each with its kind, longest names first."""
-    written = _CASED_WORD.findall(text[:400])
+    written = _WORD.findall(text[:400])
     words = [word.lower() for word in written]
     found: dict[str, str] = {}
     at = 0

@@ -291,7 +291,6 @@ NOT_PLACE = compile_pattern(
 )
 #: Known tools by name, each with its kind (editor, database, cloud...).
 TOOLS: dict[str, str] = {}
-_TOOLS = TOOLS
 for _category, _names in (
     (
         "editor",
@@ -330,7 +329,7 @@ for _category, _names in (
     ("music", "spotify apple music tidal deezer youtube music"),
 ):
     for _name in _names.split():
-        _TOOLS[_name] = _category
+        TOOLS[_name] = _category
 for _phrase, _category in (
     ("vs code", "editor"),
     ("visual studio code", "editor"),
@@ -343,19 +342,19 @@ for _phrase, _category in (
     ("youtube music", "music"),
     ("github issues", "tracker"),
 ):
-    _TOOLS[_phrase] = _category
+    TOOLS[_phrase] = _category
 _TOOL_ALIASES = {"postgresql": "postgres", "golang": "go", "nvim": "neovim", "vscode": "vs code"}
 
 
 def tool_category(value: str) -> str | None:
     """The kind of tool ``value`` names (editor, database, os...), or None."""
     value = _TOOL_ALIASES.get(value, value)
-    if value in _TOOLS:
-        return _TOOLS[value]
+    if value in TOOLS:
+        return TOOLS[value]
     words = value.split()
     for size in (3, 2, 1):
         for start in range(len(words) - size + 1):
-            found = _TOOLS.get(" ".join(words[start : start + size]))
+            found = TOOLS.get(" ".join(words[start : start + size]))
             if found:
                 return found
     return None

@@ -62,26 +62,7 @@ _NAME_TO_VERSION = re.compile(  # a lookahead: every word may start one ("prod E
     r"(?![\d%£$€:/a-z]))"
 )
 #: Words that name no tool.
-_NOT_NAMES = frozenset(
-    [
-        "v",
-        "to",
-        "at",
-        "on",
-        "is",
-        "of",
-        "from",
-        "the",
-        "a",
-        "an",
-        "and",
-        "or",
-        "in",
-        "by",
-        "for",
-        "with",
-    ]
-)
+_NOT_NAMES = word_set("v to at on is of from the a an and or in by for with")
 #: The word a note opens with, what it is about: "orders" of "orders db is PG 12".
 _KEY = re.compile(r"^\s*(?:(?:the|our|my)\s+)?([a-z][\w-]+)", re.IGNORECASE)
 

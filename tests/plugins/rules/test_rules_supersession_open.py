@@ -256,6 +256,7 @@ STAYS = [
     # a note of someone's: their value left is not the user's
     ("gym = PureGym Hackney", "Tom cancelled puregym, joined Third Space"),
     ("Tom's gym: PureGym Hackney", "cancelled puregym, joined Third Space"),
+    ("tom's gym: PureGym Hackney", "cancelled puregym, joined Third Space"),
 ]
 
 
