@@ -30,6 +30,7 @@ from benchmarks import (
     locomo_levers,
     locomo_query_adapter,
     locomo_sentence_units,
+    locomo_token_match,
     memory_duplicates,
     memory_throughput,
     migrate_rate,
@@ -61,6 +62,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[RunContext], Section]]] = {
     ),
     "locomo_query_adapter": (locomo_query_adapter.TITLE, locomo_query_adapter.run),
     "locomo_sentence_units": (locomo_sentence_units.TITLE, locomo_sentence_units.run),
+    "locomo_token_match": (locomo_token_match.TITLE, locomo_token_match.run),
     "cold": ("5. Cold `memex dig` wall time", cold_start.run),
     "context_budget": (
         "6. LoCoMo evidence recall within a 2,000-character context",
