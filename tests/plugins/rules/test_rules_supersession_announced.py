@@ -11,7 +11,7 @@ from memex_core.domain.memory.validity import TimedFact
 from memex_rules import build_supersession_judge
 from memex_rules.supersession_announced import announced, next_point
 from memex_rules.supersession_settings import JudgeSettingError
-from tests.plugins.rules.test_rules_supersession import LATER, SAID, _closed_named
+from tests.plugins.rules.judging import LATER, SAID, closings_named
 
 CLOSES = [
     # a kind named as a name is the same thing
@@ -53,7 +53,7 @@ def test_a_moved_subject_closes_only_when_asked(old: str, new: str, tmp_path: Pa
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_a_change_naming_the_earlier_thing_closes_it(old: str, new: str) -> None:
     assert announced(new, old) is not None, (old, new)
-    assert [c.memory_id for c in _closed_named(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in closings_named(old, new)] == ["m1"], (old, new)
 
 
 STAYS = [
@@ -117,7 +117,7 @@ SERIES_CLOSES = [
 @pytest.mark.parametrize(("old", "new"), SERIES_CLOSES)
 def test_a_new_point_of_the_earlier_series_closes_it(old: str, new: str) -> None:
     assert next_point(new, old) is not None, (old, new)
-    assert [c.memory_id for c in _closed_named(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in closings_named(old, new)] == ["m1"], (old, new)
 
 
 SERIES_STAYS = [

@@ -8,7 +8,7 @@ import pytest
 from memex_rules.question_slots import RulesJudge
 from memex_rules.supersession_kinds import kind_changed
 from memex_rules.value_kinds import members
-from tests.plugins.rules.test_rules_supersession import _closed
+from tests.plugins.rules.judging import closings
 
 CLOSES = [
     # a renewal that names no cover renews the one policy told
@@ -63,7 +63,7 @@ CLOSES = [
 
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_a_value_of_the_same_kind_closes_the_earlier_one(old: str, new: str) -> None:
-    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in closings(old, new)] == ["m1"], (old, new)
 
 
 STAYS = [
@@ -137,7 +137,7 @@ KIND_STAYS = [
 @pytest.mark.parametrize(("old", "new"), [*STAYS, *((new, old) for old, new in STAYS)])
 def test_another_use_owner_or_frame_stays_open(old: str, new: str) -> None:
     assert kind_changed(new, old) is None, (old, new)
-    assert _closed(old, new) == [], (old, new)
+    assert closings(old, new) == [], (old, new)
 
 
 #: A past-tense fact beside the current one of its slot (current, past).
@@ -154,8 +154,8 @@ def test_a_past_fact_told_later_stays_but_one_told_before_is_closed(
     """Told after the current fact, an undated past one closes nothing; told before it, the
     current fact closes it: "I drove" / "we used" read in the present for the slot (before,
     "I drove" became "user driveses" and read nothing, so it stayed current beside the Kia)."""
-    assert _closed(current, past) == []
-    assert [c.memory_id for c in _closed(past, current)] == ["m1"]
+    assert closings(current, past) == []
+    assert [c.memory_id for c in closings(past, current)] == ["m1"]
 
 
 @pytest.mark.parametrize(("old", "new"), [*KIND_STAYS, *((new, old) for old, new in KIND_STAYS)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memex_rules.supersession_levels import level_reached
-from tests.plugins.rules.test_rules_supersession import _closed
+from tests.plugins.rules.judging import closings
 
 CLOSES = [
     ("Zoe is on Stage 2 at gymnastics", "Zoe moved up to Stage 4 on Saturday"),
@@ -19,7 +19,7 @@ CLOSES = [
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_a_higher_level_of_the_same_ladder_closes_the_earlier_one(old: str, new: str) -> None:
     assert level_reached(new, old) is not None, (old, new)
-    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in closings(old, new)] == ["m1"], (old, new)
 
 
 STAYS = [
@@ -41,4 +41,4 @@ STAYS = [
 @pytest.mark.parametrize(("old", "new"), STAYS)
 def test_a_lower_level_another_owner_or_a_goal_stays_open(old: str, new: str) -> None:
     assert level_reached(new, old) is None, (old, new)
-    assert _closed(old, new) == [], (old, new)
+    assert closings(old, new) == [], (old, new)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memex_rules.supersession_measures import measure_changed
-from tests.plugins.rules.test_rules_supersession import _closed
+from tests.plugins.rules.judging import closings
 
 CLOSES = [
     # one team's people, counted in two words
@@ -65,7 +65,7 @@ CLOSES = [
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_another_measure_of_the_same_thing_closes_the_earlier_one(old: str, new: str) -> None:
     assert measure_changed(new, old) is not None, (old, new)
-    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in closings(old, new)] == ["m1"], (old, new)
 
 
 STAYS = [
@@ -165,7 +165,7 @@ STAYS = [
 @pytest.mark.parametrize(("old", "new"), [*STAYS, *((new, old) for old, new in STAYS)])
 def test_another_thing_or_a_value_not_held_stays_open(old: str, new: str) -> None:
     assert measure_changed(new, old) is None, (old, new)
-    assert _closed(old, new) == [], (old, new)
+    assert closings(old, new) == [], (old, new)
 
 
 def test_a_year_is_a_time_not_a_count_and_a_version_not_a_clock() -> None:

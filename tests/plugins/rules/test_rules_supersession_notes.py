@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memex_rules.supersession_notes import note_restated
-from tests.plugins.rules.test_rules_supersession import _closed
+from tests.plugins.rules.judging import closings
 
 CLOSES = [
     # both notes: a colon, "=", an arrow, a spaced dash; a name, a product, a place, a number
@@ -30,7 +30,7 @@ CLOSES = [
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_a_new_value_of_the_same_key_closes_the_earlier_note(old: str, new: str) -> None:
     assert note_restated(new, old) is not None, (old, new)
-    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in closings(old, new)] == ["m1"], (old, new)
 
 
 STAYS = [
@@ -55,4 +55,4 @@ STAYS = [
 @pytest.mark.parametrize(("old", "new"), STAYS)
 def test_another_thing_of_the_key_stays_open(old: str, new: str) -> None:
     assert note_restated(new, old) is None, (old, new)
-    assert _closed(old, new) == [], (old, new)
+    assert closings(old, new) == [], (old, new)

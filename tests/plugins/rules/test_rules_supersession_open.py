@@ -7,7 +7,7 @@ import pytest
 from memex_rules.question_slots import answers
 from memex_rules.supersession_open_values import value_kind
 from memex_rules.supersession_slots import read_slots
-from tests.plugins.rules.test_rules_supersession import JUDGE, LATER, SAID, _closed, _fact
+from tests.plugins.rules.judging import JUDGE, LATER, SAID, closings, timed
 
 CLOSES = [
     # a possessed or definite noun set to a value of the same kind
@@ -151,7 +151,7 @@ CLOSES = [
 
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_a_fact_read_by_its_shape_closes_the_earlier_value(old: str, new: str) -> None:
-    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in closings(old, new)] == ["m1"], (old, new)
 
 
 STAYS = [
@@ -262,7 +262,7 @@ STAYS = [
 
 @pytest.mark.parametrize(("old", "new"), STAYS)
 def test_facts_of_other_attributes_or_many_values_stay_open(old: str, new: str) -> None:
-    assert _closed(old, new) == [], (old, new)
+    assert closings(old, new) == [], (old, new)
 
 
 #: Two things of one kind: another modifier of the same head, another head, or a relative's.
@@ -309,12 +309,12 @@ OTHER_THINGS = [
     ("old", "new"), [*OTHER_THINGS, *((new, old) for old, new in OTHER_THINGS)]
 )
 def test_another_modifier_head_or_owner_is_another_thing(old: str, new: str) -> None:
-    assert _closed(old, new) == [], (old, new)
+    assert closings(old, new) == [], (old, new)
 
 
 def test_a_fact_told_late_does_not_close_the_later_one() -> None:
-    now = _fact("m1", "The rent is £1,500", LATER)
-    late = _fact(None, "In 2019 the rent was £900", LATER + 86400)
+    now = timed("m1", "The rent is £1,500", LATER)
+    late = timed(None, "In 2019 the rent was £900", LATER + 86400)
     assert JUDGE.supersedes(late, [now]) == []
 
 
@@ -342,7 +342,7 @@ def test_value_kinds(raw: str, kind: str) -> None:
 def test_with_a_person_is_a_partner_not_an_employer() -> None:
     attributes = {slot.attribute for slot in read_slots("I am with Elena these days")}
     assert "works at" not in attributes
-    assert _closed("I work at Acme", "I am with Elena these days") == []
+    assert closings("I work at Acme", "I am with Elena these days") == []
 
 
 @pytest.mark.parametrize(
@@ -364,8 +364,8 @@ def test_a_question_reads_an_open_attribute_as_its_facts_do(question: str, fact:
 
 
 def test_a_fact_read_only_by_its_shape_is_left_to_a_judge_with_a_model() -> None:
-    old = _fact("m1", "Priya's bike is a Brompton", SAID)
-    review = JUDGE.review(_fact(None, "Priya's bike is blue", LATER), [old])
+    old = timed("m1", "Priya's bike is a Brompton", SAID)
+    review = JUDGE.review(timed(None, "Priya's bike is blue", LATER), [old])
     assert review.closes == []
     assert [fact.memory_id for fact in review.unsure] == ["m1"]
 
@@ -381,7 +381,7 @@ TWO_STANDUPS = ["Ravi's standup is on Mondays", "Our standup moved to Tuesdays n
 def test_a_question_naming_the_owner_meets_only_that_owners_thing(
     question: str, expected: list[int]
 ) -> None:
-    assert _closed(*TWO_STANDUPS) == []
+    assert closings(TWO_STANDUPS[0], TWO_STANDUPS[1]) == []
     assert answers(question, TWO_STANDUPS) == expected
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memex_rules.supersession_phases import step_taken
-from tests.plugins.rules.test_rules_supersession import _closed
+from tests.plugins.rules.judging import closings
 
 CLOSES = [
     ("Yuki applied for the skilled worker visa", "Yuki's visa was refused, she's appealing"),
@@ -29,7 +29,7 @@ CLOSES = [
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_a_later_step_of_the_same_process_closes_the_earlier_one(old: str, new: str) -> None:
     assert step_taken(new, old) is not None, (old, new)
-    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in closings(old, new)] == ["m1"], (old, new)
 
 
 STAYS = [
@@ -49,7 +49,7 @@ STAYS = [
 @pytest.mark.parametrize(("old", "new"), [*STAYS, *((new, old) for old, new in STAYS)])
 def test_another_person_process_or_step_not_taken_stays_open(old: str, new: str) -> None:
     assert step_taken(new, old) is None, (old, new)
-    assert _closed(old, new) == [], (old, new)
+    assert closings(old, new) == [], (old, new)
 
 
 def test_an_earlier_step_told_after_a_later_one_does_not_close_it() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memex_rules.supersession_replaced import replaced
-from tests.plugins.rules.test_rules_supersession import _closed
+from tests.plugins.rules.judging import closings
 
 CLOSES = [
     # instead of
@@ -60,7 +60,7 @@ CLOSES = [
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_a_thing_named_as_replaced_closes_the_fact_that_holds_it(old: str, new: str) -> None:
     assert replaced(new, old) is not None, (old, new)
-    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in closings(old, new)] == ["m1"], (old, new)
 
 
 STAYS = [
@@ -102,4 +102,4 @@ STAYS = [
 @pytest.mark.parametrize(("old", "new"), STAYS)
 def test_another_owner_another_thing_or_a_plan_stays_open(old: str, new: str) -> None:
     assert replaced(new, old) is None, (old, new)
-    assert _closed(old, new) == [], (old, new)
+    assert closings(old, new) == [], (old, new)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memex_rules.supersession_roles import role_changed
-from tests.plugins.rules.test_rules_supersession import _closed
+from tests.plugins.rules.judging import closings
 
 CLOSES = [
     ("Ravi is the tech lead on the search service", "Search's new tech lead is Olga"),
@@ -25,7 +25,7 @@ CLOSES = [
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_another_holder_of_a_one_holder_role_closes_the_earlier_one(old: str, new: str) -> None:
     assert role_changed(new, old) is not None, (old, new)
-    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in closings(old, new)] == ["m1"], (old, new)
 
 
 STAYS = [
@@ -53,4 +53,4 @@ STAYS = [
 @pytest.mark.parametrize(("old", "new"), [*STAYS, *((new, old) for old, new in STAYS)])
 def test_another_role_scope_or_a_holder_not_now_stays_open(old: str, new: str) -> None:
     assert role_changed(new, old) is None, (old, new)
-    assert _closed(old, new) == [], (old, new)
+    assert closings(old, new) == [], (old, new)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memex_rules.supersession_states import state_changed
-from tests.plugins.rules.test_rules_supersession import _closed
+from tests.plugins.rules.judging import closings
 
 CLOSES = [
     # a relationship, either way along the chain
@@ -26,7 +26,7 @@ CLOSES = [
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_another_state_of_the_same_persons_chain_closes_the_earlier_one(old: str, new: str) -> None:
     assert state_changed(new, old) is not None, (old, new)
-    assert [c.memory_id for c in _closed(old, new)] == ["m1"], (old, new)
+    assert [c.memory_id for c in closings(old, new)] == ["m1"], (old, new)
 
 
 STAYS = [
@@ -55,4 +55,4 @@ STAYS = [
 @pytest.mark.parametrize(("old", "new"), [*STAYS, *((new, old) for old, new in STAYS)])
 def test_another_person_chain_or_a_state_not_held_stays_open(old: str, new: str) -> None:
     assert state_changed(new, old) is None, (old, new)
-    assert _closed(old, new) == [], (old, new)
+    assert closings(old, new) == [], (old, new)
