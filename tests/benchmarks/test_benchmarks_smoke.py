@@ -515,7 +515,7 @@ def test_scale_out_section_runs_tiny(
     with the writer's answers, one and two `memex serve` replicas."""
     from dataclasses import replace
 
-    from benchmarks import scale_out, service
+    from benchmarks import scale_out, scale_out_settings, service
 
     shared_data_dir("beir", "scifact")
     reason = (
@@ -523,7 +523,7 @@ def test_scale_out_section_runs_tiny(
     )
     if reason:
         pytest.skip(reason)
-    monkeypatch.setenv(scale_out.SIZES_ENV, "120,180")
+    monkeypatch.setenv(scale_out_settings.SIZES_ENV, "120,180")
     monkeypatch.setattr(scale_out, "QUICK_REPLICA_QUERIES", 16)
     quick_ctx.sizes = replace(
         quick_ctx.sizes, vectors_max=120, hybrid_queries=4, model_warmup_texts=4
@@ -548,5 +548,5 @@ def test_scale_out_section_runs_tiny(
     assert "| 180 | none: keyword only | SQLite |" in body
     assert "| fragments in its keyword index / in the catalog | 120 / 120 |" in body
     assert "| same top-10 keyword ids as the writer home | 20/20 queries |" in body
-    for mode in scale_out.REPLICA_MODES:
+    for mode in scale_out_settings.REPLICA_MODES:
         assert f"| {mode} | 1 | 16 |" in body and f"| {mode} | 2 | 16 |" in body
