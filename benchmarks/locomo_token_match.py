@@ -1,4 +1,4 @@
-"""Benchmark 4f (issue 33): a token-level match of the question and each candidate turn,
+"""Benchmark 4f (issue 33): a token-level match of the question and each candidate turn
 as one more feature of the kept rerank, on LoCoMo.
 
 MiniLM's last layer gives every token of a text a vector; memex mean-pools them into the
@@ -20,6 +20,10 @@ that pass. At query time the question's own token states need one forward pass o
 question (memex's query embedder pools them away today), timed here with the numpy
 encoder, and the match itself over the pool; both are set beside the kept rerank's
 feature rows for the same pools, timed in the same run.
+
+The same two features are measured with section 4e's sentence units (every lever
+together), and on SciFact's documents with section 3b's pools and features (fitted on the
+train queries, scored on test).
 
 ``python -m benchmarks.locomo_token_match`` prints the section.
 """
@@ -46,7 +50,7 @@ from benchmarks.metrics import mean
 from benchmarks.report import Section, table
 from memex_core.domain import FusedHit
 
-TITLE = "4f. LoCoMo: a token-level match as a rerank feature"
+TITLE = "4f. LoCoMo and SciFact: a token-level match as a rerank feature"
 #: Candidates the kept rerank reads (memex_rerank's DEFAULT_DEPTH).
 POOL = su.POOL
 #: The issue's bar: held-out recall@10 gain on hybrid + rerank, recall@5 not lower.
