@@ -13,7 +13,7 @@ from memex_core.api import Memex
 from memex_core.errors import MemexError
 from memex_core.services.archive_format import MANIFEST, MEMBERS, NOT_ARCHIVED
 from tests.conftest import EXAMPLES
-from tests.core.cli.test_doctor import EVERYTHING, write_vault
+from tests.support.doctor_home import EVERYTHING, write_vault
 
 #: Asked of both homes of a round trip: the same ids must come back in the same order.
 QUERIES = (

@@ -25,9 +25,9 @@ import pytest
 from memex_core.api import Memex
 from memex_core.errors import MemexError
 from memex_core.services.archive_format import MANIFEST
-from tests.core.cli.test_doctor import doctor_memex, stored
 from tests.support import component_doubles
 from tests.support.archive_builders import catalog_digest, fill_home
+from tests.support.doctor_home import doctor_memex, stored
 
 
 @dataclass

@@ -18,10 +18,10 @@ import pytest
 from memex_core.api import Memex
 from memex_core.config import load_config
 from memex_core.errors import MemexError
-from tests.core.cli.test_doctor import ListingVectorStore, doctor_memex
 from tests.support import component_doubles
 from tests.support.archive_builders import catalog_digest, fill_home, members, search_ids
 from tests.support.component_doubles import fast_memex
+from tests.support.doctor_home import ListingVectorStore, doctor_memex
 
 pytest.importorskip("psycopg")
 

@@ -22,7 +22,6 @@ from memex_core.api import Memex
 from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.errors import MemexError
 from memex_core.services.archive_format import MANIFEST, MEMBERS, NOT_ARCHIVED
-from tests.core.cli.test_doctor import doctor_memex
 from tests.support.archive_builders import (
     catalog_digest,
     fill_home,
@@ -30,6 +29,7 @@ from tests.support.archive_builders import (
     rows_of,
     search_ids,
 )
+from tests.support.doctor_home import doctor_memex
 
 
 @dataclass

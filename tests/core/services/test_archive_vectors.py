@@ -21,9 +21,9 @@ from memex_core.api import Memex
 from memex_core.errors import MemexError
 from memex_core.services.archive_format import MANIFEST, VECTORS
 from memex_core.services.archive_vectors import parse_vectors, vector_line
-from tests.core.cli.test_doctor import doctor_memex, stored
 from tests.support.archive_builders import fill_home, members, search_ids
 from tests.support.component_doubles import HashingEmbedder, MemoryVectorStore
+from tests.support.doctor_home import doctor_memex, stored
 
 
 @dataclass
