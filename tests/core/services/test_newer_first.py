@@ -8,7 +8,6 @@ false`` gives the order before it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -17,6 +16,7 @@ from memex_core.api import Memex
 from memex_core.domain import SEMANTIC
 from memex_core.services.newer_first import newer_first
 from tests.support.component_doubles import fast_memex
+from tests.support.newer_first_hits import Hit
 
 DAY = 86400.0
 T0 = 1_700_000_000.0  # 2023-11-14
@@ -91,19 +91,9 @@ def test_as_of_orders_the_facts_valid_then_by_the_same_rule(tmp_path: Path) -> N
         assert before[0] == JIRA
 
 
-@dataclass(frozen=True)
-class _Hit:
-    """The fields of a search result newer_first reads (and replaces the score of)."""
-
-    fragment: Any
-    score: float
-    scores: dict[str, float | None]
-    ranks: dict[str, int | None]
-
-
 def _hit(memory_id: str, owner: str, similarity: float) -> Any:
     fragment = SimpleNamespace(id="f-" + memory_id, conversation_id=memory_id, owner=owner)
-    return _Hit(fragment, similarity, {SEMANTIC: similarity}, {})
+    return Hit(fragment, similarity, {SEMANTIC: similarity}, {})
 
 
 def test_facts_of_two_owners_keep_their_order() -> None:

@@ -4,9 +4,6 @@ asked "Is Sam's contract permanent?" (memex_core.domain.memory.question_cover)."
 
 from __future__ import annotations
 
-from math import acos, cos, sin
-from typing import Any
-
 import pytest
 
 from memex_core.domain.memory.question_cover import adds_asked_word
@@ -16,7 +13,7 @@ from memex_core.services.newer_first import (
     MUTUAL_SIMILARITY,
     newer_first,
 )
-from tests.core.services.test_newer_first_change import _hit
+from tests.support.newer_first_hits import TIMES, change_hit, two_vectors
 
 DAY = 86400.0
 T0 = 1_700_000_000.0
@@ -24,18 +21,12 @@ CONTRACT, PERMANENT = "Sam's on a 6 month contract", "they made Sam permanent!!"
 QUESTION = "Is Sam's contract permanent?"
 
 
-def _vectors(similarity: float) -> Any:
-    angle = acos(similarity)
-    table = {"f-old": [1.0, 0.0], "f-new": [cos(angle), sin(angle)]}
-    return lambda ids: {i: table[i] for i in ids if i in table}
-
-
 def _order(later: str, question_similarity: float, similarity: float, asked: bool) -> list[str]:
-    hits = [_hit("old", CONTRACT, 0.78), _hit("new", later, question_similarity)]
+    hits = [change_hit("old", CONTRACT, 0.78), change_hit("new", later, question_similarity)]
     found = newer_first(
         hits,
-        {"old": T0, "new": T0 + 30 * DAY},
-        _vectors(similarity),
+        TIMES,
+        two_vectors(similarity),
         asked=(lambda a, b: adds_asked_word(QUESTION, a, b)) if asked else None,
     )
     return [h.fragment.conversation_id for h in found]

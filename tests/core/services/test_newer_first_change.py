@@ -9,14 +9,11 @@ reading picked alone. Unrelated facts and a change word on the *earlier* fact mo
 
 from __future__ import annotations
 
-from math import acos, cos, sin
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from memex_core.domain import SEMANTIC
 from memex_core.domain.memory.change_words import (
     announces_change,
     echoes_change,
@@ -31,67 +28,48 @@ from memex_core.services.newer_first import (
     NAMED_MARGIN,
     newer_first,
 )
-from memex_core.services.slot_signal import SLOT
-from tests.core.services.test_newer_first import _Hit
 from tests.support.component_doubles import fast_memex
+from tests.support.newer_first_hits import (
+    BETWEEN,
+    DAY,
+    T0,
+    TIMES,
+    change_hit,
+    changed_handed,
+    newer_order,
+    two_vectors,
+)
 
-DAY = 86400.0
-T0 = 1_700_000_000.0
 STAFF = "Priya got promoted to staff engineer"
 MANAGER = "Priya is engineering manager for payments now"
-TIMES = {"old": T0, "new": T0 + 30 * DAY}
 
 
-def _hit(memory_id: str, text: str, similarity: float, slot: int | None = None) -> Any:
-    fragment = SimpleNamespace(
-        id="f-" + memory_id, conversation_id=memory_id, owner="users/u", content=text
-    )
-    return _Hit(fragment, similarity, {SEMANTIC: similarity}, {SLOT: slot})
-
-
-def _vectors(similarity: float) -> Any:
-    """Two unit vectors at cosine ``similarity``."""
-    angle = acos(similarity)
-    table = {"f-old": [1.0, 0.0], "f-new": [cos(angle), sin(angle)]}
-    return lambda ids: {i: table[i] for i in ids if i in table}
-
-
-def _order(hits: list[Any], similarity: float, changed: bool = True) -> list[str]:
-    found = newer_first(
-        hits, TIMES, _vectors(similarity), changed=announces_change if changed else None
-    )
-    return [h.fragment.conversation_id for h in found]
-
-
-#: Between the two similarities: a plain later fact is not about the same thing, one worded
-#: as a change is.
-BETWEEN = (CHANGE_SIMILARITY + MUTUAL_SIMILARITY) / 2
 #: Under both the looser test's similarity and newer-first's own.
 UNDER_BOTH = min(CHANGE_SIMILARITY, MUTUAL_SIMILARITY) - 0.05
 
 
 def test_a_later_fact_worded_as_a_change_comes_first_at_a_lower_similarity() -> None:
     # 0.28 from the question against 0.2: past the plain margin (10%), within the change's
-    hits = [_hit("old", STAFF, 0.8), _hit("new", MANAGER, 0.72)]
-    assert _order(hits, BETWEEN) == ["new", "old"]
-    assert _order(hits, BETWEEN, changed=False) == ["old", "new"]  # the setting off
-    plain = [_hit("old", STAFF, 0.8), _hit("new", "Priya is engineering manager", 0.72)]
-    assert _order(plain, BETWEEN) == ["old", "new"]  # no change word: the plain test
+    hits = [change_hit("old", STAFF, 0.8), change_hit("new", MANAGER, 0.72)]
+    assert newer_order(hits, BETWEEN) == ["new", "old"]
+    assert newer_order(hits, BETWEEN, changed=False) == ["old", "new"]  # the setting off
+    plain = [change_hit("old", STAFF, 0.8), change_hit("new", "Priya is engineering manager", 0.72)]
+    assert newer_order(plain, BETWEEN) == ["old", "new"]  # no change word: the plain test
 
 
 def test_a_later_fact_naming_its_change_with_a_verb_joins_further_from_the_question() -> None:
     # the later fact's distance from the question (1 - cosine) is 1.8 times the earlier
     # one's: past the margin for "now" (1.5 times), within the margin for a verb of change
     assert 1 + CHANGE_MARGIN < 1.8 <= 1 + NAMED_MARGIN
-    old = _hit("old", "Monitoring is Datadog", 0.8)
-    verb = _hit("new", "Ripped out Datadog, we're on Grafana Cloud now", 0.64)
-    now = _hit("new", "We're on Grafana Cloud now", 0.64)
+    old = change_hit("old", "Monitoring is Datadog", 0.8)
+    verb = change_hit("new", "Ripped out Datadog, we're on Grafana Cloud now", 0.64)
+    now = change_hit("new", "We're on Grafana Cloud now", 0.64)
 
     def order(hits: list[Any], named: bool = True) -> list[str]:
         found = newer_first(
             hits,
             TIMES,
-            _vectors(BETWEEN),
+            two_vectors(BETWEEN),
             changed=announces_change,
             named=names_change if named else None,
         )
@@ -131,10 +109,13 @@ def test_verbs_of_change(text: str, names: bool) -> None:
 
 
 def test_a_change_passes_a_fact_the_slot_reading_picked_alone() -> None:
-    hits = [_hit("old", STAFF, 0.8, slot=1), _hit("new", MANAGER, 0.78)]
-    assert _order(hits, 0.6) == ["new", "old"]
-    plain = [_hit("old", STAFF, 0.8, slot=1), _hit("new", "Priya manages payments", 0.78)]
-    assert _order(plain, 0.6) == ["old", "new"]
+    hits = [change_hit("old", STAFF, 0.8, slot=1), change_hit("new", MANAGER, 0.78)]
+    assert newer_order(hits, 0.6) == ["new", "old"]
+    plain = [
+        change_hit("old", STAFF, 0.8, slot=1),
+        change_hit("new", "Priya manages payments", 0.78),
+    ]
+    assert newer_order(plain, 0.6) == ["old", "new"]
 
 
 @pytest.mark.parametrize(
@@ -151,8 +132,8 @@ def test_a_change_passes_a_fact_the_slot_reading_picked_alone() -> None:
 def test_unrelated_facts_keep_their_order(
     old: str, new: str, question_similarity: float, similarity: float
 ) -> None:
-    hits = [_hit("old", old, 0.8), _hit("new", new, question_similarity)]
-    assert _order(hits, similarity) == ["old", "new"]
+    hits = [change_hit("old", old, 0.8), change_hit("new", new, question_similarity)]
+    assert newer_order(hits, similarity) == ["old", "new"]
 
 
 @pytest.mark.parametrize(
@@ -199,20 +180,6 @@ def test_change_words(text: str, says: bool) -> None:
     assert announces_change(text) is says
 
 
-def changed_handed(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """The change test recall hands newer-first, one per call (newer-first still runs)."""
-    import memex_core.facade.reading as reading
-
-    handed: list[object] = []
-
-    def spy(*args: Any, **options: Any) -> Any:
-        handed.append(options.get("changed"))
-        return newer_first(*args, **options)
-
-    monkeypatch.setattr(reading, "newer_first", spy)
-    return handed
-
-
 def test_the_setting_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``[search] newer_first_change`` hands the change test to newer-first, or not."""
     handed = changed_handed(monkeypatch)
@@ -237,15 +204,15 @@ def test_a_later_fact_naming_the_earlier_ones_thing_with_a_change_joins_far_apar
     assert 1 + NAMED_MARGIN < 2.5 <= 1 + ECHO_MARGIN
     assert ECHO_SIMILARITY <= 0.25 < CHANGE_SIMILARITY
     question = "What do we use for monitoring?"
-    old = _hit("old", "monitoring is Datadog", 0.8)
-    echo = _hit("new", "ripped out Datadog, we're on Grafana Cloud now", 0.5)
-    plain = _hit("new", "we're on Grafana Cloud now", 0.5)
+    old = change_hit("old", "monitoring is Datadog", 0.8)
+    echo = change_hit("new", "ripped out Datadog, we're on Grafana Cloud now", 0.5)
+    plain = change_hit("new", "we're on Grafana Cloud now", 0.5)
 
     def order(hits: list[Any]) -> list[str]:
         found = newer_first(
             hits,
             TIMES,
-            _vectors(0.25),
+            two_vectors(0.25),
             changed=announces_change,
             named=names_change,
             echoes=lambda a, b: echoes_change(question, a, b),

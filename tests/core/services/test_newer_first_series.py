@@ -18,8 +18,8 @@ from memex_core.domain import SEMANTIC
 from memex_core.domain.memory.quantity_series import same_series
 from memex_core.services.newer_first import newer_first
 from memex_core.services.slot_signal import SLOT
-from tests.core.services.test_newer_first import _Hit
 from tests.support.component_doubles import fast_memex
+from tests.support.newer_first_hits import Hit
 
 DAY = 86400.0
 T0 = 1_700_000_000.0
@@ -53,7 +53,7 @@ def _hit(memory_id: str, text: str, similarity: float, slot: int | None = None) 
     fragment = SimpleNamespace(
         id="f-" + memory_id, conversation_id=memory_id, owner="users/u", content=text
     )
-    return _Hit(fragment, similarity, {SEMANTIC: similarity}, {SLOT: slot})
+    return Hit(fragment, similarity, {SEMANTIC: similarity}, {SLOT: slot})
 
 
 def _order(hits: list[Any], times: dict[str, float]) -> list[str]:

@@ -12,7 +12,7 @@ import pytest
 
 from memex_core.domain.memory.question_cover import drops_asked_word
 from memex_core.services.newer_first import MUTUAL_SIMILARITY, SLOT_MARGIN, newer_first
-from tests.core.services.test_newer_first_change import _hit, _vectors
+from tests.support.newer_first_hits import change_hit, two_vectors
 
 DAY = 86400.0
 T0 = 1_700_000_000.0
@@ -31,13 +31,13 @@ def _order(
     tested: bool = True,
 ) -> list[str]:
     hits = [
-        _hit("old", earlier, 0.6, slot=slots[0]),
-        _hit("new", later, question_similarity, slot=slots[1]),
+        change_hit("old", earlier, 0.6, slot=slots[0]),
+        change_hit("new", later, question_similarity, slot=slots[1]),
     ]
     found = newer_first(
         hits,
         {"old": T0, "new": T0 + 30 * DAY},
-        _vectors(similarity),
+        two_vectors(similarity),
         slot_apart=partial(drops_asked_word, question) if tested else None,
     )
     return [h.fragment.conversation_id for h in found]

@@ -16,15 +16,15 @@ import pytest
 
 from memex_core.domain.memory.change_words import announces_change, asks_how_things_stand
 from memex_core.services.newer_first import newer_first
-from tests.core.services.test_newer_first_change import (
+from tests.support.component_doubles import fast_memex
+from tests.support.newer_first_hits import (
     BETWEEN,
     T0,
-    _hit,
-    _order,
-    _vectors,
+    change_hit,
     changed_handed,
+    newer_order,
+    two_vectors,
 )
-from tests.support.component_doubles import fast_memex
 
 DAY = 86400.0
 
@@ -52,11 +52,11 @@ def test_questions_that_ask_how_things_stand(question: str, asks: bool) -> None:
 def test_every_later_fact_joins_looser_for_such_a_question() -> None:
     # No change word in the later fact: the plain test keeps the order, the standing one not.
     hits = [
-        _hit("old", "Leo has been applying for junior developer jobs", 0.8),
-        _hit("new", "Leo got the Ocado job, starts in October", 0.72),
+        change_hit("old", "Leo has been applying for junior developer jobs", 0.8),
+        change_hit("new", "Leo got the Ocado job, starts in October", 0.72),
     ]
-    assert _order(hits, BETWEEN) == ["old", "new"]  # announces_change: no word of a change
-    found = newer_first(hits, {"old": T0, "new": T0 + 30 * DAY}, _vectors(BETWEEN), changed=_all)
+    assert newer_order(hits, BETWEEN) == ["old", "new"]  # announces_change: no word of a change
+    found = newer_first(hits, {"old": T0, "new": T0 + 30 * DAY}, two_vectors(BETWEEN), changed=_all)
     assert [h.fragment.conversation_id for h in found] == ["new", "old"]
 
 

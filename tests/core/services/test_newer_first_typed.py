@@ -17,15 +17,15 @@ import pytest
 
 from memex_core.domain.memory.answer_kind import answer_kind
 from memex_core.services.newer_first import MUTUAL_SIMILARITY, TYPED_SIMILARITY, newer_first
-from tests.core.services.test_newer_first_change import DAY, T0, TIMES, _hit, _vectors
 from tests.support.component_doubles import fast_memex
+from tests.support.newer_first_hits import DAY, T0, TIMES, change_hit, two_vectors
 
 BETWEEN = (TYPED_SIMILARITY + MUTUAL_SIMILARITY) / 2
 
 
 def _order(question: str, old: str, new: str, close_old: float, close_new: float) -> list[str]:
-    hits = [_hit("old", old, close_old), _hit("new", new, close_new)]
-    found = newer_first(hits, TIMES, _vectors(BETWEEN), typed=answer_kind(question))
+    hits = [change_hit("old", old, close_old), change_hit("new", new, close_new)]
+    found = newer_first(hits, TIMES, two_vectors(BETWEEN), typed=answer_kind(question))
     return [h.fragment.conversation_id for h in found]
 
 
