@@ -13,9 +13,9 @@ import pytest
 from memex_core.api import Memex
 from memex_core.cli import main
 from memex_core.errors import EmptyQueryError, MemexError
-from tests.integrations.mcp.test_mcp_harness import build_home, mcp_session, run, text_of
 from tests.support.component_doubles import fast_memex
 from tests.support.export_builders import chatgpt_conversation, write_chatgpt_export
+from tests.support.mcp_harness import build_home, mcp_session, run, text_of
 
 BLANKS = ["", "   ", "\n\t "]
 

@@ -229,7 +229,7 @@ def test_mcp_ask_keeps_the_servers_scope(setup: tuple[Path, Path]) -> None:
 
 def test_mcp_ask_tool_over_stdio(setup: tuple[Path, Path]) -> None:
     pytest.importorskip("mcp")
-    from tests.integrations.mcp.test_mcp_harness import mcp_session, run
+    from tests.support.mcp_harness import mcp_session, run
 
     home, repo = setup
 

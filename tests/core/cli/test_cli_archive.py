@@ -13,8 +13,8 @@ from click.testing import CliRunner, Result
 
 from memex_core.cli import cli
 from tests.conftest import EXAMPLES
-from tests.core.cli.test_doctor import ListingVectorStore, doctor_memex
 from tests.support.component_doubles import MemoryVectorStore
+from tests.support.doctor_home import ListingVectorStore, doctor_memex
 
 Run = Callable[..., Result]
 

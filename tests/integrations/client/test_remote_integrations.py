@@ -250,7 +250,7 @@ def test_llamaindex_memory_block_stores_and_recalls_through_a_client(served: Ser
 def test_memex_mcp_serves_a_memex_serve_through_an_agent_key(
     served: Served, tmp_path: Path
 ) -> None:
-    harness = pytest.importorskip("tests.integrations.mcp.test_mcp_harness")
+    harness = pytest.importorskip("tests.support.mcp_harness")
     no_home = tmp_path / "no-home"  # memex mcp --url must not open (or create) a local home
 
     async def body() -> None:
@@ -293,7 +293,7 @@ def test_memex_mcp_serves_a_memex_serve_through_an_agent_key(
 def run_mcp(home: Path, *args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     """``memex mcp ARGS`` with stdin closed; the home comes from $MEMEX_HOME (a ``--home``
     on the command line would keep it local whatever $MEMEX_URL says)."""
-    harness = pytest.importorskip("tests.integrations.mcp.test_mcp_harness")
+    harness = pytest.importorskip("tests.support.mcp_harness")
     env = {**os.environ, **harness.server_env(), "MEMEX_HOME": str(home)}
     for name in ("MEMEX_URL", "MEMEX_API_KEY", "MEMEX_USER"):
         env.pop(name, None)

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("mcp", reason="memex mcp needs memex[mcp]")
 
 from memex_core.domain.memory.facts import MAX_FACT_CHARS
-from tests.integrations.mcp.test_mcp_harness import (
+from tests.support.mcp_harness import (
     build_home,
     mcp_session,
     run,

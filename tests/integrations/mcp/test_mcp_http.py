@@ -27,7 +27,7 @@ import httpx2  # the SDK's HTTP client library
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.integrations.mcp.test_mcp_harness import (
+from tests.support.mcp_harness import (
     SESSION_TIMEOUT,
     Home,
     build_home,

@@ -1,7 +1,7 @@
 """``memex mcp`` over stdio, driven by the official MCP client: tools, prompts, errors, scope.
 
 Each test launches the server as a subprocess on a shared, keyword-only home (see
-tests/integrations/mcp/test_mcp_harness.py) and talks to it through ``mcp.ClientSession``.
+tests/support/mcp_harness.py) and talks to it through ``mcp.ClientSession``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memex_core.api import Memex
-from tests.integrations.mcp.test_mcp_harness import Home, build_home, mcp_session, run, text_of
+from tests.support.mcp_harness import Home, build_home, mcp_session, run, text_of
 
 READERS = {"search", "recall", "timeline", "get", "explore", "context"}
 

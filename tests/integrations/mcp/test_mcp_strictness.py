@@ -11,7 +11,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from memex_core.api import Memex
-from tests.integrations.mcp.test_mcp_harness import Home, build_home, mcp_session, run, text_of
+from tests.support.mcp_harness import Home, build_home, mcp_session, run, text_of
 
 GUIDE = (
     "# Guide\n\nChange the theme in [[Settings#Appearance]], fonts in [[Settings#Editor]], "

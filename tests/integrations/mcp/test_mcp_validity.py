@@ -2,7 +2,7 @@
 default, ``as_of`` for what held then, ``include_superseded`` for every fact, each with
 ``valid_from``, ``valid_until``, ``superseded_by`` and ``recorded_at``; a bad date is a tool
 error the model can act on; bob's facts never show, superseded or not. Driven through the
-official MCP client over stdio (tests/integrations/mcp/test_mcp_harness.py)."""
+official MCP client over stdio (tests/support/mcp_harness.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memex_core.api import Memex
-from tests.integrations.mcp.test_mcp_harness import mcp_session, run, text_of
+from tests.support.mcp_harness import mcp_session, run, text_of
 
 FIELDS = {"valid_from", "valid_until", "superseded_by", "recorded_at"}
 

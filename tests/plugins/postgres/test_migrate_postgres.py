@@ -38,16 +38,16 @@ from memex_core.cli.app import MemexGroup
 from memex_core.config import load_config
 from memex_core.crashpoints import CRASH_ENV
 from tests.conftest import REPO
-from tests.core.cli.test_doctor import (
+from tests.support import component_doubles
+from tests.support.archive_builders import fill_home
+from tests.support.component_doubles import fast_memex
+from tests.support.doctor_home import (
     EVERYTHING,
     ListingVectorStore,
     doctor_memex,
     search_results,
     write_vault,
 )
-from tests.support import component_doubles
-from tests.support.archive_builders import fill_home
-from tests.support.component_doubles import fast_memex
 
 psycopg = pytest.importorskip("psycopg")
 
