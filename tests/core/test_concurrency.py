@@ -445,7 +445,7 @@ import sys, numpy as np
 from pathlib import Path
 from memex_chroma.connection import ChromaLocation
 from memex_chroma.store import ChromaVectorStore
-from tests.plugins.chroma.test_chroma_store import make_fragment
+from tests.support.vector_builders import make_fragment
 store = ChromaVectorStore(ChromaLocation(path=Path(sys.argv[1])))
 done = Path(sys.argv[4])
 for batch in range(int(sys.argv[2]), int(sys.argv[3])):
@@ -517,7 +517,7 @@ def test_chroma_alone_a_client_left_open_misses_another_processes_writes(tmp_pat
 def test_memex_readers_in_other_processes_see_every_write(tmp_path: Path) -> None:
     from memex_chroma.connection import ChromaLocation
     from memex_chroma.store import ChromaVectorStore
-    from tests.plugins.chroma.test_chroma_store import make_fragment
+    from tests.support.vector_builders import make_fragment
 
     path = tmp_path / "chroma"
     done = tmp_path / "done"

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memex_core.api import Memex
-from tests.plugins.code.test_code_source import make_repo
 from tests.support.export_builders import T0, chatgpt_conversation, write_chatgpt_export
+from tests.support.git_repos import make_repo
 
 #: What each surface searches: every word is in memory, and many times in the code.
 QUERY = "sqlite database locked busy timeout"

@@ -20,8 +20,8 @@ from memex_core.services.ask_fusion import (
     fuse_pools,
     pack_items,
 )
-from tests.plugins.code.test_code_source import make_repo
 from tests.support.export_builders import write_chatgpt_export
+from tests.support.git_repos import make_repo
 
 DB_PY = textwrap.dedent(
     '''\

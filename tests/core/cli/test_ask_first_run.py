@@ -14,8 +14,8 @@ from memex_code.source import CodeSource
 from memex_core.api import Memex
 from memex_core.cli.app import run_on
 from memex_core.facade.code_index import FIRST_EMBED, IndexInterrupted
-from tests.plugins.code.test_code_source import make_repo
 from tests.support.component_doubles import HashingEmbedder, fast_memex
+from tests.support.git_repos import make_repo
 
 QUESTION = "how does the parser handle a broken token"
 

@@ -11,8 +11,8 @@ pytest.importorskip("chromadb", reason="chromadb is not installed (pip install '
 from memex_chroma.connection import URL_ENV
 from memex_chroma.store import ChromaVectorStore
 from memex_core.domain import PluginContext, SearchFilters
-from tests.plugins.chroma.test_chroma_store import T0, expected_ranking, make_fragment, unit_vectors
 from tests.support.chroma_server import chroma_server_url  # noqa: F401  (fixture)
+from tests.support.vector_builders import T0, expected_ranking, make_fragment, unit_vectors
 
 pytestmark = pytest.mark.chroma_server
 

@@ -19,7 +19,7 @@ pytest.importorskip("chromadb", reason="chromadb is not installed (pip install '
 from memex_chroma.connection import ChromaLocation
 from memex_chroma.log_tail import unsynced_records
 from memex_chroma.store import ChromaVectorStore
-from tests.plugins.chroma.test_chroma_store import make_fragment, unit_vectors
+from tests.support.vector_builders import make_fragment, unit_vectors
 
 #: chroma's default sync_threshold is 1,000, checked after each applied batch: 1,300
 #: records written in memex's backfill batches of 256 sync at 1,024 and leave 276 in the log.

@@ -14,15 +14,15 @@ from memex_core.domain import SearchFilters
 
 pytest.importorskip("chromadb", reason="chromadb is not installed (pip install 'memex[chroma]')")
 
+from memex_chroma.connection import ChromaLocation
 from memex_chroma.store import ChromaVectorStore
-from tests.plugins.chroma.test_chroma_store import open_store
 from tests.support.vector_builders import make_fragment, unit_vectors
 
 WAIT = 10.0
 
 
 def _filled(path: Path, count: int) -> tuple[ChromaVectorStore, list[Any], np.ndarray]:
-    store = open_store(path)
+    store = ChromaVectorStore(ChromaLocation(path=path))
     fragments = [make_fragment(n) for n in range(count)]
     vectors = unit_vectors(count, seed=1)
     store.upsert(fragments, vectors)
@@ -67,7 +67,9 @@ def test_searches_during_writes_find_exact_matches_and_never_private_ones(
     tmp_path: Path,
 ) -> None:
     store, fragments, vectors = _filled(tmp_path / "chroma", 120)
-    writer_store = open_store(tmp_path / "chroma")  # another store on the folder, as Memex has
+    writer_store = ChromaVectorStore(
+        ChromaLocation(path=tmp_path / "chroma")
+    )  # another store on the folder, as Memex has
     corpus_only = SearchFilters(owners=("",))
     stop = threading.Event()
     failures: list[BaseException] = []
@@ -169,9 +171,10 @@ def test_a_writer_in_another_process_gets_in_while_threads_search(tmp_path: Path
     script = (
         "import sys, time\n"
         "from pathlib import Path\n"
-        "from tests.plugins.chroma.test_chroma_store import open_store\n"
+        "from memex_chroma.connection import ChromaLocation\n"
+        "from memex_chroma.store import ChromaVectorStore\n"
         "from tests.support.vector_builders import make_fragment, unit_vectors\n"
-        "store = open_store(Path(sys.argv[1]))\n"
+        "store = ChromaVectorStore(ChromaLocation(path=Path(sys.argv[1])))\n"
         "began = time.monotonic()\n"
         "store.upsert([make_fragment(999)], unit_vectors(1, seed=99))\n"
         "print(time.monotonic() - began)\n"

@@ -3,7 +3,6 @@ git blob hash, and never claimed by plain ``memex ingest``."""
 
 from __future__ import annotations
 
-import subprocess
 import textwrap
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from memex_code.python_chunks import python_chunks
 from memex_code.source import CodeSource, identifier_words
 from memex_code.treesitter_chunks import parser_for, treesitter_chunks
 from memex_core.api import Memex
+from tests.support.git_repos import git, make_repo, write
 
 PYTHON = textwrap.dedent(
     '''\
@@ -52,34 +52,6 @@ PYTHON = textwrap.dedent(
         print(add(1, 2))
     '''
 )
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
-    )
-    return done.stdout
-
-
-def make_repo(root: Path, files: dict[str, str | bytes]) -> Path:
-    root.mkdir(parents=True)
-    git(root, "init", "-q")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    write(root, files)
-    git(root, "add", ".")
-    git(root, "commit", "-qm", "init")
-    return root
-
-
-def write(root: Path, files: dict[str, str | bytes]) -> None:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
 
 
 @pytest.fixture
