@@ -12,14 +12,11 @@ from typing import Any
 import pluggy
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.fake_chat_models import (
     FakeListChatModel,
     GenericFakeChatModel,
 )
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import Field
 
 import memex_llm
 from memex_core import hookspecs, plugins
@@ -47,39 +44,9 @@ from memex_llm import (
     register_consolidators,
     register_extractors,
 )
+from tests.support.scripted_chat import ScriptedChatModel
 
 REPO = Path(__file__).resolve().parents[3]
-
-
-class ScriptedChatModel(BaseChatModel):
-    """Replies with the scripted texts in turn and records every list of messages it got."""
-
-    replies: list[Any]
-    calls: list[list[BaseMessage]] = Field(default_factory=list)
-    model_name: str = "scripted-1"
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted"
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: Any = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self.calls.append(list(messages))
-        if not self.replies:
-            raise AssertionError("the model was asked more often than scripted")
-        reply = AIMessage(content=self.replies.pop(0))
-        return ChatResult(generations=[ChatGeneration(message=reply)])
-
-
-def scripted_model(replies: list[str], model_name: str = "from-config") -> ScriptedChatModel:
-    """A factory config.toml can name:
-    chat_model = "tests.plugins.llm.test_llm_memory:scripted_model"."""
-    return ScriptedChatModel(replies=list(replies), model_name=model_name)
 
 
 def conversation(*turns: tuple[str, str]) -> list[Fragment]:
@@ -114,10 +81,6 @@ GOOD_FACTS = {
 
 def good_reply() -> str:
     return json.dumps(GOOD_FACTS)
-
-
-def texts(messages: list[BaseMessage]) -> list[tuple[str, str]]:
-    return [(m.type, str(m.content)) for m in messages]
 
 
 # --- the extractor -------------------------------------------------------------------------
@@ -469,7 +432,7 @@ def test_config_builds_a_consolidator_from_a_factory_function(tmp_path: Path) ->
     reply = '{"action": "NONE", "target": 1, "text": null, "reason": "same"}'
     consolidator = build(
         {
-            "chat_model": "tests.plugins.llm.test_llm_memory:scripted_model",
+            "chat_model": "tests.support.scripted_chat:scripted_model",
             "chat_model_args": {"replies": [reply], "model_name": "local-7b"},
         },
         tmp_path,
@@ -500,11 +463,10 @@ def test_config_builds_a_consolidator_from_a_factory_function(tmp_path: Path) ->
         ({"chat_model": "json:__name__"}, "json:__name__ is not callable"),
         (
             {
-                "chat_model": "tests.plugins.llm.test_llm_memory:scripted_model",
+                "chat_model": "tests.support.scripted_chat:scripted_model",
                 "chat_model_args": {"x": 1},
             },
-            "tests.plugins.llm.test_llm_memory:scripted_model(**chat_model_args) failed: "
-            "TypeError:",
+            "tests.support.scripted_chat:scripted_model(**chat_model_args) failed: TypeError:",
         ),
         ({"chat_model": "json:JSONDecoder"}, "returned a JSONDecoder, not a chat model"),
     ],

@@ -20,8 +20,8 @@ from memex_llm import (
 )
 from memex_llm.supersession_prompt import parse_closings, user_prompt
 from memex_rules.supersession import RulesSupersessionJudge
-from tests.plugins.llm.test_llm_memory import ScriptedChatModel, texts
 from tests.support.registrations import registered
+from tests.support.scripted_chat import ScriptedChatModel, texts
 
 RULES = RulesSupersessionJudge()
 SAID = datetime(2026, 3, 10, 12, tzinfo=UTC).timestamp()
@@ -183,7 +183,7 @@ def test_the_plugin_registers_the_judge_named_llm(tmp_path: Path) -> None:
     factory, options = registered(register_supersession_judges)["llm"]
     assert options["requires"] == ("langchain_core",)
     settings = {
-        "chat_model": "tests.plugins.llm.test_llm_memory:scripted_model",
+        "chat_model": "tests.support.scripted_chat:scripted_model",
         "chat_model_args": {"replies": [_reply([1])]},
         "max_retries": 0,
     }
