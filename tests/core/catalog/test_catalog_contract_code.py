@@ -5,23 +5,8 @@ named (counts and recent fragments), and a project's notes never counting code f
 from __future__ import annotations
 
 from memex_core.catalog import SqlCatalog
-from memex_core.domain import Fragment, ParsedDocument, Provenance, SearchFilters
-
-
-def document(kind: str, root: str, path: str, texts: list[str]) -> ParsedDocument:
-    doc_id = f"{kind}-{root}-{path}"
-    fragments = [
-        Fragment(
-            id=f"{doc_id}#{n}",
-            conversation_id=doc_id,
-            role="note",
-            content=text,
-            provenance=Provenance(kind, f"{root}/{path}", path, f"{path}#{n}"),
-            title=path,
-        )
-        for n, text in enumerate(texts)
-    ]
-    return ParsedDocument(id=doc_id, path=path, title=path, fragments=fragments)
+from memex_core.domain import SearchFilters
+from tests.support.catalog_builders import document
 
 
 def store(catalog: SqlCatalog, kind: str, root: str, path: str, texts: list[str]) -> None:

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from memex_core.catalog import SqlCatalog
 from memex_core.domain import SearchFilters
-from tests.core.catalog.test_catalog_contract_code import document
+from tests.support.catalog_builders import document
 
 
 def test_the_listing_holds_what_the_filters_pass_in_stored_order(catalog: SqlCatalog) -> None:

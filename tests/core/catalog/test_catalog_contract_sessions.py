@@ -6,36 +6,14 @@ or resolved, by repository, by session; and backfilled on a catalog built before
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 from memex_core.catalog import SqlCatalog
 from memex_core.catalog import base as catalog_base
 from memex_core.catalog.sessions import SessionFolder
-from memex_core.domain import Fragment, Provenance
-
-
-def fragment(fid: str, conversation: str, cwd: str | None, **fields: Any) -> Fragment:
-    metadata: dict[str, Any] = dict(fields.pop("metadata", {}))
-    if cwd is not None:
-        metadata["cwd"] = cwd
-    return Fragment(
-        id=fid,
-        conversation_id=conversation,
-        role=fields.pop("role", "user"),
-        content=f"text of {fid}",
-        provenance=Provenance(
-            source_kind=fields.pop("kind", "claude_code"),
-            source_path=fields.pop("path", f"/t/{conversation}.jsonl"),
-            source_id=conversation,
-            locator=fid,
-            timestamp=fields.get("timestamp"),
-        ),
-        timestamp=fields.pop("timestamp", 1_700_000_000.0),
-        metadata=metadata,
-        **fields,
-    )
+from memex_core.domain import Fragment
+from tests.support.catalog_builders import fragment
 
 
 def store(catalog: SqlCatalog, fragments: list[Fragment], path: str = "/t/a.jsonl") -> None:

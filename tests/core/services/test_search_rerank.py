@@ -17,7 +17,7 @@ from memex_core.domain import (
 )
 from memex_core.services.search import SearchService
 from memex_rrf import ReciprocalRankFusion
-from tests.core.catalog.test_catalog_contract_sessions import fragment
+from tests.support.catalog_builders import fragment
 from tests.support.component_doubles import HashingEmbedder, MemoryVectorStore
 
 TEXTS = {

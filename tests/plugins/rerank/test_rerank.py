@@ -31,7 +31,7 @@ from memex_rerank.ranker import conversational
 from memex_rerank.settings import RerankSettingError, parse_settings
 from memex_rerank.text_features import KINDS, content_words, kind_of, turn_cues
 from memex_rrf import ReciprocalRankFusion
-from tests.core.catalog.test_catalog_contract_sessions import fragment
+from tests.support.catalog_builders import fragment
 from tests.support.component_doubles import DoublesPlugin
 
 
