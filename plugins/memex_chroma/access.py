@@ -2,7 +2,7 @@
 
 chroma's embedded client (``PersistentClient``) is made for one process. Measured
 with chromadb 1.5.9 on a 64-d collection that another process was filling
-(``tests/test_concurrency.py`` keeps the safe side of this true):
+(``tests/core/test_concurrency.py`` keeps the safe side of this true):
 
 - a client that stays open while another process writes answers from what it
   loaded: after the writer had finished, only 30-40% of exact-match queries found

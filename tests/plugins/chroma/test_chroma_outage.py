@@ -36,14 +36,14 @@ from memex_core.api import Memex
 from memex_core.domain import PluginContext
 from memex_core.services.search import SearchResults
 from tests.conftest import EXAMPLES
-from tests.core.test_concurrency import (
+from tests.support.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
+from tests.support.memex_processes import (
     best_ids,
     run,
     worker_memex,
     write_config,
     write_material,
 )
-from tests.support.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
 
 #: How a server goes away in the search tests.
 STOP_MODES = ("terminated", "killed", "paused", "down-at-start")

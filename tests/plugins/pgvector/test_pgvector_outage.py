@@ -26,7 +26,7 @@ from memex_pgvector.connection import FIRST_RETRY_S, MAX_RETRY_S, PgvectorUnreac
 from memex_pgvector.location import PgvectorLocation, read_settings
 from memex_pgvector.store import PgvectorStore
 from tests.conftest import EXAMPLES
-from tests.core.test_concurrency import best_ids, worker_memex, write_material
+from tests.support.memex_processes import best_ids, worker_memex, write_material
 from tests.support.postgres_server import (
     REQUIRED_ENV,
     PostgresServer,
