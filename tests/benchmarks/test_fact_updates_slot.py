@@ -9,13 +9,13 @@ from pathlib import Path
 from benchmarks.fact_updates_cases import UPDATE, load
 from benchmarks.fact_updates_slot import _ask
 from memex_core.facade.reading import Reader
-from tests.core.services.test_slot_signal import _memex
+from tests.support.supersession_doubles import judged_memex
 
 
 def test_each_question_is_asked_with_and_without_the_signal(memex_home: Path) -> None:
     case = next(c for c in load() if c.type == UPDATE and c.id.startswith("w-employer"))
     real = Reader._answering
-    mx = _memex(memex_home)
+    mx = judged_memex(memex_home)
     try:
         ids = [mx.remember(f.text, user=case.user, at=f.at).memory_ids[0] for f in case.facts]
         tally: Counter[tuple[str, ...]] = Counter()

@@ -93,3 +93,23 @@ def only_id(result: object) -> str:
 
 
 __all__ = ["JudgePlugin", "LivesInJudge", "lives_key", "only_id", "timed_memex"]
+
+
+def judged_memex(home: Path, judge: str = "rules", floor: float = 0.5) -> Memex:
+    """A Memex on ``home`` with the embedding doubles, the registered supersession judge
+    named ``judge`` and the relevance floor at cosine ``floor``."""
+    registry = load_registry()
+    registry.register_plugin(DoublesPlugin(home), name="doubles")
+    chosen = {
+        **load_config(home).components,
+        "embedder": "hashing",
+        "vector_store": "memory",
+        "supersession_judge": judge,
+    }
+    raw = {"search": {"min_semantic_similarity": floor}}
+    return Memex(registry=registry, config=Config(home=home, components=chosen, raw=raw))
+
+
+def recalled(mx: Memex, question: str, user: str = "alice", **options: Any) -> list[str]:
+    """The texts ``recall`` answers ``question`` with for ``user``, best first."""
+    return [h.text for h in mx.recall(question, user=user, **options)]

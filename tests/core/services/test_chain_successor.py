@@ -14,8 +14,7 @@ from pathlib import Path
 from memex_core.api import Memex
 from memex_core.domain import Fragment, Provenance, SearchResult
 from memex_core.services.chain_successor import CHAIN_EVIDENCE, with_successors
-from tests.core.services.test_floor_chain import _texts
-from tests.support.supersession_doubles import timed_memex
+from tests.support.supersession_doubles import recalled, timed_memex
 
 DAY = 86400.0
 T0 = 1_700_000_000.0
@@ -49,17 +48,17 @@ def test_the_closed_fact_found_hands_its_place_to_the_one_that_closed_it(
     for on in (False, True):
         with _memex(tmp_path / str(on), on) as mx:
             _told(mx)
-            assert _texts(mx, QUESTION) == ([BERLIN] if on else [])
+            assert recalled(mx, QUESTION) == ([BERLIN] if on else [])
             # by time and with history, the facts found are the facts shown, as before
-            assert _texts(mx, QUESTION, include_superseded=True) == [PARIS]
-            assert _texts(mx, QUESTION, as_of=T0 + DAY) == [PARIS]
-            assert _texts(mx, QUESTION, user="bob") == ["Bob lives in Paris by the Seine"]
+            assert recalled(mx, QUESTION, include_superseded=True) == [PARIS]
+            assert recalled(mx, QUESTION, as_of=T0 + DAY) == [PARIS]
+            assert recalled(mx, QUESTION, user="bob") == ["Bob lives in Paris by the Seine"]
 
 
 def test_a_question_about_nothing_still_answers_nothing(tmp_path: Path) -> None:
     with _memex(tmp_path, on=True) as mx:
         _told(mx)
-        assert _texts(mx, "zzqx vvkw") == []
+        assert recalled(mx, "zzqx vvkw") == []
 
 
 def _hit(memory: str, owner: str = "alice") -> SearchResult:

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from memex_core.api import Memex
 from memex_core.services.chain_kin import SuccessorsOf, chain_kept
-from tests.support.supersession_doubles import timed_memex
+from tests.support.supersession_doubles import recalled, timed_memex
 
 DAY = 86400.0
 T0 = 1_700_000_000.0  # 2023-11-14
@@ -41,19 +40,15 @@ def _told(mx: Memex) -> None:
     mx.remember("Alice lives in Rome", user="bob", at=T0)  # bob's, never linked to alice's
 
 
-def _texts(mx: Memex, question: str, user: str = "alice", **options: Any) -> list[str]:
-    return [h.text for h in mx.recall(question, user=user, **options)]
-
-
 def test_the_fact_valid_then_is_found_through_the_chain_of_the_fact_found_now(
     tmp_path: Path,
 ) -> None:
     for chain in (False, True):
         with _memex(tmp_path / str(chain), chain) as mx:
             _told(mx)
-            assert _texts(mx, QUESTION) == [BERLIN]  # now: the current fact alone
-            assert _texts(mx, QUESTION, as_of=THEN) == ([PARIS] if chain else [])
-            history = _texts(mx, QUESTION, include_superseded=True)
+            assert recalled(mx, QUESTION) == [BERLIN]  # now: the current fact alone
+            assert recalled(mx, QUESTION, as_of=THEN) == ([PARIS] if chain else [])
+            history = recalled(mx, QUESTION, include_superseded=True)
             assert history == ([BERLIN, PARIS] if chain else [BERLIN])
 
 
@@ -61,10 +56,10 @@ def test_a_question_about_nothing_still_answers_nothing(tmp_path: Path) -> None:
     with _memex(tmp_path, chain=True) as mx:
         _told(mx)
         for question in ("zzqx vvkw", "qqplm"):
-            assert _texts(mx, question) == []
-            assert _texts(mx, question, as_of=THEN) == []
-            assert _texts(mx, question, include_superseded=True) == []
-        assert _texts(mx, QUESTION, user="bob", as_of=THEN) == []  # bob has no such chain
+            assert recalled(mx, question) == []
+            assert recalled(mx, question, as_of=THEN) == []
+            assert recalled(mx, question, include_superseded=True) == []
+        assert recalled(mx, QUESTION, user="bob", as_of=THEN) == []  # bob has no such chain
 
 
 def _links(closed_by: Mapping[str, str]) -> tuple[list[list[str]], SuccessorsOf]:

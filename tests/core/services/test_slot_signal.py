@@ -14,14 +14,12 @@ from pathlib import Path
 import pytest
 
 from memex_core.api import Memex
-from memex_core.config import Config, load_config
 from memex_core.domain import SearchFilters
 from memex_core.domain.disclosure import why_matched
 from memex_core.domain.memory.records import MEMORY_SOURCE
 from memex_core.domain.relevance import EVIDENCE_SLOT
 from memex_core.facade.reading import Reader
-from memex_core.plugins import load_registry
-from tests.support.component_doubles import DoublesPlugin
+from tests.support.supersession_doubles import judged_memex
 
 DAY = 86400.0
 T0 = 1_700_000_000.0  # 2023-11-14
@@ -41,16 +39,7 @@ EXAMPLES = {
 
 
 def _memex(home: Path, judge: str = "rules") -> Memex:
-    registry = load_registry()
-    registry.register_plugin(DoublesPlugin(home), name="doubles")
-    chosen = {
-        **load_config(home).components,
-        "embedder": "hashing",
-        "vector_store": "memory",
-        "supersession_judge": judge,
-    }
-    raw = {"search": {"min_semantic_similarity": FLOOR}}
-    return Memex(registry=registry, config=Config(home=home, components=chosen, raw=raw))
+    return judged_memex(home, judge, FLOOR)
 
 
 def _fill(mx: Memex) -> None:
