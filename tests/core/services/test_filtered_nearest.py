@@ -17,8 +17,8 @@ import pytest
 
 from memex_core.domain import Fragment, SearchFilters, SignalHit
 from memex_core.services.search import OVERFETCH, OVERFETCH_SLACK, SearchService
-from tests.core.domain.test_scope_filters import random_filters, random_fragments
 from tests.support.component_doubles import HashingEmbedder, MemoryVectorStore
+from tests.support.scope_builders import random_filters, random_fragments
 from tests.support.vector_builders import unit_vectors
 
 
