@@ -30,9 +30,9 @@ from memex_capture.doctor import capture_findings
 from memex_capture.worker_state import QUIET_SECONDS
 from memex_core.catalog.lock import WriteLock
 from memex_core.domain.session_summary import is_session_summary
-from tests.integrations.capture.test_capture_replay import fragments
 from tests.support.claude_code_builders import Transcript, text, tool_use
 from tests.support.component_doubles import fast_memex
+from tests.support.home_contents import fragments
 
 #: Keyword-only memex for the processes: sources, bm25, the redactor, capture.
 PLUGINS = "claude_code,codex,bm25,rrf,secrets,rules,capture"

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from benchmarks.capture_replay import HOOK, Step, claude_steps, codex_steps, fire, write_line
 from memex_capture.capture_worker import CaptureWorker
 from memex_capture.drain_report import DrainReport
-from memex_core.api import Memex
 from tests.support.component_doubles import fast_memex
+from tests.support.home_contents import fragments
 
 BIG = "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
 CLAUDE = [
@@ -36,28 +35,6 @@ CODEX = (
     "madshn_localpush/raw/sessions/"
     "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
 )
-
-
-def fragments(mx: Memex) -> dict[str, tuple[Any, ...]]:
-    """Every stored fragment but session summaries, with all that ingest decides."""
-    ids = [row[0] for row in mx.query("SELECT id FROM fragments", limit=None)[1]]
-    return {
-        f.id: (
-            f.conversation_id,
-            f.role,
-            f.content,
-            f.provenance,
-            f.timestamp,
-            f.title,
-            json.dumps(f.metadata, sort_keys=True),
-            f.index_text,
-            f.owner,
-            f.collection,
-            f.private,
-        )
-        for f in mx.get(ids)
-        if not f.metadata.get("is_session_summary")
-    }
 
 
 def replay(

@@ -19,7 +19,7 @@ from memex_core.api import Memex
 from memex_core.domain import SearchFilters
 from memex_core.errors import MemexError
 from memex_langchain import MemexRetriever, ScopeError
-from tests.integrations.langchain.test_langchain_helpers import (
+from tests.support.langchain_home import (
     ALICE_PRIVATE,
     DAY,
     START,

@@ -19,7 +19,7 @@ from langchain_tests.integration_tests import RetrieversIntegrationTests
 
 from memex_core.api import Memex
 from memex_langchain import MemexRetriever
-from tests.integrations.langchain.test_langchain_helpers import build_home
+from tests.support.langchain_home import build_home
 
 
 @pytest.fixture(scope="module")

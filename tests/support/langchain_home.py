@@ -1,6 +1,6 @@
 """A memex home for the LangChain tests: a corpus, two users' memory and shared memory.
 
-Imported by the other ``test_langchain_*`` modules; its own tests check that the
+Imported by the ``test_langchain_*`` modules; ``test_langchain_home`` checks that the
 home holds what they rely on. Every fragment of bob's says ``BOBSECRET`` and
 shares words with the queries the isolation tests send, so a leak cannot hide
 behind a query that simply does not match.
@@ -8,7 +8,6 @@ behind a query that simply does not match.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -126,20 +125,3 @@ def build_home(home: Path) -> Memex:
     bob.write("user/notes/sqlite.md", "BOBSECRET bob's sqlite checklist: locked database fixes.")
     mx.operator().write("shared/faq.md", SHARED_FAQ, collection="acme:support")
     return mx
-
-
-@pytest.fixture
-def lc_memex(memex_home: Path) -> Iterator[Memex]:
-    mx = build_home(memex_home)
-    yield mx
-    mx.close()
-
-
-def test_home_holds_the_corpus_and_both_users(lc_memex: Memex) -> None:
-    stats = lc_memex.stats()
-    assert stats.fragments >= len(corpus_fragments()) + len(ALICE_FACTS) + len(BOB_FACTS) + 3
-    operator = lc_memex.operator()
-    assert len(operator.list(user_id="alice")) == len(ALICE_FACTS) + 2  # + private + file
-    assert len(operator.list(user_id="bob")) == len(BOB_FACTS) + 1
-    bob_hits = operator.search("sqlite locked BOBSECRET", user_id="bob", limit=20)
-    assert bob_hits and all("BOBSECRET" in hit.text for hit in bob_hits)
