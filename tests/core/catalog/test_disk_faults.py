@@ -42,9 +42,9 @@ import pytest
 
 from memex_bm25 import storage
 from memex_core.catalog.faults import DiskFullError, NotWritableError, StorageError
-from tests.core.test_crash_ingest import (
+from tests.conftest import REPO
+from tests.support.crash_ingest import (
     DRIVER,
-    REPO,
     SqliteVectorStore,
     catalog_state,
     crash_memex,
