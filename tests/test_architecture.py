@@ -3,7 +3,9 @@
 * The import contracts in pyproject.toml (``[tool.importlinter]``) hold: layers point down,
   the core imports no plugin or integration, and no package has an import circle, counting
   imports inside functions and ``TYPE_CHECKING`` blocks.
-* No product module (memex_core, plugins, integrations) is over 600 lines.
+* No product module (memex_core, plugins, integrations) nor benchmark module is over 600
+  lines.
+* No test module imports another: what tests share lives in tests/support.
 * CONTRIBUTING.md names every package, so a newcomer finds the room for a change.
 """
 
@@ -19,6 +21,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 PRODUCT_ROOTS = (REPO / "memex_core", REPO / "plugins", REPO / "integrations")
+#: Modules held to MAX_MODULE_LINES: the product's and the benchmarks'.
+SIZED_ROOTS = (*PRODUCT_ROOTS, REPO / "benchmarks")
 MAX_MODULE_LINES = 600
 #: Writes of an underscore attribute that are not another object's state, with the reason.
 PRIVATE_WRITES_ALLOWED = {
@@ -78,7 +82,16 @@ def test_the_import_contracts_name_every_shipped_package() -> None:
     assert not missing, f"add {missing} to [tool.importlinter] root_packages and the contracts"
 
 
-@pytest.mark.parametrize("path", product_modules(), ids=lambda p: str(p.relative_to(REPO)))
+def sized_modules() -> list[Path]:
+    return sorted(
+        path
+        for root in SIZED_ROOTS
+        for path in root.rglob("*.py")
+        if "tests" not in path.relative_to(REPO).parts
+    )
+
+
+@pytest.mark.parametrize("path", sized_modules(), ids=lambda p: str(p.relative_to(REPO)))
 def test_no_module_is_over_600_lines(path: Path) -> None:
     lines = path.read_text(encoding="utf-8").count("\n")
     assert lines <= MAX_MODULE_LINES, (
@@ -121,3 +134,28 @@ def test_contributing_commands_exist() -> None:
     named = set(re.findall(r"nox -s ([\w-]+)", guide))
     assert named, "CONTRIBUTING.md names no nox session"
     assert named <= sessions, f"CONTRIBUTING.md names sessions noxfile.py lacks: {named - sessions}"
+
+
+#: A test module's dotted name: tests.<folders>.test_<name>.
+_TEST_MODULE = re.compile(r"^tests(?:\.\w+)*\.test_\w+$")
+
+
+def test_no_test_module_imports_another() -> None:
+    """A helper one test module takes from another runs that module's imports and fixtures
+    wherever it is used, and hides where the shared code lives."""
+    found = []
+    for path in sorted((REPO / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            found += [
+                f"{path.relative_to(REPO)}:{node.lineno} imports {name}"
+                for name in names
+                if _TEST_MODULE.match(name)
+            ]
+    assert not found, "move what they share to tests/support: " + "; ".join(found)

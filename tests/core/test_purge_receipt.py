@@ -19,9 +19,7 @@ from typing import Any
 import pytest
 
 from memex_core.api import Memex
-from memex_core.config import Config, load_config
-from memex_core.plugins import load_registry
-from tests.support.component_doubles import DoublesPlugin
+from tests.support.component_doubles import hashing_memex_on
 
 ALICE = ("zqxalicemarkerone", "zqxalicemarkertwo", "zqxalicemarkerthree", "zqxalicemarkerfour")
 ALICE_QUERY = "zqxalicequeryword"  # only ever searched for: it lives in the access log
@@ -36,25 +34,10 @@ class Home:
     url: str | None = None
 
 
-def _open(home: Path, engine: str, url: str | None) -> Memex:
-    if engine == "postgres":
-        home.mkdir(parents=True, exist_ok=True)
-        (home / "config.toml").write_text(
-            f'[catalog]\nuse = "postgres"\n\n[catalog.postgres]\nurl = "{url}"\n\n'
-            '[vector]\nuse = "pgvector"\n',
-            encoding="utf-8",
-        )
-    registry = load_registry()
-    registry.register_plugin(DoublesPlugin(home), name="doubles")
-    base = load_config(home)
-    components = {**base.components, "embedder": "hashing"}
-    return Memex(registry=registry, config=Config(home=home, components=components, raw=base.raw))
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def home(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Home]:
     url = request.getfixturevalue("pgvector_url") if request.param == "postgres" else None
-    mx = _open(tmp_path / "home", request.param, url)
+    mx = hashing_memex_on(tmp_path / "home", request.param, url)
     yield Home(mx, request.param, url)
     mx.close()
 
@@ -181,7 +164,7 @@ def test_a_purge_leaves_no_trace_of_the_users_text(home: Home) -> None:
 
 
 def test_a_purge_by_id_removes_that_memory_only(tmp_path: Path) -> None:
-    mx = _open(tmp_path / "home", "sqlite", None)
+    mx = hashing_memex_on(tmp_path / "home", "sqlite", None)
     try:
         alice = mx.agent("alice")
         kept = alice.remember(f"Alice keeps {ALICE[0]}").memory_ids[0]
@@ -200,7 +183,7 @@ def test_a_purge_by_id_removes_that_memory_only(tmp_path: Path) -> None:
 def test_forget_purge_prints_the_receipt(memex_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.support.cli_runs import memex_runner
 
-    run = memex_runner(monkeypatch, lambda home: _open(home, "sqlite", None))
+    run = memex_runner(monkeypatch, lambda home: hashing_memex_on(home, "sqlite", None))
     run("remember", f"Alice keeps the {ALICE[0]} ledger", "-u", "alice")
     run("remember", f"Bob keeps the {BOB} jar", "-u", "bob")
     out = run("forget", "--purge", "-u", "alice", "--confirm", "alice").output
@@ -226,7 +209,7 @@ def test_the_receipt_says_when_a_reader_kept_the_catalogs_log(tmp_path: Path) ->
     import sqlite3
 
     home = tmp_path / "home"
-    mx = _open(home, "sqlite", None)
+    mx = hashing_memex_on(home, "sqlite", None)
     try:
         mx.agent("alice").remember(f"Alice keeps the {ALICE[0]} ledger")
         reader = sqlite3.connect(home / "catalog.sqlite", isolation_level=None)

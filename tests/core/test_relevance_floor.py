@@ -313,12 +313,12 @@ def test_judge() -> None:
 def test_bm25_query_share_weighs_the_query_terms_a_hit_holds(tmp_path: Path) -> None:
     from memex_bm25.store import BM25Store
     from memex_core.domain import SearchFilters
-    from tests.plugins.bm25.test_bm25_store import fragment
+    from tests.support.catalog_builders import text_fragment
 
     store = BM25Store(tmp_path / "bm25")
     texts = ["sqlite database locked", "sqlite wal mode", "bread in winter", "winter trip"]
     texts += [f"filler text number {n}" for n in range(20)]
-    store.add([fragment(f"d{n}", text) for n, text in enumerate(texts)])
+    store.add([text_fragment(f"d{n}", text) for n, text in enumerate(texts)])
     store.flush()
     hits = store.search("sqlite database locked", 10, SearchFilters())
     shares = store.query_share("sqlite database locked", [h.id for h in hits])

@@ -12,32 +12,10 @@ import pytest
 from memex_server.routes import memory as memory_routes
 from tests.isolation.surface_http import MEMORY_ONLY_BOT, Http
 from tests.isolation.surfaces import RAW_HTTP, on
-from tests.isolation.world import ALICE_BOT, UNKNOWN_FRAGMENT, UNKNOWN_ID
+from tests.isolation.world import AGENT_ROUTES, ALICE_BOT
 from tests.support.memory_attacks import FOREIGN_MEMORIES
 from tests.support.server_fixtures import assert_clean_response, error_of
 
-#: Agent routes and a body each accepts (``{ref}`` etc. filled in per test).
-AGENT_ROUTES: dict[str, dict[str, Any]] = {
-    "/v1/memory/get": {"ref": "user/notes.md"},
-    "/v1/memory/chain": {"ref": "user/notes.md"},
-    "/v1/memory/list": {},
-    "/v1/memory/search": {"query": "tea"},
-    "/v1/memory/links": {"ref": "user/notes.md"},
-    "/v1/memory/remember": {"text": "Alice probes the server"},
-    "/v1/memory/write": {"path": "user/probe.md", "content": "Alice's probe"},
-    "/v1/memory/forget": {"ref": UNKNOWN_ID},
-    "/v1/memory/undelete": {"ref": UNKNOWN_ID},
-    "/v1/memory/dream": {"dry_run": True},
-    "/v1/memory/collections": {},
-    "/v1/memory/dream/plan": {},
-    "/v1/memory/dream/apply": {"digest": "0" * 24},
-    "/v1/search": {"query": "tea"},
-    "/v1/search/explain": {"query": "zzqxj qqvvkw"},
-    "/v1/fragments": {"ids": [UNKNOWN_FRAGMENT]},
-    "/v1/timeline": {"fragment_id": UNKNOWN_FRAGMENT},
-    "/v1/explore": {"note": "Handbook"},
-    "/v1/context": {"query": "tea"},
-}
 READ_ROUTES = [
     r
     for r in AGENT_ROUTES

@@ -27,8 +27,8 @@ from tests.isolation.surfaces import (
     Surface,
     on,
 )
-from tests.isolation.test_matrix_3_routes import AGENT_ROUTES
 from tests.isolation.world import (
+    AGENT_ROUTES,
     ALICE,
     ALICE_BOT,
     ALICE_OWNER,

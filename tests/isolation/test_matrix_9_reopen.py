@@ -25,6 +25,12 @@ import pytest
 
 from memex_core.catalog.memory_records import MemoryAccessDenied
 from memex_core.handles import SHARED_WRITE_ENV
+from tests.isolation.bob_facts import (
+    assert_no_bob,
+    assert_route_refuses_bobs_facts,
+    bob_chain,
+    validity,
+)
 from tests.isolation.surface_http import ACME_BOT
 from tests.isolation.surfaces import (
     ACCESS_LOG,
@@ -34,12 +40,6 @@ from tests.isolation.surfaces import (
     Surface,
     entry_shape,
     on,
-)
-from tests.isolation.test_matrix_9_validity import (
-    assert_no_bob,
-    assert_route_refuses_bobs_facts,
-    bob_chain,
-    validity,
 )
 from tests.isolation.world import UNKNOWN_ID
 from tests.support.viewer_fixtures import csrf_of

@@ -5,6 +5,7 @@ for "nothing was written" checks."""
 from __future__ import annotations
 
 import hashlib
+import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -83,3 +84,25 @@ def catalog_digest(mx: Memex, skip: tuple[str, ...] = ()) -> str:
 def rows_of(mx: Memex, table: str) -> list[dict[str, Any]]:
     columns, rows = mx.catalog.query(f"SELECT * FROM {table}")
     return [dict(zip(columns, r, strict=True)) for r in rows]
+
+
+def rewrite(source: Path, target: Path, member: str, change: object) -> None:
+    """A copy of the archive with ``member``'s rows changed and the manifest made to match
+    (a valid archive whose content differs)."""
+    from memex_core.services.archive_format import line
+
+    with zipfile.ZipFile(source) as zf:
+        manifest = json.loads(zf.read(MANIFEST))
+        contents = {n: zf.read(n) for n in zf.namelist() if n != MANIFEST}
+    rows = [change(json.loads(x)) for x in contents[member].splitlines()]  # type: ignore[operator]
+    data = b"".join(line(r) for r in rows)
+    contents[member] = data
+    manifest["members"][member].update(
+        rows=len(rows), bytes=len(data), sha256=hashlib.sha256(data).hexdigest()
+    )
+    if rows:
+        manifest["members"][member]["columns"] = sorted(rows[0])
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, content in contents.items():
+            zf.writestr(name, content)
+        zf.writestr(MANIFEST, json.dumps(manifest))

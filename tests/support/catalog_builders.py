@@ -47,3 +47,14 @@ def document(kind: str, root: str, path: str, texts: list[str]) -> ParsedDocumen
         for n, text in enumerate(texts)
     ]
     return ParsedDocument(id=doc_id, path=path, title=path, fragments=fragments)
+
+
+def text_fragment(doc_id: str, text: str) -> Fragment:
+    """A ChatGPT user turn ``doc_id`` of conversation ``c1`` saying ``text``."""
+    return Fragment(
+        id=doc_id,
+        conversation_id="c1",
+        role="user",
+        content=text,
+        provenance=Provenance("chatgpt", "conversations.json", doc_id, doc_id),
+    )

@@ -141,3 +141,20 @@ def fast_mx(memex_home: Path) -> Iterator[Memex]:
 
 
 __all__ = ["DoublesPlugin", "HashingEmbedder", "MemoryVectorStore", "PluginContext", "fast_memex"]
+
+
+def hashing_memex_on(home: Path, engine: str, url: str | None) -> Memex:
+    """A Memex with the hashing embedder on ``engine``: "sqlite" (the home's own catalog and
+    vectors) or "postgres" (the catalog at ``url`` and pgvector)."""
+    if engine == "postgres":
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "config.toml").write_text(
+            f'[catalog]\nuse = "postgres"\n\n[catalog.postgres]\nurl = "{url}"\n\n'
+            '[vector]\nuse = "pgvector"\n',
+            encoding="utf-8",
+        )
+    registry = load_registry()
+    registry.register_plugin(DoublesPlugin(home), name="doubles")
+    base = load_config(home)
+    components = {**base.components, "embedder": "hashing"}
+    return Memex(registry=registry, config=Config(home=home, components=components, raw=base.raw))

@@ -110,7 +110,7 @@ def test_a_refused_import_leaves_a_postgres_home_as_it_was(
 def _with_bad_row(source: Path, target: Path) -> Path:
     """A consistent archive (checksums right) whose last access-log row lacks a NOT NULL
     value: the catalog refuses it after every fragment was inserted."""
-    from tests.core.services.test_archive_round_trip import rewrite
+    from tests.support.archive_builders import rewrite
 
     seen: list[int] = []
 

@@ -26,6 +26,7 @@ from tests.support.archive_builders import (
     catalog_digest,
     fill_home,
     members,
+    rewrite,
     rows_of,
     search_ids,
 )
@@ -294,27 +295,3 @@ def test_a_row_without_a_key_held_twice_travels_twice(tmp_path: Path) -> None:
     finally:
         source.close()
         target.close()
-
-
-def rewrite(source: Path, target: Path, member: str, change: object) -> None:
-    """A copy of the archive with ``member``'s rows changed and the manifest made to match
-    (a valid archive whose content differs)."""
-    import hashlib
-
-    from memex_core.services.archive_format import line
-
-    with zipfile.ZipFile(source) as zf:
-        manifest = json.loads(zf.read(MANIFEST))
-        contents = {n: zf.read(n) for n in zf.namelist() if n != MANIFEST}
-    rows = [change(json.loads(x)) for x in contents[member].splitlines()]  # type: ignore[operator]
-    data = b"".join(line(r) for r in rows)
-    contents[member] = data
-    manifest["members"][member].update(
-        rows=len(rows), bytes=len(data), sha256=hashlib.sha256(data).hexdigest()
-    )
-    if rows:
-        manifest["members"][member]["columns"] = sorted(rows[0])
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, content in contents.items():
-            zf.writestr(name, content)
-        zf.writestr(MANIFEST, json.dumps(manifest))

@@ -219,7 +219,9 @@ def test_postgres_with_pgvector_to_sqlite_and_back(
     (pgvector's HNSW and the exact double may order ties apart, so not against the source),
     and the vectors member exports again byte for byte."""
     pytest.importorskip("pgvector")
-    from tests.core.test_purge_receipt import _open as postgres_home  # pgvector + hashing
+    from tests.support.component_doubles import (
+        hashing_memex_on as postgres_home,  # pgvector + hashing
+    )
 
     archive, again = tmp_path / "pg.zip", tmp_path / "again.zip"
     with closing(postgres_home(tmp_path / "pg", "postgres", pgvector_url)) as pg:

@@ -15,26 +15,18 @@ import memex_bm25
 from memex_bm25.store import BM25Store
 from memex_bm25.tokenizer import Tokenizer
 from memex_core import hookspecs
-from memex_core.domain import Fragment, KeywordStore, PluginContext, Provenance, SearchFilters
+from memex_core.domain import KeywordStore, PluginContext, SearchFilters
 from memex_core.plugins import PluginRegistry
+from tests.support.catalog_builders import text_fragment
 
 NO_FILTERS = SearchFilters()
+
 PLAIN = Tokenizer(stemmer=None, stopwords=None)
-
-
-def fragment(doc_id: str, text: str) -> Fragment:
-    return Fragment(
-        id=doc_id,
-        conversation_id="c1",
-        role="user",
-        content=text,
-        provenance=Provenance("chatgpt", "conversations.json", doc_id, doc_id),
-    )
 
 
 def store_with(tmp_path: Path, *texts: str, tokenizer: Tokenizer = PLAIN) -> BM25Store:
     store = BM25Store(tmp_path / "bm25", tokenizer)
-    store.add([fragment(f"d{i}", text) for i, text in enumerate(texts)])
+    store.add([text_fragment(f"d{i}", text) for i, text in enumerate(texts)])
     return store
 
 
@@ -107,16 +99,20 @@ def test_documents_without_words_count_but_never_match(tmp_path: Path) -> None:
 
 def test_add_is_idempotent_by_id_and_delete_reports_what_was_present(tmp_path: Path) -> None:
     store = BM25Store(tmp_path / "bm25", PLAIN)
-    batch = [fragment("a", "alpha"), fragment("b", "beta"), fragment("a", "alpha again")]
+    batch = [
+        text_fragment("a", "alpha"),
+        text_fragment("b", "beta"),
+        text_fragment("a", "alpha again"),
+    ]
     assert store.add(batch) == 2
-    assert store.add([fragment("a", "alpha"), fragment("c", "gamma")]) == 1
+    assert store.add([text_fragment("a", "alpha"), text_fragment("c", "gamma")]) == 1
     assert store.count() == 3
     assert store.ids() == {"a", "b", "c"}
     assert store.delete(["a", "a", "zzz"]) == 1
     assert store.delete(["a"]) == 0
     assert store.ids() == {"b", "c"}
     assert store.search("alpha", 10, NO_FILTERS) == []
-    assert store.add([fragment("a", "alpha returns")]) == 1
+    assert store.add([text_fragment("a", "alpha returns")]) == 1
     assert [hit.id for hit in store.search("returns", 10, NO_FILTERS)] == ["a"]
 
 
@@ -134,7 +130,7 @@ def test_ties_break_in_insertion_order_and_limit_cuts_after_ordering(tmp_path: P
     store = BM25Store(tmp_path / "bm25", PLAIN)
     # Insert in a scrambled id order: insertion order, not id order, breaks ties.
     ids = [f"x{(i * 7) % 40:02d}" for i in range(40)]
-    store.add([fragment(doc_id, text) for doc_id, text in zip(ids, texts, strict=True)])
+    store.add([text_fragment(doc_id, text) for doc_id, text in zip(ids, texts, strict=True)])
     hits = store.search("shared", 5, NO_FILTERS)
     assert [hit.id for hit in hits] == ids[:5]
     assert len({hit.score for hit in hits}) == 1
@@ -167,7 +163,7 @@ def test_plugin_registers_the_bm25_keyword_store(tmp_path: Path) -> None:
     assert isinstance(store, BM25Store)
     assert store.directory == tmp_path / "index" / "bm25"
     assert store.tokenizer == Tokenizer(stemmer=None)
-    store.add([fragment("a", "running dogs")])
+    store.add([text_fragment("a", "running dogs")])
     store.flush()
     assert (tmp_path / "index" / "bm25" / "manifest.json").exists()
 
@@ -186,7 +182,7 @@ def test_scoring_parameters_come_from_settings(tmp_path: Path) -> None:
     store = BM25Store.open(
         tmp_path / "bm25", {"k1": 1.2, "b": 0.5, "epsilon": 0.1, "stemmer": "none"}
     )
-    store.add([fragment(f"d{i}", t) for i, t in enumerate(texts)])
+    store.add([text_fragment(f"d{i}", t) for i, t in enumerate(texts)])
     okapi = BM25Okapi([PLAIN(t) for t in texts], k1=1.2, b=0.5, epsilon=0.1)
     got = {hit.id: hit.score for hit in store.search("apple banana", 10, NO_FILTERS)}
     expected = okapi.get_scores(["apple", "banana"])

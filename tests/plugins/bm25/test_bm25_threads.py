@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memex_bm25.store import BM25Store
 from memex_core.domain import SearchFilters
-from tests.plugins.bm25.test_bm25_store import fragment
+from tests.support.catalog_builders import text_fragment
 
 BATCH = 10
 ROUNDS = 24
@@ -16,7 +16,7 @@ READERS = 6
 
 def test_searches_during_adds_deletes_and_flushes_see_whole_writes(tmp_path: Path) -> None:
     store = BM25Store(tmp_path / "bm25")
-    base = [fragment(f"a{n}", f"alpha note {n} " + "filler " * (n % 7)) for n in range(200)]
+    base = [text_fragment(f"a{n}", f"alpha note {n} " + "filler " * (n % 7)) for n in range(200)]
     store.add(base)
     store.flush()
     other = BM25Store(tmp_path / "bm25")  # a second store on the folder: reloads flushes
@@ -28,7 +28,7 @@ def test_searches_during_adds_deletes_and_flushes_see_whole_writes(tmp_path: Pat
     def write() -> None:
         try:
             for round_ in range(ROUNDS):
-                batch = [fragment(f"b{round_}-{n}", f"beta item {n}") for n in range(BATCH)]
+                batch = [text_fragment(f"b{round_}-{n}", f"beta item {n}") for n in range(BATCH)]
                 store.add(batch)  # buffered: a search takes it in, whole
                 if round_ % 3 == 0:
                     store.flush()  # the other store loads the new generation mid-stream
