@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -18,8 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memex_core.api import Memex
-from memex_core.domain import Fragment, Provenance, SearchFilters
+from memex_core.domain import Fragment, SearchFilters
 from memex_core.domain.chunking import message_fragments
 from memex_core.domain.turn_context import (
     IndexContext,
@@ -32,31 +30,25 @@ from memex_core.domain.turn_context import (
     with_context,
 )
 from memex_core.errors import MemexError
-from memex_core.services.index_text import KEYWORD_CONTEXT_SETTING, VECTOR_CONTEXT_SETTING
+from memex_core.services.index_text import KEYWORD_CONTEXT_SETTING
 from tests.support import codex_builders as codex
 from tests.support.claude_code_builders import Transcript, text
-from tests.support.component_doubles import HashingEmbedder, fast_memex
+from tests.support.component_doubles import fast_memex
 from tests.support.export_builders import T0, chatgpt_conversation, write_chatgpt_export
+from tests.support.turn_context_homes import (
+    ANSWER,
+    PERMITS,
+    QUESTION,
+    THANKS,
+    by_content,
+    ferry_chat,
+    hashing_embedding,
+    keyword_ids,
+    turn_fragment,
+    vector_of,
+)
 
 REPO = Path(__file__).resolve().parents[2]
-QUESTION = "Which ferry goes to Zanzibar from the harbour?"
-ANSWER = "The Kilimanjaro fast ferry leaves twice a day."
-THANKS = "Thanks, booked it."
-OFFICE = "At the conservation office in Arusha."
-PERMITS = [
-    ("user", "Where do I buy Ngorongoro crater permits?", T0),
-    ("assistant", OFFICE, T0 + 60),
-]
-
-
-def keyword_ids(mx: Memex, query: str) -> list[str]:
-    return [r.id for r in mx.search(query, mode="keyword", limit=20)]
-
-
-def by_content(mx: Memex, content: str) -> Fragment:
-    found = [f for f in mx.catalog.iter_fragments() if f.content == content]
-    assert len(found) == 1, content
-    return found[0]
 
 
 # -- the pure rules --------------------------------------------------------------------------
@@ -83,23 +75,12 @@ def test_earlier_turns_count_messages_not_chunks() -> None:
     assert earlier_turns(order, 0, 2) == []
 
 
-def _fragment(fid: str, role: str, content: str, kind: str = "chatgpt") -> Fragment:
-    return Fragment(
-        id=fid,
-        conversation_id="c",
-        role=role,
-        content=content,
-        provenance=Provenance(kind, "p", fid, f"c/{fid}"),
-        metadata={"message_id": fid},
-    )
-
-
 def test_with_context_changes_only_later_dialogue_turns() -> None:
-    first = _fragment("1", "user", "first question")
-    tool = _fragment("2", "tool", "tool output")
-    answer = _fragment("3", "assistant", "the answer")
-    note = _fragment("4", "note", "a note")
-    memory = _fragment("5", "user", "remembered", kind="memory")
+    first = turn_fragment("1", "user", "first question")
+    tool = turn_fragment("2", "tool", "tool output")
+    answer = turn_fragment("3", "assistant", "the answer")
+    note = turn_fragment("4", "note", "a note")
+    memory = turn_fragment("5", "user", "remembered", kind="memory")
     order = {"c": [TurnText(f.id, f.id, f.content) for f in (first, answer)]}
     out = with_context([first, tool, answer, note, memory], order, TurnContext(2, 300))
     # Own text twice (context words count half); the first turn too, so all turns weigh alike.
@@ -118,11 +99,11 @@ def test_with_context_changes_only_later_dialogue_turns() -> None:
 
 
 def test_the_keyword_text_holds_the_conversation_title_once() -> None:
-    titled = replace(_fragment("1", "user", "how do I fix it?"), title="SQLite locking")
-    answer = replace(_fragment("2", "assistant", "Use WAL."), title="SQLite locking")
+    titled = replace(turn_fragment("1", "user", "how do I fix it?"), title="SQLite locking")
+    answer = replace(turn_fragment("2", "assistant", "Use WAL."), title="SQLite locking")
     # An abstract stored as "title + text" already holds its title: not added again.
     abstract = replace(
-        _fragment("3", "user", "SQLite locking in depth. Text."), title="SQLite locking"
+        turn_fragment("3", "user", "SQLite locking in depth. Text."), title="SQLite locking"
     )
     order = {"c": [TurnText(f.id, f.id, f.content) for f in (titled, answer, abstract)]}
     out = with_context([titled, answer, abstract], order, TurnContext(1, 300))
@@ -212,13 +193,6 @@ def test_a_bad_index_table_is_named(memex_home: Path) -> None:
 # -- every conversation source -----------------------------------------------------------------
 
 
-def _chatgpt(folder: Path) -> Path:
-    turns = [("user", QUESTION, T0), ("assistant", ANSWER, T0 + 60), ("user", THANKS, T0 + 120)]
-    return write_chatgpt_export(
-        folder / "conversations.json", [chatgpt_conversation("conv-ferry", "Ferry", turns)]
-    )
-
-
 def _claude_ai(folder: Path) -> Path:
     example = json.loads((REPO / "examples/exports/claude-conversations.json").read_text())
     conversation = copy.deepcopy(example[0])
@@ -257,7 +231,7 @@ def _codex(folder: Path) -> Path:
 
 
 SOURCES: dict[str, Callable[[Path], Path]] = {
-    "chatgpt": _chatgpt,
+    "chatgpt": ferry_chat,
     "claude_ai": _claude_ai,
     "claude_code": _claude_code,
     "codex": _codex,
@@ -291,7 +265,7 @@ def test_each_conversation_source_indexes_a_turn_with_the_ones_before(
 
 def test_one_earlier_turn_when_configured(memex_home: Path, tmp_path: Path) -> None:
     mx = fast_memex(memex_home, index={"keyword_context_turns": 1})
-    mx.ingest(_chatgpt(tmp_path))
+    mx.ingest(ferry_chat(tmp_path))
     found = set(keyword_ids(mx, "zanzibar"))
     assert found == {by_content(mx, QUESTION).id, by_content(mx, ANSWER).id}
     mx.close()
@@ -299,7 +273,7 @@ def test_one_earlier_turn_when_configured(memex_home: Path, tmp_path: Path) -> N
 
 def test_turn_context_off(memex_home: Path, tmp_path: Path) -> None:
     mx = fast_memex(memex_home, index={"keyword_context_turns": 0})
-    mx.ingest(_chatgpt(tmp_path))
+    mx.ingest(ferry_chat(tmp_path))
     assert keyword_ids(mx, "zanzibar") == [by_content(mx, QUESTION).id]
     mx.close()
 
@@ -373,321 +347,19 @@ def test_notes_and_agent_memory_are_indexed_alone(memex_home: Path, tmp_path: Pa
 # -- vectors -------------------------------------------------------------------------------------
 
 
-def _vector_of(mx: Memex, fragment_id: str) -> np.ndarray:
-    return np.asarray(mx.vector_store.vectors[fragment_id])  # type: ignore[attr-defined]
-
-
-def _embedding(text_: str) -> np.ndarray:
-    return np.asarray(HashingEmbedder().embed_documents([text_])[0])
-
-
 def test_vectors_see_a_turn_alone_by_default(memex_home: Path, tmp_path: Path) -> None:
     mx = fast_memex(memex_home)
-    mx.ingest(_chatgpt(tmp_path))
+    mx.ingest(ferry_chat(tmp_path))
     answer = by_content(mx, ANSWER).id
-    assert np.allclose(_vector_of(mx, answer), _embedding(ANSWER))
+    assert np.allclose(vector_of(mx, answer), hashing_embedding(ANSWER))
     mx.close()
 
 
 def test_vectors_see_earlier_turns_when_configured(memex_home: Path, tmp_path: Path) -> None:
     mx = fast_memex(memex_home, index={"vector_context_turns": 1, "keyword_context_turns": 0})
-    mx.ingest(_chatgpt(tmp_path))
+    mx.ingest(ferry_chat(tmp_path))
     answer, thanks = by_content(mx, ANSWER).id, by_content(mx, THANKS).id
-    assert np.allclose(_vector_of(mx, answer), _embedding(f"{QUESTION}\n{ANSWER}\n{ANSWER}"))
-    assert np.allclose(_vector_of(mx, thanks), _embedding(f"{ANSWER}\n{THANKS}\n{THANKS}"))
+    assert np.allclose(vector_of(mx, answer), hashing_embedding(f"{QUESTION}\n{ANSWER}\n{ANSWER}"))
+    assert np.allclose(vector_of(mx, thanks), hashing_embedding(f"{ANSWER}\n{THANKS}\n{THANKS}"))
     assert keyword_ids(mx, "zanzibar") == [by_content(mx, QUESTION).id]
-    mx.close()
-
-
-# -- rebuild, doctor, catch-up ---------------------------------------------------------------------
-
-
-def test_rebuild_keeps_turn_context(memex_home: Path, tmp_path: Path) -> None:
-    mx = fast_memex(memex_home, index={"vector_context_turns": 1})
-    mx.ingest(_chatgpt(tmp_path))
-    before = keyword_ids(mx, "zanzibar")
-    answer = by_content(mx, ANSWER).id
-    mx.rebuild(keyword=True, vectors=True)
-    assert keyword_ids(mx, "zanzibar") == before and answer in before
-    assert np.allclose(_vector_of(mx, answer), _embedding(f"{QUESTION}\n{ANSWER}\n{ANSWER}"))
-    mx.close()
-    reopened = fast_memex(memex_home, index={"vector_context_turns": 1})
-    assert keyword_ids(reopened, "zanzibar") == before
-    assert reopened.index_setting_notes() == []
-    reopened.close()
-
-
-def test_doctor_repair_indexes_with_turn_context(memex_home: Path, tmp_path: Path) -> None:
-    mx = fast_memex(memex_home, index={"vector_context_turns": 1})
-    mx.ingest(_chatgpt(tmp_path))
-    answer = by_content(mx, ANSWER).id
-    with mx.writing():
-        mx.keyword_store.delete([answer])
-        mx.keyword_store.flush()
-        mx.keyword_sync.flushed()
-    mx.vector_store.delete([answer])
-    mx.close()
-
-    mx = fast_memex(memex_home, index={"vector_context_turns": 1})
-    found = mx.doctor().final.codes()
-    assert {"keyword.missing", "vectors.missing"} <= found
-    report = mx.doctor(repair=True)
-    assert report.healthy, report.to_dict()
-    assert answer in keyword_ids(mx, "zanzibar")
-    assert np.allclose(_vector_of(mx, answer), _embedding(f"{QUESTION}\n{ANSWER}\n{ANSWER}"))
-    mx.close()
-
-
-def test_a_reader_rebuilding_a_lost_index_adds_turn_context(
-    memex_home: Path, tmp_path: Path
-) -> None:
-    mx = fast_memex(memex_home)
-    mx.ingest(_chatgpt(tmp_path))
-    expected = keyword_ids(mx, "zanzibar")
-    mx.close()
-    shutil.rmtree(memex_home / "index" / "bm25")
-    reader = fast_memex(memex_home)
-    assert keyword_ids(reader, "zanzibar") == expected
-    reader.close()
-
-
-# -- a changed setting ----------------------------------------------------------------------------
-
-
-def test_a_changed_setting_is_not_mixed_in_and_asks_for_a_rebuild(
-    memex_home: Path, tmp_path: Path
-) -> None:
-    mx = fast_memex(memex_home, index={"keyword_context_turns": 0})
-    mx.ingest(_chatgpt(tmp_path))
-    assert mx.search("ferry", mode="keyword").notes == []
-    mx.close()
-
-    mx = fast_memex(memex_home)  # the default: two earlier turns
-    notes = mx.search("ferry", mode="keyword").notes
-    assert len(notes) == 1 and "keyword_context_turns = 0" in notes[0]
-    assert "`memex rebuild`" in notes[0]
-    assert mx.search("ferry", mode="semantic").notes == []
-    mx.ingest(write_chatgpt_export(tmp_path / "b.json", [chatgpt_conversation("p", "P", PERMITS)]))
-    office = by_content(mx, OFFICE).id
-    assert office not in keyword_ids(mx, "ngorongoro")  # indexed like the rest of the home
-    finding = mx.doctor().final.get("keyword.context_setting")
-    assert finding is not None and finding.severity == "drift"
-
-    mx.rebuild()
-    assert mx.search("ferry", mode="keyword").notes == []
-    assert office in keyword_ids(mx, "ngorongoro")
-    assert by_content(mx, ANSWER).id in keyword_ids(mx, "zanzibar")
-    assert mx.catalog.get_setting(KEYWORD_CONTEXT_SETTING) == "turns=2,chars=300,own=2,title=1"
-    mx.close()
-
-
-def test_doctor_repair_applies_a_changed_keyword_setting(memex_home: Path, tmp_path: Path) -> None:
-    mx = fast_memex(memex_home, index={"keyword_context_turns": 0})
-    mx.ingest(_chatgpt(tmp_path))
-    mx.close()
-    mx = fast_memex(memex_home)
-    report = mx.doctor(repair=True)
-    assert "keyword.context_setting" in {f.code for f in report.before.findings}  # type: ignore[union-attr]
-    assert report.healthy
-    assert by_content(mx, ANSWER).id in keyword_ids(mx, "zanzibar")
-    mx.close()
-
-
-def test_a_changed_vector_setting_asks_for_rebuild_vectors(
-    memex_home: Path, tmp_path: Path
-) -> None:
-    mx = fast_memex(memex_home)
-    mx.ingest(_chatgpt(tmp_path))
-    mx.close()
-    mx = fast_memex(memex_home, index={"vector_context_turns": 1})
-    notes = mx.search("ferry").notes
-    assert len(notes) == 1 and "`memex rebuild --vectors`" in notes[0]
-    assert mx.search("ferry", mode="keyword").notes == []
-    finding = mx.doctor(repair=True).final.get("vectors.context_setting")
-    assert finding is not None and finding.severity == "note"
-    answer = by_content(mx, ANSWER).id
-    assert np.allclose(_vector_of(mx, answer), _embedding(ANSWER))  # the doctor did not re-embed
-    mx.rebuild(keyword=False, vectors=True)
-    assert mx.search("ferry").notes == []
-    assert np.allclose(_vector_of(mx, answer), _embedding(f"{QUESTION}\n{ANSWER}\n{ANSWER}"))
-    assert mx.catalog.get_setting(VECTOR_CONTEXT_SETTING) == "turns=1,chars=300,own=2"
-    mx.close()
-
-
-def test_a_home_indexed_before_turn_context_counts_as_off(memex_home: Path, tmp_path: Path) -> None:
-    mx = fast_memex(memex_home, index={"keyword_context_turns": 0})
-    mx.ingest(_chatgpt(tmp_path))
-    for key in (KEYWORD_CONTEXT_SETTING, VECTOR_CONTEXT_SETTING):  # as an older memex left it
-        mx.catalog.delete_setting(key)
-    mx.close()
-
-    mx = fast_memex(memex_home)
-    assert mx.indexed_context().keyword == TurnContext(0)
-    assert any("`memex rebuild`" in n for n in mx.search("ferry", mode="keyword").notes)
-    mx.ingest(write_chatgpt_export(tmp_path / "b.json", [chatgpt_conversation("p", "P", PERMITS)]))
-    assert mx.catalog.get_setting(KEYWORD_CONTEXT_SETTING) == "off"  # recorded by the write
-    assert by_content(mx, OFFICE).id not in keyword_ids(mx, "ngorongoro")
-    mx.close()
-
-
-def test_an_empty_home_takes_the_configured_setting(memex_home: Path) -> None:
-    mx = fast_memex(memex_home, index={"keyword_context_turns": 1, "context_chars": 120})
-    assert mx.indexed_context().keyword == TurnContext(1, 120)
-    mx.add_fragments([], origin="test:nothing")
-    assert mx.catalog.get_setting(KEYWORD_CONTEXT_SETTING) == "turns=1,chars=120,own=2,title=1"
-    assert mx.catalog.get_setting(VECTOR_CONTEXT_SETTING) == "off"
-    mx.close()
-
-
-def test_the_keyword_store_reads_repeated_lines_exactly(tmp_path: Path) -> None:
-    """The bm25 store tokenizes line by line, remembering lines it saw in the same add
-    (turn context repeats them); the scores are still exactly BM25Okapi's."""
-    from rank_bm25 import BM25Okapi
-
-    from memex_bm25.store import BM25Store
-    from memex_bm25.tokenizer import Tokenizer
-
-    texts = [
-        "Which ferry goes to Zanzibar?\nWhich ferry goes to Zanzibar?",
-        "Which ferry goes to Zanzibar?\nThe fast ferry, twice a day.\nThe fast ferry, twice a day.",
-        "ferry\n\nferry ferries\r\nZANZIBAR\tharbour",
-        "one line only, no break at all",
-        "",
-    ]
-    store = BM25Store(tmp_path / "bm25")
-    store.add([_fragment(str(n), "user", text) for n, text in enumerate(texts)])
-    tokenize = Tokenizer().tokenize
-    reference = BM25Okapi([tokenize(text) for text in texts])
-    for query in ("ferry zanzibar", "twice day", "harbour ferries", "line"):
-        expected = reference.get_scores(tokenize(query))
-        found = {h.id: h.score for h in store.search(query, 10, SearchFilters())}
-        for n, score in enumerate(expected):
-            assert found.get(str(n), 0.0) == pytest.approx(score, rel=1e-9, abs=1e-12) or (
-                str(n) not in found and score <= 0
-            )
-
-
-def test_only_turns_stored_before_count_as_context() -> None:
-    order = [
-        TurnText("a", "m1", "A", stored=1),
-        TurnText("late", "m9", "LATE", stored=9),  # a later batch placed between them
-        TurnText("b", "m2", "B", stored=2),
-    ]
-    assert earlier_turns(order, 2, 2) == ["A"]
-    assert earlier_turns(order, 1, 2) == ["A"]
-
-
-def test_a_conversation_added_in_two_batches_indexes_as_a_rebuild_would(
-    memex_home: Path,
-) -> None:
-    """Turns of one conversation arriving in two calls (or files): each turn's context
-    is fixed when it is stored, so a rebuild (or a rerun after a crash) indexes the same."""
-    mx = fast_memex(memex_home)
-
-    def batch(first: int, words: list[str]) -> list[Fragment]:
-        out: list[Fragment] = []
-        for n, text_ in enumerate(words, start=first):
-            out.extend(
-                message_fragments(
-                    source_kind="chatgpt",
-                    source_path=f"batch-{first}",
-                    conversation_id="c",
-                    message_id=f"m{n}",
-                    role="user" if n % 2 else "assistant",
-                    text=text_,
-                    timestamp=None,
-                    title=None,
-                )
-            )
-        return out
-
-    mx.add_fragments(batch(0, [QUESTION, ANSWER, THANKS]), origin="one")
-    mx.add_fragments(batch(3, ["What about the return ferry?", "Same pier, at six."]), origin="two")
-    queries = ("zanzibar", "kilimanjaro ferry", "return pier", "booked six")
-
-    def scores() -> dict[str, list[tuple[str, float]]]:
-        return {
-            q: [(r.id, round(r.score, 9)) for r in mx.search(q, mode="keyword", limit=10)]
-            for q in queries
-        }
-
-    before = scores()
-    mx.rebuild()
-    assert scores() == before
-    mx.close()
-
-
-def _turns(
-    conversation: str, first: int, count: int, *, max_chars: int = 4000, filler: int = 1
-) -> list[Fragment]:
-    out: list[Fragment] = []
-    for n in range(first, first + count):
-        out.extend(
-            message_fragments(
-                source_kind="app",
-                source_path="app:chat",
-                conversation_id=conversation,
-                message_id=f"m{n}",
-                role="user" if n % 2 else "assistant",
-                text=f"turn {n} mentions word{n} " + "filler text " * filler,
-                timestamp=None,
-                title=None,
-                max_chars=max_chars,
-            )
-        )
-    return out
-
-
-def test_a_continued_conversation_takes_positions_after_its_end(memex_home: Path) -> None:
-    mx = fast_memex(memex_home)
-    first, second = _turns("c", 0, 3), _turns("c", 3, 3)
-    mx.add_fragments(first, origin="app:one")
-    mx.add_fragments(second, origin="app:two")
-    timeline = mx.timeline(second[0].id, before=10, after=10)
-    assert [f.id for f in timeline.fragments] == [f.id for f in first + second]
-    # Re-sending a stored batch numbers it as before: the order stays.
-    mx.add_fragments(first, origin="app:one")
-    timeline = mx.timeline(first[0].id, before=10, after=10)
-    assert [f.id for f in timeline.fragments] == [f.id for f in first + second]
-    mx.close()
-
-
-def test_a_batch_continuing_a_long_conversation_reads_only_its_end(memex_home: Path) -> None:
-    mx = fast_memex(memex_home)
-    for first in range(0, 300, 20):
-        mx.add_fragments(_turns("c", first, 20), origin=f"app:{first}")
-    last = _turns("c", 300, 10)
-    mx.add_fragments(last, origin="app:last")
-    windows, starts = mx.catalog.turn_windows([f.id for f in last], lookback=8)
-    assert starts == {"c": 300 - 8}
-    assert len(windows["c"]) == 8 + 10
-    # What the window gives equals reading the whole conversation.
-    texts = mx.index_texts()
-    context = mx.indexed_context().keyword
-    whole_conversation = mx.catalog.turn_windows([f.id for f in last], None)[0]
-    whole = with_context(last, whole_conversation, context)
-    assert [f.index_text for f in texts.for_keyword(last)] == [f.index_text for f in whole]
-    assert "word299" in texts.for_keyword(last)[0].index_text
-    mx.close()
-
-
-def test_a_window_too_short_for_a_chunked_message_reads_the_conversation_whole(
-    memex_home: Path,
-) -> None:
-    mx = fast_memex(memex_home)
-    mx.add_fragments(_turns("c", 0, 2), origin="app:start")
-    chunked = _turns(
-        "c", 2, 1, max_chars=120, filler=800
-    )  # one message in more chunks than the window
-    assert len(chunked) > 64
-    mx.add_fragments(chunked, origin="app:chunked")
-    next_turn = _turns("c", 3, 1)
-    mx.add_fragments(next_turn, origin="app:next")
-    texts = mx.index_texts()
-    context = mx.indexed_context().keyword
-    whole_conversation = mx.catalog.turn_windows([f.id for f in next_turn], None)[0]
-    expected = with_context(next_turn, whole_conversation, context)
-    got = texts.for_keyword(next_turn)
-    assert got[0].index_text == expected[0].index_text
-    assert "word1" in got[0].index_text  # the turn before the chunked message
     mx.close()
