@@ -9,19 +9,10 @@ import pytest
 from memex_bm25.errors import BM25SettingError, TokenizerMismatchError
 from memex_bm25.store import BM25Store
 from memex_bm25.tokenizer import Tokenizer
-from memex_core.domain import Fragment, Provenance, SearchFilters
+from memex_core.domain import SearchFilters
+from tests.support.catalog_builders import text_fragment
 
 NO_FILTERS = SearchFilters()
-
-
-def fragment(doc_id: str, text: str) -> Fragment:
-    return Fragment(
-        id=doc_id,
-        conversation_id="c",
-        role="user",
-        content=text,
-        provenance=Provenance("chatgpt", "conversations.json", doc_id, doc_id),
-    )
 
 
 def test_default_lowercases_drops_stopwords_and_stems() -> None:
@@ -90,7 +81,7 @@ def test_config_round_trips() -> None:
 def test_index_built_with_another_tokenizer_asks_for_rebuild(tmp_path: Path) -> None:
     root = tmp_path / "bm25"
     built = BM25Store(root, Tokenizer())
-    built.add([fragment("a", "running dogs")])
+    built.add([text_fragment("a", "running dogs")])
     built.flush()
 
     other = BM25Store.open(root, {"stemmer": "none"})
@@ -98,7 +89,7 @@ def test_index_built_with_another_tokenizer_asks_for_rebuild(tmp_path: Path) -> 
         lambda: other.search("dogs", 5, NO_FILTERS),
         other.count,
         other.ids,
-        lambda: other.add([fragment("b", "x")]),
+        lambda: other.add([text_fragment("b", "x")]),
         lambda: other.delete(["a"]),
         other.flush,
     ):
@@ -110,7 +101,7 @@ def test_index_built_with_another_tokenizer_asks_for_rebuild(tmp_path: Path) -> 
 
     # What `memex rebuild` does: clear, re-add, flush, now with the configured tokenizer.
     other.clear()
-    other.add([fragment("a", "running dogs")])
+    other.add([text_fragment("a", "running dogs")])
     other.flush()
     assert [hit.id for hit in other.search("running", 5, NO_FILTERS)] == ["a"]
     with pytest.raises(TokenizerMismatchError):
@@ -120,7 +111,7 @@ def test_index_built_with_another_tokenizer_asks_for_rebuild(tmp_path: Path) -> 
 def test_store_without_a_tokenizer_adopts_the_stored_one(tmp_path: Path) -> None:
     root = tmp_path / "bm25"
     built = BM25Store(root, Tokenizer(stemmer=None, stopwords=["dogs"]))
-    built.add([fragment("a", "running dogs")])
+    built.add([text_fragment("a", "running dogs")])
     built.flush()
     adopted = BM25Store(root)
     assert adopted.tokenizer == built.tokenizer
@@ -131,6 +122,6 @@ def test_store_without_a_tokenizer_adopts_the_stored_one(tmp_path: Path) -> None
 def test_scoring_settings_need_no_rebuild(tmp_path: Path) -> None:
     root = tmp_path / "bm25"
     built = BM25Store.open(root, {})
-    built.add([fragment("a", "running dogs"), fragment("b", "cats")])
+    built.add([text_fragment("a", "running dogs"), text_fragment("b", "cats")])
     built.flush()
     assert BM25Store.open(root, {"k1": 0.9, "b": 0.4}).count() == 2

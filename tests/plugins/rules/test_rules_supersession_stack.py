@@ -5,16 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from memex_core.domain.memory.validity import TimedFact
-from memex_rules.supersession import RulesSupersessionJudge
 from memex_rules.supersession_stack import tool_swapped, tools_named
-
-JUDGE = RulesSupersessionJudge()
-
-
-def _closed(old: str, new: str) -> list[str]:
-    earlier = [TimedFact("m1", old, 1_000.0, 1_000.0)]
-    return [c.memory_id for c in JUDGE.supersedes(TimedFact(None, new, 2_000.0, 2_000.0), earlier)]
+from tests.plugins.rules.judging import closings
 
 
 def test_a_note_names_its_tools_by_kind() -> None:
@@ -36,7 +28,7 @@ CLOSES = [
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_another_tool_of_the_same_kind_closes_the_note(old: str, new: str) -> None:
     assert tool_swapped(new, old) is not None
-    assert _closed(old, new) == ["m1"]
+    assert [c.memory_id for c in closings(old, new)] == ["m1"]
 
 
 STAYS = [

@@ -5,16 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from memex_core.domain.memory.validity import TimedFact
-from memex_rules.supersession import RulesSupersessionJudge
 from memex_rules.supersession_versions import version_changed, versions
-
-JUDGE = RulesSupersessionJudge()
-
-
-def _closed(old: str, new: str) -> list[str]:
-    earlier = [TimedFact("m1", old, 1_000.0, 1_000.0)]
-    return [c.memory_id for c in JUDGE.supersedes(TimedFact(None, new, 2_000.0, 2_000.0), earlier)]
+from tests.plugins.rules.judging import closings
 
 
 @pytest.mark.parametrize(
@@ -49,7 +41,7 @@ CLOSES = [
 @pytest.mark.parametrize(("old", "new"), CLOSES)
 def test_a_new_version_of_the_same_thing_closes_the_note(old: str, new: str) -> None:
     assert version_changed(new, old) is not None
-    assert _closed(old, new) == ["m1"]
+    assert [c.memory_id for c in closings(old, new)] == ["m1"]
 
 
 STAYS = [
